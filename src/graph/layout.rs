@@ -1,0 +1,68 @@
+//! A layered drawing of a call graph: longest-path layers (callers above callees), then a few
+//! barycentre sweeps to reduce crossings. Pure; the app turns it into SVG.
+
+use super::CallGraph;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Layout {
+    /// Vertices per layer, left to right.
+    pub layers: Vec<Vec<usize>>,
+    /// (layer, position) of each vertex.
+    pub pos: Vec<(usize, usize)>,
+}
+
+pub fn layered(g: &CallGraph) -> Layout {
+    let n = g.len();
+    // Longest path from any source: a vertex sits one layer below its deepest caller.
+    let order = petgraph::algo::toposort(&g.g, None).map(|o| o.into_iter().map(|v| v.index()).collect::<Vec<_>>())
+        .unwrap_or_else(|_| (0..n).collect());
+    let mut layer = vec![0usize; n];
+    for &u in &order {
+        for v in g.children(u) {
+            layer[v] = layer[v].max(layer[u] + 1);
+        }
+    }
+    let depth = layer.iter().copied().max().map_or(0, |d| d + 1);
+    let mut layers: Vec<Vec<usize>> = vec![Vec::new(); depth];
+    for &u in &order {
+        layers[layer[u]].push(u);
+    }
+    let parents: Vec<Vec<usize>> = (0..n).map(|v| g.parents(v)).collect();
+    let children: Vec<Vec<usize>> = (0..n).map(|v| g.children(v)).collect();
+    let mut pos = vec![0usize; n];
+    let index = |layers: &Vec<Vec<usize>>, pos: &mut Vec<usize>| {
+        for l in layers {
+            for (i, &v) in l.iter().enumerate() {
+                pos[v] = i;
+            }
+        }
+    };
+    index(&layers, &mut pos);
+    for sweep in 0..6 {
+        let down = sweep % 2 == 0;
+        let range: Vec<usize> = if down { (1..depth).collect() } else { (0..depth.saturating_sub(1)).rev().collect() };
+        for li in range {
+            let mut keyed: Vec<(f64, usize)> = layers[li]
+                .iter()
+                .map(|&v| {
+                    let nb = if down { &parents[v] } else { &children[v] };
+                    let b = if nb.is_empty() { pos[v] as f64 } else { nb.iter().map(|&u| pos[u] as f64).sum::<f64>() / nb.len() as f64 };
+                    (b, v)
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
+            layers[li] = keyed.into_iter().map(|(_, v)| v).collect();
+            for (i, &v) in layers[li].iter().enumerate() {
+                pos[v] = i;
+            }
+        }
+    }
+    let mut out = vec![(0, 0); n];
+    for (li, l) in layers.iter().enumerate() {
+        for (i, &v) in l.iter().enumerate() {
+            out[v] = (li, i);
+        }
+    }
+    Layout { layers, pos: out }
+}

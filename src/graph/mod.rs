@@ -1,0 +1,451 @@
+//! Call graphs: sampling C_init and C_edit, joining them per kind (generation.md §1.7), naming.
+//!
+//! The main graph and the edit graph depend only on the sizes and the seed, never on the kind or
+//! the domain, so one seed gives the same untouched code across kinds (as the reference shares one
+//! DAG per sample across task types). Each kind's cross edges come from a stream of its own.
+
+pub mod dot;
+pub mod layout;
+pub mod names;
+pub mod sample;
+
+use crate::rng::{stream, Rng};
+use crate::spec::{Kind, TaskSpec};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use sample::{add_layered_edges, below, between, expected_count, geometric_offset, random_dag, uniform, Layered};
+use serde::Serialize;
+
+/// Sampler constants shared by every experiment of the paper (generation.md §5.1).
+pub const PROP_RANGE: (f64, f64) = (0.45, 0.55);
+pub const P_SAME: f64 = 0.9;
+pub const P_EXTRA: f64 = 0.3;
+pub const BETA: f64 = 0.3;
+pub const ATTACH_P_SAME: f64 = 0.9;
+/// Rejection bound for the tree of cache / DRY (the reference gives up after 50; a tree of two or
+/// more nodes has a far smaller failure chance per draw than 1/2, so this bound is never reached).
+pub const MAX_TREE_ATTEMPTS: usize = 10_000;
+
+/// Which part of the joined graph a vertex came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// C_init, including its wrapper root.
+    Init,
+    /// C_edit (the edit DAG E, or the tree T).
+    Edit,
+    /// The wrapper of C_edit: parameter root, return sink, cache root (LCA), DRY sink (NCD), or the
+    /// wrapper root of the dead code.
+    Special,
+}
+
+/// A vertex: a function name and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Node {
+    pub name: String,
+    pub part: Part,
+}
+
+/// The joined call graph of one task. Vertex ids are petgraph node indices; ids follow the
+/// reference's node order (main nodes with the main wrapper root last among them, then the spliced
+/// sub-DAG with its wrapper last). Edges are kept in insertion order; duplicates collapse.
+#[derive(Clone, Debug)]
+pub struct CallGraph {
+    pub g: DiGraph<Node, ()>,
+    /// Levels of C_init as sampled, the wrapper root's level first.
+    pub main_levels: Vec<Vec<usize>>,
+    /// Levels of C_edit (E or T) as sampled, in joined ids (the wrapper is not in them).
+    pub edit_levels: Vec<Vec<usize>>,
+    /// The main wrapper root.
+    pub main_root: usize,
+    /// The wrapper of C_edit.
+    pub special: usize,
+    /// Roots that `main()` must not call (the dead code's wrapper root).
+    pub excluded_entries: Vec<usize>,
+}
+
+impl CallGraph {
+    pub fn len(&self) -> usize {
+        self.g.node_count()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.g.node_count() == 0
+    }
+    pub fn name(&self, v: usize) -> &str {
+        &self.g[NodeIndex::new(v)].name
+    }
+    pub fn part(&self, v: usize) -> Part {
+        self.g[NodeIndex::new(v)].part
+    }
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.g.node_indices().find(|&i| self.g[i].name == name).map(|i| i.index())
+    }
+    fn add_edge(&mut self, u: usize, v: usize) {
+        let (a, b) = (NodeIndex::new(u), NodeIndex::new(v));
+        if self.g.find_edge(a, b).is_none() {
+            self.g.add_edge(a, b, ());
+        }
+    }
+    /// Callees of `v`, in edge insertion order.
+    pub fn children(&self, v: usize) -> Vec<usize> {
+        let mut e: Vec<(usize, usize)> =
+            self.g.edges(NodeIndex::new(v)).map(|e| (e.id().index(), e.target().index())).collect();
+        e.sort_unstable();
+        e.into_iter().map(|(_, t)| t).collect()
+    }
+    /// Callers of `v`, in edge insertion order.
+    pub fn parents(&self, v: usize) -> Vec<usize> {
+        let mut e: Vec<(usize, usize)> = self
+            .g
+            .edges_directed(NodeIndex::new(v), Direction::Incoming)
+            .map(|e| (e.id().index(), e.source().index()))
+            .collect();
+        e.sort_unstable();
+        e.into_iter().map(|(_, s)| s).collect()
+    }
+    pub fn in_degree(&self, v: usize) -> usize {
+        self.g.edges_directed(NodeIndex::new(v), Direction::Incoming).count()
+    }
+    pub fn out_degree(&self, v: usize) -> usize {
+        self.g.edges(NodeIndex::new(v)).count()
+    }
+    /// Every edge as (caller, callee), in insertion order.
+    pub fn edges(&self) -> Vec<(usize, usize)> {
+        self.g.edge_references().map(|e| (e.source().index(), e.target().index())).collect()
+    }
+    /// The functions `main()` calls: vertices nobody calls, minus the excluded roots, in node order.
+    pub fn entries(&self) -> Vec<usize> {
+        (0..self.len()).filter(|&v| self.in_degree(v) == 0 && !self.excluded_entries.contains(&v)).collect()
+    }
+    /// Vertices of C_edit and its wrapper.
+    pub fn edit_side(&self) -> Vec<usize> {
+        (0..self.len()).filter(|&v| self.part(v) != Part::Init).collect()
+    }
+    /// Everything reachable from `v`, `v` included.
+    pub fn descendants(&self, v: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.len()];
+        let mut stack = vec![v];
+        while let Some(u) = stack.pop() {
+            if std::mem::replace(&mut seen[u], true) {
+                continue;
+            }
+            stack.extend(self.children(u));
+        }
+        seen
+    }
+    /// Everything that reaches `v`, `v` included.
+    pub fn ancestors(&self, v: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.len()];
+        let mut stack = vec![v];
+        while let Some(u) = stack.pop() {
+            if std::mem::replace(&mut seen[u], true) {
+                continue;
+            }
+            stack.extend(self.parents(u));
+        }
+        seen
+    }
+    pub fn is_acyclic(&self) -> bool {
+        !petgraph::algo::is_cyclic_directed(&self.g)
+    }
+    /// The networkx node-link form the reference stores.
+    pub fn node_link(&self) -> serde_json::Value {
+        let nodes: Vec<_> = (0..self.len()).map(|v| serde_json::json!({ "id": self.name(v) })).collect();
+        let edges: Vec<_> = self
+            .edges()
+            .into_iter()
+            .map(|(s, t)| serde_json::json!({ "source": self.name(s), "target": self.name(t) }))
+            .collect();
+        serde_json::json!({ "directed": true, "multigraph": false, "graph": {}, "nodes": nodes, "edges": edges })
+    }
+}
+
+impl CallGraph {
+    /// A small hand-made graph (the worked examples of the problem statements). `main_root` is the
+    /// untouched function `main()` calls; `special` is the edit graph's wrapper.
+    pub fn from_edges(
+        nodes: &[(&str, Part)],
+        edges: &[(&str, &str)],
+        main_root: &str,
+        special: &str,
+        excluded_entries: &[&str],
+    ) -> CallGraph {
+        let mut g: DiGraph<Node, ()> = DiGraph::new();
+        for (name, part) in nodes {
+            g.add_node(Node { name: name.to_string(), part: *part });
+        }
+        let mut cg = CallGraph {
+            g,
+            main_levels: vec![],
+            edit_levels: vec![],
+            main_root: 0,
+            special: 0,
+            excluded_entries: vec![],
+        };
+        let id = |cg: &CallGraph, n: &str| cg.index_of(n).unwrap_or_else(|| panic!("example node {n}"));
+        for (u, v) in edges {
+            let (a, b) = (id(&cg, u), id(&cg, v));
+            cg.add_edge(a, b);
+        }
+        cg.main_root = id(&cg, main_root);
+        cg.special = id(&cg, special);
+        cg.excluded_entries = excluded_entries.iter().map(|n| id(&cg, n)).collect();
+        cg
+    }
+}
+
+/// The stable key of a spec's graphs: sizes and seed, not kind or domain.
+pub fn dag_key(spec: &TaskSpec) -> String {
+    let s = spec.sizes();
+    format!("cabrito-dag|v{}|n_init={}|n_edit={}|seed={}", spec.v, s.n_init, s.n_edit, spec.seed)
+}
+
+/// Draw sampler parameters, then a layered DAG, optionally with extra edges.
+fn layered(rng: &mut Rng, n: usize, extra: bool) -> Layered {
+    let prop = uniform(rng, PROP_RANGE.0, PROP_RANGE.1);
+    let mut g = random_dag(rng, n, prop, P_SAME);
+    if extra {
+        add_layered_edges(rng, &mut g, P_EXTRA, P_SAME);
+    }
+    g
+}
+
+/// Sample the tree of cache / DRY: a forest with at least two roots (§1.9, §7.12).
+fn tree(rng: &mut Rng, n: usize) -> Layered {
+    for _ in 0..MAX_TREE_ATTEMPTS {
+        let t = layered(rng, n, false);
+        if t.levels.first().map_or(0, |l| l.len()) >= 2 {
+            return t;
+        }
+    }
+    unreachable!("a tree of {n} >= 2 nodes with two roots is found long before the bound")
+}
+
+/// Cut the main levels at `cut` ∈ {-1..L-1}: (above nearest first, below nearest first).
+fn split_levels_at(levels: &[Vec<usize>], cut: i64) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let above: Vec<Vec<usize>> = if cut < 0 { vec![] } else { levels[..=cut as usize].iter().rev().cloned().collect() };
+    let below: Vec<Vec<usize>> = levels[(cut + 1) as usize..].to_vec();
+    (above, below)
+}
+
+/// Add about β·|pool| cross edges between endpoints and the pool, 90% of them in the level
+/// nearest the cut (generation.md §1.6).
+fn attach(rng: &mut Rng, cg: &mut CallGraph, endpoints: &[usize], levels: &[Vec<usize>], endpoint_to_pool: bool) {
+    let nonempty: Vec<&Vec<usize>> = levels.iter().filter(|l| !l.is_empty()).collect();
+    let pool: usize = nonempty.iter().map(|l| l.len()).sum();
+    if endpoints.is_empty() || pool == 0 {
+        return;
+    }
+    let count = expected_count(rng, BETA * pool as f64);
+    for _ in 0..count {
+        let e = endpoints[below(rng, endpoints.len())];
+        let li = geometric_offset(rng, ATTACH_P_SAME, nonempty.len()) - 1;
+        let level = nonempty[li];
+        let p = level[below(rng, level.len())];
+        if endpoint_to_pool {
+            cg.add_edge(e, p);
+        } else {
+            cg.add_edge(p, e);
+        }
+    }
+}
+
+/// Positions in the shared name pool (generation.md §1.8): main names, then n_edit edit names,
+/// the return sink, the parameter root, n_edit tree names, the cache root, the DRY sink.
+struct NamePlan {
+    pool: Vec<String>,
+    n_main: usize,
+    n_edit: usize,
+}
+
+impl NamePlan {
+    fn main(&self, i: usize) -> String {
+        self.pool[i].clone()
+    }
+    fn edit(&self, i: usize) -> String {
+        self.pool[self.n_main + i].clone()
+    }
+    fn return_sink(&self) -> String {
+        self.pool[self.n_main + self.n_edit].clone()
+    }
+    fn param_root(&self) -> String {
+        self.pool[self.n_main + self.n_edit + 1].clone()
+    }
+    fn tree(&self, i: usize) -> String {
+        self.pool[self.n_main + self.n_edit + 2 + i].clone()
+    }
+    fn cache_root(&self) -> String {
+        self.pool[self.n_main + 2 * self.n_edit + 2].clone()
+    }
+    fn extract_sink(&self) -> String {
+        self.pool[self.n_main + 2 * self.n_edit + 3].clone()
+    }
+}
+
+/// Sample and join the call graph of a spec.
+pub fn build(spec: &TaskSpec) -> CallGraph {
+    let sizes = spec.sizes();
+    let key = dag_key(spec);
+    let (n_init, n_edit) = (sizes.n_init as usize, sizes.n_edit as usize);
+
+    // C_init with its wrapper root (id n_init).
+    let main = layered(&mut stream(&key, "graph/main"), n_init, true);
+    let n_main = n_init + 1;
+    let main_root = n_init;
+    let mut main_levels = vec![vec![main_root]];
+    main_levels.extend(main.levels.iter().cloned());
+
+    let names = {
+        let size = n_main + 2 * (n_edit + 2);
+        let mut pool = names::symbolic_pool(size);
+        sample::shuffle(&mut stream(&key, "names"), &mut pool);
+        NamePlan { pool, n_main, n_edit }
+    };
+
+    let mut g: DiGraph<Node, ()> = DiGraph::new();
+    for i in 0..n_main {
+        g.add_node(Node { name: names.main(i), part: Part::Init });
+    }
+    let mut cg = CallGraph {
+        g,
+        main_levels: main_levels.clone(),
+        edit_levels: vec![],
+        main_root,
+        special: 0,
+        excluded_entries: vec![],
+    };
+    for &(u, v) in &main.edges {
+        cg.add_edge(u, v);
+    }
+    for &v in &main.levels[0] {
+        cg.add_edge(main_root, v);
+    }
+
+    let kind = spec.kind;
+    let mut rng = stream(&key, &format!("graph/attach/{}", kind.as_str()));
+    let base = n_main;
+    let splice = |cg: &mut CallGraph, sub: &Layered, name: &dyn Fn(usize) -> String| {
+        for i in 0..sub.n {
+            cg.g.add_node(Node { name: name(i), part: Part::Edit });
+        }
+        for &(u, v) in &sub.edges {
+            cg.add_edge(base + u, base + v);
+        }
+        cg.edit_levels = sub.levels.iter().map(|l| l.iter().map(|&v| base + v).collect()).collect();
+    };
+    let add_special = |cg: &mut CallGraph, name: String| -> usize {
+        let id = cg.g.add_node(Node { name, part: Part::Special }).index();
+        cg.special = id;
+        id
+    };
+    let cut = |rng: &mut Rng| between(rng, -1, main_levels.len() as i64 - 1);
+
+    match kind {
+        Kind::AddReturnValue | Kind::AddParameter | Kind::DeadCode => {
+            let e = layered(&mut stream(&key, "graph/edit"), n_edit, true);
+            splice(&mut cg, &e, &|i| names.edit(i));
+            let edit_nodes: Vec<usize> = (base..base + n_edit).collect();
+            match kind {
+                Kind::AddReturnValue => {
+                    // R = E + sink s; edit nodes call "above" main nodes, s calls "below" ones.
+                    let s = add_special(&mut cg, names.return_sink());
+                    for u in edit_nodes.clone() {
+                        if e.out_degree(u - base) == 0 {
+                            cg.add_edge(u, s);
+                        }
+                    }
+                    let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
+                    attach(&mut rng, &mut cg, &edit_nodes, &above, true);
+                    attach(&mut rng, &mut cg, &[s], &below_levels, true);
+                }
+                Kind::AddParameter => {
+                    // P = root r + E; "above" main nodes call r, "below" main nodes call edit nodes.
+                    let r = add_special(&mut cg, names.param_root());
+                    for u in edit_nodes.clone() {
+                        if e.in_degree(u - base) == 0 {
+                            cg.add_edge(r, u);
+                        }
+                    }
+                    let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
+                    attach(&mut rng, &mut cg, &[r], &above, false);
+                    attach(&mut rng, &mut cg, &edit_nodes, &below_levels, false);
+                }
+                _ => {
+                    // Dead code D = E + its wrapper root; dead functions may call live ones.
+                    let d = add_special(&mut cg, names.param_root());
+                    for u in edit_nodes.clone() {
+                        if e.in_degree(u - base) == 0 {
+                            cg.add_edge(d, u);
+                        }
+                    }
+                    cg.excluded_entries = vec![d];
+                    let callable: Vec<usize> = (0..n_main).filter(|&v| cg.in_degree(v) > 0).collect();
+                    let mut dead: Vec<usize> = edit_nodes.clone();
+                    dead.push(d);
+                    for u in dead {
+                        let count = expected_count(&mut rng, BETA).min(callable.len());
+                        for v in sample::sample(&mut rng, &callable, count) {
+                            cg.add_edge(u, v);
+                        }
+                    }
+                }
+            }
+        }
+        Kind::CacheFunction | Kind::ExtractHelper => {
+            let t = tree(&mut stream(&key, "graph/tree"), n_edit);
+            let leaves: Vec<usize> = (0..t.n).filter(|&u| t.out_degree(u) == 0).map(|u| base + u).collect();
+            let roots: Vec<usize> = t.levels[0].iter().map(|&u| base + u).collect();
+            if kind == Kind::CacheFunction {
+                // C = root c + T; "above" main nodes call c, tree leaves call "below" main nodes.
+                splice(&mut cg, &t, &|i| names.tree(i));
+                let c = add_special(&mut cg, names.cache_root());
+                for &u in &roots {
+                    cg.add_edge(c, u);
+                }
+                let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
+                attach(&mut rng, &mut cg, &[c], &above, false);
+                attach(&mut rng, &mut cg, &leaves, &below_levels, true);
+            } else {
+                // X = reverse(T) + sink x; "above" main nodes call the original leaves, x calls
+                // "below" main nodes.
+                let reversed = Layered {
+                    n: t.n,
+                    levels: t.levels.clone(),
+                    edges: {
+                        let mut e: Vec<(usize, usize)> = t.edges.iter().map(|&(u, v)| (v, u)).collect();
+                        e.sort_by_key(|&(s, _)| s);
+                        e
+                    },
+                };
+                splice(&mut cg, &reversed, &|i| names.tree(i));
+                let x = add_special(&mut cg, names.extract_sink());
+                for &u in &roots {
+                    cg.add_edge(u, x);
+                }
+                let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
+                attach(&mut rng, &mut cg, &leaves, &above, false);
+                attach(&mut rng, &mut cg, &[x], &below_levels, true);
+            }
+        }
+    }
+    cg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Axis, Domain};
+
+    #[test]
+    fn every_kind_builds_acyclic() {
+        for &kind in Kind::ALL {
+            for seed in 0..20 {
+                let spec = TaskSpec::new(kind, Domain::Math, Axis::Traversal, 10, seed);
+                let g = build(&spec);
+                assert!(g.is_acyclic());
+                assert_eq!(g.len(), 26 + 11);
+            }
+        }
+    }
+}

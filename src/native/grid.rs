@@ -1,0 +1,168 @@
+//! `cabrito grid`: the traversal and search part of the paper's grid, in the reference's layout
+//! (`tasks/<run>/<task_set>/<task_type>.json`) and as JSONL, sharded and in parallel.
+
+use super::cli::Failure;
+use crate::spec::{Axis, Domain, Kind, TaskSpec, PAPER_SIZES};
+use crate::task::{generate, run_name, Task};
+use clap::{Arg, ArgMatches, Command};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub fn command() -> Command {
+    Command::new("grid")
+        .about("Generate a grid of tasks (by default the paper's traversal and search grid: 3,600 tasks)")
+        .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("output folder"))
+        .arg(list_arg("axes", &Axis::NAMES.join(","), "axes to generate"))
+        .arg(list_arg("kinds", &Kind::NAMES.join(","), "kinds to generate"))
+        .arg(list_arg("domains", &Domain::NAMES.join(","), "domains to generate"))
+        .arg(list_arg(
+            "sizes",
+            &PAPER_SIZES.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","),
+            "sizes n along each axis",
+        ))
+        .arg(Arg::new("samples").long("samples").default_value("20").help("samples (seeds) per cell"))
+        .arg(Arg::new("seed").long("seed").default_value("0").help("seed of the first sample; sample i uses seed + i"))
+        .arg(Arg::new("shard").long("shard").value_name("K/N").help("generate only shard K of N (K from 1 to N); each shard writes whole files"))
+}
+
+fn list_arg(key: &'static str, default: &str, help: &'static str) -> Arg {
+    Arg::new(key).long(key).value_name("LIST").default_value(default.to_string()).help(format!("{help}, comma-separated"))
+}
+
+/// One output file: every sample of one (axis, n, domain, kind).
+#[derive(Clone, Debug)]
+struct Cell {
+    axis: Axis,
+    n: u32,
+    domain: Domain,
+    kind: Kind,
+}
+
+/// Parse `K/N` (1-based K).
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard must be K/N with 1 <= K <= N, got '{text}'");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+fn parse_list<T>(m: &ArgMatches, key: &str, parse: impl Fn(&str) -> Option<T>, allowed: &str) -> Result<Vec<T>, String> {
+    let text = m.get_one::<String>(key).expect("has a default");
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| parse(s.trim()).ok_or_else(|| format!("--{key}: unknown value '{}'; allowed: {allowed}", s.trim())))
+        .collect()
+}
+
+pub fn run(m: &ArgMatches) -> Result<(), Failure> {
+    let usage = Failure::Usage;
+    let axes = parse_list(m, "axes", Axis::parse, &Axis::NAMES.join(", ")).map_err(usage)?;
+    let kinds = parse_list(m, "kinds", Kind::parse, &Kind::NAMES.join(", ")).map_err(usage)?;
+    let domains = parse_list(m, "domains", Domain::parse, &Domain::NAMES.join(", ")).map_err(usage)?;
+    let sizes = parse_list(m, "sizes", |s| s.parse::<u32>().ok(), "integers").map_err(usage)?;
+    let samples: u64 = m
+        .get_one::<String>("samples")
+        .and_then(|s| s.parse().ok())
+        .filter(|&s| s >= 1)
+        .ok_or_else(|| usage("--samples must be a positive integer".into()))?;
+    let seed0: u64 =
+        m.get_one::<String>("seed").and_then(|s| s.parse().ok()).ok_or_else(|| usage("--seed must be a non-negative integer".into()))?;
+    let (shard_k, shard_n) = match m.get_one::<String>("shard") {
+        Some(s) => parse_shard(s).map_err(usage)?,
+        None => (1, 1),
+    };
+    let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
+
+    let mut cells = Vec::new();
+    for &axis in &axes {
+        for &n in &sizes {
+            for &domain in &domains {
+                for &kind in &kinds {
+                    cells.push(Cell { axis, n, domain, kind });
+                }
+            }
+        }
+    }
+    // Validate every spec before writing anything.
+    for c in &cells {
+        let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed0);
+        spec.validate().map_err(|e| usage(format!("{} {} n={}: {e}", c.axis, c.kind, c.n)))?;
+    }
+    let mine: Vec<Cell> = cells.into_iter().enumerate().filter(|(i, _)| i % shard_n == shard_k - 1).map(|(_, c)| c).collect();
+    let total = mine.len() as u64 * samples;
+
+    std::fs::create_dir_all(&out).map_err(|e| Failure::Other(format!("cannot create {}: {e}", out.display())))?;
+    let jsonl_name = if shard_n == 1 { "tasks.jsonl".to_string() } else { format!("tasks-{shard_k}-of-{shard_n}.jsonl") };
+    let jsonl_path = out.join(&jsonl_name);
+    let mut jsonl = std::io::BufWriter::new(
+        std::fs::File::create(&jsonl_path).map_err(|e| Failure::Other(format!("cannot write {}: {e}", jsonl_path.display())))?,
+    );
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tasks ({per_sec}, eta {eta})")
+            .expect("valid template"),
+    );
+    let started = std::time::Instant::now();
+    // Cells are generated in parallel in small batches and written in order, so memory stays bounded.
+    let batch = rayon::current_num_threads().max(1) * 2;
+    for chunk in mine.chunks(batch) {
+        let results: Vec<Result<(Cell, Vec<Task>), String>> = chunk
+            .par_iter()
+            .map(|c| {
+                let tasks: Result<Vec<Task>, String> = (0..samples)
+                    .map(|i| {
+                        let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed0 + i);
+                        let t = generate(&spec).map_err(|e| e.to_string());
+                        bar.inc(1);
+                        t
+                    })
+                    .collect();
+                tasks.map(|t| (c.clone(), t))
+            })
+            .collect();
+        for r in results {
+            let (cell, tasks) = r.map_err(Failure::Other)?;
+            write_cell(&out, &cell, &tasks)?;
+            for t in &tasks {
+                serde_json::to_writer(&mut jsonl, t).map_err(|e| Failure::Other(e.to_string()))?;
+                jsonl.write_all(b"\n")?;
+            }
+        }
+    }
+    jsonl.flush()?;
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "wrote {total} tasks to {} ({jsonl_name} and the reference layout) in {secs:.2} s, {:.0} tasks/s",
+        out.display(),
+        total as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+/// The reference's record (its six fields only) of a task.
+pub fn reference_record(t: &Task) -> serde_json::Value {
+    serde_json::json!({
+        "name": t.name,
+        "dag_id": t.dag_id,
+        "prompt": t.prompt,
+        "starter_code": t.starter_code,
+        "solution_code": t.solution_code,
+        "metadata": t.metadata,
+    })
+}
+
+fn write_cell(out: &Path, c: &Cell, tasks: &[Task]) -> Result<(), Failure> {
+    let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, 0);
+    let dir = out.join("tasks").join(run_name(&spec)).join(Kind::task_set(c.domain));
+    std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
+    let records: Vec<serde_json::Value> = tasks.iter().map(reference_record).collect();
+    let path = dir.join(format!("{}.json", c.kind.as_str()));
+    let text = serde_json::to_string_pretty(&records).expect("json");
+    std::fs::write(&path, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
+}
