@@ -263,9 +263,9 @@ impl TaskSpec {
         for (k, val) in pairs {
             let (k, val) = (k.as_ref().trim(), val.as_ref().trim());
             if k == "v" {
-                let parsed: u32 = val.parse().map_err(|_| {
-                    err("v", format!("the version 'v' must be a positive integer, got '{val}'"))
-                })?;
+                let parsed: u32 = val
+                    .parse()
+                    .map_err(|_| err("v", format!("the version 'v' must be a positive integer, got '{val}'")))?;
                 if !SERVED_VERSIONS.contains(&parsed) {
                     return Err(err(
                         "v",
@@ -301,10 +301,13 @@ impl TaskSpec {
                 Values::Choice(c) if c.contains(&value.as_str()) => Ok(value),
                 _ => {
                     if key == "axis" && PLANNED_AXES.contains(&value.as_str()) {
-                        return Err(err(key, format!(
-                            "axis '{value}' is not built by generator v{GENERATOR_VERSION} yet; the axes are {}",
-                            Axis::NAMES.join(", ")
-                        )));
+                        return Err(err(
+                            key,
+                            format!(
+                                "axis '{value}' is not built by generator v{GENERATOR_VERSION} yet; the axes are {}",
+                                Axis::NAMES.join(", ")
+                            ),
+                        ));
                     }
                     Err(err(key, format!("unknown {key} '{value}'; {key} must be {}", kn.allowed())))
                 }
@@ -314,9 +317,8 @@ impl TaskSpec {
             let kn = knob(key).expect("known knob");
             let Some(value) = get(key) else { return Ok(None) };
             let Values::Int { min, max } = kn.values else { unreachable!("int knob") };
-            let parsed: u64 = value
-                .parse()
-                .map_err(|_| err(key, format!("{key} must be {}, got '{value}'", kn.allowed())))?;
+            let parsed: u64 =
+                value.parse().map_err(|_| err(key, format!("{key} must be {}, got '{value}'", kn.allowed())))?;
             if parsed < min || parsed > max {
                 return Err(err(key, format!("{key} = {parsed} is out of range; {key} must be {}", kn.allowed())));
             }
@@ -353,7 +355,10 @@ impl TaskSpec {
         for (key, value) in [("n", Some(self.n)), ("n_init", self.n_init), ("n_edit", self.n_edit)] {
             if let Some(x) = value {
                 if x == 0 || x > MAX_N {
-                    return Err(err(key, format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}")));
+                    return Err(err(
+                        key,
+                        format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}"),
+                    ));
                 }
             }
         }

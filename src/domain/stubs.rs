@@ -15,8 +15,7 @@ pub const FLOAT_VALUES: &[&str] = &["0.21", "-0.42", "0.63", "-0.84", "1.02"];
 /// What `default()` and `slow()` return for the string domain.
 pub const STRING_VALUES: &[&str] = &["0", "1", "2", "3", "4"];
 /// `get_multiplier(x)` variants for math.
-pub const MATH_MULTIPLIERS: &[&str] =
-    &["1.0 if x > 0 else -1.0", "0.5", "x", "min(x, 0.21)", "x + 0.01"];
+pub const MATH_MULTIPLIERS: &[&str] = &["1.0 if x > 0 else -1.0", "0.5", "x", "min(x, 0.21)", "x + 0.01"];
 /// `get_multiplier(x)` variants for arrays.
 pub const ARRAY_MULTIPLIERS: &[&str] = &[
     "1.0 if float(np.sum(x)) > 0 else -1.0",

@@ -15,7 +15,8 @@ pub fn role_colour(role: Role) -> &'static str {
 }
 
 pub fn to_dot(g: &CallGraph, roles: &[Role]) -> String {
-    let mut out = String::from("digraph calls {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n");
+    let mut out =
+        String::from("digraph calls {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n");
     out.push_str("  main [shape=ellipse, fillcolor=\"#ffffff\"];\n");
     for v in 0..g.len() {
         out.push_str(&format!(

@@ -15,7 +15,8 @@ pub struct Layout {
 pub fn layered(g: &CallGraph) -> Layout {
     let n = g.len();
     // Longest path from any source: a vertex sits one layer below its deepest caller.
-    let order = petgraph::algo::toposort(&g.g, None).map(|o| o.into_iter().map(|v| v.index()).collect::<Vec<_>>())
+    let order = petgraph::algo::toposort(&g.g, None)
+        .map(|o| o.into_iter().map(|v| v.index()).collect::<Vec<_>>())
         .unwrap_or_else(|_| (0..n).collect());
     let mut layer = vec![0usize; n];
     for &u in &order {
@@ -47,7 +48,11 @@ pub fn layered(g: &CallGraph) -> Layout {
                 .iter()
                 .map(|&v| {
                     let nb = if down { &parents[v] } else { &children[v] };
-                    let b = if nb.is_empty() { pos[v] as f64 } else { nb.iter().map(|&u| pos[u] as f64).sum::<f64>() / nb.len() as f64 };
+                    let b = if nb.is_empty() {
+                        pos[v] as f64
+                    } else {
+                        nb.iter().map(|&u| pos[u] as f64).sum::<f64>() / nb.len() as f64
+                    };
                     (b, v)
                 })
                 .collect();

@@ -3,24 +3,22 @@
 
 /// Python keywords and soft keywords.
 const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-    "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "_", "case", "match",
-    "type",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "_", "case", "match", "type",
 ];
 
 /// Builtins of CPython 3.11 that are all lowercase letters and at most four long (longer names are
 /// never reached below 18,000 functions).
 const BUILTINS: &[&str] = &[
-    "abs", "all", "any", "bin", "bool", "chr", "dict", "dir", "eval", "exec", "exit", "hash", "help", "hex",
-    "id", "int", "iter", "len", "list", "map", "max", "min", "next", "oct", "open", "ord", "pow", "quit",
-    "repr", "set", "str", "sum", "type", "vars", "zip",
+    "abs", "all", "any", "bin", "bool", "chr", "dict", "dir", "eval", "exec", "exit", "hash", "help", "hex", "id",
+    "int", "iter", "len", "list", "map", "max", "min", "next", "oct", "open", "ord", "pow", "quit", "repr", "set",
+    "str", "sum", "type", "vars", "zip",
 ];
 
 /// Names the generated programs and the `mylibrary` stubs use, so functions must not take them.
-const RESERVED: &[&str] = &[
-    "counter", "np", "sys", "val", "key", "mult", "temp", "main", "math", "slow", "copy", "sign",
-];
+const RESERVED: &[&str] =
+    &["counter", "np", "sys", "val", "key", "mult", "temp", "main", "math", "slow", "copy", "sign"];
 
 /// True when `name` may not be a generated function name.
 pub fn is_banned(name: &str) -> bool {

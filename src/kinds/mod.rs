@@ -104,15 +104,18 @@ fn op_expr(cx: &Ctx, v: usize) -> Expr {
 
 /// One call line `c_val = c(val)`, shaped by the kind: extra targets, extra positional arguments,
 /// keyword arguments.
-fn call_line(g: &CallGraph, c: usize, extra_targets: &[String], extra_args: &[Expr], kwargs: &[(String, Expr)]) -> Stmt {
+fn call_line(
+    g: &CallGraph,
+    c: usize,
+    extra_targets: &[String],
+    extra_args: &[Expr],
+    kwargs: &[(String, Expr)],
+) -> Stmt {
     let mut targets = vec![val_name(g, c)];
     targets.extend(extra_targets.iter().cloned());
     let mut args = vec![Expr::name("val")];
     args.extend(extra_args.iter().cloned());
-    Stmt::Assign {
-        targets,
-        value: Expr::Call { func: g.name(c).to_string(), args, kwargs: kwargs.to_vec() },
-    }
+    Stmt::Assign { targets, value: Expr::Call { func: g.name(c).to_string(), args, kwargs: kwargs.to_vec() } }
 }
 
 /// The plain function of a vertex, before any kind touches it.
@@ -130,8 +133,7 @@ fn plain(cx: &Ctx, v: usize) -> Function {
 
 /// `main()`: calls every entry point and returns their values.
 fn main_fn(cx: &Ctx, entries: &[usize]) -> Function {
-    let calls: Vec<Expr> =
-        entries.iter().map(|&v| Expr::call(cx.graph.name(v), vec![Expr::name("val")])).collect();
+    let calls: Vec<Expr> = entries.iter().map(|&v| Expr::call(cx.graph.name(v), vec![Expr::name("val")])).collect();
     let ret = if calls.len() == 1 { calls.into_iter().next().expect("one") } else { Expr::Tuple(calls) };
     Function {
         name: "main".into(),
@@ -144,8 +146,12 @@ fn main_fn(cx: &Ctx, entries: &[usize]) -> Function {
 fn module(cx: &Ctx, mylibrary: Option<&str>, fns: Vec<Function>, skip: &[bool]) -> Module {
     let entries = cx.graph.entries();
     let mut by_vertex: Vec<Option<Function>> = fns.into_iter().map(Some).collect();
-    let mut functions: Vec<Function> =
-        cx.order.iter().filter(|&&v| !skip[v]).map(|&v| by_vertex[v].take().expect("one function per vertex")).collect();
+    let mut functions: Vec<Function> = cx
+        .order
+        .iter()
+        .filter(|&&v| !skip[v])
+        .map(|&v| by_vertex[v].take().expect("one function per vertex"))
+        .collect();
     functions.push(main_fn(cx, &entries));
     Module { imports: cx.domain.module_imports(mylibrary), functions, guard_call: cx.domain.guard_call.to_string() }
 }
@@ -304,7 +310,10 @@ fn cache_function(cx: &Ctx) -> Built {
         let f = &mut reference[v];
         map_calls(g, v, f, |k| tree[k].then(|| call_line(g, k, &[], &[Expr::name("temp")], &[])));
         if v == c {
-            f.body.insert(0, Stmt::AnnAssign { target: "temp".into(), ann: d.helper_ty.into(), value: Expr::call("slow", vec![]) });
+            f.body.insert(
+                0,
+                Stmt::AnnAssign { target: "temp".into(), ann: d.helper_ty.into(), value: Expr::call("slow", vec![]) },
+            );
         } else {
             f.params.push(Param::with_default("temp", d.helper_ty, d.temp_default()));
         }

@@ -13,7 +13,13 @@ use Part::{Edit, Init, Special};
 
 /// The tiny graph of a kind's worked example: nodes, edges, main root, the edit graph's wrapper,
 /// and the roots `main()` must not call.
-type Example = (&'static [(&'static str, Part)], &'static [(&'static str, &'static str)], &'static str, &'static str, &'static [&'static str]);
+type Example = (
+    &'static [(&'static str, Part)],
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
 
 fn example_graph(kind: Kind) -> Example {
     match kind {
@@ -168,9 +174,13 @@ fn rules(kind: Kind, d: &DomainInfo) -> String {
 
 fn restrictions(kind: Kind, d: &DomainInfo) -> String {
     let lib = match (kind, d.domain) {
-        (Kind::DeadCode, Domain::String) => "The `strops` module is supplied when the code runs; do not define it.".to_string(),
+        (Kind::DeadCode, Domain::String) => {
+            "The `strops` module is supplied when the code runs; do not define it.".to_string()
+        }
         (Kind::DeadCode, _) => String::new(),
-        (_, Domain::String) => "`mylibrary` and `strops` are supplied when the code runs; do not define them.".to_string(),
+        (_, Domain::String) => {
+            "`mylibrary` and `strops` are supplied when the code runs; do not define them.".to_string()
+        }
         _ => "`mylibrary` and its functions are supplied when the code runs; do not define them.".to_string(),
     };
     let mut out = String::from("Rules for every answer:\n");

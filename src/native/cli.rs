@@ -52,6 +52,8 @@ fn command() -> Command {
                 .args(spec_args())
                 .arg(Arg::new("base").long("base").default_value("http://127.0.0.1:8080/").help("the playground's address")),
         )
+        .subcommand(super::check::command())
+        .subcommand(super::grade::command())
         .subcommand(super::serve::command())
 }
 
@@ -72,6 +74,8 @@ pub fn run() -> i32 {
             let base = m.get_one::<String>("base").map(String::as_str).unwrap_or("");
             println!("{base}{}", crate::task::link(&spec));
         }),
+        Some(("check", m)) => super::check::run(m),
+        Some(("grade", m)) => super::grade::run(m),
         Some(("serve", m)) => super::serve::run(m),
         _ => Err(Failure::Usage("unknown command".into())),
     };

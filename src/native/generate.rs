@@ -16,7 +16,8 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         }
         Some(dir) => {
             let dir = Path::new(dir);
-            std::fs::create_dir_all(dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
             let write = |name: &str, text: &str| -> Result<(), Failure> {
                 let path = dir.join(name);
                 std::fs::write(&path, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
@@ -31,7 +32,12 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             if m.get_flag("json") {
                 println!("{}", serde_json::to_string_pretty(task).expect("a task serialises"));
             } else {
-                eprintln!("wrote {} ({} functions, {} to edit)", dir.display(), task.sizes.functions, task.sizes.functions_to_edit);
+                eprintln!(
+                    "wrote {} ({} functions, {} to edit)",
+                    dir.display(),
+                    task.sizes.functions,
+                    task.sizes.functions_to_edit
+                );
             }
         }
     }

@@ -24,11 +24,20 @@ pub fn command() -> Command {
         ))
         .arg(Arg::new("samples").long("samples").default_value("20").help("samples (seeds) per cell"))
         .arg(Arg::new("seed").long("seed").default_value("0").help("seed of the first sample; sample i uses seed + i"))
-        .arg(Arg::new("shard").long("shard").value_name("K/N").help("generate only shard K of N (K from 1 to N); each shard writes whole files"))
+        .arg(
+            Arg::new("shard")
+                .long("shard")
+                .value_name("K/N")
+                .help("generate only shard K of N (K from 1 to N); each shard writes whole files"),
+        )
 }
 
 fn list_arg(key: &'static str, default: &str, help: &'static str) -> Arg {
-    Arg::new(key).long(key).value_name("LIST").default_value(default.to_string()).help(format!("{help}, comma-separated"))
+    Arg::new(key)
+        .long(key)
+        .value_name("LIST")
+        .default_value(default.to_string())
+        .help(format!("{help}, comma-separated"))
 }
 
 /// One output file: every sample of one (axis, n, domain, kind).
@@ -51,7 +60,12 @@ pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     Ok((k, n))
 }
 
-fn parse_list<T>(m: &ArgMatches, key: &str, parse: impl Fn(&str) -> Option<T>, allowed: &str) -> Result<Vec<T>, String> {
+fn parse_list<T>(
+    m: &ArgMatches,
+    key: &str,
+    parse: impl Fn(&str) -> Option<T>,
+    allowed: &str,
+) -> Result<Vec<T>, String> {
     let text = m.get_one::<String>(key).expect("has a default");
     text.split(',')
         .filter(|s| !s.trim().is_empty())
@@ -70,8 +84,10 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         .and_then(|s| s.parse().ok())
         .filter(|&s| s >= 1)
         .ok_or_else(|| usage("--samples must be a positive integer".into()))?;
-    let seed0: u64 =
-        m.get_one::<String>("seed").and_then(|s| s.parse().ok()).ok_or_else(|| usage("--seed must be a non-negative integer".into()))?;
+    let seed0: u64 = m
+        .get_one::<String>("seed")
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| usage("--seed must be a non-negative integer".into()))?;
     let (shard_k, shard_n) = match m.get_one::<String>("shard") {
         Some(s) => parse_shard(s).map_err(usage)?,
         None => (1, 1),
@@ -93,14 +109,17 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed0);
         spec.validate().map_err(|e| usage(format!("{} {} n={}: {e}", c.axis, c.kind, c.n)))?;
     }
-    let mine: Vec<Cell> = cells.into_iter().enumerate().filter(|(i, _)| i % shard_n == shard_k - 1).map(|(_, c)| c).collect();
+    let mine: Vec<Cell> =
+        cells.into_iter().enumerate().filter(|(i, _)| i % shard_n == shard_k - 1).map(|(_, c)| c).collect();
     let total = mine.len() as u64 * samples;
 
     std::fs::create_dir_all(&out).map_err(|e| Failure::Other(format!("cannot create {}: {e}", out.display())))?;
-    let jsonl_name = if shard_n == 1 { "tasks.jsonl".to_string() } else { format!("tasks-{shard_k}-of-{shard_n}.jsonl") };
+    let jsonl_name =
+        if shard_n == 1 { "tasks.jsonl".to_string() } else { format!("tasks-{shard_k}-of-{shard_n}.jsonl") };
     let jsonl_path = out.join(&jsonl_name);
     let mut jsonl = std::io::BufWriter::new(
-        std::fs::File::create(&jsonl_path).map_err(|e| Failure::Other(format!("cannot write {}: {e}", jsonl_path.display())))?,
+        std::fs::File::create(&jsonl_path)
+            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", jsonl_path.display())))?,
     );
     let bar = ProgressBar::new(total);
     bar.set_style(

@@ -33,8 +33,16 @@ pub enum Expr {
     /// A float literal, printed as Python's repr.
     Float(f64),
     Str(String),
-    Call { func: String, args: Vec<Expr>, kwargs: Vec<(String, Expr)> },
-    Bin { left: Box<Expr>, op: Op, right: Box<Expr> },
+    Call {
+        func: String,
+        args: Vec<Expr>,
+        kwargs: Vec<(String, Expr)>,
+    },
+    Bin {
+        left: Box<Expr>,
+        op: Op,
+        right: Box<Expr>,
+    },
     Tuple(Vec<Expr>),
 }
 
@@ -85,9 +93,16 @@ impl Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `a = value` or `a, b = value`.
-    Assign { targets: Vec<String>, value: Expr },
+    Assign {
+        targets: Vec<String>,
+        value: Expr,
+    },
     /// `target: ann = value`.
-    AnnAssign { target: String, ann: String, value: Expr },
+    AnnAssign {
+        target: String,
+        ann: String,
+        value: Expr,
+    },
     Return(Expr),
     Expr(Expr),
 }
@@ -320,7 +335,10 @@ mod tests {
         assert_eq!(expr(&e), "m * (a + abs(val))");
         let f = Function {
             name: "f".into(),
-            params: vec![Param::new("val", "float"), Param::with_default("mult", "float", Expr::call("default", vec![]))],
+            params: vec![
+                Param::new("val", "float"),
+                Param::with_default("mult", "float", Expr::call("default", vec![])),
+            ],
             returns: Some("float".into()),
             body: vec![Stmt::Return(Expr::Tuple(vec![Expr::name("a"), Expr::name("b")]))],
         };
