@@ -3,6 +3,7 @@
 //! The core (everything but `web` and `native`) is pure: no IO, no clocks, no OS randomness; it
 //! builds for `wasm32-unknown-unknown` and natively and gives byte-identical output on both.
 
+pub mod check;
 pub mod domain;
 pub mod graph;
 pub mod kinds;
