@@ -477,7 +477,7 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
                     }
                     // A closing fence or prose ends the diff; anything after it must be blank or a fence.
                     if let Some(l) = lines.get(i) {
-                        if split_hunk_line(l.text).0.is_none() {
+                        if split_hunk_line(l.text).0.is_none() && !is_hunk_header(l.text) && !l.text.starts_with("diff ") {
                             let rest = &lines[i..];
                             if let Some(bad) = rest.iter().find(|r| !r.text.trim().is_empty() && !is_fence(r.text)) {
                                 if rest.iter().any(|r| is_hunk_header(r.text)) {
