@@ -1,0 +1,635 @@
+//! The static rubric: checks of a candidate `solution.py` that need no execution.
+//!
+//! The input is only what every task record has (kind, domain, starter, reference), so the same checks
+//! run on Cabrito's tasks and on reference records Cabrito did not generate (D11). Each item is a must-have
+//! (the task fails without it) or a nice-to-have (a diagnostic), and says why it passed or failed and
+//! where (a 1-based line of the candidate).
+//!
+//! The items live in one table, [`CHECKS`]; a later item (branch placement, constraint structure, merge
+//! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
+
+use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, Program};
+use crate::{Domain, Kind};
+use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the rubric needs to know about a task.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskRef<'a> {
+    pub kind: Kind,
+    pub domain: Domain,
+    pub starter: &'a str,
+    pub reference: &'a str,
+}
+
+/// One rubric item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Item {
+    pub id: &'static str,
+    pub title: String,
+    pub must_have: bool,
+    pub passed: bool,
+    pub reason: String,
+    /// 1-based line in the candidate the reason is about.
+    pub line: Option<usize>,
+}
+
+/// The rubric of one candidate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rubric {
+    pub items: Vec<Item>,
+}
+
+impl Rubric {
+    /// Do all must-have items pass?
+    pub fn passed(&self) -> bool {
+        self.items.iter().all(|i| i.passed || !i.must_have)
+    }
+    /// The item with this id.
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|i| i.id == id)
+    }
+    /// The must-have items that failed.
+    pub fn failed_must_haves(&self) -> impl Iterator<Item = &Item> {
+        self.items.iter().filter(|i| i.must_have && !i.passed)
+    }
+}
+
+/// Everything a check sees: the task, and the three programs parsed.
+pub struct Ctx<'a> {
+    pub task: &'a TaskRef<'a>,
+    pub starter: &'a Program<'a>,
+    pub reference: &'a Program<'a>,
+    pub candidate: &'a Program<'a>,
+}
+
+/// A check's verdict.
+pub struct Outcome {
+    pub passed: bool,
+    pub reason: String,
+    pub line: Option<usize>,
+}
+
+fn pass(reason: impl Into<String>) -> Outcome {
+    Outcome { passed: true, reason: reason.into(), line: None }
+}
+
+fn fail(reason: impl Into<String>, line: Option<usize>) -> Outcome {
+    Outcome { passed: false, reason: reason.into(), line }
+}
+
+/// When a check is in the rubric, and whether it is a must-have.
+#[derive(Clone, Copy)]
+pub enum Applies {
+    /// Every kind; must-have.
+    Must,
+    /// Every kind; never a must-have (a diagnostic).
+    Nice,
+    /// Every kind; a must-have only for these kinds.
+    MustFor(&'static [Kind]),
+    /// Only these kinds, as a must-have.
+    OnlyMust(&'static [Kind]),
+}
+
+impl Applies {
+    fn for_kind(self, kind: Kind) -> Option<bool> {
+        match self {
+            Applies::Must => Some(true),
+            Applies::Nice => Some(false),
+            Applies::MustFor(k) => Some(k.contains(&kind)),
+            Applies::OnlyMust(k) => k.contains(&kind).then_some(true),
+        }
+    }
+}
+
+/// One entry of the rubric table.
+pub struct Check {
+    pub id: &'static str,
+    pub applies: Applies,
+    pub title: fn(&TaskRef) -> String,
+    pub run: fn(&Ctx) -> Outcome,
+}
+
+/// The rubric, in report order (after `compilation`, which gates the rest).
+pub const CHECKS: &[Check] = &[
+    Check {
+        id: "function_existence",
+        applies: Applies::MustFor(&[Kind::DeadCode]),
+        title: |_| "Function existence (the reference's dead-code rule)".into(),
+        run: function_existence,
+    },
+    Check {
+        id: "no_missing_functions",
+        applies: Applies::Must,
+        title: |_| "Every function of the reference exists".into(),
+        run: no_missing_functions,
+    },
+    Check { id: "no_new_functions", applies: Applies::Must, title: |_| "No new top-level functions".into(), run: no_new_functions },
+    Check { id: "function_names", applies: Applies::Must, title: |_| "Function names preserved".into(), run: function_names },
+    Check { id: "no_new_imports", applies: Applies::Must, title: |_| "No new imports".into(), run: no_new_imports },
+    Check {
+        id: "no_module_names",
+        applies: Applies::Must,
+        title: |_| "No module-level variables or other module code".into(),
+        run: no_module_names,
+    },
+    Check { id: "main_unchanged", applies: Applies::Must, title: |_| "main() unchanged".into(), run: main_unchanged },
+    Check {
+        id: "main_guard_unchanged",
+        applies: Applies::Must,
+        title: |_| "The `if __name__ == '__main__':` block unchanged".into(),
+        run: main_guard_unchanged,
+    },
+    Check {
+        id: "required_parameter",
+        applies: Applies::OnlyMust(&[Kind::AddParameter, Kind::CacheFunction]),
+        title: |t| {
+            let (p, d) = required_parameter_name(t);
+            format!("The `{p}` parameter added with its default ({d}) exactly where the reference has it")
+        },
+        run: required_parameter,
+    },
+    Check {
+        id: "return_annotations",
+        applies: Applies::OnlyMust(&[Kind::AddReturnValue, Kind::ExtractHelper]),
+        title: |t| {
+            let shape = if t.kind == Kind::AddReturnValue { "tuple[T, str]" } else { "tuple[T, H]" };
+            format!("Return annotations `{shape}` exactly where the reference has them")
+        },
+        run: return_annotations,
+    },
+    Check {
+        id: "edit_path",
+        applies: Applies::Nice,
+        title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
+        run: edit_path,
+    },
+];
+
+/// Run the static rubric on a candidate program.
+pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
+    let mut items = Vec::new();
+    let cand = Program::parse(candidate);
+    let compilation = Item {
+        id: "compilation",
+        title: "The file parses and compiles".into(),
+        must_have: true,
+        passed: cand.is_ok(),
+        reason: match &cand {
+            Ok(_) => "parses; no compile-time errors found".into(),
+            Err(e) => format!("line {}: {}", e.line, e.message),
+        },
+        line: cand.as_ref().err().map(|e| e.line),
+    };
+    items.push(compilation);
+    let starter = Program::parse(task.starter);
+    let reference = Program::parse(task.reference);
+    let blocked: Option<String> = match (&cand, &starter, &reference) {
+        (Err(_), _, _) => Some("not checked: the candidate does not parse".into()),
+        (_, Err(e), _) => Some(format!("not checked: the task's starter code does not parse (line {}: {})", e.line, e.message)),
+        (_, _, Err(e)) => {
+            Some(format!("not checked: the task's reference solution does not parse (line {}: {})", e.line, e.message))
+        }
+        _ => None,
+    };
+    for check in CHECKS {
+        let Some(must_have) = check.applies.for_kind(task.kind) else { continue };
+        let outcome = match (&blocked, &cand, &starter, &reference) {
+            (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
+            (b, ..) => fail(b.clone().unwrap_or_default(), None),
+        };
+        items.push(Item {
+            id: check.id,
+            title: (check.title)(task),
+            must_have,
+            passed: outcome.passed,
+            reason: outcome.reason,
+            line: outcome.line,
+        });
+    }
+    Rubric { items }
+}
+
+/// `a, b, c and 4 more`
+fn list<S: AsRef<str>>(names: &[S]) -> String {
+    const SHOWN: usize = 6;
+    let shown: Vec<String> = names.iter().take(SHOWN).map(|n| format!("`{}`", n.as_ref())).collect();
+    let mut s = shown.join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+// ------------------------------------------------------------------------------------------------
+// Function sets
+// ------------------------------------------------------------------------------------------------
+
+/// grading.md §4.2, exactly: must-have = reference functions, cannot-have = starter − reference, no extras,
+/// then no module-level assignment to a plain name.
+fn function_existence(c: &Ctx) -> Outcome {
+    let s_start = c.starter.function_names();
+    let s_sol = c.reference.function_names();
+    let s_cand = c.candidate.function_names();
+    let missing: Vec<&str> = s_sol.difference(&s_cand).copied().collect();
+    let forbidden: Vec<&str> = s_cand.iter().filter(|n| s_start.contains(*n) && !s_sol.contains(*n)).copied().collect();
+    let extra: Vec<&str> = s_cand.iter().filter(|n| !s_start.contains(*n) && !s_sol.contains(*n)).copied().collect();
+    if !missing.is_empty() || !forbidden.is_empty() || !extra.is_empty() {
+        let mut parts = Vec::new();
+        if !forbidden.is_empty() {
+            parts.push(format!("{} still defined: {}", plural(forbidden.len(), "function that must go is", "functions that must go are"), list(&forbidden)));
+        }
+        if !missing.is_empty() {
+            parts.push(format!("{} missing: {}", plural(missing.len(), "function that must stay is", "functions that must stay are"), list(&missing)));
+        }
+        if !extra.is_empty() {
+            parts.push(format!("{}: {}", plural(extra.len(), "unknown function", "unknown functions"), list(&extra)));
+        }
+        let line = forbidden
+            .first()
+            .or(extra.first())
+            .and_then(|n| c.candidate.function(n))
+            .map(|f| c.candidate.line_of(f));
+        return fail(parts.join("; "), line);
+    }
+    if let Some((name, line)) = c.candidate.module_assignments().into_iter().next() {
+        return fail(format!("module-level assignment to `{name}`: global variables are not allowed"), Some(line));
+    }
+    let removed = s_start.len() - s_sol.len().min(s_start.len());
+    pass(format!(
+        "the {} functions the reference keeps are there{}, nothing else, and no module-level assignments",
+        s_sol.len(),
+        if removed > 0 { format!(", the {removed} it removes are gone") } else { String::new() }
+    ))
+}
+
+/// D6: every reference function except `main` exists in the candidate.
+fn no_missing_functions(c: &Ctx) -> Outcome {
+    let cand = c.candidate.function_names();
+    let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| *n != "main").collect();
+    let missing: Vec<&str> = refs.iter().filter(|n| !cand.contains(*n)).copied().collect();
+    if missing.is_empty() {
+        pass(format!("all {} functions of the reference (besides main) are defined", refs.len()))
+    } else {
+        fail(
+            format!("{} of the reference {} missing: {}", plural(missing.len(), "function", "functions"), if missing.len() == 1 { "is" } else { "are" }, list(&missing)),
+            None,
+        )
+    }
+}
+
+/// No top-level function that neither the starter nor the reference has, and none defined twice.
+fn no_new_functions(c: &Ctx) -> Outcome {
+    let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
+    let fns = c.candidate.functions();
+    let new: Vec<&StmtFunctionDef> = fns.iter().filter(|f| !known.contains(f.name.as_str())).copied().collect();
+    if let Some(first) = new.first() {
+        let names: Vec<&str> = new.iter().map(|f| f.name.as_str()).collect();
+        return fail(
+            format!("{} that the task does not have: {}", plural(new.len(), "new function", "new functions"), list(&names)),
+            Some(c.candidate.line_of(*first)),
+        );
+    }
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let ref_counts = def_counts(c.reference);
+    for f in &fns {
+        let n = f.name.as_str();
+        *seen.entry(n).or_default() += 1;
+        if seen[n] == 2 && ref_counts.get(n).copied().unwrap_or(0) < 2 {
+            let first = fns.iter().find(|g| g.name.as_str() == n).map(|g| c.candidate.line_of(*g)).unwrap_or(0);
+            return fail(
+                format!("`{n}` is defined twice (lines {first} and {}); only the last definition counts", c.candidate.line_of(*f)),
+                Some(c.candidate.line_of(*f)),
+            );
+        }
+    }
+    pass("no functions beyond the task's, none defined twice")
+}
+
+fn def_counts<'a>(p: &'a Program) -> BTreeMap<&'a str, usize> {
+    let mut m = BTreeMap::new();
+    for f in p.functions() {
+        *m.entry(f.name.as_str()).or_default() += 1;
+    }
+    m
+}
+
+/// A function missing from the candidate while a new one appears: a rename.
+fn function_names(c: &Ctx) -> Outcome {
+    let cand = c.candidate.function_names();
+    let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
+    let missing: Vec<&str> =
+        c.reference.function_names().into_iter().filter(|n| !cand.contains(*n)).collect();
+    let new: Vec<&str> = cand.iter().filter(|n| !known.contains(*n)).copied().collect();
+    if missing.is_empty() || new.is_empty() {
+        return pass("no function was renamed");
+    }
+    // Pair each new function with a missing one of the same shape (reference or starter version).
+    let mut pairs = Vec::new();
+    for n in &new {
+        let Some(f) = c.candidate.function(n) else { continue };
+        let twin = missing.iter().find(|m| {
+            c.reference.function(m).is_some_and(|r| same_shape(r, f)) || c.starter.function(m).is_some_and(|s| same_shape(s, f))
+        });
+        if let Some(m) = twin {
+            pairs.push(format!("`{m}` → `{n}`"));
+        }
+    }
+    let line = c.candidate.function(new[0]).map(|f| c.candidate.line_of(f));
+    if pairs.is_empty() {
+        fail(format!("names changed: {} gone, {} new; keep every function name", list(&missing), list(&new)), line)
+    } else {
+        fail(format!("renamed: {}; keep every function name", pairs.join(", ")), line)
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Module-level code
+// ------------------------------------------------------------------------------------------------
+
+/// Every import of the candidate (at any depth) is one the starter or the reference has.
+fn no_new_imports(c: &Ctx) -> Outcome {
+    let known: BTreeSet<String> =
+        c.starter.imports().into_iter().chain(c.reference.imports()).map(|(s, _)| s).collect();
+    let new: Vec<(String, usize)> = c.candidate.imports().into_iter().filter(|(s, _)| !known.contains(s)).collect();
+    match new.first() {
+        None => pass("imports only what the task imports"),
+        Some((_, line)) => {
+            let names: Vec<&str> = new.iter().map(|(s, _)| s.as_str()).collect();
+            fail(format!("{}: {}", plural(new.len(), "new import", "new imports"), list(&names)), Some(*line))
+        }
+    }
+}
+
+/// No module-level statement (beyond defs, imports and the main guard) that the reference does not have,
+/// and no `global` declaration the reference does not have.
+fn no_module_names(c: &Ctx) -> Outcome {
+    let mut allowed: Vec<&Stmt> = c.reference.module_code();
+    for s in c.candidate.module_code() {
+        if let Some(i) = allowed.iter().position(|r| same_stmt(r, s)) {
+            allowed.remove(i);
+            continue;
+        }
+        let what = match s {
+            Stmt::Assign(_) | Stmt::AnnAssign(_) | Stmt::AugAssign(_) => {
+                let names = bound_names(s);
+                if names.is_empty() {
+                    format!("a module-level assignment `{}`", c.candidate.text(s))
+                } else {
+                    format!("a module-level variable {}", list(&names))
+                }
+            }
+            Stmt::ClassDef(k) => format!("a module-level class `{}`", k.name.as_str()),
+            Stmt::FunctionDef(f) => format!("a module-level `async def {}`", f.name.as_str()),
+            _ => format!("module-level code `{}`", c.candidate.text(s)),
+        };
+        return fail(format!("{what}: add no module-level variables or code (locals inside functions are fine)"), Some(c.candidate.line_of(s)));
+    }
+    let ref_globals: BTreeSet<String> = c.reference.globals().into_iter().map(|g| g.0).collect();
+    if let Some((name, line)) = c.candidate.globals().into_iter().find(|g| !ref_globals.contains(&g.0)) {
+        return fail(format!("`global {name}` makes a module-level variable; global variables are not allowed"), Some(line));
+    }
+    pass("no module-level variables or code beyond the task's")
+}
+
+fn bound_names(s: &Stmt) -> Vec<String> {
+    fn names(e: &Expr, out: &mut Vec<String>) {
+        match e {
+            Expr::Name(n) => out.push(n.id.to_string()),
+            Expr::Tuple(t) => t.elts.iter().for_each(|x| names(x, out)),
+            Expr::List(l) => l.elts.iter().for_each(|x| names(x, out)),
+            Expr::Starred(s) => names(&s.value, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match s {
+        Stmt::Assign(a) => a.targets.iter().for_each(|t| names(t, &mut out)),
+        Stmt::AnnAssign(a) => names(&a.target, &mut out),
+        Stmt::AugAssign(a) => names(&a.target, &mut out),
+        _ => {}
+    }
+    out
+}
+
+/// `main()` is the reference's `main()`, up to formatting.
+fn main_unchanged(c: &Ctx) -> Outcome {
+    let Some(r) = c.reference.function("main") else {
+        return pass("the reference has no main(); nothing to compare");
+    };
+    match c.candidate.function("main") {
+        None => fail("main() is missing; leave it unchanged", None),
+        Some(m) if same_function(r, m) => pass("main() is the same as in the reference"),
+        Some(m) => {
+            let line = first_difference(c, r, m).unwrap_or_else(|| c.candidate.line_of(m));
+            fail(format!("main() differs from the reference at line {line}; leave main() unchanged"), Some(line))
+        }
+    }
+}
+
+/// The line of the first statement of `cand` that differs from `reference`'s (same function).
+fn first_difference(c: &Ctx, reference: &StmtFunctionDef, cand: &StmtFunctionDef) -> Option<usize> {
+    if !same_expr(reference.returns.as_deref(), cand.returns.as_deref())
+        || ruff_python_ast::comparable::ComparableParameters::from(&*reference.parameters)
+            != ruff_python_ast::comparable::ComparableParameters::from(&*cand.parameters)
+    {
+        return Some(c.candidate.line_of(cand));
+    }
+    for (i, s) in cand.body.iter().enumerate() {
+        match reference.body.get(i) {
+            Some(r) if same_stmt(r, s) => continue,
+            _ => return Some(c.candidate.line_of(s)),
+        }
+    }
+    None
+}
+
+/// The `if __name__ …:` blocks are the reference's, up to formatting.
+fn main_guard_unchanged(c: &Ctx) -> Outcome {
+    let r = c.reference.main_guards();
+    let k = c.candidate.main_guards();
+    if r.is_empty() && k.is_empty() {
+        return pass("neither the reference nor the candidate has a main guard");
+    }
+    if k.is_empty() {
+        return fail(format!("the `{}` block is missing; leave it unchanged", c.reference.text(r[0])), None);
+    }
+    if r.is_empty() {
+        return fail("the reference has no `if __name__` block, the candidate adds one", Some(c.candidate.line_of(k[0])));
+    }
+    if r.len() != k.len() {
+        return fail(
+            format!("the reference has {} `if __name__` block(s), the candidate {}", r.len(), k.len()),
+            Some(c.candidate.line_of(k[0])),
+        );
+    }
+    for (a, b) in r.iter().zip(&k) {
+        if !same_stmt(a, b) {
+            return fail(
+                format!("the main guard differs from the reference's (`{}` …); leave it unchanged", snippet(&c.reference.text(*a))),
+                Some(c.candidate.line_of(*b)),
+            );
+        }
+    }
+    pass("the main guard is the same as in the reference")
+}
+
+// ------------------------------------------------------------------------------------------------
+// Kind-specific signatures
+// ------------------------------------------------------------------------------------------------
+
+/// The parameter a kind adds and a description of its default.
+fn required_parameter_name(t: &TaskRef) -> (&'static str, &'static str) {
+    match t.kind {
+        Kind::CacheFunction => ("temp", if t.domain == Domain::String { "''" } else { "0.0" }),
+        _ => (crate::domain::info(t.domain).param, "default()"),
+    }
+}
+
+fn find_param<'a>(f: &'a StmtFunctionDef, name: &str) -> Option<&'a ast::ParameterWithDefault> {
+    let p = &f.parameters;
+    p.posonlyargs.iter().chain(p.args.iter()).chain(p.kwonlyargs.iter()).find(|a| a.parameter.name.as_str() == name)
+}
+
+/// add_parameter / cache_function: every function with the parameter in the reference has it in the
+/// candidate, with the reference's annotation and default; no other function has it.
+fn required_parameter(c: &Ctx) -> Outcome {
+    let (p, _) = required_parameter_name(c.task);
+    let mut problems: Vec<(usize, String)> = Vec::new();
+    let mut with = 0;
+    for r in c.reference.functions() {
+        let Some(k) = c.candidate.function(r.name.as_str()) else { continue };
+        let name = r.name.as_str();
+        match (find_param(r, p), find_param(k, p)) {
+            (Some(rp), None) => {
+                with += 1;
+                problems.push((c.candidate.line_of(k), format!("`{name}` lacks the parameter `{}`", c.reference.text(rp))));
+            }
+            (Some(rp), Some(kp)) => {
+                with += 1;
+                if !same_expr(rp.default.as_deref(), kp.default.as_deref()) {
+                    let want = rp.default.as_deref().map(|d| c.reference.text(d)).unwrap_or_else(|| "no default".into());
+                    let got = kp.default.as_deref().map(|d| c.candidate.text(d)).unwrap_or_else(|| "none".into());
+                    problems.push((
+                        c.candidate.line_of(kp),
+                        format!("`{name}`'s `{p}` has default {got}; expected {want}"),
+                    ));
+                } else if !same_expr(rp.parameter.annotation.as_deref(), kp.parameter.annotation.as_deref()) {
+                    problems.push((
+                        c.candidate.line_of(kp),
+                        format!("`{name}`'s parameter is `{}`; expected `{}`", c.candidate.text(kp), c.reference.text(rp)),
+                    ));
+                }
+            }
+            (None, Some(kp)) => problems.push((
+                c.candidate.line_of(kp),
+                format!("`{name}` gained `{p}` but the reference does not pass it there"),
+            )),
+            (None, None) => {}
+        }
+    }
+    if with == 0 && problems.is_empty() {
+        return pass(format!("the reference adds no `{p}` parameter"));
+    }
+    if problems.is_empty() {
+        return pass(format!("the {} that {} `{p}` in the reference {} it here, with the same default", plural(with, "function", "functions"), if with == 1 { "takes" } else { "take" }, if with == 1 { "takes" } else { "take" }));
+    }
+    problems.sort();
+    let first = problems[0].clone();
+    let more = if problems.len() > 1 { format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" }) } else { String::new() };
+    fail(format!("{}{more}", first.1), Some(first.0))
+}
+
+fn is_tuple_annotation(e: Option<&Expr>) -> bool {
+    match e {
+        Some(Expr::Subscript(s)) => matches!(&*s.value, Expr::Name(n) if n.id.as_str() == "tuple" || n.id.as_str() == "Tuple"),
+        _ => false,
+    }
+}
+
+/// add_return_value / extract_helper: a function annotated `tuple[…]` in the reference has the same
+/// annotation in the candidate, and no other function returns a tuple annotation.
+fn return_annotations(c: &Ctx) -> Outcome {
+    let mut problems: Vec<(usize, String)> = Vec::new();
+    let mut tuples = 0;
+    for r in c.reference.functions() {
+        let Some(k) = c.candidate.function(r.name.as_str()) else { continue };
+        let (ra, ka) = (r.returns.as_deref(), k.returns.as_deref());
+        let (rt, kt) = (is_tuple_annotation(ra), is_tuple_annotation(ka));
+        tuples += rt as usize;
+        if !rt && !kt {
+            continue;
+        }
+        if !same_expr(ra, ka) {
+            let show = |p: &Program, e: Option<&Expr>| e.map(|e| format!("-> {}", p.text(e))).unwrap_or_else(|| "no annotation".into());
+            let name = r.name.as_str();
+            let msg = if rt {
+                format!("`{name}` has {}; expected `{}`", show_code(show(c.candidate, ka)), show(c.reference, ra))
+            } else {
+                format!("`{name}` has `{}` but the reference keeps {}", show(c.candidate, ka), show_code(show(c.reference, ra)))
+            };
+            problems.push((c.candidate.line_of(k), msg));
+        }
+    }
+    if problems.is_empty() {
+        return if tuples == 0 {
+            pass("the reference has no tuple return annotations")
+        } else {
+            pass(format!("the {} of the reference {} there, and no others", plural(tuples, "tuple return annotation", "tuple return annotations"), if tuples == 1 { "is" } else { "are" }))
+        };
+    }
+    problems.sort();
+    let more = if problems.len() > 1 { format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" }) } else { String::new() };
+    fail(format!("{}{more}", problems[0].1), Some(problems[0].0))
+}
+
+fn show_code(s: String) -> String {
+    if s.starts_with("->") {
+        format!("`{s}`")
+    } else {
+        s
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Edit path (grading.md §4.3; diagnostic)
+// ------------------------------------------------------------------------------------------------
+
+/// Names of functions whose normalised source differs between two programs, including added/removed.
+fn changed(a: &Program, b: &Program) -> BTreeSet<String> {
+    let (na, nb) = (a.function_names(), b.function_names());
+    let mut out = BTreeSet::new();
+    for n in na.union(&nb) {
+        match (a.function(n), b.function(n)) {
+            (Some(x), Some(y)) if same_function(x, y) => {}
+            _ => {
+                out.insert(n.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn edit_path(c: &Ctx) -> Outcome {
+    let expected = changed(c.starter, c.reference);
+    let actual = changed(c.starter, c.candidate);
+    if expected == actual {
+        return pass(format!("changed the same {} as the reference", plural(expected.len(), "function", "functions")));
+    }
+    let extra: Vec<&String> = actual.difference(&expected).collect();
+    let missing: Vec<&String> = expected.difference(&actual).collect();
+    let mut parts = Vec::new();
+    if !extra.is_empty() {
+        parts.push(format!("changed but the reference does not: {}", list(&extra)));
+    }
+    if !missing.is_empty() {
+        parts.push(format!("left as in the starter although the reference changes them: {}", list(&missing)));
+    }
+    let line = extra.iter().chain(missing.iter()).find_map(|n| c.candidate.function(n)).map(|f| c.candidate.line_of(f));
+    fail(parts.join("; "), line)
+}

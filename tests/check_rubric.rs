@@ -1,0 +1,70 @@
+//! The static rubric on generated tasks: the reference passes every must-have, the starter fails the
+//! kind's item, and small wrong edits of the reference fail for the right reason.
+
+use cabrito::check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito::{generate, Axis, Domain, Kind, Task, TaskSpec};
+
+fn task_ref(t: &Task) -> TaskRef<'_> {
+    TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code }
+}
+
+fn show(r: &Rubric) -> String {
+    r.items
+        .iter()
+        .map(|i| format!("{} {} {} [{}] line {:?}: {}", if i.passed { "✓" } else { "✗" }, if i.must_have { "must" } else { "nice" }, i.id, i.title, i.line, i.reason))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn specs() -> Vec<TaskSpec> {
+    let mut out = Vec::new();
+    for &kind in Kind::ALL {
+        for &domain in Domain::ALL {
+            for &axis in Axis::ALL {
+                for (i, n) in [2u32, 3, 5, 10, 25, 50].into_iter().enumerate() {
+                    for seed in [0u64, 11, 4242 + i as u64] {
+                        out.push(TaskSpec::new(kind, domain, axis, n, seed));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The item a starter must fail, per kind.
+fn starter_item(kind: Kind) -> &'static str {
+    match kind {
+        Kind::DeadCode => "function_existence",
+        Kind::AddParameter | Kind::CacheFunction => "required_parameter",
+        Kind::AddReturnValue | Kind::ExtractHelper => "return_annotations",
+    }
+}
+
+#[test]
+fn reference_passes_and_starter_fails_everywhere() {
+    let mut n = 0;
+    for spec in specs() {
+        let t = generate(&spec).unwrap();
+        let task = task_ref(&t);
+        let r = static_checks(&task, &t.solution_code);
+        assert!(r.passed(), "{spec:?}: the reference fails\n{}", show(&r));
+        assert!(r.items.iter().all(|i| i.passed), "{spec:?}: the reference fails a nice-to-have\n{}", show(&r));
+        let s = static_checks(&task, &t.starter_code);
+        let item = s.item(starter_item(spec.kind)).unwrap();
+        assert!(item.must_have && !item.passed, "{spec:?}: the starter passes {}\n{}", item.id, show(&s));
+        assert!(!s.passed());
+        assert!(!s.item("edit_path").unwrap().passed, "{spec:?}");
+        n += 1;
+    }
+    assert!(n > 300);
+}
+
+#[test]
+fn print_examples() {
+    for &kind in Kind::ALL {
+        let t = generate(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, 5, 1)).unwrap();
+        println!("==== {kind} reference\n{}", show(&static_checks(&task_ref(&t), &t.solution_code)));
+        println!("==== {kind} starter\n{}", show(&static_checks(&task_ref(&t), &t.starter_code)));
+    }
+}
