@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod domain;
+pub mod grade;
 pub mod graph;
 pub mod kinds;
 pub mod python;

@@ -6,4 +6,5 @@ pub mod cli;
 pub mod generate;
 pub mod grade;
 pub mod grid;
+pub mod runner;
 pub mod serve;

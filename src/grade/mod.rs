@@ -1,0 +1,274 @@
+//! Behavioural grading, the pure part (no processes, files or clocks; builds for wasm): the test
+//! plan (which functions, which inputs, which stub block per trial), the request the harness
+//! reads, the output comparison with the reference's semantics, and verdicts.
+//!
+//! The native runner (`native::runner`) executes the reference and the candidate in separate
+//! Python processes on the same [`Request`] data and hands both [`RunOutcome`]s to [`verdict`].
+
+pub mod outcome;
+pub mod plan;
+pub mod value;
+pub mod verdict;
+
+pub use outcome::{CallResult, PyError, RunOutcome, RunStatus, TrialOutcome};
+pub use plan::{build_plan, reference_functions, task_key, FunctionSpec, Plan, PlanError};
+pub use value::{compare, Comparison, Value};
+pub use verdict::{wilson, CheckResult, FirstFailure, FunctionResult, FunctionStatus, Outcome};
+
+use crate::domain::stubs::STROPS_SOURCE;
+use crate::spec::{Domain, Kind};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Default trials per function (decision D5: the paper's 50).
+pub const DEFAULT_TRIALS: usize = 50;
+
+/// What grading needs to know about a task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradeTask {
+    pub kind: Kind,
+    pub domain: Domain,
+    pub starter: String,
+    pub reference: String,
+    /// A stable identity (a dag_id or task name); the inputs key adds a digest of the reference.
+    pub key: String,
+}
+
+impl GradeTask {
+    /// From a Cabrito task.
+    pub fn from_task(t: &crate::Task) -> GradeTask {
+        GradeTask {
+            kind: t.spec.kind,
+            domain: t.spec.domain,
+            starter: t.starter_code.clone(),
+            reference: t.solution_code.clone(),
+            key: t.dag_id.clone(),
+        }
+    }
+
+    /// The key the inputs are drawn from.
+    pub fn input_key(&self) -> String {
+        task_key(&format!("{}/{}/{}", self.key, self.kind.as_str(), self.domain.as_str()), &self.reference)
+    }
+}
+
+/// A planned task: the functions to test and every trial's inputs and stubs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prepared {
+    pub plan: Plan,
+    /// The reference program as the harness runs it (its top-level defs).
+    pub reference_program: String,
+    /// Names of every top-level def of the reference (for memoisation).
+    pub reference_defs: Vec<String>,
+}
+
+/// Plan a task with `trials` trials per function.
+pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
+    let functions = reference_functions(&task.reference)?;
+    let defs = plan::top_defs(&task.reference).map_err(PlanError::Syntax)?;
+    let keep: BTreeSet<String> = defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
+    let reference_program = plan::filter_program(&defs, &keep);
+    let plan = build_plan(&task.input_key(), task.domain, functions, trials);
+    Ok(Prepared { plan, reference_program, reference_defs: keep.into_iter().collect() })
+}
+
+/// The candidate as the harness runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CandidateProgram {
+    /// Its top-level defs whose names the reference has (everything else is discarded, §3.2).
+    pub program: String,
+    pub defs: Vec<String>,
+    /// Reference functions it defines (tested).
+    pub tested: BTreeSet<String>,
+    /// Reference functions it lacks (D6).
+    pub missing: Vec<String>,
+}
+
+/// Filter a candidate against a prepared task; a syntax error is returned with its line.
+pub fn candidate_program(prep: &Prepared, candidate: &str) -> Result<CandidateProgram, plan::SyntaxProblem> {
+    let defs = plan::top_defs(candidate)?;
+    let wanted: BTreeSet<String> = prep.reference_defs.iter().cloned().collect();
+    let present: BTreeSet<String> = defs.iter().filter(|d| !d.is_async && wanted.contains(&d.name)).map(|d| d.name.clone()).collect();
+    let program = plan::filter_program(&defs, &wanted);
+    let tested: BTreeSet<String> = prep.plan.functions.iter().filter(|f| present.contains(&f.name)).map(|f| f.name.clone()).collect();
+    let missing = prep.plan.functions.iter().filter(|f| !present.contains(&f.name)).map(|f| f.name.clone()).collect();
+    Ok(CandidateProgram { program, defs: present.into_iter().collect(), tested, missing })
+}
+
+/// Harness behaviour switches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HarnessOptions {
+    /// Cache every program-defined function per trial (§3.2 step 10).
+    pub memoize: bool,
+    /// The reference's builtins whitelist (§3.2 step 6). The process sandbox does not rely on it.
+    pub restrict_builtins: bool,
+    /// Seconds per call before the harness raises a timeout in it (the reference's 2 s).
+    pub call_timeout: f64,
+}
+
+impl Default for HarnessOptions {
+    fn default() -> Self {
+        HarnessOptions { memoize: true, restrict_builtins: true, call_timeout: 2.0 }
+    }
+}
+
+/// The JSON request the harness reads on stdin: `program` under `plan`, calling only the
+/// functions in `only` (all when `None`).
+pub fn request(
+    plan: &Plan,
+    program: &str,
+    defs: &[String],
+    only: Option<&BTreeSet<String>>,
+    opts: &HarnessOptions,
+) -> serde_json::Value {
+    let mut stubs: BTreeMap<String, String> = BTreeMap::new();
+    let trials: Vec<serde_json::Value> = plan
+        .trials
+        .iter()
+        .map(|t| {
+            stubs.entry(t.stub_index.to_string()).or_insert_with(|| plan::stub_source(plan.domain, t.stub_index));
+            let calls: Vec<serde_json::Value> = t
+                .calls
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| only.is_none_or(|o| o.contains(&c.function)))
+                .map(|(i, c)| {
+                    let args: Vec<serde_json::Value> =
+                        c.args.iter().map(|(n, v)| serde_json::json!([n, v.to_json()])).collect();
+                    serde_json::json!([i, c.function, args])
+                })
+                .collect();
+            serde_json::json!({"stub": t.stub_index, "calls": calls})
+        })
+        .collect();
+    serde_json::json!({
+        "program": program,
+        "defs": defs,
+        "domain": plan.domain.as_str(),
+        "stubs": stubs,
+        "strops": if plan.domain == Domain::String { Some(STROPS_SOURCE) } else { None },
+        "trials": trials,
+        "memoize": opts.memoize,
+        "restrict_builtins": opts.restrict_builtins,
+        "call_timeout": opts.call_timeout,
+    })
+}
+
+/// Calls per trial of a plan (the shape `outcome::read_results` needs).
+pub fn shape(plan: &Plan) -> Vec<usize> {
+    plan.trials.iter().map(|t| t.calls.len()).collect()
+}
+
+/// The grade of one candidate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The task scores 1.
+    pub passed: bool,
+    pub kind: Kind,
+    /// One line: why it passed or the first reason it failed.
+    pub message: String,
+    /// compilation, function_existence, behavioral (suite order).
+    pub checks: Vec<CheckResult>,
+    pub functions: Vec<FunctionResult>,
+    pub trials: usize,
+    /// What the candidate printed (capped), for diagnosis.
+    #[serde(default)]
+    pub candidate_stdout: String,
+    #[serde(default)]
+    pub candidate_stderr: String,
+    /// Wall-clock seconds of the two runs (0 for a cached reference).
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+impl Verdict {
+    pub fn score(&self) -> u8 {
+        u8::from(self.passed)
+    }
+}
+
+/// A verdict for a task or candidate that could not be run at all (planning failed, the reference
+/// did not run): every check is an error with `message`.
+pub fn error_verdict(task: &GradeTask, trials: usize, message: String) -> Verdict {
+    let checks = ["compilation", "function_existence", "behavioral"]
+        .iter()
+        .map(|k| CheckResult { kind: k.to_string(), outcome: Outcome::Error, message: message.clone(), metadata: serde_json::json!({}) })
+        .collect();
+    Verdict {
+        passed: false,
+        kind: task.kind,
+        message,
+        checks,
+        functions: vec![],
+        trials,
+        candidate_stdout: String::new(),
+        candidate_stderr: String::new(),
+        seconds: 0.0,
+    }
+}
+
+/// Assemble the verdict. `actual` is `None` when the candidate does not parse.
+pub fn verdict(task: &GradeTask, prep: &Prepared, candidate: &str, expected: &RunOutcome, actual: Option<&RunOutcome>) -> Verdict {
+    let compilation = verdict::compilation(candidate);
+    let existence = verdict::function_existence(&task.starter, &task.reference, candidate);
+    let (behavioral, functions) = match (candidate_program(prep, candidate), actual) {
+        (Ok(cp), Some(actual)) => verdict::behavioural(&prep.plan, &cp.tested, &cp.missing, expected, actual),
+        (Err(e), _) => (
+            CheckResult {
+                kind: "behavioral".into(),
+                outcome: Outcome::Error,
+                message: format!("the candidate has a {e}"),
+                metadata: serde_json::json!({"line": e.line}),
+            },
+            vec![],
+        ),
+        (Ok(_), None) => (
+            CheckResult {
+                kind: "behavioral".into(),
+                outcome: Outcome::Error,
+                message: "the candidate was not run".into(),
+                metadata: serde_json::json!({}),
+            },
+            vec![],
+        ),
+    };
+    let checks = vec![compilation, existence, behavioral];
+    let passed = verdict::task_passes(task.kind, &checks);
+    let message = if passed {
+        format!("passed: every function matches the reference on {} trials", prep.plan.trials.len())
+    } else {
+        let required = verdict::required_kinds(task.kind);
+        checks
+            .iter()
+            .filter(|c| c.outcome != Outcome::Pass && (required.contains(&c.kind.as_str()) || c.kind == "compilation"))
+            .map(|c| format!("{}: {}", c.kind, c.message))
+            .next()
+            .unwrap_or_else(|| "failed".into())
+    };
+    let (stdout, stderr) = actual.map(|a| (a.stdout.clone(), a.stderr.clone())).unwrap_or_default();
+    Verdict {
+        passed,
+        kind: task.kind,
+        message,
+        checks,
+        functions,
+        trials: prep.plan.trials.len(),
+        candidate_stdout: stdout,
+        candidate_stderr: stderr,
+        seconds: 0.0,
+    }
+}
+
+/// A task set name of the reference (`math_function`, …) to its domain (D11); constraint sets
+/// (`math_mult_constraints`, …) belong to the instructions axis, which this version does not grade.
+pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
+    match task_set {
+        "math_function" => Ok(Domain::Math),
+        "string_function" => Ok(Domain::String),
+        "array_function" => Ok(Domain::Array),
+        s if s.ends_with("_constraints") => {
+            Err(format!("task set '{s}' (instruction following) is not graded by this version"))
+        }
+        s => Err(format!("unknown task set '{s}' (expected math_function, string_function or array_function)")),
+    }
+}

@@ -1,0 +1,187 @@
+//! What one program run produced: the harness's result lines, read into per-trial, per-call
+//! outcomes. Pure (the native runner feeds it the bytes it captured).
+
+use super::value::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+/// An exception raised in Python: its type name and message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PyError {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for PyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.message.is_empty() {
+            f.write_str(&self.type_name)
+        } else {
+            write!(f, "{}: {}", self.type_name, self.message)
+        }
+    }
+}
+
+/// The result of one call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallResult {
+    Returned(Value),
+    Raised(PyError),
+}
+
+/// One trial: a setup error (the stubs or the program raised while being executed), or the calls'
+/// results in plan order (`None` = no result line: the run stopped before or during that call).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TrialOutcome {
+    pub setup_error: Option<PyError>,
+    pub calls: Vec<Option<CallResult>>,
+}
+
+/// How the process ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The harness ran every trial and said so.
+    Completed,
+    /// The harness stopped early because a call hit the per-call time limit.
+    StoppedAfterTimeout,
+    /// Killed at the wall-clock limit.
+    TimedOut { seconds: f64 },
+    /// Ended by a signal (e.g. SIGKILL at the memory or CPU limit, SIGXCPU, SIGXFSZ).
+    Signalled { signal: i32 },
+    /// Exited before saying it had finished.
+    Exited { code: i32 },
+    /// The result channel broke the protocol (too much output, unreadable lines).
+    Protocol { message: String },
+    /// Python could not be started at all.
+    SpawnFailed { message: String },
+}
+
+impl RunStatus {
+    pub fn describe(&self) -> String {
+        match self {
+            RunStatus::Completed => "completed".into(),
+            RunStatus::StoppedAfterTimeout => "the run stopped after a call hit the per-call time limit".into(),
+            RunStatus::TimedOut { seconds } => format!("killed after the wall-clock limit of {seconds:.1} s"),
+            RunStatus::Signalled { signal } => format!("killed by signal {signal}{}", signal_hint(*signal)),
+            RunStatus::Exited { code } => format!("the Python process exited with status {code} before finishing"),
+            RunStatus::Protocol { message } => format!("unreadable harness output: {message}"),
+            RunStatus::SpawnFailed { message } => format!("could not start Python: {message}"),
+        }
+    }
+}
+
+fn signal_hint(sig: i32) -> &'static str {
+    match sig {
+        9 => " (SIGKILL: a resource limit or the grader)",
+        24 => " (SIGXCPU: CPU time limit)",
+        25 => " (SIGXFSZ: file size limit)",
+        11 => " (SIGSEGV)",
+        6 => " (SIGABRT)",
+        _ => "",
+    }
+}
+
+/// Everything one run produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub trials: Vec<TrialOutcome>,
+    /// The first bytes of what the program wrote to stdout and stderr (capped).
+    pub stdout: String,
+    pub stderr: String,
+    pub seconds: f64,
+}
+
+impl RunOutcome {
+    /// A run that produced nothing (could not start).
+    pub fn failed(status: RunStatus, trials: usize, calls: usize) -> RunOutcome {
+        RunOutcome {
+            status,
+            trials: (0..trials).map(|_| TrialOutcome { setup_error: None, calls: vec![None; calls] }).collect(),
+            stdout: String::new(),
+            stderr: String::new(),
+            seconds: 0.0,
+        }
+    }
+}
+
+fn py_error(j: &Json) -> PyError {
+    PyError {
+        type_name: j.get("type").and_then(Json::as_str).unwrap_or("Exception").to_string(),
+        message: j.get("message").and_then(Json::as_str).unwrap_or("").to_string(),
+    }
+}
+
+/// How the harness said it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// No `done` line: the process died or was killed.
+    Unfinished,
+    Done,
+    /// `done` after stopping at a call that timed out.
+    StoppedAfterTimeout,
+}
+
+/// Read the harness's result lines. `shape[t]` is the number of calls of trial `t`. Returns the
+/// trials and how the harness ended; an unreadable line is a protocol error naming it.
+pub fn read_results(text: &str, shape: &[usize]) -> Result<(Vec<TrialOutcome>, Ending), String> {
+    let mut trials: Vec<TrialOutcome> =
+        shape.iter().map(|&n| TrialOutcome { setup_error: None, calls: vec![None; n] }).collect();
+    let mut done = Ending::Unfinished;
+    for (lineno, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |what: &str| format!("result line {}: {what}", lineno + 1);
+        let j: Json = serde_json::from_str(line).map_err(|e| bad(&format!("not JSON ({e})")))?;
+        let kind = j.get("k").and_then(Json::as_str).ok_or_else(|| bad("no kind"))?;
+        if kind == "done" {
+            done = if j.get("stopped").and_then(Json::as_str).is_some() { Ending::StoppedAfterTimeout } else { Ending::Done };
+            continue;
+        }
+        let t = j.get("trial").and_then(Json::as_u64).ok_or_else(|| bad("no trial"))? as usize;
+        let trial = trials.get_mut(t).ok_or_else(|| bad("trial out of range"))?;
+        match kind {
+            "setup" => trial.setup_error = Some(py_error(j.get("error").unwrap_or(&Json::Null))),
+            "call" => {
+                let i = j.get("i").and_then(Json::as_u64).ok_or_else(|| bad("no call index"))? as usize;
+                let slot = trial.calls.get_mut(i).ok_or_else(|| bad("call index out of range"))?;
+                *slot = Some(if let Some(e) = j.get("error") {
+                    CallResult::Raised(py_error(e))
+                } else {
+                    let v = j.get("value").ok_or_else(|| bad("call without value or error"))?;
+                    match Value::from_json(v) {
+                        Ok(v) => CallResult::Returned(v),
+                        Err(m) => CallResult::Raised(PyError { type_name: "UnreadableValue".into(), message: m }),
+                    }
+                });
+            }
+            other => return Err(bad(&format!("unknown kind '{other}'"))),
+        }
+    }
+    Ok((trials, done))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_calls_setup_errors_and_done() {
+        let text = concat!(
+            "{\"k\":\"call\",\"trial\":0,\"i\":1,\"value\":{\"t\":\"float\",\"v\":\"nan\"}}\n",
+            "{\"k\":\"setup\",\"trial\":1,\"error\":{\"type\":\"NameError\",\"message\":\"x\"}}\n",
+            "{\"k\":\"call\",\"trial\":0,\"i\":0,\"error\":{\"type\":\"ZeroDivisionError\",\"message\":\"d\"}}\n",
+            "{\"k\":\"done\"}\n"
+        );
+        let (trials, done) = read_results(text, &[2, 2]).unwrap();
+        assert_eq!(done, Ending::Done);
+        assert!(matches!(&trials[0].calls[1], Some(CallResult::Returned(Value::Float(x))) if x.is_nan()));
+        assert!(matches!(&trials[0].calls[0], Some(CallResult::Raised(e)) if e.type_name == "ZeroDivisionError"));
+        assert_eq!(trials[1].setup_error.as_ref().unwrap().type_name, "NameError");
+        assert!(read_results("{\"k\":\"call\",\"trial\":5,\"i\":0}\n", &[1]).is_err());
+        assert!(read_results("garbage\n", &[1]).unwrap_err().contains("line 1"));
+    }
+}

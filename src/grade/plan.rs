@@ -1,0 +1,345 @@
+//! The behavioural test plan (grading.md §3.2–§3.3 with decision D5): which functions are tested,
+//! with which argument types, on which inputs, under which `mylibrary` stub block per trial.
+
+use super::value::Value;
+use crate::domain::stubs;
+use crate::graph::sample::{below, between, uniform};
+use crate::rng::{hex_id, stream, Rng};
+use crate::spec::Domain;
+use ruff_python_ast::{Expr, Stmt};
+use ruff_text_size::Ranged;
+use std::collections::BTreeSet;
+
+/// The type of one argument, from its annotation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgType {
+    Bool,
+    Int,
+    Float,
+    Str,
+    Array,
+    List(Box<ArgType>),
+}
+
+/// One tested function: its name and plain positional parameters (name, type), in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSpec {
+    pub name: String,
+    pub params: Vec<(String, ArgType)>,
+}
+
+/// One top-level `def` of a program.
+#[derive(Clone, Debug)]
+pub struct TopDef {
+    pub name: String,
+    /// 1-based line of the `def`.
+    pub line: usize,
+    pub is_async: bool,
+    /// Source text, decorators included.
+    pub source: String,
+}
+
+/// A Python syntax error with its 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxProblem {
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for SyntaxProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "syntax error on line {}: {}", self.line, self.message)
+    }
+}
+
+fn line_of(src: &str, offset: usize) -> usize {
+    src.as_bytes()[..offset.min(src.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// Parse a module into its top-level statements.
+pub fn parse(src: &str) -> Result<Vec<Stmt>, SyntaxProblem> {
+    match ruff_python_parser::parse_module(src) {
+        Ok(p) => Ok(p.into_suite().into_iter().collect()),
+        Err(e) => Err(SyntaxProblem { line: line_of(src, e.location.start().to_usize()), message: e.error.to_string() }),
+    }
+}
+
+/// The top-level `def`s of a module, in source order.
+pub fn top_defs(src: &str) -> Result<Vec<TopDef>, SyntaxProblem> {
+    let body = parse(src)?;
+    Ok(body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::FunctionDef(f) => {
+                let r = s.range();
+                Some(TopDef {
+                    name: f.name.id.to_string(),
+                    line: line_of(src, f.name.range().start().to_usize()),
+                    is_async: f.is_async,
+                    source: src[r.start().to_usize()..r.end().to_usize()].to_string(),
+                })
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+/// Plain names assigned at module level (plain, annotated or augmented assignment), with lines:
+/// what `function_existence` forbids (grading.md §4.2).
+pub fn module_assignments(src: &str) -> Result<Vec<(String, usize)>, SyntaxProblem> {
+    let body = parse(src)?;
+    let mut out = Vec::new();
+    for s in &body {
+        let line = line_of(src, s.range().start().to_usize());
+        match s {
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    if let Expr::Name(n) = t {
+                        out.push((n.id.to_string(), line));
+                    }
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Expr::Name(n) = a.target.as_ref() {
+                    out.push((n.id.to_string(), line));
+                }
+            }
+            Stmt::AugAssign(a) => {
+                if let Expr::Name(n) = a.target.as_ref() {
+                    out.push((n.id.to_string(), line));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Why a reference cannot be planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    Syntax(SyntaxProblem),
+    /// A parameter without annotation (function, parameter).
+    Unannotated(String, String),
+    /// An annotation the input drawer does not support (function, parameter, annotation text).
+    Unsupported(String, String, String),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::Syntax(s) => write!(f, "the reference has a {s}"),
+            PlanError::Unannotated(func, p) => write!(f, "parameter '{p}' of reference function '{func}' has no annotation"),
+            PlanError::Unsupported(func, p, a) => {
+                write!(f, "parameter '{p}' of reference function '{func}' has an unsupported type '{a}'")
+            }
+        }
+    }
+}
+
+fn arg_type(e: &Expr, src: &str) -> Option<ArgType> {
+    match e {
+        Expr::Name(n) => match n.id.as_str() {
+            "bool" => Some(ArgType::Bool),
+            "int" => Some(ArgType::Int),
+            "float" => Some(ArgType::Float),
+            "str" => Some(ArgType::Str),
+            "list" | "List" => Some(ArgType::List(Box::new(ArgType::Int))),
+            _ => None,
+        },
+        Expr::Attribute(a) => {
+            let base = match a.value.as_ref() {
+                Expr::Name(n) => n.id.as_str(),
+                _ => return None,
+            };
+            ((base == "np" || base == "numpy") && a.attr.id.as_str() == "ndarray").then_some(ArgType::Array)
+        }
+        Expr::Subscript(s) => {
+            let head = match s.value.as_ref() {
+                Expr::Name(n) => n.id.as_str(),
+                _ => return None,
+            };
+            if head == "list" || head == "List" {
+                arg_type(&s.slice, src).map(|t| ArgType::List(Box::new(t)))
+            } else {
+                None
+            }
+        }
+        Expr::StringLiteral(s) => {
+            let text = s.value.to_str();
+            let parsed = ruff_python_parser::parse_expression(text).ok()?;
+            arg_type(parsed.expr(), text)
+        }
+        _ => None,
+    }
+}
+
+/// The functions to test: every top-level non-async `def` of the reference except `main`, with its
+/// plain positional parameters (grading.md §3.2 steps 1 and 4).
+pub fn reference_functions(reference: &str) -> Result<Vec<FunctionSpec>, PlanError> {
+    let body = parse(reference).map_err(PlanError::Syntax)?;
+    let mut out = Vec::new();
+    for s in &body {
+        let Stmt::FunctionDef(f) = s else { continue };
+        if f.is_async || f.name.id.as_str() == "main" {
+            continue;
+        }
+        let name = f.name.id.to_string();
+        let mut params = Vec::new();
+        for p in f.parameters.posonlyargs.iter().chain(f.parameters.args.iter()) {
+            let pname = p.parameter.name.id.to_string();
+            let ann = p.parameter.annotation.as_deref().ok_or_else(|| PlanError::Unannotated(name.clone(), pname.clone()))?;
+            let ty = arg_type(ann, reference).ok_or_else(|| {
+                let r = ann.range();
+                PlanError::Unsupported(name.clone(), pname.clone(), reference[r.start().to_usize()..r.end().to_usize()].to_string())
+            })?;
+            params.push((pname, ty));
+        }
+        out.push(FunctionSpec { name, params });
+    }
+    Ok(out)
+}
+
+/// The program the harness executes: the top-level non-async `def`s whose names are in `keep`,
+/// in source order (grading.md §3.2 steps 1–2; everything else is discarded).
+pub fn filter_program(defs: &[TopDef], keep: &BTreeSet<String>) -> String {
+    let mut out = String::new();
+    for d in defs.iter().filter(|d| !d.is_async && keep.contains(&d.name)) {
+        out.push_str(&d.source);
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// A stable key for a task's test inputs: its identity and a digest of its reference code, so
+/// editing the reference changes the inputs and nothing else does.
+pub fn task_key(identity: &str, reference: &str) -> String {
+    format!("{identity}#{}", hex_id(reference, "grade/reference", 8))
+}
+
+/// One call of one trial: the function and its keyword arguments in reference parameter order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub function: String,
+    pub args: Vec<(String, Value)>,
+}
+
+/// One trial: the stub block (its index in the domain's Cartesian list) and the calls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    pub stub_index: usize,
+    pub calls: Vec<Call>,
+}
+
+/// The whole plan of a task: the same for the reference run and the candidate run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub domain: Domain,
+    pub functions: Vec<FunctionSpec>,
+    pub trials: Vec<Trial>,
+}
+
+/// Draw one input (grading.md §3.3).
+pub fn draw(rng: &mut Rng, ty: &ArgType) -> Value {
+    match ty {
+        ArgType::Bool => Value::Bool(below(rng, 2) == 1),
+        ArgType::Int => Value::int(between(rng, 1, 5)),
+        ArgType::Float => Value::Float(uniform(rng, -1.0, 1.0)),
+        ArgType::Str => {
+            let len = between(rng, 1, 10) as usize;
+            Value::Str((0..len).map(|_| char::from(b'0' + below(rng, 10) as u8)).collect())
+        }
+        ArgType::Array => {
+            let len = between(rng, 1, 5) as usize;
+            let values: Vec<f64> = (0..len).map(|_| uniform(rng, -1.0, 1.0)).collect();
+            Value::Array { shape: vec![len], dtype: "float64".into(), values: Some(values), repr: String::new() }
+        }
+        ArgType::List(inner) => {
+            let len = between(rng, 0, 5) as usize;
+            Value::List((0..len).map(|_| draw(rng, inner)).collect())
+        }
+    }
+}
+
+/// Build the plan: per trial one stub block (stream `stubs/{trial}`) and, for every function, one
+/// input per parameter from the stream `inputs/{trial}/{function}` (D5: independent of the
+/// candidate and of the order of functions).
+pub fn build_plan(key: &str, domain: Domain, functions: Vec<FunctionSpec>, trials: usize) -> Plan {
+    let count = stubs::block_count(domain);
+    let trials = (0..trials)
+        .map(|t| {
+            let stub_index = below(&mut stream(key, &format!("stubs/{t}")), count);
+            let calls = functions
+                .iter()
+                .map(|f| {
+                    let mut rng = stream(key, &format!("inputs/{t}/{}", f.name));
+                    Call { function: f.name.clone(), args: f.params.iter().map(|(n, ty)| (n.clone(), draw(&mut rng, ty))).collect() }
+                })
+                .collect();
+            Trial { stub_index, calls }
+        })
+        .collect();
+    Plan { domain, functions, trials }
+}
+
+/// The stub source of one block (`mylibrary`), as the harness executes it before the program.
+pub fn stub_source(domain: Domain, index: usize) -> String {
+    stubs::mylibrary_source(domain, stubs::block(domain, index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REF: &str = "from mylibrary import default\nimport numpy as np\n\ndef f(val: float, mult: float=default()) -> float:\n    return val * mult\n\nasync def g(val: float):\n    return val\n\ndef h(xs: list[int], a: np.ndarray, s: 'str', b: bool, *rest, k: int = 1) -> float:\n    return 0.0\n\ndef main():\n    f(1.0)\n";
+
+    #[test]
+    fn reference_functions_read_plain_positional_params() {
+        let fs = reference_functions(REF).unwrap();
+        assert_eq!(fs.len(), 2);
+        assert_eq!(fs[0], FunctionSpec { name: "f".into(), params: vec![("val".into(), ArgType::Float), ("mult".into(), ArgType::Float)] });
+        assert_eq!(
+            fs[1].params,
+            vec![
+                ("xs".into(), ArgType::List(Box::new(ArgType::Int))),
+                ("a".into(), ArgType::Array),
+                ("s".into(), ArgType::Str),
+                ("b".into(), ArgType::Bool)
+            ]
+        );
+        assert!(matches!(reference_functions("def f(x):\n    pass\n"), Err(PlanError::Unannotated(..))));
+        assert!(matches!(reference_functions("def f(x: dict):\n    pass\n"), Err(PlanError::Unsupported(..))));
+        match reference_functions("x = 1\n\ndef f(:\n") {
+            Err(PlanError::Syntax(s)) => assert_eq!(s.line, 3),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn inputs_are_per_trial_and_function() {
+        let fs = reference_functions(REF).unwrap();
+        let a = build_plan("k", Domain::Math, fs.clone(), 4);
+        let b = build_plan("k", Domain::Math, fs.iter().rev().cloned().collect(), 4);
+        // The same function gets the same inputs whatever the order of the others.
+        assert_eq!(a.trials[2].calls[0], b.trials[2].calls[1]);
+        assert_ne!(a.trials[0].calls[0], a.trials[1].calls[0]);
+        for t in &a.trials {
+            assert!(t.stub_index < 625);
+            for (_, v) in &t.calls[0].args {
+                let Value::Float(x) = v else { panic!() };
+                assert!((-1.0..1.0).contains(x));
+            }
+            let Value::Str(s) = &t.calls[1].args[2].1 else { panic!() };
+            assert!((1..=10).contains(&s.len()) && s.chars().all(|c| c.is_ascii_digit()));
+        }
+    }
+
+    #[test]
+    fn filter_keeps_named_defs_only() {
+        let defs = top_defs(REF).unwrap();
+        let keep: BTreeSet<String> = ["f".to_string()].into();
+        let p = filter_program(&defs, &keep);
+        assert!(p.starts_with("def f(") && !p.contains("def h") && !p.contains("import"));
+        assert_eq!(module_assignments("x = 1\ny: int = 2\nz += 1\na, b = 1, 2\n").unwrap().len(), 3);
+    }
+}

@@ -1,0 +1,244 @@
+# Cabrito's grading harness. Runs ONE program (the reference or a candidate, never both) in this
+# fresh interpreter, which the grader started with resource limits and kills from outside.
+#
+# stdin: one JSON request {program, defs, domain, stubs: {index: source}, strops, trials:
+#        [{stub, calls: [[index, function, [[name, value], ...]], ...]}], memoize,
+#        restrict_builtins, call_timeout}
+# fd 3:  one JSON line per event: {"k":"setup","trial":t,"error":{...}} when the stubs or the
+#        program raise while being executed in trial t; {"k":"call","trial":t,"i":i,"value":...}
+#        or {..."error":{"type","message"}} per call; {"k":"done"} at the end.
+# Values are tagged: {"t":"float","v":"nan"}, {"t":"int","v":"12"}, {"t":"ndarray","shape":[3],
+# "dtype":"float64","v":["0.5",...]}, ... What the program prints is swallowed.
+
+import builtins
+import json
+import os
+import signal
+import sys
+import types
+
+import numpy
+
+OUT = os.fdopen(3, "w", encoding="utf-8")
+SAFE_NAMES = (
+    "abs all any bin bool chr dict divmod enumerate filter float hex int isinstance issubclass len "
+    "list map max min oct ord pow print range repr reversed round set slice sorted str sum tuple type "
+    "zip True False None Exception ValueError TypeError IndexError KeyError ZeroDivisionError"
+).split()
+MAX_NODES = 200000
+
+
+class CallTimeout(BaseException):
+    pass
+
+
+class Sink:
+    """Where the program's prints go: nowhere."""
+
+    def write(self, s):
+        return len(s) if isinstance(s, str) else 0
+
+    def flush(self):
+        pass
+
+
+def emit(obj):
+    OUT.write(json.dumps(obj, ensure_ascii=True, allow_nan=False))
+    OUT.write("\n")
+    OUT.flush()
+
+
+def err(e):
+    try:
+        msg = str(e)
+    except BaseException:
+        msg = "<unprintable>"
+    return {"type": type(e).__name__, "message": msg[:2000]}
+
+
+def decode(v):
+    t = v["t"]
+    if t == "float":
+        return float(v["v"])
+    if t == "int":
+        return int(v["v"])
+    if t == "str":
+        return v["v"]
+    if t == "bool":
+        return bool(v["v"])
+    if t == "none":
+        return None
+    if t == "list":
+        return [decode(x) for x in v["v"]]
+    if t == "tuple":
+        return tuple(decode(x) for x in v["v"])
+    if t == "ndarray":
+        return numpy.array([float(x) for x in v["v"]], dtype=numpy.float64).reshape(v["shape"])
+    raise ValueError("cannot decode input tag " + t)
+
+
+def encode(v, budget):
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise OverflowError("result too large to report")
+    if v is None:
+        return {"t": "none"}
+    if isinstance(v, (bool, numpy.bool_)):
+        return {"t": "bool", "v": bool(v)}
+    if isinstance(v, (int, numpy.integer)):
+        try:
+            return {"t": "int", "v": str(int(v))}
+        except ValueError:
+            return {"t": "other", "type": "int", "repr": "<int too large>"}
+    if isinstance(v, (float, numpy.floating)):
+        return {"t": "float", "v": repr(float(v))}
+    if type(v) is str:
+        try:
+            v.encode("utf-8")
+            return {"t": "str", "v": v}
+        except UnicodeError:
+            return {"t": "other", "type": "str", "repr": ascii(v)[:2000]}
+    if type(v) is tuple:
+        return {"t": "tuple", "v": [encode(x, budget) for x in v]}
+    if type(v) is list:
+        return {"t": "list", "v": [encode(x, budget) for x in v]}
+    if isinstance(v, numpy.ndarray):
+        out = {"t": "ndarray", "shape": list(v.shape), "dtype": str(v.dtype)}
+        if v.dtype.kind in "biuf":
+            budget[0] -= v.size
+            if budget[0] < 0:
+                raise OverflowError("result too large to report")
+            out["v"] = [repr(float(x)) for x in v.ravel().tolist()]
+        else:
+            out["repr"] = safe_repr(v)
+        return out
+    return {"t": "other", "type": type(v).__name__, "repr": safe_repr(v)}
+
+
+def safe_repr(v):
+    try:
+        return repr(v)[:2000]
+    except BaseException:
+        return "<unrepresentable " + type(v).__name__ + ">"
+
+
+def memo_key(v):
+    if isinstance(v, numpy.ndarray):
+        return ("ndarray", v.shape, v.dtype.str, v.tobytes())
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, tuple(memo_key(x) for x in v))
+    if isinstance(v, dict):
+        return ("dict", tuple(sorted((memo_key(k), memo_key(x)) for k, x in v.items())))
+    return (type(v).__name__, v)
+
+
+def memoize(fn):
+    cache = {}
+
+    def wrapper(*args, **kwargs):
+        try:
+            key = (memo_key(args), memo_key(tuple(sorted(kwargs.items()))))
+            hash(key)
+        except Exception:
+            return fn(*args, **kwargs)
+        if key in cache:
+            return cache[key]
+        result = fn(*args, **kwargs)
+        cache[key] = result
+        return result
+
+    wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def on_alarm(signum, frame):
+    raise CallTimeout("call timed out")
+
+
+def main():
+    req = json.loads(sys.stdin.read())
+    sys.stdin = None
+    real_stdout, real_stderr = sys.stdout, sys.stderr
+    sink = Sink()
+    code = compile(req["program"], "solution.py", "exec")
+    strops_src = req.get("strops")
+    stubs = {int(k): compile(src, "mylibrary.py", "exec") for k, src in req["stubs"].items()}
+    strops_code = compile(strops_src, "strops.py", "exec") if strops_src else None
+    if req.get("restrict_builtins", True):
+        safe = {n: getattr(builtins, n) for n in SAFE_NAMES}
+    else:
+        safe = builtins.__dict__
+    defs = req["defs"]
+    timeout = float(req.get("call_timeout", 2.0))
+    signal.signal(signal.SIGALRM, on_alarm)
+    stop = None
+    for t, trial in enumerate(req["trials"]):
+        if stop is not None:
+            break
+        sys.stdout = sys.stderr = sink
+        g = {"__builtins__": safe, "__name__": "solution"}
+        try:
+            ns = {"__name__": "mylibrary"}
+            if strops_code is not None:
+                mod = types.ModuleType("strops")
+                exec(strops_code, mod.__dict__)
+                ns.update({k: v for k, v in mod.__dict__.items() if not k.startswith("__")})
+                ns["strops"] = mod
+            exec(stubs[trial["stub"]], ns)
+            g.update({k: v for k, v in ns.items() if not k.startswith("__")})
+            g["np"] = numpy
+            g["numpy"] = numpy
+        except BaseException as e:
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+            emit({"k": "setup", "trial": t, "error": err(e)})
+            continue
+        try:
+            signal.setitimer(signal.ITIMER_REAL, timeout * 5)
+            exec(code, g)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if req.get("memoize", True):
+                for name in defs:
+                    f = g.get(name)
+                    if isinstance(f, types.FunctionType):
+                        g[name] = memoize(f)
+        except BaseException as e:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+            emit({"k": "setup", "trial": t, "error": err(e)})
+            continue
+        for i, name, args in trial["calls"]:
+            kwargs = {n: decode(v) for n, v in args}
+            fn = g.get(name)
+            result = None
+            error = None
+            try:
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+                try:
+                    result = fn(**kwargs)
+                except CallTimeout:
+                    raise
+                except BaseException:
+                    # The reference's protocol: retry positionally in parameter order.
+                    result = fn(*[kwargs[n] for n, _ in args])
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            except BaseException as e:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                error = e
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+            if error is not None:
+                emit({"k": "call", "trial": t, "i": i, "error": err(error)})
+                if isinstance(error, CallTimeout):
+                    stop = "timeout"
+                    break
+            else:
+                try:
+                    emit({"k": "call", "trial": t, "i": i, "value": encode(result, [MAX_NODES])})
+                except BaseException as e:
+                    emit({"k": "call", "trial": t, "i": i, "error": err(e)})
+            sys.stdout = sys.stderr = sink
+        sys.stdout, sys.stderr = real_stdout, real_stderr
+    emit({"k": "done", "stopped": stop})
+
+
+main()
