@@ -1,3 +1,47 @@
-//! The Yew app (wasm only). Placeholder until the walking skeleton lands.
+//! The playground: a Yew app (wasm only) that reads a task spec from the URL fragment, generates
+//! the task in the browser and shows it.
 
-pub fn start() {}
+pub mod app;
+pub mod route;
+pub mod view;
+
+pub use app::App;
+
+/// Id of the element the app renders into (index.html holds it, with a loading notice).
+pub const ROOT_ID: &str = "app";
+
+/// Start the app: install the panic notice, then render into `#app` (or the body).
+pub fn start() {
+    yew::set_custom_panic_hook(Box::new(|info| {
+        let text = format!("Cabrito stopped with an internal error: {info}");
+        web_sys::console::error_1(&text.clone().into());
+        show_fatal(&text);
+    }));
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    match doc.get_element_by_id(ROOT_ID) {
+        Some(root) => {
+            root.set_inner_html("");
+            yew::Renderer::<App>::with_root(root).render();
+        }
+        None => {
+            yew::Renderer::<App>::new().render();
+        }
+    }
+}
+
+/// Put a visible notice at the top of the page, so that even an internal error never leaves a
+/// blank page.
+fn show_fatal(text: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(body) = doc.body() else { return };
+    if let Ok(el) = doc.create_element("div") {
+        el.set_id("fatal");
+        el.set_class_name("error fatal");
+        el.set_attribute("role", "alert").ok();
+        el.set_text_content(Some(&format!(
+            "{text}. Reload the page, or open the default task: {}",
+            crate::task::link(&crate::TaskSpec::default())
+        )));
+        let _ = body.prepend_with_node_1(&el);
+    }
+}

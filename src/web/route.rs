@@ -1,0 +1,180 @@
+//! The URL fragment: which page, and for a task page, which spec.
+//!
+//! A share link is `#/task?v=1&kind=…&domain=…&axis=…&n=…&seed=…`. Parsing never panics: a
+//! malformed or out-of-range link becomes [`Route::BadLink`] with a one-line reason and the nearest
+//! valid spec, which the app offers instead of a blank page.
+
+use crate::spec::{knob, TaskSpec, Values, KNOBS};
+
+/// What a fragment asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Route {
+    /// A task page for a valid spec.
+    Task(TaskSpec),
+    /// A link that could not be read, why, and the closest task that can be shown.
+    BadLink { message: String, nearest: TaskSpec },
+}
+
+/// The path of the task page.
+pub const TASK_PATH: &str = "/task";
+
+/// The fragment (with its `#`) of a spec's task page.
+pub fn fragment(spec: &TaskSpec) -> String {
+    crate::task::link(spec)
+}
+
+/// Read a fragment such as `#/task?v=1&n=5` (the `#` is optional).
+pub fn parse(fragment: &str) -> Route {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    let (path, query) = match f.split_once('?') {
+        Some((p, q)) => (p, q),
+        None => (f, ""),
+    };
+    // An empty fragment is the landing page: the default task.
+    if !matches!(path, "" | "/" | TASK_PATH | "/task/") {
+        return Route::BadLink {
+            message: format!(
+                "there is no page '{}'; a task link looks like #/task?v=1&kind=add_parameter&n=25&seed=0",
+                shorten(&decode(path), 60)
+            ),
+            nearest: TaskSpec::default(),
+        };
+    }
+    let pairs = match split_query(query) {
+        Ok(p) => p,
+        Err(message) => {
+            let nearest = nearest_valid(&well_formed_pairs(query));
+            return Route::BadLink { message, nearest };
+        }
+    };
+    match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(spec) => Route::Task(spec),
+        Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
+    }
+}
+
+/// Split a query into decoded `key=value` pairs; an item without `=` is an error.
+pub fn split_query(query: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for item in query.split('&').filter(|s| !s.is_empty()) {
+        match item.split_once('=') {
+            Some((k, v)) => out.push((decode(k), decode(v))),
+            None => {
+                return Err(format!(
+                    "the link part '{}' is not of the form key=value (for example n=25)",
+                    shorten(&decode(item), 40)
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The decodable `key=value` items of a query, skipping the malformed ones.
+fn well_formed_pairs(query: &str) -> Vec<(String, String)> {
+    query.split('&').filter_map(|item| item.split_once('=').map(|(k, v)| (decode(k), decode(v)))).collect()
+}
+
+/// The closest valid spec to some pairs: repeatedly clamp an out-of-range number into its range, or
+/// drop the key the spec parser complains about, until the spec parses. Ends at the default spec.
+pub fn nearest_valid(pairs: &[(String, String)]) -> TaskSpec {
+    let mut pairs: Vec<(String, String)> = pairs.to_vec();
+    // Each round removes a pair or clamps one into range, so this terminates well within the bound.
+    for _ in 0..(2 * pairs.len() + 2) {
+        match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+            Ok(spec) => return spec,
+            Err(e) => {
+                let positions: Vec<usize> =
+                    pairs.iter().enumerate().filter(|(_, (k, _))| k.trim() == e.key).map(|(i, _)| i).collect();
+                let Some(&first) = positions.first() else { break };
+                if positions.len() > 1 {
+                    // A repeated key: keep the first occurrence.
+                    for &i in positions[1..].iter().rev() {
+                        pairs.remove(i);
+                    }
+                    continue;
+                }
+                match clamped(&pairs[first].0, &pairs[first].1) {
+                    Some(c) if c != pairs[first].1.trim() => pairs[first].1 = c,
+                    _ => {
+                        pairs.remove(first);
+                    }
+                }
+            }
+        }
+    }
+    TaskSpec::default()
+}
+
+/// An integer knob's value moved into the knob's range, if the value is a (possibly huge or
+/// negative) integer at all.
+fn clamped(key: &str, value: &str) -> Option<String> {
+    let Values::Int { min, max } = knob(key.trim())?.values else { return None };
+    let v = value.trim();
+    let digits = v.strip_prefix('-').or_else(|| v.strip_prefix('+')).unwrap_or(v);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if v.starts_with('-') {
+        return Some(min.to_string());
+    }
+    Some(
+        match digits.trim_start_matches('0').parse::<u64>() {
+            Ok(x) => x.clamp(min, max),
+            Err(_) if digits.trim_start_matches('0').is_empty() => min,
+            Err(_) => max, // more digits than a u64 holds
+        }
+        .to_string(),
+    )
+}
+
+/// Percent-decode a URL component (`+` is kept: links never encode spaces with it). Invalid escapes
+/// and invalid UTF-8 are kept as text rather than rejected.
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// At most `max` characters of `s`, with an ellipsis when cut (so a huge link cannot flood the page).
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    }
+}
+
+/// The query pairs of a spec with one knob set to a new value (an empty value removes an optional
+/// knob), for the controls.
+pub fn with_value(spec: &TaskSpec, key: &str, value: &str) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = spec.pairs().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    pairs.retain(|(k, _)| k != key);
+    if !value.trim().is_empty() {
+        pairs.push((key.to_string(), value.trim().to_string()));
+    }
+    // Keep knob order so the resulting link reads the same as a generated one.
+    pairs.sort_by_key(|(k, _)| if k == "v" { 0 } else { 1 + KNOBS.iter().position(|kn| kn.key == k).unwrap_or(99) });
+    pairs
+}
