@@ -15,10 +15,7 @@ fn unified(starter: &str, reference: &str, radius: usize) -> String {
 
 /// The same diff with every `@@ -a,b +c,d @@` header replaced by `@@ ... @@`.
 fn without_numbers(diff: &str) -> String {
-    diff.lines()
-        .map(|l| if l.starts_with("@@") { "@@ ... @@" } else { l })
-        .collect::<Vec<_>>()
-        .join("\n")
+    diff.lines().map(|l| if l.starts_with("@@") { "@@ ... @@" } else { l }).collect::<Vec<_>>().join("\n")
 }
 
 fn specs() -> Vec<TaskSpec> {
@@ -119,7 +116,8 @@ mod never_panics {
     use super::*;
     use proptest::prelude::*;
 
-    const STARTER: &str = "import math\n\ndef f(val: float) -> float:\n    return abs(val)\n\ndef main(val: float):\n    return f(val)\n";
+    const STARTER: &str =
+        "import math\n\ndef f(val: float) -> float:\n    return abs(val)\n\ndef main(val: float):\n    return f(val)\n";
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]

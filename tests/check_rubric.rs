@@ -11,7 +11,17 @@ fn task_ref(t: &Task) -> TaskRef<'_> {
 fn show(r: &Rubric) -> String {
     r.items
         .iter()
-        .map(|i| format!("{} {} {} [{}] line {:?}: {}", if i.passed { "✓" } else { "✗" }, if i.must_have { "must" } else { "nice" }, i.id, i.title, i.line, i.reason))
+        .map(|i| {
+            format!(
+                "{} {} {} [{}] line {:?}: {}",
+                if i.passed { "✓" } else { "✗" },
+                if i.must_have { "must" } else { "nice" },
+                i.id,
+                i.title,
+                i.line,
+                i.reason
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

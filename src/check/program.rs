@@ -72,7 +72,10 @@ impl<'s> Program<'s> {
         }
         let module = parsed.into_syntax();
         if let Some((at, msg)) = sem.errors.into_iter().min_by_key(|e| e.0) {
-            return Err(ProgramError { line: line_at(&starts, usize::from(at)), message: format!("CPython would reject this: {msg}") });
+            return Err(ProgramError {
+                line: line_at(&starts, usize::from(at)),
+                message: format!("CPython would reject this: {msg}"),
+            });
         }
         Ok(Program { source, line_starts: starts, module })
     }
@@ -254,7 +257,10 @@ fn bracket_overflow(source: &str) -> Option<(usize, String)> {
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_BRACKETS {
-                    return Some((i, format!("too many nested parentheses (more than {MAX_BRACKETS}; CPython's limit)")));
+                    return Some((
+                        i,
+                        format!("too many nested parentheses (more than {MAX_BRACKETS}; CPython's limit)"),
+                    ));
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
@@ -308,7 +314,10 @@ fn duplicate_parameter(p: &ast::Parameters) -> Option<(TextSize, String)> {
         .chain(p.kwarg.as_deref());
     for param in names {
         if !seen.insert(param.name.as_str()) {
-            return Some((param.start(), format!("duplicate argument '{}' in function definition", param.name.as_str())));
+            return Some((
+                param.start(),
+                format!("duplicate argument '{}' in function definition", param.name.as_str()),
+            ));
         }
     }
     None
@@ -410,7 +419,8 @@ impl<'a> Visitor<'a> for Collect {
                 }
             }
             Stmt::ImportFrom(i) => {
-                let module = format!("{}{}", ".".repeat(i.level as usize), i.module.as_ref().map(|m| m.as_str()).unwrap_or(""));
+                let module =
+                    format!("{}{}", ".".repeat(i.level as usize), i.module.as_ref().map(|m| m.as_str()).unwrap_or(""));
                 for a in &i.names {
                     let alias = a.asname.as_ref().map(|n| format!(" as {}", n.as_str())).unwrap_or_default();
                     self.imports.push((format!("from {module} import {}{alias}", a.name.as_str()), stmt.start()));
@@ -459,8 +469,14 @@ mod tests {
         assert!(err("yield 1\n").message.contains("yield"));
         assert!(err("def f():\n    await g()\n").message.contains("await"));
         assert!(err("nonlocal x\n").message.contains("nonlocal"));
-        assert!(Program::parse("for i in x:\n    if i:\n        break\n    else:\n        continue\nelse:\n    pass\n").is_ok());
-        assert!(Program::parse("async def f():\n    await g()\n    async for x in y:\n        pass\nf = lambda: (yield)\n").is_ok());
+        assert!(Program::parse(
+            "for i in x:\n    if i:\n        break\n    else:\n        continue\nelse:\n    pass\n"
+        )
+        .is_ok());
+        assert!(Program::parse(
+            "async def f():\n    await g()\n    async for x in y:\n        pass\nf = lambda: (yield)\n"
+        )
+        .is_ok());
     }
 
     #[test]

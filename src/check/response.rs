@@ -105,19 +105,21 @@ pub fn parse_response(text: &str, starter: &str) -> Result<Candidate, ResponseEr
     if text.len() > MAX_RESPONSE_BYTES {
         return Err(err(
             None,
-            format!(
-                "the response is {} bytes; at most {} bytes (2 MB) are accepted",
-                text.len(),
-                MAX_RESPONSE_BYTES
-            ),
+            format!("the response is {} bytes; at most {} bytes (2 MB) are accepted", text.len(), MAX_RESPONSE_BYTES),
         ));
     }
     if let Some(pos) = text.find('\0') {
         let line = text[..pos].matches('\n').count() + 1;
-        return Err(err(Some(line), "the response contains a NUL byte: expected text (Python source or a diff), not binary data"));
+        return Err(err(
+            Some(line),
+            "the response contains a NUL byte: expected text (Python source or a diff), not binary data",
+        ));
     }
     if text.trim().is_empty() {
-        return Err(err(None, "the response is empty: expected a `# === solution.py ===` block, a Python file or a unified diff"));
+        return Err(err(
+            None,
+            "the response is empty: expected a `# === solution.py ===` block, a Python file or a unified diff",
+        ));
     }
     let mut notes = Vec::new();
 
@@ -205,10 +207,12 @@ fn read_file_blocks(
         *b
     } else {
         // H15: a model may copy the format example's "solution.py (any file name)" literally.
-        let near: Vec<&(usize, &str, &[Line<'_>])> =
-            blocks.iter().filter(|b| b.1.starts_with("solution.py")).collect();
+        let near: Vec<&(usize, &str, &[Line<'_>])> = blocks.iter().filter(|b| b.1.starts_with("solution.py")).collect();
         if near.len() == 1 {
-            notes.push(format!("the block on line {} is named `{}`; read it as solution.py", all[near[0].0].no, near[0].1));
+            notes.push(format!(
+                "the block on line {} is named `{}`; read it as solution.py",
+                all[near[0].0].no, near[0].1
+            ));
             near[0]
         } else {
             let names: Vec<String> = blocks.iter().map(|b| format!("`{}` (line {})", b.1, all[b.0].no)).collect();
@@ -243,7 +247,10 @@ fn read_file_blocks(
     if content.iter().all(|l| l.text.trim().is_empty()) {
         return Err(err(
             Some(marker_line),
-            format!("the `# === {} ===` marker is followed by no code: expected the whole modified file after it", block.1),
+            format!(
+                "the `# === {} ===` marker is followed by no code: expected the whole modified file after it",
+                block.1
+            ),
         ));
     }
     if let Some(start) = find_diff_start(content) {
@@ -281,8 +288,7 @@ fn unfence_bare(all: &[Line<'_>], notes: &mut Vec<String>) -> Result<String, Res
     let size = |f: &(usize, Option<usize>, String)| f.1.unwrap_or(all.len()) - f.0;
     let python: Vec<&(usize, Option<usize>, String)> =
         fences.iter().filter(|f| f.2 == "python" || f.2 == "py" || f.2 == "python3").collect();
-    let pool: Vec<&(usize, Option<usize>, String)> =
-        if python.is_empty() { fences.iter().collect() } else { python };
+    let pool: Vec<&(usize, Option<usize>, String)> = if python.is_empty() { fences.iter().collect() } else { python };
     let Some(pick) = pool.iter().copied().max_by_key(|f| (size(f), std::cmp::Reverse(f.0))) else {
         return Err(err(None, "no code block found"));
     };
@@ -394,7 +400,10 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
             let name = if new == "/dev/null" { old.clone() } else { new.clone() };
             let base = name.rsplit('/').next().unwrap_or(&name).to_string();
             if seen_header && skipping.is_none() && base == "solution.py" {
-                return Err(err(Some(lines[i].no), "a second `--- solution.py` section: expected one section per file"));
+                return Err(err(
+                    Some(lines[i].no),
+                    "a second `--- solution.py` section: expected one section per file",
+                ));
             }
             if base == "solution.py" || name.is_empty() {
                 skipping = None;
@@ -407,7 +416,11 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
             i += 2;
             continue;
         }
-        if t.starts_with("diff ") || t.starts_with("index ") || t.starts_with("new file mode") || t.starts_with("deleted file mode") {
+        if t.starts_with("diff ")
+            || t.starts_with("index ")
+            || t.starts_with("new file mode")
+            || t.starts_with("deleted file mode")
+        {
             i += 1;
             continue;
         }
@@ -462,7 +475,8 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
                 None => {
                     while let Some(l) = lines.get(i) {
                         if is_hunk_header(l.text)
-                            || (l.text.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.text.starts_with("+++ ")))
+                            || (l.text.starts_with("--- ")
+                                && lines.get(i + 1).is_some_and(|n| n.text.starts_with("+++ ")))
                             || l.text.starts_with("diff ")
                         {
                             break;
@@ -477,7 +491,10 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
                     }
                     // A closing fence or prose ends the diff; anything after it must be blank or a fence.
                     if let Some(l) = lines.get(i) {
-                        if split_hunk_line(l.text).0.is_none() && !is_hunk_header(l.text) && !l.text.starts_with("diff ") {
+                        if split_hunk_line(l.text).0.is_none()
+                            && !is_hunk_header(l.text)
+                            && !l.text.starts_with("diff ")
+                        {
                             let rest = &lines[i..];
                             if let Some(bad) = rest.iter().find(|r| !r.text.trim().is_empty() && !is_fence(r.text)) {
                                 if rest.iter().any(|r| is_hunk_header(r.text)) {
@@ -510,7 +527,10 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
             continue;
         }
         if hunks.is_empty() {
-            return Err(err(Some(lines[i].no), format!("expected a `--- solution.py` header or an `@@` hunk header, found `{}`", shorten(t))));
+            return Err(err(
+                Some(lines[i].no),
+                format!("expected a `--- solution.py` header or an `@@` hunk header, found `{}`", shorten(t)),
+            ));
         }
         notes.push(format!("ignored text after the diff from line {}", lines[i].no));
         break;
@@ -596,7 +616,10 @@ fn apply_diff(lines: &[Line<'_>], starter: &str, notes: &mut Vec<String>) -> Res
         let at = match h.old_range {
             Some((start, len)) => {
                 if len != old.len() {
-                    return Err(err(Some(h.header_line), format!("hunk header promises {len} old lines, the body has {}", old.len())));
+                    return Err(err(
+                        Some(h.header_line),
+                        format!("hunk header promises {len} old lines, the body has {}", old.len()),
+                    ));
                 }
                 // A pure insertion `-N,0` inserts after line N.
                 let stated = if len == 0 { start } else { start.saturating_sub(1) };
@@ -608,7 +631,10 @@ fn apply_diff(lines: &[Line<'_>], starter: &str, notes: &mut Vec<String>) -> Res
                 } else if old.is_empty() {
                     return Err(err(
                         Some(h.header_line),
-                        format!("the hunk inserts after line {start}, but the starter has {} lines", starter_lines.len()),
+                        format!(
+                            "the hunk inserts after line {start}, but the starter has {} lines",
+                            starter_lines.len()
+                        ),
                     ));
                 } else {
                     // Like `patch`: accept the same lines elsewhere if they occur exactly once.
@@ -650,7 +676,10 @@ fn apply_diff(lines: &[Line<'_>], starter: &str, notes: &mut Vec<String>) -> Res
                         let why = if anywhere.is_empty() {
                             format!("its {} context/removed lines do not occur in the starter", old.len())
                         } else {
-                            format!("its lines occur only before the previous hunk (at starter line {})", anywhere[0] + 1)
+                            format!(
+                                "its lines occur only before the previous hunk (at starter line {})",
+                                anywhere[0] + 1
+                            )
                         };
                         return Err(err(Some(h.header_line), format!("cannot place hunk {} : {why}", k + 1)));
                     }
@@ -711,7 +740,11 @@ fn mismatch(h: &Hunk<'_>, starter: &[&str], at: usize, old: &[&str]) -> Response
                     shorten(w),
                     shorten(l.1)
                 ),
-                None => format!("the hunk at line {} runs past the end of the starter ({} lines)", h.header_line, starter.len()),
+                None => format!(
+                    "the hunk at line {} runs past the end of the starter ({} lines)",
+                    h.header_line,
+                    starter.len()
+                ),
             };
             return err(Some(l.2), msg);
         }
@@ -802,7 +835,13 @@ mod tests {
         let d = "--- solution.py\n+++ solution.py\n@@ ... @@\n def g(val: float) -> float:\n-    return abs(val)\n+    return -abs(val)\n";
         let c = parse_response(d, STARTER).unwrap();
         assert_eq!(c.format, Format::Diff);
-        assert_eq!(c.code, STARTER.replace("def g(val: float) -> float:\n    return abs(val)", "def g(val: float) -> float:\n    return -abs(val)"));
+        assert_eq!(
+            c.code,
+            STARTER.replace(
+                "def g(val: float) -> float:\n    return abs(val)",
+                "def g(val: float) -> float:\n    return -abs(val)"
+            )
+        );
     }
 
     #[test]

@@ -125,8 +125,18 @@ pub const CHECKS: &[Check] = &[
         title: |_| "Every function of the reference exists".into(),
         run: no_missing_functions,
     },
-    Check { id: "no_new_functions", applies: Applies::Must, title: |_| "No new top-level functions".into(), run: no_new_functions },
-    Check { id: "function_names", applies: Applies::Must, title: |_| "Function names preserved".into(), run: function_names },
+    Check {
+        id: "no_new_functions",
+        applies: Applies::Must,
+        title: |_| "No new top-level functions".into(),
+        run: no_new_functions,
+    },
+    Check {
+        id: "function_names",
+        applies: Applies::Must,
+        title: |_| "Function names preserved".into(),
+        run: function_names,
+    },
     Check { id: "no_new_imports", applies: Applies::Must, title: |_| "No new imports".into(), run: no_new_imports },
     Check {
         id: "no_module_names",
@@ -187,7 +197,9 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
     let reference = Program::parse(task.reference);
     let blocked: Option<String> = match (&cand, &starter, &reference) {
         (Err(_), _, _) => Some("not checked: the candidate does not parse".into()),
-        (_, Err(e), _) => Some(format!("not checked: the task's starter code does not parse (line {}: {})", e.line, e.message)),
+        (_, Err(e), _) => {
+            Some(format!("not checked: the task's starter code does not parse (line {}: {})", e.line, e.message))
+        }
         (_, _, Err(e)) => {
             Some(format!("not checked: the task's reference solution does not parse (line {}: {})", e.line, e.message))
         }
@@ -242,19 +254,24 @@ fn function_existence(c: &Ctx) -> Outcome {
     if !missing.is_empty() || !forbidden.is_empty() || !extra.is_empty() {
         let mut parts = Vec::new();
         if !forbidden.is_empty() {
-            parts.push(format!("{} still defined: {}", plural(forbidden.len(), "function that must go is", "functions that must go are"), list(&forbidden)));
+            parts.push(format!(
+                "{} still defined: {}",
+                plural(forbidden.len(), "function that must go is", "functions that must go are"),
+                list(&forbidden)
+            ));
         }
         if !missing.is_empty() {
-            parts.push(format!("{} missing: {}", plural(missing.len(), "function that must stay is", "functions that must stay are"), list(&missing)));
+            parts.push(format!(
+                "{} missing: {}",
+                plural(missing.len(), "function that must stay is", "functions that must stay are"),
+                list(&missing)
+            ));
         }
         if !extra.is_empty() {
             parts.push(format!("{}: {}", plural(extra.len(), "unknown function", "unknown functions"), list(&extra)));
         }
-        let line = forbidden
-            .first()
-            .or(extra.first())
-            .and_then(|n| c.candidate.function(n))
-            .map(|f| c.candidate.line_of(f));
+        let line =
+            forbidden.first().or(extra.first()).and_then(|n| c.candidate.function(n)).map(|f| c.candidate.line_of(f));
         return fail(parts.join("; "), line);
     }
     if let Some((name, line)) = c.candidate.module_assignments().into_iter().next() {
@@ -277,7 +294,12 @@ fn no_missing_functions(c: &Ctx) -> Outcome {
         pass(format!("all {} functions of the reference (besides main) are defined", refs.len()))
     } else {
         fail(
-            format!("{} of the reference {} missing: {}", plural(missing.len(), "function", "functions"), if missing.len() == 1 { "is" } else { "are" }, list(&missing)),
+            format!(
+                "{} of the reference {} missing: {}",
+                plural(missing.len(), "function", "functions"),
+                if missing.len() == 1 { "is" } else { "are" },
+                list(&missing)
+            ),
             None,
         )
     }
@@ -291,7 +313,11 @@ fn no_new_functions(c: &Ctx) -> Outcome {
     if let Some(first) = new.first() {
         let names: Vec<&str> = new.iter().map(|f| f.name.as_str()).collect();
         return fail(
-            format!("{} that the task does not have: {}", plural(new.len(), "new function", "new functions"), list(&names)),
+            format!(
+                "{} that the task does not have: {}",
+                plural(new.len(), "new function", "new functions"),
+                list(&names)
+            ),
             Some(c.candidate.line_of(*first)),
         );
     }
@@ -303,7 +329,10 @@ fn no_new_functions(c: &Ctx) -> Outcome {
         if seen[n] == 2 && ref_counts.get(n).copied().unwrap_or(0) < 2 {
             let first = fns.iter().find(|g| g.name.as_str() == n).map(|g| c.candidate.line_of(*g)).unwrap_or(0);
             return fail(
-                format!("`{n}` is defined twice (lines {first} and {}); only the last definition counts", c.candidate.line_of(*f)),
+                format!(
+                    "`{n}` is defined twice (lines {first} and {}); only the last definition counts",
+                    c.candidate.line_of(*f)
+                ),
                 Some(c.candidate.line_of(*f)),
             );
         }
@@ -323,8 +352,7 @@ fn def_counts<'a>(p: &'a Program) -> BTreeMap<&'a str, usize> {
 fn function_names(c: &Ctx) -> Outcome {
     let cand = c.candidate.function_names();
     let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
-    let missing: Vec<&str> =
-        c.reference.function_names().into_iter().filter(|n| !cand.contains(*n)).collect();
+    let missing: Vec<&str> = c.reference.function_names().into_iter().filter(|n| !cand.contains(*n)).collect();
     let new: Vec<&str> = cand.iter().filter(|n| !known.contains(*n)).copied().collect();
     if missing.is_empty() || new.is_empty() {
         return pass("no function was renamed");
@@ -334,7 +362,8 @@ fn function_names(c: &Ctx) -> Outcome {
     for n in &new {
         let Some(f) = c.candidate.function(n) else { continue };
         let twin = missing.iter().find(|m| {
-            c.reference.function(m).is_some_and(|r| same_shape(r, f)) || c.starter.function(m).is_some_and(|s| same_shape(s, f))
+            c.reference.function(m).is_some_and(|r| same_shape(r, f))
+                || c.starter.function(m).is_some_and(|s| same_shape(s, f))
         });
         if let Some(m) = twin {
             pairs.push(format!("`{m}` → `{n}`"));
@@ -388,11 +417,17 @@ fn no_module_names(c: &Ctx) -> Outcome {
             Stmt::FunctionDef(f) => format!("a module-level `async def {}`", f.name.as_str()),
             _ => format!("module-level code `{}`", c.candidate.text(s)),
         };
-        return fail(format!("{what}: add no module-level variables or code (locals inside functions are fine)"), Some(c.candidate.line_of(s)));
+        return fail(
+            format!("{what}: add no module-level variables or code (locals inside functions are fine)"),
+            Some(c.candidate.line_of(s)),
+        );
     }
     let ref_globals: BTreeSet<String> = c.reference.globals().into_iter().map(|g| g.0).collect();
     if let Some((name, line)) = c.candidate.globals().into_iter().find(|g| !ref_globals.contains(&g.0)) {
-        return fail(format!("`global {name}` makes a module-level variable; global variables are not allowed"), Some(line));
+        return fail(
+            format!("`global {name}` makes a module-level variable; global variables are not allowed"),
+            Some(line),
+        );
     }
     pass("no module-level variables or code beyond the task's")
 }
@@ -460,7 +495,10 @@ fn main_guard_unchanged(c: &Ctx) -> Outcome {
         return fail(format!("the `{}` block is missing; leave it unchanged", c.reference.text(r[0])), None);
     }
     if r.is_empty() {
-        return fail("the reference has no `if __name__` block, the candidate adds one", Some(c.candidate.line_of(k[0])));
+        return fail(
+            "the reference has no `if __name__` block, the candidate adds one",
+            Some(c.candidate.line_of(k[0])),
+        );
     }
     if r.len() != k.len() {
         return fail(
@@ -471,7 +509,10 @@ fn main_guard_unchanged(c: &Ctx) -> Outcome {
     for (a, b) in r.iter().zip(&k) {
         if !same_stmt(a, b) {
             return fail(
-                format!("the main guard differs from the reference's (`{}` …); leave it unchanged", snippet(&c.reference.text(*a))),
+                format!(
+                    "the main guard differs from the reference's (`{}` …); leave it unchanged",
+                    snippet(&c.reference.text(*a))
+                ),
                 Some(c.candidate.line_of(*b)),
             );
         }
@@ -499,55 +540,88 @@ fn find_param<'a>(f: &'a StmtFunctionDef, name: &str) -> Option<&'a ast::Paramet
 /// add_parameter / cache_function: every function with the parameter in the reference has it in the
 /// candidate, with the reference's annotation and default; no other function has it.
 fn required_parameter(c: &Ctx) -> Outcome {
-    let (p, _) = required_parameter_name(c.task);
+    let (base, _) = required_parameter_name(c.task);
+    // Instruction-following records number the parameter (`mult1`, `mult2`, …); check each one.
+    let mut names: BTreeSet<String> = BTreeSet::from([base.to_string()]);
+    for f in c.reference.functions() {
+        for a in f.parameters.posonlyargs.iter().chain(f.parameters.args.iter()).chain(f.parameters.kwonlyargs.iter()) {
+            let n = a.parameter.name.as_str();
+            if n.strip_prefix(base).is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+                names.insert(n.to_string());
+            }
+        }
+    }
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut with = 0;
     for r in c.reference.functions() {
         let Some(k) = c.candidate.function(r.name.as_str()) else { continue };
         let name = r.name.as_str();
-        match (find_param(r, p), find_param(k, p)) {
-            (Some(rp), None) => {
-                with += 1;
-                problems.push((c.candidate.line_of(k), format!("`{name}` lacks the parameter `{}`", c.reference.text(rp))));
-            }
-            (Some(rp), Some(kp)) => {
-                with += 1;
-                if !same_expr(rp.default.as_deref(), kp.default.as_deref()) {
-                    let want = rp.default.as_deref().map(|d| c.reference.text(d)).unwrap_or_else(|| "no default".into());
-                    let got = kp.default.as_deref().map(|d| c.candidate.text(d)).unwrap_or_else(|| "none".into());
+        for p in names.iter().map(String::as_str) {
+            match (find_param(r, p), find_param(k, p)) {
+                (Some(rp), None) => {
+                    with += 1;
                     problems.push((
-                        c.candidate.line_of(kp),
-                        format!("`{name}`'s `{p}` has default {got}; expected {want}"),
-                    ));
-                } else if !same_expr(rp.parameter.annotation.as_deref(), kp.parameter.annotation.as_deref()) {
-                    problems.push((
-                        c.candidate.line_of(kp),
-                        format!("`{name}`'s parameter is `{}`; expected `{}`", c.candidate.text(kp), c.reference.text(rp)),
+                        c.candidate.line_of(k),
+                        format!("`{name}` lacks the parameter `{}`", c.reference.text(rp)),
                     ));
                 }
+                (Some(rp), Some(kp)) => {
+                    with += 1;
+                    if !same_expr(rp.default.as_deref(), kp.default.as_deref()) {
+                        let want =
+                            rp.default.as_deref().map(|d| c.reference.text(d)).unwrap_or_else(|| "no default".into());
+                        let got = kp.default.as_deref().map(|d| c.candidate.text(d)).unwrap_or_else(|| "none".into());
+                        problems.push((
+                            c.candidate.line_of(kp),
+                            format!("`{name}`'s `{p}` has default {got}; expected {want}"),
+                        ));
+                    } else if !same_expr(rp.parameter.annotation.as_deref(), kp.parameter.annotation.as_deref()) {
+                        problems.push((
+                            c.candidate.line_of(kp),
+                            format!(
+                                "`{name}`'s parameter is `{}`; expected `{}`",
+                                c.candidate.text(kp),
+                                c.reference.text(rp)
+                            ),
+                        ));
+                    }
+                }
+                (None, Some(kp)) => problems.push((
+                    c.candidate.line_of(kp),
+                    format!("`{name}` gained `{p}` but the reference does not pass it there"),
+                )),
+                (None, None) => {}
             }
-            (None, Some(kp)) => problems.push((
-                c.candidate.line_of(kp),
-                format!("`{name}` gained `{p}` but the reference does not pass it there"),
-            )),
-            (None, None) => {}
         }
     }
+    let p = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let p = p.trim_matches('`');
     if with == 0 && problems.is_empty() {
         return pass(format!("the reference adds no `{p}` parameter"));
     }
     if problems.is_empty() {
-        return pass(format!("the {} that {} `{p}` in the reference {} it here, with the same default", plural(with, "function", "functions"), if with == 1 { "takes" } else { "take" }, if with == 1 { "takes" } else { "take" }));
+        return pass(format!(
+            "the {} that {} `{p}` in the reference {} it here, with the same default",
+            plural(with, "function", "functions"),
+            if with == 1 { "takes" } else { "take" },
+            if with == 1 { "takes" } else { "take" }
+        ));
     }
     problems.sort();
     let first = problems[0].clone();
-    let more = if problems.len() > 1 { format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" }) } else { String::new() };
+    let more = if problems.len() > 1 {
+        format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" })
+    } else {
+        String::new()
+    };
     fail(format!("{}{more}", first.1), Some(first.0))
 }
 
 fn is_tuple_annotation(e: Option<&Expr>) -> bool {
     match e {
-        Some(Expr::Subscript(s)) => matches!(&*s.value, Expr::Name(n) if n.id.as_str() == "tuple" || n.id.as_str() == "Tuple"),
+        Some(Expr::Subscript(s)) => {
+            matches!(&*s.value, Expr::Name(n) if n.id.as_str() == "tuple" || n.id.as_str() == "Tuple")
+        }
         _ => false,
     }
 }
@@ -566,12 +640,18 @@ fn return_annotations(c: &Ctx) -> Outcome {
             continue;
         }
         if !same_expr(ra, ka) {
-            let show = |p: &Program, e: Option<&Expr>| e.map(|e| format!("-> {}", p.text(e))).unwrap_or_else(|| "no annotation".into());
+            let show = |p: &Program, e: Option<&Expr>| {
+                e.map(|e| format!("-> {}", p.text(e))).unwrap_or_else(|| "no annotation".into())
+            };
             let name = r.name.as_str();
             let msg = if rt {
                 format!("`{name}` has {}; expected `{}`", show_code(show(c.candidate, ka)), show(c.reference, ra))
             } else {
-                format!("`{name}` has `{}` but the reference keeps {}", show(c.candidate, ka), show_code(show(c.reference, ra)))
+                format!(
+                    "`{name}` has `{}` but the reference keeps {}",
+                    show(c.candidate, ka),
+                    show_code(show(c.reference, ra))
+                )
             };
             problems.push((c.candidate.line_of(k), msg));
         }
@@ -580,11 +660,19 @@ fn return_annotations(c: &Ctx) -> Outcome {
         return if tuples == 0 {
             pass("the reference has no tuple return annotations")
         } else {
-            pass(format!("the {} of the reference {} there, and no others", plural(tuples, "tuple return annotation", "tuple return annotations"), if tuples == 1 { "is" } else { "are" }))
+            pass(format!(
+                "the {} of the reference {} there, and no others",
+                plural(tuples, "tuple return annotation", "tuple return annotations"),
+                if tuples == 1 { "is" } else { "are" }
+            ))
         };
     }
     problems.sort();
-    let more = if problems.len() > 1 { format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" }) } else { String::new() };
+    let more = if problems.len() > 1 {
+        format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" })
+    } else {
+        String::new()
+    };
     fail(format!("{}{more}", problems[0].1), Some(problems[0].0))
 }
 

@@ -1,0 +1,111 @@
+//! The static rubric on the reference implementation's own task records (D11): every reference
+//! solution passes all must-haves, every starter fails one; the recorded responses read back through
+//! the file-block parser.
+
+use cabrito::check::response::parse_response;
+use cabrito::check::rubric::{static_checks, TaskRef};
+use cabrito::{Domain, Kind};
+use flate2::read::GzDecoder;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+const FIXTURES: &str = "../shared/fixtures/cabra-reference";
+
+fn gunzip(path: &Path) -> String {
+    let mut s = String::new();
+    GzDecoder::new(std::fs::File::open(path).unwrap()).read_to_string(&mut s).unwrap();
+    s
+}
+
+/// `<domain>_<anything>` task set → domain.
+fn domain_of(task_set: &str) -> Domain {
+    Domain::parse(task_set.split('_').next().unwrap()).unwrap()
+}
+
+fn task_files(bucket: &str) -> Vec<(PathBuf, Domain, Kind)> {
+    let mut out = Vec::new();
+    let dir = Path::new(FIXTURES).join(bucket).join("tasks");
+    let Ok(sets) = std::fs::read_dir(&dir) else { return out };
+    for set in sets.flatten() {
+        let set_name = set.file_name().to_string_lossy().to_string();
+        for f in std::fs::read_dir(set.path()).unwrap().flatten() {
+            let name = f.file_name().to_string_lossy().to_string();
+            let Some(kind) = name.strip_suffix(".json.gz").and_then(Kind::parse) else { continue };
+            out.push((f.path(), domain_of(&set_name), kind));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `starter_fails`: the static rubric alone tells the starter apart (not for instruction following, where
+/// the deciding item is constraint structure, which comes with that axis).
+fn check_bucket(bucket: &str, starter_fails: bool) -> usize {
+    let files = task_files(bucket);
+    if files.is_empty() {
+        eprintln!("no fixtures under {FIXTURES}/{bucket}; skipped");
+        return 0;
+    }
+    // Responses by (name, dag_id) → output.
+    let mut responses: HashMap<(String, String), String> = HashMap::new();
+    for which in ["solution", "starter"] {
+        let p = Path::new(FIXTURES).join(bucket).join("responses").join(format!("{which}.jsonl.gz"));
+        for line in gunzip(&p).lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let key = (format!("{which}:{}", v["name"].as_str().unwrap()), v["dag_id"].as_str().unwrap().to_string());
+            responses.insert(key, v["output"].as_str().unwrap().to_string());
+        }
+    }
+    let mut n = 0;
+    for (path, domain, kind) in files {
+        let records: Vec<Value> = serde_json::from_str(&gunzip(&path)).unwrap();
+        for rec in records {
+            let name = rec["name"].as_str().unwrap();
+            let dag = rec["dag_id"].as_str().unwrap().to_string();
+            let starter = rec["starter_code"].as_str().unwrap();
+            let reference = rec["solution_code"].as_str().unwrap();
+            let task = TaskRef { kind, domain, starter, reference };
+            let r = static_checks(&task, reference);
+            let failed: Vec<String> = r.failed_must_haves().map(|i| format!("{}: {}", i.id, i.reason)).collect();
+            assert!(r.passed(), "{bucket} {name}: reference fails {failed:?}");
+            let s = static_checks(&task, starter);
+            assert!(!starter_fails || !s.passed(), "{bucket} {name}: the starter passes every must-have");
+            // The recorded responses: the reference's own file-block serialisation.
+            let out = &responses[&(format!("solution:{name}"), dag.clone())];
+            let c = parse_response(out, starter).unwrap();
+            assert_eq!(c.code.trim_end(), reference.trim_end(), "{name}");
+            assert!(static_checks(&task, &c.code).passed());
+            let out = &responses[&(format!("starter:{name}"), dag)];
+            let c = parse_response(out, starter).unwrap();
+            assert_eq!(static_checks(&task, &c.code), s);
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn traversal_fixtures() {
+    let n = check_bucket("function_traversal_en25", true);
+    assert!(n == 0 || n == 30, "{n}");
+}
+
+#[test]
+fn search_fixtures() {
+    let n = check_bucket("function_search_cn200", true);
+    assert!(n == 0 || n == 30, "{n}");
+}
+
+#[test]
+fn runtime_fixtures() {
+    let n = check_bucket("runtime_resolution_ifhops200", true);
+    assert!(n == 0 || n == 30, "{n}");
+}
+
+#[test]
+fn instruction_fixtures() {
+    let n = check_bucket("add_instructions_nc200", false);
+    assert!(n == 0 || n == 24, "{n}");
+}
