@@ -2,7 +2,7 @@
 //! each with a worked example that the kind's own transform builds from a tiny fixed graph in the
 //! task's domain, so the example can never disagree with the rules or the grader.
 
-use super::{build, Ctx};
+use super::{build, Ctx, Role};
 use crate::domain::DomainInfo;
 use crate::graph::{CallGraph, Part};
 use crate::python;
@@ -66,17 +66,58 @@ fn example_graph(kind: Kind) -> Example {
     }
 }
 
-/// The worked example of a kind in a domain: (before, after) as Python source.
-pub fn worked_example(kind: Kind, d: &DomainInfo) -> (String, String) {
+/// The worked example of a kind in a domain: (before, after, what happened) — the programs as
+/// Python source and a sentence naming the example's functions by role.
+pub fn worked_example(kind: Kind, d: &DomainInfo) -> (String, String, String) {
     let (nodes, edges, root, special, excluded) = example_graph(kind);
     let g = CallGraph::from_edges(nodes, edges, root, special, excluded);
-    let key = "cabrito-worked-example";
-    let ops = draw_ops(key, d, &g);
+    let ops = draw_ops("cabrito-worked-example", d, &g);
+    // Examples keep alphabetical order so they read top-down.
     let mut order: Vec<usize> = (0..g.len()).collect();
     order.sort_by(|&a, &b| g.name(a).cmp(g.name(b)));
-
     let built = build(kind, &Ctx { graph: &g, domain: d, ops: &ops, order: &order });
-    (python::module(&built.starter), python::module(&built.reference))
+    let named_any = |roles: &[Role]| -> String {
+        let names: Vec<String> =
+            (0..g.len()).filter(|&v| roles.contains(&built.roles[v])).map(|v| format!("`{}()`", g.name(v))).collect();
+        match names.len() {
+            0 => String::new(),
+            1 => names[0].clone(),
+            _ => format!("{} and {}", names[..names.len() - 1].join(", "), names[names.len() - 1]),
+        }
+    };
+    let named = |role: Role| named_any(&[role]);
+    let untouched = named(Role::Untouched);
+    let why = match kind {
+        Kind::DeadCode => format!(
+            "{} cannot be reached from `main()`, so they go, although one of them calls live code; {untouched} stay as they were.",
+            named(Role::Dead)
+        ),
+        Kind::AddParameter => format!(
+            "{} had the parameter; {} gain it, and only the terminal {} uses it. {untouched} keep calling without it.",
+            named(Role::Root),
+            named_any(&[Role::Edit, Role::EditLeaf]),
+            named(Role::EditLeaf)
+        ),
+        Kind::AddReturnValue => format!(
+            "{} calls `external()`; {} depend on it and now return the key too; {untouched} do not and stay as they were.",
+            named(Role::Sink),
+            named(Role::Edit)
+        ),
+        Kind::CacheFunction => format!(
+            "{} call `slow()`; their lowest common ancestor is {}, which calls it once. `a()` also reaches them but is \
+             higher, so it stays as it was, and so does everything that does not lead to a caller of `slow()`.",
+            named(Role::EditLeaf),
+            named(Role::Lca)
+        ),
+        Kind::ExtractHelper => format!(
+            "{} called `{}(val)`; their nearest common descendant is {}. `g()` is also reached by both but lies deeper, so it \
+             stays as it was.",
+            named(Role::EditLeaf),
+            d.helper_fn,
+            named(Role::Ncd)
+        ),
+    };
+    (python::module(&built.starter), python::module(&built.reference), why)
 }
 
 struct Words {
@@ -198,10 +239,10 @@ fn restrictions(kind: Kind, d: &DomainInfo) -> String {
 
 /// The problem statement of a kind in a domain, as a model receives it.
 pub fn statement(kind: Kind, d: &DomainInfo) -> String {
-    let (before, after) = worked_example(kind, d);
+    let (before, after, why) = worked_example(kind, d);
     format!(
         "Refactor `solution.py`: {title}.\n\n{rules}\n\nA worked example. This code:\n<example>\n{before}\n</example>\n\n\
-         becomes:\n<output>\n{after}\n</output>\n\n{restrictions}",
+         becomes:\n<output>\n{after}\n</output>\n\n{why}\n\n{restrictions}",
         title = kind.label().to_lowercase(),
         rules = rules(kind, d),
         restrictions = restrictions(kind, d),
