@@ -190,10 +190,26 @@ pub fn snippet(s: &str) -> String {
 /// Is this a top-level `if __name__ == '__main__':` style block (any `if` whose test mentions `__name__`)?
 pub fn is_main_guard(s: &Stmt) -> bool {
     let Stmt::If(i) = s else { return false };
-    let is_name = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "__name__");
-    match &*i.test {
-        Expr::Compare(c) => is_name(&c.left) || c.comparators.iter().any(is_name),
-        e => is_name(e),
+    let mut finder = NameFinder { name: "__name__", found: false };
+    finder.visit_expr(&i.test);
+    finder.found
+}
+
+/// Does an expression mention a name? (Trees are at most [`MAX_DEPTH`] deep.)
+struct NameFinder<'n> {
+    name: &'n str,
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for NameFinder<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.found {
+            return;
+        }
+        if let Expr::Name(n) = expr {
+            self.found |= n.id.as_str() == self.name;
+        }
+        visitor::walk_expr(self, expr);
     }
 }
 
