@@ -1,0 +1,309 @@
+//! End to end in headless Chromium against the real `cabrito serve`: open share links and see
+//! exactly the right task (compared with the native generator), follow the address bar and the
+//! controls, and answer malformed links with a message and the nearest valid task.
+//!
+//! Needs the built app (`trunk build --release` → dist/, or CABRITO_DIST) and `chromedriver` on PATH
+//! with Chromium at /usr/bin/chromium (or CABRITO_CHROMIUM). Without them the test is skipped with a
+//! message, except under CI (CI set), where it fails. `bash scripts/test.sh` builds and runs all of
+//! it. Screenshots go to test-artifacts/.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use cabrito::task::{generate, link, task_hash};
+use cabrito::TaskSpec;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use thirtyfour::components::SelectElement;
+use thirtyfour::prelude::*;
+
+type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+/// A process group this test started; killed (the whole group) when dropped.
+struct Group(Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let pid = self.0.id() as i32;
+        // SAFETY: kill(2) on the process group this test created (process_group(0) made the
+        // child its leader); it touches no memory.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+fn under_ci() -> bool {
+    std::env::var("CI").map(|v| !v.is_empty() && v != "0" && v != "false").unwrap_or(false)
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()))
+}
+
+struct Setup {
+    dist: PathBuf,
+    chromedriver: PathBuf,
+    chromium: PathBuf,
+}
+
+/// What the test needs, or why it cannot run (a skip locally, a failure under CI).
+fn setup() -> Option<Setup> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dist = std::env::var_os("CABRITO_DIST").map(PathBuf::from).unwrap_or_else(|| root.join("dist"));
+    let chromium = std::env::var_os("CABRITO_CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromium".into());
+    let mut missing = Vec::new();
+    if !dist.join("index.html").is_file() {
+        missing.push(format!("the built app ({} is missing; run `trunk build --release`)", dist.join("index.html").display()));
+    }
+    let chromedriver = on_path("chromedriver");
+    if chromedriver.is_none() {
+        missing.push("chromedriver on PATH (apt-get install chromium-driver)".to_string());
+    }
+    if !chromium.is_file() {
+        missing.push(format!("Chromium at {} (apt-get install chromium)", chromium.display()));
+    }
+    if missing.is_empty() {
+        return Some(Setup { dist, chromedriver: chromedriver.expect("checked"), chromium });
+    }
+    let msg = format!("browser end-to-end test needs {}; `bash scripts/test.sh` installs and builds everything", missing.join(", "));
+    if under_ci() {
+        panic!("{msg} (CI is set, so this fails instead of skipping)");
+    }
+    eprintln!("SKIPPED: {msg}");
+    None
+}
+
+/// Start `cabrito serve` on a free port; returns the process and the URL it printed.
+fn start_server(dist: &Path) -> Res<(Group, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
+        .arg(dist)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .process_group(0)
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let group = Group(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+                let _ = tx.send(url.to_string());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(20)).map_err(|_| "cabrito serve printed no URL within 20 s")?;
+    Ok((group, url))
+}
+
+fn free_port() -> Res<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Start chromedriver on a free port and wait until it listens.
+fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
+    let port = free_port()?;
+    let child = Command::new(bin)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    let group = Group(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            return Err(format!("chromedriver did not listen on port {port} within 20 s").into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok((group, port))
+}
+
+async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDriver> {
+    let mut caps = DesiredCapabilities::chrome();
+    caps.set_binary(&chromium.to_string_lossy())?;
+    for arg in [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+    ] {
+        caps.add_arg(arg)?;
+    }
+    caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
+    Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
+}
+
+fn spec(query: &str) -> TaskSpec {
+    TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid spec")
+}
+
+/// Run a script until it returns something other than null/false/"" (20 s at most).
+async fn wait_for(driver: &WebDriver, what: &str, script: &str) -> Res<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = driver.execute(script, Vec::new()).await?.json().clone();
+        let done = !matches!(&v, Value::Null | Value::Bool(false)) && v != Value::String(String::new());
+        if done {
+            return Ok(v);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out after 20 s waiting for {what}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn text_of(driver: &WebDriver, id: &str) -> Res<String> {
+    let v = driver
+        .execute(format!("const e = document.getElementById('{id}'); return e ? e.textContent : null;"), Vec::new())
+        .await?
+        .json()
+        .clone();
+    v.as_str().map(str::to_string).ok_or_else(|| format!("no element #{id} on the page").into())
+}
+
+/// Wait until the page shows the task of `spec`, then check its prompt, code and hash against the
+/// native generator.
+async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
+    let canonical = spec.canonical();
+    wait_for(
+        driver,
+        &format!("the task {canonical}"),
+        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}';"),
+    )
+    .await?;
+    let task = generate(spec)?;
+    let prompt = text_of(driver, "prompt").await?;
+    if prompt != task.prompt {
+        return Err(format!("#prompt of {canonical} differs from the native prompt:\n--- page\n{prompt}\n--- native\n{}", task.prompt).into());
+    }
+    let code = text_of(driver, "starter-code").await?;
+    if code != task.starter_code {
+        return Err(format!("#starter-code of {canonical} differs from the native starter code:\n--- page\n{code}\n--- native\n{}", task.starter_code).into());
+    }
+    let hash = driver.execute("return document.getElementById('task').dataset.hash;", Vec::new()).await?.json().clone();
+    if hash.as_str() != Some(task_hash(&task).as_str()) {
+        return Err(format!("task hash of {canonical} in the browser is {hash}, natively {}", task_hash(&task)).into());
+    }
+    Ok(())
+}
+
+/// Open a bad link and check the message and the nearest valid task.
+async fn expect_bad_link(driver: &WebDriver, base: &str, fragment: &str, says: &str, nearest: &TaskSpec) -> Res {
+    driver.goto(format!("{base}{fragment}")).await?;
+    let message = wait_for(
+        driver,
+        &format!("the error message of {fragment}"),
+        "const e = document.getElementById('error-message'); return e && e.textContent;",
+    )
+    .await?;
+    let message = message.as_str().unwrap_or_default().to_string();
+    if !message.contains(says) {
+        return Err(format!("the message for {fragment} is '{message}', expected it to say '{says}'").into());
+    }
+    expect_task(driver, nearest).await?;
+    let href = driver.find(By::Id("nearest-link")).await?.attr("href").await?.unwrap_or_default();
+    if href != link(nearest) {
+        return Err(format!("the nearest-task link of {fragment} is '{href}', expected '{}'", link(nearest)).into());
+    }
+    Ok(())
+}
+
+async fn no_fatal(driver: &WebDriver) -> Res {
+    let fatal = driver.execute("const e = document.getElementById('fatal'); return e ? e.textContent : null;", Vec::new()).await?;
+    if let Some(t) = fatal.json().as_str() {
+        return Err(format!("the app stopped: {t}").into());
+    }
+    Ok(())
+}
+
+async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    // 1. A share link opens exactly its task.
+    let first = spec("v=1&kind=cache_function&domain=string&axis=search&n=10&seed=42");
+    driver.goto(format!("{base}{}", link(&first))).await?;
+    expect_task(driver, &first).await?;
+    let title = driver.title().await?;
+    if !title.contains("seed 42") {
+        return Err(format!("the page title '{title}' does not name the task").into());
+    }
+    driver.screenshot(&shots.join("e2e-task.png")).await?;
+
+    // 2. Editing the address bar's fragment shows the new task (hashchange).
+    let second = spec("v=1&kind=add_return_value&domain=array&axis=traversal&n=25&seed=3");
+    driver.execute(format!("location.hash = '{}';", link(&second)), Vec::new()).await?;
+    expect_task(driver, &second).await?;
+
+    // 3. The kind control rewrites the link and shows the new task.
+    let select = SelectElement::new(&driver.find(By::Id("knob-kind")).await?).await?;
+    select.select_by_value("dead_code").await?;
+    let third = spec("v=1&kind=dead_code&domain=array&axis=traversal&n=25&seed=3");
+    expect_task(driver, &third).await?;
+    let hash = driver.execute("return location.hash;", Vec::new()).await?.json().clone();
+    if hash.as_str() != Some(link(&third).as_str()) {
+        return Err(format!("after choosing dead_code the address bar shows {hash}, expected {}", link(&third)).into());
+    }
+    // An out-of-range number in a control is refused with the allowed range, and the task stays.
+    let n = driver.find(By::Id("knob-n")).await?;
+    n.clear().await?;
+    n.send_keys("99999").await?;
+    driver.execute("document.getElementById('knob-n').dispatchEvent(new Event('change', {bubbles: true}));", Vec::new()).await?;
+    let complaint = wait_for(driver, "the control's complaint", "const e = document.getElementById('control-error'); return e && e.textContent;").await?;
+    if !complaint.as_str().unwrap_or_default().contains("from 1 to 2000") {
+        return Err(format!("the complaint about n=99999 is {complaint}, expected it to name the range").into());
+    }
+    expect_task(driver, &third).await?;
+
+    // 4. Malformed and out-of-range links: a message and the nearest valid task, never a blank page.
+    expect_bad_link(driver, base, "#/task?v=1&kind=nope&n=7&seed=3", "unknown kind 'nope'", &spec("v=1&n=7&seed=3")).await?;
+    let message = text_of(driver, "error-message").await?;
+    if !message.contains("dead_code, add_parameter") {
+        return Err(format!("the message '{message}' does not list the valid kinds").into());
+    }
+    driver.screenshot(&shots.join("e2e-bad-link.png")).await?;
+    // Following the offered link opens the nearest task without a complaint.
+    driver.find(By::Id("nearest-link")).await?.click().await?;
+    wait_for(driver, "the error to go away", "return document.getElementById('error') === null;").await?;
+    expect_task(driver, &spec("v=1&n=7&seed=3")).await?;
+
+    expect_bad_link(driver, base, "#/task?v=1&domain=array&n=0&seed=5", "out of range", &spec("v=1&domain=array&n=1&seed=5")).await?;
+    expect_bad_link(driver, base, "#/task?v=1&n=abc&seed=2", "must be an integer", &spec("v=1&seed=2")).await?;
+    expect_bad_link(driver, base, "#/task?v=1&kind=dead_code&garbage", "not of the form key=value", &spec("v=1&kind=dead_code")).await?;
+    expect_bad_link(driver, base, "#/task?v=99&kind=dead_code", "not served", &spec("v=1&kind=dead_code")).await?;
+    expect_bad_link(driver, base, "#/nowhere", "there is no page", &TaskSpec::default()).await?;
+    expect_bad_link(driver, base, "#/task?v=1&seed=%E2%82%AC%ZZ", "must be an integer", &TaskSpec::default()).await?;
+    no_fatal(driver).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn e2e_share_links_open_the_right_task() {
+    let Some(s) = setup() else { return };
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
+    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
+    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
+    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
+    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
+    let driver = browser(port, &s.chromium, profile.path()).await.expect("start headless Chromium");
+    let outcome = scenario(&driver, &base, &shots).await;
+    if outcome.is_err() {
+        let _ = driver.screenshot(&shots.join("e2e-failure.png")).await;
+    }
+    let _ = driver.quit().await;
+    if let Err(e) = outcome {
+        panic!("{e}\n(screenshot: test-artifacts/e2e-failure.png)");
+    }
+}
