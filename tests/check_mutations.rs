@@ -115,7 +115,7 @@ fn every_kind_common_mutations() {
             let broken = lines.join("\n");
             assert_eq!(fails(&t, &broken, "compilation"), Some(3));
             let rb = static_checks(&task_ref(&t), &broken);
-            assert!(rb.item("compilation").unwrap().reason.starts_with("line 3:"), "{}", show(&rb));
+            assert!(rb.item("compilation").unwrap().reason.contains("syntax error"), "{}", show(&rb));
             assert!(rb.items.iter().skip(1).all(|i| !i.passed && i.reason.contains("does not parse")));
         }
     }

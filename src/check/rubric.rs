@@ -188,7 +188,7 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
         passed: cand.is_ok(),
         reason: match &cand {
             Ok(_) => "parses; no compile-time errors found".into(),
-            Err(e) => format!("line {}: {}", e.line, e.message),
+            Err(e) => e.message.clone(),
         },
         line: cand.as_ref().err().map(|e| e.line),
     };
