@@ -49,6 +49,8 @@ def emit(obj):
 
 
 def err(e):
+    if isinstance(e, CallTimeout):
+        return {"type": "Timeout", "message": "the call ran longer than the per-call limit"}
     try:
         msg = str(e)
     except BaseException:
