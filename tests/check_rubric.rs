@@ -70,11 +70,51 @@ fn reference_passes_and_starter_fails_everywhere() {
     assert!(n > 300);
 }
 
-#[test]
-fn print_examples() {
-    for &kind in Kind::ALL {
-        let t = generate(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, 5, 1)).unwrap();
-        println!("==== {kind} reference\n{}", show(&static_checks(&task_ref(&t), &t.solution_code)));
-        println!("==== {kind} starter\n{}", show(&static_checks(&task_ref(&t), &t.starter_code)));
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn base() -> Task {
+        generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 2)).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Arbitrary text as the candidate.
+        #[test]
+        fn random_candidates(s in "(?s).{0,300}") {
+            let t = base();
+            let r = static_checks(&task_ref(&t), &s);
+            prop_assert_eq!(r.items[0].id, "compilation");
+        }
+
+        /// Python-ish fragments spliced into the reference at random places.
+        #[test]
+        fn spliced_references(at in 0usize..4000, frag in prop_oneof![
+            Just("return".to_string()), Just("def f(:".to_string()), Just("\n    break\n".to_string()),
+            Just("((((".to_string()), Just("'''".to_string()), Just("\nglobal x\n".to_string()),
+            Just("\nclass A:\n    pass\n".to_string()), Just("\n@dec\n".to_string()), Just("lambda: (yield)".to_string()),
+            Just("\nasync def g():\n    await x\n".to_string()), Just("\\".to_string()), Just("\t".to_string()),
+            "[a-z(),:=\\n ]{0,20}",
+        ]) {
+            let t = base();
+            let r = &t.solution_code;
+            let mut at = at.min(r.len());
+            while !r.is_char_boundary(at) { at -= 1; }
+            let code = format!("{}{}{}", &r[..at], frag, &r[at..]);
+            let _ = static_checks(&task_ref(&t), &code);
+        }
+
+        /// Garbage as the task's own starter or reference (records Cabrito did not write).
+        #[test]
+        fn broken_tasks(s in "(?s).{0,200}") {
+            let t = base();
+            let task = TaskRef { kind: Kind::DeadCode, domain: Domain::String, starter: &s, reference: &t.solution_code };
+            let _ = static_checks(&task, &t.solution_code);
+            let task = TaskRef { kind: Kind::CacheFunction, domain: Domain::Array, starter: &t.starter_code, reference: &s };
+            let r = static_checks(&task, &t.solution_code);
+            prop_assert!(r.items.len() > 1);
+        }
     }
 }
