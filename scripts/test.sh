@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Run every test of Cabrito, installing what is missing first (scripts/setup.sh). Stops at the
+# first failure. CI runs this (.ci/run); it takes about 5 minutes once the tools are installed.
+#
+#   1. setup            install missing tools (fast when nothing is missing)
+#   2. clippy           advisory until the tree is clean; CABRITO_CLIPPY=strict makes it fail the run
+#   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
+#   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
+#   5. app build        trunk build --release into dist/, with its sizes
+#   6. browser e2e      headless Chromium against `cabrito serve` serving dist/
+set -euo pipefail
+# shellcheck source=scripts/env.sh
+source "$(dirname "$0")/env.sh"
+cd "$CABRITO_ROOT"
+
+TIMES=()
+STEP_START=$SECONDS
+CURRENT=""
+begin() {
+  CURRENT="$1"
+  section "$1"
+  STEP_START=$SECONDS
+}
+done_step() {
+  TIMES+=("$(printf '%-16s %4ds' "$CURRENT" $((SECONDS - STEP_START)))")
+}
+trap 'status=$?; if [ $status -ne 0 ]; then printf "\n==> FAILED in step: %s (exit %d)\n" "$CURRENT" "$status" >&2; fi' EXIT
+
+begin "setup"
+bash scripts/setup.sh
+done_step
+
+begin "clippy"
+if [ "${CABRITO_CLIPPY:-advisory}" = strict ]; then
+  cargo clippy --all-targets --locked -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings
+elif cargo clippy --all-targets --locked -- -D warnings &&
+     cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings; then
+  echo "clippy: clean"
+else
+  echo "clippy: WARNINGS above (advisory; CABRITO_CLIPPY=strict makes them fail the run)"
+fi
+done_step
+
+begin "native tests"
+# The browser end-to-end test runs last, once dist/ is built from this tree.
+cargo test --locked --lib --bins --tests -- --skip e2e_
+cargo test --locked --doc
+cargo build --locked --benches
+done_step
+
+begin "wasm tests (headless Chromium)"
+cargo test --locked --target wasm32-unknown-unknown --test 'wasm_*' -- --nocapture
+done_step
+
+begin "app build (trunk build --release)"
+build_app
+report_dist
+done_step
+
+begin "browser end-to-end (headless Chromium + cabrito serve)"
+# Under CI a missing dist/ or chromedriver fails instead of skipping.
+cargo test --locked --test browser_e2e -- --nocapture
+echo "screenshots: $CABRITO_ROOT/test-artifacts/"
+done_step
+
+section "all tests passed"
+printf '  %s\n' "${TIMES[@]}"
