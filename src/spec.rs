@@ -340,6 +340,13 @@ impl TaskSpec {
 
     /// Check the cross-knob rules (the kind's minimum edit size).
     pub fn validate(&self) -> Result<(), SpecError> {
+        for (key, value) in [("n", Some(self.n)), ("n_init", self.n_init), ("n_edit", self.n_edit)] {
+            if let Some(x) = value {
+                if x == 0 || x > MAX_N {
+                    return Err(err(key, format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}")));
+                }
+            }
+        }
         let s = self.sizes();
         let min = self.kind.min_edit();
         if s.n_edit < min {
@@ -351,16 +358,6 @@ impl TaskSpec {
                     self.kind, s.n_edit
                 ),
             ));
-        }
-        for (key, value) in [("n", Some(self.n)), ("n_init", self.n_init), ("n_edit", self.n_edit)] {
-            if let Some(x) = value {
-                if x == 0 || x > MAX_N {
-                    return Err(err(
-                        key,
-                        format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}"),
-                    ));
-                }
-            }
         }
         Ok(())
     }

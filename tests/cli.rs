@@ -1,0 +1,113 @@
+//! The `cabrito` command line as a user runs it: generate (JSON and folder), link, grid (layout,
+//! JSONL, shards), and one-line errors with exit status 2 for bad input.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn cabrito(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cabrito")).args(args).output().expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn generate_prints_the_record() {
+    let o = cabrito(&["generate", "--kind", "cache_function", "--domain", "array", "--n", "10", "--seed", "3", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["name", "dag_id", "prompt", "starter_code", "solution_code", "metadata", "spec", "link", "graph", "roles", "edit_set", "sizes"] {
+        assert!(t.get(key).is_some(), "missing {key}");
+    }
+    assert!(t["name"].as_str().unwrap().starts_with("array_function_cache_function_"));
+    assert_eq!(t["link"], "#/task?v=1&kind=cache_function&domain=array&n=10&seed=3");
+    assert_eq!(t["edit_set"].as_array().unwrap().len(), 11);
+    assert_eq!(t["sizes"]["functions"], 37);
+    // The same spec through the library gives the same bytes.
+    let spec = cabrito::TaskSpec::from_pairs([("kind", "cache_function"), ("domain", "array"), ("n", "10"), ("seed", "3")]).unwrap();
+    assert_eq!(serde_json::to_value(cabrito::generate(&spec).unwrap()).unwrap(), t);
+}
+
+#[test]
+fn generate_writes_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("task");
+    let o = cabrito(&["generate", "--kind", "dead_code", "--n", "5", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["solution.py", "reference.py", "prompt.md", "llm_prompt.md", "task.json", "dag.json", "dag.dot"] {
+        let text = std::fs::read_to_string(out.join(f)).unwrap_or_else(|_| panic!("{f} written"));
+        assert!(!text.is_empty(), "{f} empty");
+    }
+    let dot = std::fs::read_to_string(out.join("dag.dot")).unwrap();
+    assert!(dot.starts_with("digraph calls {") && dot.contains("main ->"));
+    let llm = std::fs::read_to_string(out.join("llm_prompt.md")).unwrap();
+    assert!(llm.contains("# === solution.py ==="));
+}
+
+#[test]
+fn link_prints_a_readable_link() {
+    let o = cabrito(&["link", "--kind", "dead_code", "--n", "50", "--seed", "12"]);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "http://127.0.0.1:8080/#/task?v=1&kind=dead_code&n=50&seed=12");
+}
+
+#[test]
+fn grid_writes_the_reference_layout_and_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let args = ["grid", "--out", root, "--sizes", "5,10", "--samples", "3", "--domains", "math,string"];
+    let o = cabrito(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let jsonl = std::fs::read_to_string(dir.path().join("tasks.jsonl")).unwrap();
+    assert_eq!(jsonl.lines().count(), 2 * 2 * 2 * 5 * 3);
+    let run = "function_traversal_cn=(25,25)_en=(5,5)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)";
+    let file = dir.path().join("tasks").join(run).join("string_function").join("extract_helper.json");
+    let records: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(records.len(), 3);
+    let keys: Vec<&str> = records[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys.len(), 6, "the reference's six fields: {keys:?}");
+
+    // Two shards together give exactly the unsharded grid.
+    let mut sharded: Vec<String> = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let d = tempfile::tempdir().unwrap();
+        let mut a = args.to_vec();
+        a[2] = d.path().to_str().unwrap();
+        a.extend(["--shard", k]);
+        let o = cabrito(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let name = format!("tasks-{}-of-2.jsonl", &k[..1]);
+        sharded.extend(std::fs::read_to_string(d.path().join(name)).unwrap().lines().map(str::to_string));
+    }
+    let mut whole: Vec<String> = jsonl.lines().map(str::to_string).collect();
+    whole.sort();
+    sharded.sort();
+    assert_eq!(whole, sharded);
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error_and_status_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["generate", "--kind", "bogus"], "kind must be one of dead_code"),
+        (&["generate", "--domain", "text"], "domain must be one of math, string, array"),
+        (&["generate", "--axis", "sideways"], "axis must be one of traversal, search"),
+        (&["generate", "--axis", "runtime"], "not built"),
+        (&["generate", "--n", "0"], "from 1 to 2000"),
+        (&["generate", "--n", "2001"], "from 1 to 2000"),
+        (&["generate", "--seed", "12x"], "seed must be an integer"),
+        (&["generate", "--kind", "cache_function", "--n", "1"], "at least 2"),
+        (&["link", "--n", "-3"], "n must be"),
+        (&["grid", "--out", "/tmp/never", "--shard", "0/3"], "--shard must be K/N"),
+        (&["grid", "--out", "/tmp/never", "--kinds", "dead_code,nope"], "unknown value 'nope'"),
+        (&["grid", "--out", "/tmp/never", "--sizes", "5,0"], "out of range"),
+    ];
+    for (args, needle) in cases {
+        let o = cabrito(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line, got {err}");
+        assert!(!err.contains("panicked"), "{args:?}");
+    }
+}
