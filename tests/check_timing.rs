@@ -42,3 +42,25 @@ fn n200_is_fast_enough() {
     let (ms, _) = time_one(Kind::AddParameter, Domain::Math, Axis::Traversal, 200, 1);
     assert!(ms < 5000.0, "{ms} ms");
 }
+
+#[test]
+fn a_2mb_candidate_is_checked_quickly() {
+    let t = generate(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Search, 200, 1)).unwrap();
+    let task =
+        TaskRef { kind: Kind::DeadCode, domain: Domain::Math, starter: &t.starter_code, reference: &t.solution_code };
+    // The reference plus tens of thousands of new functions, just under the 2 MB response limit.
+    let mut code = t.solution_code.clone();
+    let mut i = 0;
+    while code.len() < 2 * 1024 * 1024 - 200 {
+        code.push_str(&format!("\ndef extra_{i}(val: float) -> float:\n    return abs(val)\n"));
+        i += 1;
+    }
+    let c = parse_response(&code, &t.starter_code).unwrap();
+    let start = Instant::now();
+    let r = static_checks(&task, &c.code);
+    let secs = start.elapsed().as_secs_f64();
+    assert!(!r.item("no_new_functions").unwrap().passed);
+    assert!(!r.item("function_existence").unwrap().passed);
+    assert!(secs < 20.0, "{secs} s for {i} functions");
+    println!("{i} extra functions: {secs:.2} s");
+}

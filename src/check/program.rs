@@ -32,6 +32,8 @@ pub struct Program<'s> {
     line_starts: Vec<usize>,
     /// Only trees shallower than [`MAX_DEPTH`] are kept, so dropping one cannot exhaust the stack.
     module: ModModule,
+    /// Top-level function name → index in the body of its last `def` (the one Python keeps).
+    defs: std::collections::HashMap<String, usize>,
 }
 
 fn line_starts(source: &str) -> Vec<usize> {
@@ -77,7 +79,15 @@ impl<'s> Program<'s> {
                 message: format!("CPython would reject this: {msg}"),
             });
         }
-        Ok(Program { source, line_starts: starts, module })
+        let mut defs = std::collections::HashMap::new();
+        for (i, s) in module.body.iter().enumerate() {
+            if let Stmt::FunctionDef(f) = s {
+                if !f.is_async {
+                    defs.insert(f.name.to_string(), i);
+                }
+            }
+        }
+        Ok(Program { source, line_starts: starts, module, defs })
     }
 
     pub fn body(&self) -> &[Stmt] {
@@ -116,7 +126,10 @@ impl<'s> Program<'s> {
 
     /// The function Python would call by this name: the last top-level `def` of it.
     pub fn function(&self, name: &str) -> Option<&StmtFunctionDef> {
-        self.functions().into_iter().rev().find(|f| f.name.as_str() == name)
+        match self.module.body.get(*self.defs.get(name)?) {
+            Some(Stmt::FunctionDef(f)) => Some(f),
+            _ => None,
+        }
     }
 
     /// Names of the top-level functions (sorted, deduplicated).

@@ -359,7 +359,8 @@ fn function_names(c: &Ctx) -> Outcome {
     }
     // Pair each new function with a missing one of the same shape (reference or starter version).
     let mut pairs = Vec::new();
-    for n in &new {
+    // Shape comparisons cost a tree walk each; a handful of renames is all a message needs.
+    for n in new.iter().take(20) {
         let Some(f) = c.candidate.function(n) else { continue };
         let twin = missing.iter().find(|m| {
             c.reference.function(m).is_some_and(|r| same_shape(r, f))
