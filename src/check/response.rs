@@ -359,7 +359,10 @@ impl Hunk<'_> {
 }
 
 /// Parse `@@ -a,b +c,d @@`; `None` when the header has no numbers (`@@ ... @@`, `@@`).
-fn parse_ranges(header: &str, line: usize) -> Result<Option<((usize, usize), (usize, usize))>, ResponseError> {
+/// `(start, count)` of one side of a hunk header.
+type Range = (usize, usize);
+
+fn parse_ranges(header: &str, line: usize) -> Result<Option<(Range, Range)>, ResponseError> {
     let rest = header.trim_start_matches('@').trim_start();
     if !rest.starts_with('-') {
         return Ok(None);
@@ -369,7 +372,7 @@ fn parse_ranges(header: &str, line: usize) -> Result<Option<((usize, usize), (us
     let (Some(old), Some(new)) = (parts.next(), parts.next()) else {
         return Err(err(Some(line), format!("hunk header `{header}`: expected `@@ -START,COUNT +START,COUNT @@`")));
     };
-    let range = |s: &str, sign: char| -> Option<(usize, usize)> {
+    let range = |s: &str, sign: char| -> Option<Range> {
         let s = s.strip_prefix(sign)?;
         let mut it = s.splitn(2, ',');
         let start = it.next()?.parse().ok()?;
@@ -610,7 +613,6 @@ fn apply_diff(lines: &[Line<'_>], starter: &str, notes: &mut Vec<String>) -> Res
     let mut out: Vec<&str> = Vec::with_capacity(starter_lines.len() + 16);
     let mut pos = 0; // next starter line not yet copied
     let mut loose_used = false;
-    let mut moved = 0;
     for (k, h) in hunks.iter().enumerate() {
         let old = h.old_lines();
         let at = match h.old_range {
@@ -645,7 +647,6 @@ fn apply_diff(lines: &[Line<'_>], starter: &str, notes: &mut Vec<String>) -> Res
                     }
                     match found.as_slice() {
                         [one] => {
-                            moved += 1;
                             notes.push(format!(
                                 "the hunk at line {} says starter line {start} but its lines are at line {}; applied there",
                                 h.header_line,
@@ -718,7 +719,6 @@ fn apply_diff(lines: &[Line<'_>], starter: &str, notes: &mut Vec<String>) -> Res
     if loose_used {
         notes.push("some context matched only after ignoring trailing whitespace".into());
     }
-    let _ = moved;
     let mut s = out.join("\n");
     if trailing_newline || starter.is_empty() {
         s.push('\n');

@@ -707,8 +707,25 @@ fn changed(a: &Program, b: &Program) -> BTreeSet<String> {
 fn edit_path(c: &Ctx) -> Outcome {
     let expected = changed(c.starter, c.reference);
     let actual = changed(c.starter, c.candidate);
+    // Signature differences on shared functions are recorded, never failed on (grading.md §4.3).
+    let mut signatures = Vec::new();
+    for r in c.reference.functions() {
+        if let Some(k) = c.candidate.function(r.name.as_str()) {
+            if param_names(r) != param_names(k) {
+                signatures.push(r.name.as_str());
+            }
+        }
+    }
+    let signature_note = if signatures.is_empty() {
+        String::new()
+    } else {
+        format!("; parameter names differ from the reference in {}", list(&signatures))
+    };
     if expected == actual {
-        return pass(format!("changed the same {} as the reference", plural(expected.len(), "function", "functions")));
+        return pass(format!(
+            "changed the same {} as the reference{signature_note}",
+            plural(expected.len(), "function", "functions")
+        ));
     }
     let extra: Vec<&String> = actual.difference(&expected).collect();
     let missing: Vec<&String> = expected.difference(&actual).collect();
@@ -720,5 +737,16 @@ fn edit_path(c: &Ctx) -> Outcome {
         parts.push(format!("left as in the starter although the reference changes them: {}", list(&missing)));
     }
     let line = extra.iter().chain(missing.iter()).find_map(|n| c.candidate.function(n)).map(|f| c.candidate.line_of(f));
-    fail(parts.join("; "), line)
+    fail(format!("{}{signature_note}", parts.join("; ")), line)
+}
+
+/// Positional, keyword-only, `*args` and `**kwargs` names of a function.
+fn param_names(f: &StmtFunctionDef) -> Vec<String> {
+    let p = &f.parameters;
+    let mut out: Vec<String> =
+        p.posonlyargs.iter().chain(p.args.iter()).map(|a| a.parameter.name.to_string()).collect();
+    out.push(format!("*{}", p.vararg.as_ref().map(|v| v.name.as_str()).unwrap_or("")));
+    out.extend(p.kwonlyargs.iter().map(|a| a.parameter.name.to_string()));
+    out.push(format!("**{}", p.kwarg.as_ref().map(|v| v.name.as_str()).unwrap_or("")));
+    out
 }
