@@ -1,0 +1,207 @@
+//! The playground in headless Chromium: the link codec (round trips, malformed links, the nearest
+//! valid task) and the app itself rendered into the page (a link's task is shown, the address bar
+//! is followed, a bad link gets a message).
+//!
+//! Run with `cargo test --target wasm32-unknown-unknown --test wasm_app`.
+
+#![cfg(target_arch = "wasm32")]
+
+use cabrito::spec::{Axis, Domain, Kind, MAX_N};
+use cabrito::task::{generate, task_hash};
+use cabrito::web::route::{self, Route};
+use cabrito::TaskSpec;
+use gloo::timers::future::TimeoutFuture;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A small deterministic generator for test cases (no OS randomness in wasm tests).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn random_spec(r: &mut Lcg) -> TaskSpec {
+    let kind = Kind::ALL[r.below(Kind::ALL.len() as u64) as usize];
+    let mut s = TaskSpec::new(
+        kind,
+        Domain::ALL[r.below(Domain::ALL.len() as u64) as usize],
+        Axis::ALL[r.below(Axis::ALL.len() as u64) as usize],
+        kind.min_edit() + r.below(300) as u32,
+        if r.below(4) == 0 { u64::MAX - r.below(10) } else { r.below(1_000_000) },
+    );
+    if r.below(5) == 0 {
+        s.n_init = Some(1 + r.below(MAX_N as u64) as u32);
+    }
+    if r.below(5) == 0 {
+        s.n_edit = Some(kind.min_edit() + r.below(50) as u32);
+    }
+    s
+}
+
+fn spec(query: &str) -> TaskSpec {
+    TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid spec")
+}
+
+#[wasm_bindgen_test]
+fn links_round_trip() {
+    let mut r = Lcg(7);
+    for _ in 0..2000 {
+        let s = random_spec(&mut r);
+        let f = route::fragment(&s);
+        assert!(f.starts_with("#/task?v=1"), "{f}");
+        assert_eq!(route::parse(&f), Route::Task(s.clone()), "{f}");
+        // The `#` is optional, and percent-encoded values read the same.
+        assert_eq!(route::parse(&f[1..]), Route::Task(s.clone()), "{f}");
+        let encoded = f.replace('=', "=%20").replace("_", "%5F");
+        assert_eq!(route::parse(&encoded), Route::Task(s), "{encoded}");
+    }
+    assert_eq!(route::parse(""), Route::Task(TaskSpec::default()));
+    assert_eq!(route::parse("#"), Route::Task(TaskSpec::default()));
+    assert_eq!(route::parse("#/"), Route::Task(TaskSpec::default()));
+    assert_eq!(route::parse("#/task"), Route::Task(TaskSpec::default()));
+}
+
+fn bad(fragment: &str) -> (String, TaskSpec) {
+    match route::parse(fragment) {
+        Route::BadLink { message, nearest } => (message, nearest),
+        Route::Task(s) => panic!("{fragment} was accepted as {s}"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn bad_links_get_a_reason_and_the_nearest_task() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("#/task?v=1&kind=nope&n=7&seed=3", "unknown kind 'nope'", "v=1&n=7&seed=3"),
+        ("#/task?v=1&n=0&seed=5", "out of range", "v=1&n=1&seed=5"),
+        ("#/task?v=1&n=99999&domain=string", "out of range", "v=1&domain=string&n=2000"),
+        ("#/task?v=1&n=-4", "must be an integer", "v=1&n=1"),
+        ("#/task?v=1&n=123456789012345678901234567890", "must be an integer", "v=1&n=2000"),
+        ("#/task?v=1&seed=abc&n=9", "must be an integer", "v=1&n=9"),
+        ("#/task?v=1&seed=1e5", "must be an integer", "v=1"),
+        ("#/task?v=1&n=5&n=6", "given twice", "v=1&n=5"),
+        ("#/task?v=1&kind=cache_function&n=1", "at least 2", "v=1&kind=cache_function"),
+        ("#/task?v=7&kind=dead_code", "not served", "v=1&kind=dead_code"),
+        ("#/task?v=1&axis=runtime&seed=4", "not built", "v=1&seed=4"),
+        ("#/task?v=1&colour=red&seed=4", "unknown key 'colour'", "v=1&seed=4"),
+        ("#/task?v=1&garbage&n=8", "not of the form key=value", "v=1&n=8"),
+        ("#/gallery/nothing", "there is no page", "v=1"),
+    ];
+    for (fragment, says, nearest) in cases {
+        let (message, got) = bad(fragment);
+        assert!(message.contains(says), "{fragment}: message '{message}' should say '{says}'");
+        assert!(!message.contains('\n'), "{fragment}: the message is one line");
+        assert_eq!(got, spec(nearest), "{fragment}: nearest task");
+    }
+}
+
+#[wasm_bindgen_test]
+fn malformed_links_never_panic() {
+    // Random strings over the characters links are made of, and some bytes they are not.
+    let alphabet: Vec<char> = "#/?&=%vkindomaxsedtrcl_0123456789-+aé€ \t%2G%ZZ%E2%82".chars().collect();
+    let mut r = Lcg(11);
+    for i in 0..3000 {
+        let len = r.below(60) as usize;
+        let mut s: String = if i % 2 == 0 { "#/task?".into() } else { String::new() };
+        for _ in 0..len {
+            s.push(alphabet[r.below(alphabet.len() as u64) as usize]);
+        }
+        let shown = match route::parse(&s) {
+            Route::Task(spec) => spec,
+            Route::BadLink { message, nearest } => {
+                assert!(!message.is_empty(), "{s:?}: an empty message");
+                assert!(message.chars().count() < 400, "{s:?}: message too long: {message}");
+                nearest
+            }
+        };
+        // Whatever the page shows is a valid spec (generating it is covered by the tests below).
+        assert!(shown.validate().is_ok(), "{s:?}: shows an invalid spec {shown}");
+    }
+    // A huge link: the reason quotes a bounded piece of it.
+    let huge = format!("#/task?v=1&{}", "x".repeat(100_000));
+    let (message, _) = bad(&huge);
+    assert!(message.chars().count() < 200, "{}", message.len());
+}
+
+#[wasm_bindgen_test]
+fn controls_edit_one_knob() {
+    let s = spec("v=1&kind=dead_code&n=50&seed=3");
+    let pairs = route::with_value(&s, "seed", "9");
+    let next = TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).unwrap();
+    assert_eq!(next, spec("v=1&kind=dead_code&n=50&seed=9"));
+    // An empty value removes an optional knob.
+    let with = spec("v=1&n_init=40");
+    let pairs = route::with_value(&with, "n_init", "");
+    assert_eq!(TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).unwrap(), TaskSpec::default());
+}
+
+// ---- the app in the page ----
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a document")
+}
+
+fn set_hash(fragment: &str) {
+    web_sys::window().expect("window").location().set_hash(fragment.trim_start_matches('#')).expect("set hash");
+}
+
+/// Wait (up to 10 s) until `#task` shows `spec`, then return the element.
+async fn shown(spec: &TaskSpec) -> web_sys::Element {
+    let canonical = spec.canonical();
+    for _ in 0..200 {
+        if let Some(t) = document().get_element_by_id("task") {
+            if t.get_attribute("data-spec").as_deref() == Some(canonical.as_str()) {
+                return t;
+            }
+        }
+        TimeoutFuture::new(50).await;
+    }
+    panic!("the page never showed {canonical}");
+}
+
+fn text(id: &str) -> String {
+    document().get_element_by_id(id).and_then(|e| e.text_content()).unwrap_or_else(|| panic!("no #{id}"))
+}
+
+#[wasm_bindgen_test]
+async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
+    let first = spec("v=1&kind=add_parameter&domain=string&axis=traversal&n=12&seed=5");
+    set_hash(&route::fragment(&first));
+    let root = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<cabrito::web::App>::with_root(root).render();
+
+    let t = shown(&first).await;
+    let task = generate(&first).unwrap();
+    assert_eq!(t.get_attribute("data-hash"), Some(task_hash(&task)));
+    assert_eq!(text("prompt"), task.prompt);
+    assert_eq!(text("starter-code"), task.starter_code);
+    assert!(document().get_element_by_id("error").is_none(), "no error for a good link");
+    assert!(document().title().contains("seed 5"), "title: {}", document().title());
+
+    // A new fragment in the address bar shows its task.
+    let second = spec("v=1&kind=extract_helper&domain=array&axis=search&n=30&seed=8");
+    set_hash(&route::fragment(&second));
+    shown(&second).await;
+    assert_eq!(text("starter-code"), generate(&second).unwrap().starter_code);
+
+    // A bad link shows the reason and the nearest task, with a link to it.
+    set_hash("#/task?v=1&kind=extract_helper&n=1&seed=8");
+    let nearest = spec("v=1&kind=extract_helper&seed=8");
+    shown(&nearest).await;
+    assert!(text("error-message").contains("at least 2"), "{}", text("error-message"));
+    let href = document().get_element_by_id("nearest-link").and_then(|a| a.get_attribute("href"));
+    assert_eq!(href, Some(route::fragment(&nearest)));
+
+    // Back to a good link: the message goes away.
+    set_hash(&route::fragment(&first));
+    shown(&first).await;
+    assert!(document().get_element_by_id("error").is_none(), "the error stays after a good link");
+    set_hash("");
+}
