@@ -251,3 +251,97 @@ fn return_value_mutations() {
         }
     }
 }
+
+/// The name of the top-level function whose block contains `needle`.
+fn function_containing(code: &str, needle: &str) -> String {
+    let at = code.find(needle).unwrap();
+    let start = code[..at].rfind("\ndef ").unwrap() + 5;
+    code[start..start + code[start..].find('(').unwrap()].to_string()
+}
+
+/// Functions whose body calls `name(`.
+fn callers(code: &str, name: &str) -> Vec<String> {
+    defs(code).into_iter().filter(|f| f != name && code[block(code, f)].contains(&format!(" {name}(val"))).collect()
+}
+
+/// Functions that `name`'s body calls.
+fn callees(code: &str, name: &str) -> Vec<String> {
+    let body = &code[block(code, name)];
+    defs(code).into_iter().filter(|f| f != name && body.contains(&format!(" {f}(val"))).collect()
+}
+
+/// Insert `line` as the first statement of function `name`.
+fn insert_first(code: &str, name: &str, line: &str) -> String {
+    let b = block(code, name);
+    let body_start = b.start + code[b.clone()].find(":\n").unwrap() + 2;
+    let mut out = code.to_string();
+    out.insert_str(body_start, &format!("    {line}\n"));
+    out
+}
+
+#[test]
+fn missing_keyword_pass() {
+    for (domain, seed) in seeds() {
+        let t = task(Kind::AddParameter, domain, seed);
+        let r = &t.solution_code;
+        let kw = if domain == Domain::String { ", prefix=prefix)" } else { ", mult=mult)" };
+        let Some(at) = r.find(kw) else { continue };
+        let m = format!("{}){}", &r[..at], &r[at + kw.len()..]);
+        let line = fails(&t, &m, "parameter_passed");
+        assert_eq!(line, Some(r[..at].matches('\n').count() + 1));
+        // The required parameter itself is still there: only the passing item fails.
+        assert!(static_checks(&task_ref(&t), &m).item("required_parameter").unwrap().passed);
+    }
+}
+
+#[test]
+fn slow_called_at_a_higher_ancestor() {
+    for (domain, seed) in seeds() {
+        let t = task(Kind::CacheFunction, domain, seed);
+        let r = &t.solution_code;
+        let ty = if domain == Domain::String { "str" } else { "float" };
+        let stmt = format!("temp: {ty} = slow()");
+        let lca = function_containing(r, &stmt);
+        let ups = callers(r, &lca);
+        let Some(up) = ups.iter().find(|f| *f != "main").or(ups.first()).cloned() else { continue };
+        // The cache moves from the LCA to its caller, which hands it down.
+        let moved = r.replacen(&format!("    {stmt}\n"), "", 1);
+        let moved = insert_first(&moved, &up, &stmt);
+        let moved = fix_signature(&moved, &lca, &format!("temp: {ty}={}", if ty == "str" { "''" } else { "0.0" }));
+        let moved = moved.replacen(&format!(" {lca}(val)"), &format!(" {lca}(val, temp)"), 1);
+        let line = fails(&t, &moved, "library_calls");
+        let lines = [line_of(&moved, &stmt), line_of(&moved, &format!("def {lca}("))];
+        assert_eq!(line, lines.iter().min().copied(), "{moved}");
+        let rr = static_checks(&task_ref(&t), &moved);
+        let reason = &rr.item("library_calls").unwrap().reason;
+        assert!(reason.contains(&format!("`{up}` calls `slow()` once")), "{reason}");
+        assert!(reason.contains(&format!("`{lca}` should call `slow()` once")), "{reason}");
+        fails(&t, &moved, "required_parameter");
+        fails(&t, &moved, "parameter_passed");
+        // A second slow() call anywhere else.
+        let other = defs(r).into_iter().find(|f| f != "main" && *f != lca).unwrap();
+        let twice = insert_first(r, &other, "_ = slow()");
+        fails(&t, &twice, "library_calls");
+    }
+}
+
+#[test]
+fn helper_moved_too_deep() {
+    for (domain, seed) in seeds() {
+        let t = task(Kind::ExtractHelper, domain, seed);
+        let r = &t.solution_code;
+        let h = if domain == Domain::String { "get_key" } else { "get_multiplier" };
+        let stmt_at = r.find(&format!(" = {h}(val)")).unwrap();
+        let line_start = r[..stmt_at].rfind('\n').unwrap() + 1;
+        let stmt = r[line_start..stmt_at + format!(" = {h}(val)").len()].trim().to_string();
+        let ncd = function_containing(r, &stmt);
+        let Some(deeper) = callees(r, &ncd).into_iter().next() else { continue };
+        let moved = r.replacen(&format!("    {stmt}\n"), "", 1);
+        let moved = insert_first(&moved, &deeper, &stmt);
+        let line = fails(&t, &moved, "library_calls");
+        assert!(line.is_some());
+        let rr = static_checks(&task_ref(&t), &moved);
+        let reason = &rr.item("library_calls").unwrap().reason;
+        assert!(reason.contains(&format!("`{ncd}`")) && reason.contains(&format!("`{deeper}`")), "{reason}");
+    }
+}

@@ -190,6 +190,61 @@ impl<'s> Program<'s> {
     }
 }
 
+/// One call in a function body: the callee when it is a plain name, the plain names passed positionally,
+/// and the keywords as `(keyword, value name)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub callee: Option<String>,
+    pub args: Vec<String>,
+    pub keywords: Vec<(Option<String>, Option<String>)>,
+    /// 1-based line of the call.
+    pub line: usize,
+}
+
+impl Call {
+    /// Does the call hand on the variable `name` (positionally, as `name=…`, or as `…=name`)?
+    pub fn passes(&self, name: &str) -> bool {
+        self.args.iter().any(|a| a == name)
+            || self.keywords.iter().any(|(k, v)| k.as_deref() == Some(name) || v.as_deref() == Some(name))
+    }
+}
+
+impl Program<'_> {
+    /// The calls in a function's body (not in its signature), in source order.
+    pub fn calls_in(&self, f: &StmtFunctionDef) -> Vec<Call> {
+        let mut c = CallCollector { calls: Vec::new() };
+        c.visit_body(&f.body);
+        c.calls
+            .into_iter()
+            .map(|(callee, args, keywords, at)| Call { callee, args, keywords, line: self.line(at) })
+            .collect()
+    }
+}
+
+type RawCall = (Option<String>, Vec<String>, Vec<(Option<String>, Option<String>)>, TextSize);
+
+struct CallCollector {
+    calls: Vec<RawCall>,
+}
+
+impl<'a> Visitor<'a> for CallCollector {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(c) = expr {
+            let name = |e: &Expr| match e {
+                Expr::Name(n) => Some(n.id.to_string()),
+                _ => None,
+            };
+            self.calls.push((
+                name(&c.func),
+                c.arguments.args.iter().filter_map(name).collect(),
+                c.arguments.keywords.iter().map(|k| (k.arg.as_ref().map(|a| a.to_string()), name(&k.value))).collect(),
+                expr.start(),
+            ));
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
 /// Shorten source text for a message: first line, at most 80 characters.
 pub fn snippet(s: &str) -> String {
     let first = s.trim().lines().next().unwrap_or("");

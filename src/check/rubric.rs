@@ -161,6 +161,33 @@ pub const CHECKS: &[Check] = &[
         run: required_parameter,
     },
     Check {
+        id: "parameter_passed",
+        applies: Applies::OnlyMust(&[Kind::AddParameter, Kind::CacheFunction]),
+        title: |t| {
+            format!("`{}` handed on in exactly the calls where the reference passes it", required_parameter_name(t).0)
+        },
+        run: parameter_passed,
+    },
+    Check {
+        id: "library_calls",
+        applies: Applies::OnlyMust(&[
+            Kind::AddParameter,
+            Kind::AddReturnValue,
+            Kind::CacheFunction,
+            Kind::ExtractHelper,
+        ]),
+        title: |t| {
+            let f = match t.kind {
+                Kind::AddParameter => "default()",
+                Kind::AddReturnValue => "external()",
+                Kind::CacheFunction => "slow()",
+                _ => crate::domain::info(t.domain).helper_fn,
+            };
+            format!("The library call (`{f}`) made in exactly the functions where the reference makes it")
+        },
+        run: library_calls,
+    },
+    Check {
         id: "return_annotations",
         applies: Applies::OnlyMust(&[Kind::AddReturnValue, Kind::ExtractHelper]),
         title: |t| {
@@ -533,16 +560,10 @@ fn required_parameter_name(t: &TaskRef) -> (&'static str, &'static str) {
     }
 }
 
-fn find_param<'a>(f: &'a StmtFunctionDef, name: &str) -> Option<&'a ast::ParameterWithDefault> {
-    let p = &f.parameters;
-    p.posonlyargs.iter().chain(p.args.iter()).chain(p.kwonlyargs.iter()).find(|a| a.parameter.name.as_str() == name)
-}
-
-/// add_parameter / cache_function: every function with the parameter in the reference has it in the
-/// candidate, with the reference's annotation and default; no other function has it.
-fn required_parameter(c: &Ctx) -> Outcome {
+/// The parameter names a kind adds: the kind's name, plus the numbered ones of instruction-following
+/// records (`mult1`, `mult2`, …) found in the reference.
+fn parameter_names(c: &Ctx) -> BTreeSet<String> {
     let (base, _) = required_parameter_name(c.task);
-    // Instruction-following records number the parameter (`mult1`, `mult2`, …); check each one.
     let mut names: BTreeSet<String> = BTreeSet::from([base.to_string()]);
     for f in c.reference.functions() {
         for a in f.parameters.posonlyargs.iter().chain(f.parameters.args.iter()).chain(f.parameters.kwonlyargs.iter()) {
@@ -552,6 +573,164 @@ fn required_parameter(c: &Ctx) -> Outcome {
             }
         }
     }
+    names
+}
+
+/// add_parameter / cache_function: in every function, the calls that hand on the parameter go to the same
+/// callees as in the reference (a missing `mult=mult`, or `temp` passed past the callers of `slow()`, fail).
+fn parameter_passed(c: &Ctx) -> Outcome {
+    let names = parameter_names(c);
+    let mut problems: Vec<(usize, String)> = Vec::new();
+    let mut passing = 0;
+    for r in c.reference.functions() {
+        let Some(k) = c.candidate.function(r.name.as_str()) else { continue };
+        let (rc, kc) = (c.reference.calls_in(r), c.candidate.calls_in(k));
+        for p in &names {
+            let handed = |calls: &[super::program::Call]| -> BTreeMap<String, usize> {
+                let mut m = BTreeMap::new();
+                for call in calls.iter().filter(|x| x.passes(p)) {
+                    if let Some(callee) = &call.callee {
+                        *m.entry(callee.clone()).or_default() += 1;
+                    }
+                }
+                m
+            };
+            let (want, got) = (handed(&rc), handed(&kc));
+            passing += want.values().sum::<usize>();
+            for (callee, n) in &want {
+                if got.get(callee).copied().unwrap_or(0) < *n {
+                    let line = kc
+                        .iter()
+                        .find(|x| x.callee.as_deref() == Some(callee.as_str()))
+                        .map(|x| x.line)
+                        .unwrap_or_else(|| c.candidate.line_of(k));
+                    problems.push((line, format!("`{}` calls `{callee}` without passing `{p}`", r.name.as_str())));
+                }
+            }
+            for (callee, n) in &got {
+                if want.get(callee).copied().unwrap_or(0) < *n {
+                    let line = kc
+                        .iter()
+                        .find(|x| x.callee.as_deref() == Some(callee.as_str()) && x.passes(p))
+                        .map(|x| x.line)
+                        .unwrap_or_else(|| c.candidate.line_of(k));
+                    problems.push((
+                        line,
+                        format!("`{}` passes `{p}` to `{callee}`, which the reference does not", r.name.as_str()),
+                    ));
+                }
+            }
+        }
+    }
+    let p = names.iter().cloned().collect::<Vec<_>>().join("`, `");
+    if problems.is_empty() {
+        return pass(format!(
+            "`{p}` is handed on in the same {} as in the reference",
+            plural(passing, "call", "calls")
+        ));
+    }
+    report(problems)
+}
+
+/// Fail with up to three problems (sorted by line), pointing at the first.
+fn report(mut problems: Vec<(usize, String)>) -> Outcome {
+    problems.sort();
+    problems.dedup();
+    let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
+    let more = if problems.len() > 3 { format!(" (and {} more)", problems.len() - 3) } else { String::new() };
+    let line = problems.first().map(|p| p.0).filter(|&l| l > 0);
+    fail(format!("{}{more}", shown.join("; ")), line)
+}
+
+/// The names the task imports from `mylibrary`.
+fn library_names(c: &Ctx) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (imp, _) in c.reference.imports().into_iter().chain(c.starter.imports()) {
+        if let Some(rest) = imp.strip_prefix("from mylibrary import ") {
+            let name = rest.split(" as ").last().unwrap_or(rest);
+            out.insert(name.to_string());
+        }
+    }
+    out
+}
+
+/// The library function of the task (`slow()`, `get_multiplier()`, `external()`, …) is called in the same
+/// functions, as often, as in the reference: the cache at the lowest common ancestor, the helper at the
+/// nearest common descendant.
+fn library_calls(c: &Ctx) -> Outcome {
+    let libs = library_names(c);
+    if libs.is_empty() {
+        return pass("the task imports nothing from mylibrary");
+    }
+    let count = |p: &Program| -> BTreeMap<(String, String), (usize, usize)> {
+        let mut m = BTreeMap::new();
+        for f in p.functions() {
+            for call in p.calls_in(f) {
+                if let Some(callee) = call.callee.filter(|n| libs.contains(n)) {
+                    let e = m.entry((callee, f.name.to_string())).or_insert((0, call.line));
+                    e.0 += 1;
+                }
+            }
+        }
+        m
+    };
+    let (want, got) = (count(c.reference), count(c.candidate));
+    let mut problems: Vec<(usize, String)> = Vec::new();
+    let callers = |m: &BTreeMap<(String, String), (usize, usize)>, lib: &str| -> Vec<String> {
+        m.keys().filter(|(l, _)| l == lib).map(|(_, f)| f.clone()).collect()
+    };
+    for ((lib, f), (n, _)) in &want {
+        let have = got.get(&(lib.clone(), f.clone())).map(|x| x.0).unwrap_or(0);
+        if have < *n && c.candidate.function(f).is_some() {
+            let line = c.candidate.function(f).map(|k| c.candidate.line_of(k));
+            problems.push((
+                line.unwrap_or(0),
+                format!(
+                    "`{f}` should call `{lib}()` {} (as the reference does) but calls it {}",
+                    times(*n),
+                    times(have)
+                ),
+            ));
+        }
+    }
+    for ((lib, f), (n, line)) in &got {
+        let expected = want.get(&(lib.clone(), f.clone())).map(|x| x.0).unwrap_or(0);
+        if *n > expected {
+            let refs = callers(&want, lib);
+            let where_ = if refs.is_empty() { "nowhere".to_string() } else { format!("only in {}", list(&refs)) };
+            problems.push((*line, format!("`{f}` calls `{lib}()` {}; the reference calls it {where_}", times(*n))));
+        }
+    }
+    if problems.is_empty() {
+        let calls: usize = want.values().map(|x| x.0).sum();
+        let libs: Vec<&String> = libs.iter().collect();
+        return pass(format!(
+            "{} to {} made where the reference makes them",
+            plural(calls, "call", "calls"),
+            list(&libs)
+        ));
+    }
+    report(problems)
+}
+
+fn times(n: usize) -> String {
+    match n {
+        0 => "never".into(),
+        1 => "once".into(),
+        2 => "twice".into(),
+        n => format!("{n} times"),
+    }
+}
+
+fn find_param<'a>(f: &'a StmtFunctionDef, name: &str) -> Option<&'a ast::ParameterWithDefault> {
+    let p = &f.parameters;
+    p.posonlyargs.iter().chain(p.args.iter()).chain(p.kwonlyargs.iter()).find(|a| a.parameter.name.as_str() == name)
+}
+
+/// add_parameter / cache_function: every function with the parameter in the reference has it in the
+/// candidate, with the reference's annotation and default; no other function has it.
+fn required_parameter(c: &Ctx) -> Outcome {
+    let names = parameter_names(c);
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut with = 0;
     for r in c.reference.functions() {
@@ -608,14 +787,7 @@ fn required_parameter(c: &Ctx) -> Outcome {
             if with == 1 { "takes" } else { "take" }
         ));
     }
-    problems.sort();
-    let first = problems[0].clone();
-    let more = if problems.len() > 1 {
-        format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" })
-    } else {
-        String::new()
-    };
-    fail(format!("{}{more}", first.1), Some(first.0))
+    report(problems)
 }
 
 fn is_tuple_annotation(e: Option<&Expr>) -> bool {
@@ -668,13 +840,7 @@ fn return_annotations(c: &Ctx) -> Outcome {
             ))
         };
     }
-    problems.sort();
-    let more = if problems.len() > 1 {
-        format!(" (and {} other {})", problems.len() - 1, if problems.len() == 2 { "function" } else { "functions" })
-    } else {
-        String::new()
-    };
-    fail(format!("{}{more}", problems[0].1), Some(problems[0].0))
+    report(problems)
 }
 
 fn show_code(s: String) -> String {
