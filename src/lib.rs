@@ -8,6 +8,7 @@ pub mod domain;
 pub mod grade;
 pub mod graph;
 pub mod kinds;
+pub mod protocol;
 pub mod python;
 pub mod rng;
 pub mod spec;

@@ -8,3 +8,4 @@ pub mod grade;
 pub mod grid;
 pub mod runner;
 pub mod serve;
+pub mod worker;

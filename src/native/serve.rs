@@ -32,6 +32,7 @@ pub fn command() -> Command {
                 .default_value("dist")
                 .help("the built app, as written by `trunk build --release`"),
         )
+        .args(super::worker::args())
 }
 
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
@@ -43,6 +44,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     })?;
     let dist = PathBuf::from(m.get_one::<String>("dist").map(String::as_str).unwrap_or("dist"));
     check_dist(&dist)?;
+    super::worker::configure(m)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -68,6 +70,7 @@ pub fn router(dist: &Path) -> Router {
     let app = ServeDir::new(dist).append_index_html_on_directories(true);
     Router::new()
         // ---- the grading worker: the `/ws` WebSocket route goes here (issue 4) ----
+        .merge(super::worker::routes())
         // ---- the app: every other path is a file of dist/ ----
         .fallback_service(app)
 }
