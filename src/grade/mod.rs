@@ -66,7 +66,8 @@ pub struct Prepared {
 pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
     let functions = reference_functions(&task.reference)?;
     let defs = plan::top_defs(&task.reference).map_err(PlanError::Syntax)?;
-    let keep: BTreeSet<String> = defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
+    let keep: BTreeSet<String> =
+        defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
     let plan = build_plan(&task.input_key(), task.domain, functions, trials);
     Ok(Prepared { plan, reference_program, reference_defs: keep.into_iter().collect() })
@@ -88,9 +89,11 @@ pub struct CandidateProgram {
 pub fn candidate_program(prep: &Prepared, candidate: &str) -> Result<CandidateProgram, plan::SyntaxProblem> {
     let defs = plan::top_defs(candidate)?;
     let wanted: BTreeSet<String> = prep.reference_defs.iter().cloned().collect();
-    let present: BTreeSet<String> = defs.iter().filter(|d| !d.is_async && wanted.contains(&d.name)).map(|d| d.name.clone()).collect();
+    let present: BTreeSet<String> =
+        defs.iter().filter(|d| !d.is_async && wanted.contains(&d.name)).map(|d| d.name.clone()).collect();
     let program = plan::filter_program(&defs, &wanted);
-    let tested: BTreeSet<String> = prep.plan.functions.iter().filter(|f| present.contains(&f.name)).map(|f| f.name.clone()).collect();
+    let tested: BTreeSet<String> =
+        prep.plan.functions.iter().filter(|f| present.contains(&f.name)).map(|f| f.name.clone()).collect();
     let missing = prep.plan.functions.iter().filter(|f| !present.contains(&f.name)).map(|f| f.name.clone()).collect();
     Ok(CandidateProgram { program, defs: present.into_iter().collect(), tested, missing })
 }
@@ -192,7 +195,12 @@ impl Verdict {
 pub fn error_verdict(task: &GradeTask, trials: usize, message: String) -> Verdict {
     let checks = ["compilation", "function_existence", "behavioral"]
         .iter()
-        .map(|k| CheckResult { kind: k.to_string(), outcome: Outcome::Error, message: message.clone(), metadata: serde_json::json!({}) })
+        .map(|k| CheckResult {
+            kind: k.to_string(),
+            outcome: Outcome::Error,
+            message: message.clone(),
+            metadata: serde_json::json!({}),
+        })
         .collect();
     Verdict {
         passed: false,
@@ -208,7 +216,13 @@ pub fn error_verdict(task: &GradeTask, trials: usize, message: String) -> Verdic
 }
 
 /// Assemble the verdict. `actual` is `None` when the candidate does not parse.
-pub fn verdict(task: &GradeTask, prep: &Prepared, candidate: &str, expected: &RunOutcome, actual: Option<&RunOutcome>) -> Verdict {
+pub fn verdict(
+    task: &GradeTask,
+    prep: &Prepared,
+    candidate: &str,
+    expected: &RunOutcome,
+    actual: Option<&RunOutcome>,
+) -> Verdict {
     let compilation = verdict::compilation(candidate);
     let existence = verdict::function_existence(&task.starter, &task.reference, candidate);
     let (behavioral, functions) = match (candidate_program(prep, candidate), actual) {

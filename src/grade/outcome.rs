@@ -138,7 +138,11 @@ pub fn read_results(text: &str, shape: &[usize]) -> Result<(Vec<TrialOutcome>, E
         let j: Json = serde_json::from_str(line).map_err(|e| bad(&format!("not JSON ({e})")))?;
         let kind = j.get("k").and_then(Json::as_str).ok_or_else(|| bad("no kind"))?;
         if kind == "done" {
-            done = if j.get("stopped").and_then(Json::as_str).is_some() { Ending::StoppedAfterTimeout } else { Ending::Done };
+            done = if j.get("stopped").and_then(Json::as_str).is_some() {
+                Ending::StoppedAfterTimeout
+            } else {
+                Ending::Done
+            };
             continue;
         }
         let t = j.get("trial").and_then(Json::as_u64).ok_or_else(|| bad("no trial"))? as usize;

@@ -60,7 +60,9 @@ fn line_of(src: &str, offset: usize) -> usize {
 pub fn parse(src: &str) -> Result<Vec<Stmt>, SyntaxProblem> {
     match ruff_python_parser::parse_module(src) {
         Ok(p) => Ok(p.into_suite().into_iter().collect()),
-        Err(e) => Err(SyntaxProblem { line: line_of(src, e.location.start().to_usize()), message: e.error.to_string() }),
+        Err(e) => {
+            Err(SyntaxProblem { line: line_of(src, e.location.start().to_usize()), message: e.error.to_string() })
+        }
     }
 }
 
@@ -129,7 +131,9 @@ impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PlanError::Syntax(s) => write!(f, "the reference has a {s}"),
-            PlanError::Unannotated(func, p) => write!(f, "parameter '{p}' of reference function '{func}' has no annotation"),
+            PlanError::Unannotated(func, p) => {
+                write!(f, "parameter '{p}' of reference function '{func}' has no annotation")
+            }
             PlanError::Unsupported(func, p, a) => {
                 write!(f, "parameter '{p}' of reference function '{func}' has an unsupported type '{a}'")
             }
@@ -188,10 +192,15 @@ pub fn reference_functions(reference: &str) -> Result<Vec<FunctionSpec>, PlanErr
         let mut params = Vec::new();
         for p in f.parameters.posonlyargs.iter().chain(f.parameters.args.iter()) {
             let pname = p.parameter.name.id.to_string();
-            let ann = p.parameter.annotation.as_deref().ok_or_else(|| PlanError::Unannotated(name.clone(), pname.clone()))?;
+            let ann =
+                p.parameter.annotation.as_deref().ok_or_else(|| PlanError::Unannotated(name.clone(), pname.clone()))?;
             let ty = arg_type(ann, reference).ok_or_else(|| {
                 let r = ann.range();
-                PlanError::Unsupported(name.clone(), pname.clone(), reference[r.start().to_usize()..r.end().to_usize()].to_string())
+                PlanError::Unsupported(
+                    name.clone(),
+                    pname.clone(),
+                    reference[r.start().to_usize()..r.end().to_usize()].to_string(),
+                )
             })?;
             params.push((pname, ty));
         }
@@ -273,7 +282,10 @@ pub fn build_plan(key: &str, domain: Domain, functions: Vec<FunctionSpec>, trial
                 .iter()
                 .map(|f| {
                     let mut rng = stream(key, &format!("inputs/{t}/{}", f.name));
-                    Call { function: f.name.clone(), args: f.params.iter().map(|(n, ty)| (n.clone(), draw(&mut rng, ty))).collect() }
+                    Call {
+                        function: f.name.clone(),
+                        args: f.params.iter().map(|(n, ty)| (n.clone(), draw(&mut rng, ty))).collect(),
+                    }
                 })
                 .collect();
             Trial { stub_index, calls }
@@ -297,7 +309,13 @@ mod tests {
     fn reference_functions_read_plain_positional_params() {
         let fs = reference_functions(REF).unwrap();
         assert_eq!(fs.len(), 2);
-        assert_eq!(fs[0], FunctionSpec { name: "f".into(), params: vec![("val".into(), ArgType::Float), ("mult".into(), ArgType::Float)] });
+        assert_eq!(
+            fs[0],
+            FunctionSpec {
+                name: "f".into(),
+                params: vec![("val".into(), ArgType::Float), ("mult".into(), ArgType::Float)]
+            }
+        );
         assert_eq!(
             fs[1].params,
             vec![

@@ -24,9 +24,17 @@ pub enum Value {
     List(Vec<Value>),
     /// An ndarray of a numeric or boolean dtype (values in C order), or of another dtype
     /// (`values` is `None`; `repr` holds its text).
-    Array { shape: Vec<usize>, dtype: String, values: Option<Vec<f64>>, repr: String },
+    Array {
+        shape: Vec<usize>,
+        dtype: String,
+        values: Option<Vec<f64>>,
+        repr: String,
+    },
     /// Anything else (dict, set, objects): its type name and repr; compared by exact text.
-    Other { type_name: String, repr: String },
+    Other {
+        type_name: String,
+        repr: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -149,7 +157,11 @@ pub fn float_text(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "inf".into() } else { "-inf".into() }
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         format!("{x:?}")
     }
@@ -352,12 +364,20 @@ pub fn compare(actual: &Value, expected: &Value) -> Comparison {
                 // pytest.approx compares bools exactly (no tolerance).
                 let exact_only = matches!(expected, Value::Bool(_)) || matches!(actual, Value::Bool(_));
                 let ok = if exact_only { a == e } else { approx_number(a, e) };
-                return if ok { Comparison::Equal } else { Comparison::Differ(format!("{actual} instead of {expected}")) };
+                return if ok {
+                    Comparison::Equal
+                } else {
+                    Comparison::Differ(format!("{actual} instead of {expected}"))
+                };
             }
             if actual == expected {
                 Comparison::Equal
             } else if actual.type_name() != expected.type_name() {
-                Comparison::Differ(format!("a {} ({actual}) instead of a {} ({expected})", actual.type_name(), expected.type_name()))
+                Comparison::Differ(format!(
+                    "a {} ({actual}) instead of a {} ({expected})",
+                    actual.type_name(),
+                    expected.type_name()
+                ))
             } else {
                 Comparison::Differ(format!("{actual} instead of {expected}"))
             }

@@ -67,13 +67,21 @@ pub struct FunctionResult {
 /// (the check is then an error).
 pub fn function_existence(starter: &str, reference: &str, candidate: &str) -> CheckResult {
     let names = |src: &str| -> Result<BTreeSet<String>, String> {
-        top_defs(src).map(|ds| ds.into_iter().filter(|d| !d.is_async).map(|d| d.name).collect()).map_err(|e| e.to_string())
+        top_defs(src)
+            .map(|ds| ds.into_iter().filter(|d| !d.is_async).map(|d| d.name).collect())
+            .map_err(|e| e.to_string())
     };
     let (s_start, s_sol, s_cand) = match (names(starter), names(reference), names(candidate)) {
         (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-        (Err(e), _, _) => return check("function_existence", Outcome::Error, format!("the starter has a {e}"), json!({})),
-        (_, Err(e), _) => return check("function_existence", Outcome::Error, format!("the reference has a {e}"), json!({})),
-        (_, _, Err(e)) => return check("function_existence", Outcome::Error, format!("the candidate has a {e}"), json!({})),
+        (Err(e), _, _) => {
+            return check("function_existence", Outcome::Error, format!("the starter has a {e}"), json!({}))
+        }
+        (_, Err(e), _) => {
+            return check("function_existence", Outcome::Error, format!("the reference has a {e}"), json!({}))
+        }
+        (_, _, Err(e)) => {
+            return check("function_existence", Outcome::Error, format!("the candidate has a {e}"), json!({}))
+        }
     };
     let cannot: BTreeSet<&String> = s_start.difference(&s_sol).collect();
     let missing: Vec<&String> = s_sol.difference(&s_cand).collect();
@@ -168,40 +176,51 @@ pub fn behavioural(
             let exp = exp_trial.and_then(|tr| tr.calls.get(i)).cloned().flatten();
             let act = act_trial.and_then(|tr| tr.calls.get(i)).cloned().flatten();
             // (is_error, message, expected text, actual text)
-            let verdict: Option<(bool, String, Option<String>, Option<String>)> = if let Some(e) =
-                exp_trial.and_then(|tr| tr.setup_error.as_ref())
-            {
-                Some((true, format!("the reference raised while loading in this trial: {e}"), None, None))
-            } else if let Some(e) = act_trial.and_then(|tr| tr.setup_error.as_ref()) {
-                Some((true, format!("the candidate raised while loading (module code or a default value): {e}"), None, None))
-            } else {
-                match (exp, act) {
-                    (None, _) => Some((true, format!("no reference result ({})", expected.status.describe()), None, None)),
-                    (Some(CallResult::Raised(e)), _) => {
-                        Some((true, format!("the reference raised {e} on this input"), Some(format!("raises {e}")), None))
-                    }
-                    (Some(CallResult::Returned(ev)), None) => {
-                        let why = if actual_gap_seen {
-                            format!("not run ({})", actual.status.describe())
-                        } else {
-                            actual_gap_seen = true;
-                            match &actual.status {
-                                RunStatus::Completed => "no result".to_string(),
-                                s => format!("no result: {} while this call was running", s.describe()),
+            let verdict: Option<(bool, String, Option<String>, Option<String>)> =
+                if let Some(e) = exp_trial.and_then(|tr| tr.setup_error.as_ref()) {
+                    Some((true, format!("the reference raised while loading in this trial: {e}"), None, None))
+                } else if let Some(e) = act_trial.and_then(|tr| tr.setup_error.as_ref()) {
+                    Some((
+                        true,
+                        format!("the candidate raised while loading (module code or a default value): {e}"),
+                        None,
+                        None,
+                    ))
+                } else {
+                    match (exp, act) {
+                        (None, _) => {
+                            Some((true, format!("no reference result ({})", expected.status.describe()), None, None))
+                        }
+                        (Some(CallResult::Raised(e)), _) => Some((
+                            true,
+                            format!("the reference raised {e} on this input"),
+                            Some(format!("raises {e}")),
+                            None,
+                        )),
+                        (Some(CallResult::Returned(ev)), None) => {
+                            let why = if actual_gap_seen {
+                                format!("not run ({})", actual.status.describe())
+                            } else {
+                                actual_gap_seen = true;
+                                match &actual.status {
+                                    RunStatus::Completed => "no result".to_string(),
+                                    s => format!("no result: {} while this call was running", s.describe()),
+                                }
+                            };
+                            Some((true, why, Some(ev.to_string()), None))
+                        }
+                        (Some(CallResult::Returned(ev)), Some(CallResult::Raised(e))) => {
+                            Some((true, format!("raised {e}"), Some(ev.to_string()), Some(format!("raises {e}"))))
+                        }
+                        (Some(CallResult::Returned(ev)), Some(CallResult::Returned(av))) => match compare(&av, &ev) {
+                            Comparison::Equal => None,
+                            Comparison::Differ(m) => {
+                                Some((false, format!("wrong result: {m}"), Some(ev.to_string()), Some(av.to_string())))
                             }
-                        };
-                        Some((true, why, Some(ev.to_string()), None))
+                            Comparison::Error(m) => Some((true, m, Some(ev.to_string()), Some(av.to_string()))),
+                        },
                     }
-                    (Some(CallResult::Returned(ev)), Some(CallResult::Raised(e))) => {
-                        Some((true, format!("raised {e}"), Some(ev.to_string()), Some(format!("raises {e}"))))
-                    }
-                    (Some(CallResult::Returned(ev)), Some(CallResult::Returned(av))) => match compare(&av, &ev) {
-                        Comparison::Equal => None,
-                        Comparison::Differ(m) => Some((false, format!("wrong result: {m}"), Some(ev.to_string()), Some(av.to_string()))),
-                        Comparison::Error(m) => Some((true, m, Some(ev.to_string()), Some(av.to_string()))),
-                    },
-                }
-            };
+                };
             match verdict {
                 None => {
                     fr.passed += 1;

@@ -17,7 +17,21 @@ import signal
 import sys
 import types
 
-import numpy
+# Started with -S (no site: fast start); numpy's folder comes as argv[1] and is imported lazily,
+# so math and string programs that never touch it do not pay for it.
+if len(sys.argv) > 1 and sys.argv[1]:
+    sys.path.append(sys.argv[1])
+
+
+class LazyNumpy(types.ModuleType):
+    def __getattr__(self, name):
+        import numpy
+
+        return getattr(numpy, name)
+
+
+def loaded_numpy():
+    return sys.modules.get("numpy")
 
 OUT = os.fdopen(3, "w", encoding="utf-8")
 SAFE_NAMES = (
@@ -50,7 +64,7 @@ def emit(obj):
 
 def err(e):
     if isinstance(e, CallTimeout):
-        return {"type": "Timeout", "message": "the call ran longer than the per-call limit"}
+        return {"type": "Timeout", "message": "the call ran longer than the per-call time limit"}
     try:
         msg = str(e)
     except BaseException:
@@ -75,6 +89,8 @@ def decode(v):
     if t == "tuple":
         return tuple(decode(x) for x in v["v"])
     if t == "ndarray":
+        import numpy
+
         return numpy.array([float(x) for x in v["v"]], dtype=numpy.float64).reshape(v["shape"])
     raise ValueError("cannot decode input tag " + t)
 
@@ -85,14 +101,15 @@ def encode(v, budget):
         raise OverflowError("result too large to report")
     if v is None:
         return {"t": "none"}
-    if isinstance(v, (bool, numpy.bool_)):
+    numpy = loaded_numpy()
+    if isinstance(v, bool) or (numpy is not None and isinstance(v, numpy.bool_)):
         return {"t": "bool", "v": bool(v)}
-    if isinstance(v, (int, numpy.integer)):
+    if isinstance(v, int) or (numpy is not None and isinstance(v, numpy.integer)):
         try:
             return {"t": "int", "v": str(int(v))}
         except ValueError:
             return {"t": "other", "type": "int", "repr": "<int too large>"}
-    if isinstance(v, (float, numpy.floating)):
+    if isinstance(v, float) or (numpy is not None and isinstance(v, numpy.floating)):
         return {"t": "float", "v": repr(float(v))}
     if type(v) is str:
         try:
@@ -104,7 +121,7 @@ def encode(v, budget):
         return {"t": "tuple", "v": [encode(x, budget) for x in v]}
     if type(v) is list:
         return {"t": "list", "v": [encode(x, budget) for x in v]}
-    if isinstance(v, numpy.ndarray):
+    if numpy is not None and isinstance(v, numpy.ndarray):
         out = {"t": "ndarray", "shape": list(v.shape), "dtype": str(v.dtype)}
         if v.dtype.kind in "biuf":
             budget[0] -= v.size
@@ -125,7 +142,8 @@ def safe_repr(v):
 
 
 def memo_key(v):
-    if isinstance(v, numpy.ndarray):
+    numpy = loaded_numpy()
+    if numpy is not None and isinstance(v, numpy.ndarray):
         return ("ndarray", v.shape, v.dtype.str, v.tobytes())
     if isinstance(v, (list, tuple)):
         return (type(v).__name__, tuple(memo_key(x) for x in v))
@@ -172,6 +190,10 @@ def main():
     else:
         safe = builtins.__dict__
     defs = req["defs"]
+    if req.get("domain") == "array":
+        import numpy as np_module
+    else:
+        np_module = LazyNumpy("numpy")
     timeout = float(req.get("call_timeout", 2.0))
     signal.signal(signal.SIGALRM, on_alarm)
     stop = None
@@ -189,8 +211,7 @@ def main():
                 ns["strops"] = mod
             exec(stubs[trial["stub"]], ns)
             g.update({k: v for k, v in ns.items() if not k.startswith("__")})
-            g["np"] = numpy
-            g["numpy"] = numpy
+            g["np"] = g["numpy"] = np_module
         except BaseException as e:
             sys.stdout, sys.stderr = real_stdout, real_stderr
             emit({"k": "setup", "trial": t, "error": err(e)})

@@ -1,0 +1,132 @@
+//! Agreement with the reference implementation (D11): `cabrito grade` on the reference's own task
+//! records and responses (../shared/fixtures/cabra-reference) gives the task-level verdicts of
+//! its verdicts.json: score 1 for every solution, 0 for every starter, and the same pass/fail per
+//! required check kind.
+//!
+//! Differences a decision explains: none are expected on these buckets. (D6 only changes verdicts
+//! for responses that drop functions, D5 changes which inputs are drawn, not the verdict of a
+//! correct or an unchanged program.)
+
+use cabrito::native::grade::{grade_dirs, GradeArgs};
+use cabrito::native::runner::GradeOptions;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/cabra-reference");
+
+fn gunzip(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    let mut s = String::new();
+    flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut s).unwrap();
+    s
+}
+
+/// Lay a fixture bucket out in the reference's layout: tasks/<run>/<set>/<type>.json.gz and
+/// responses/<run>/<set>/<type>/code/{solution,starter}.jsonl (split on the extra fields).
+fn layout(bucket: &str, root: &Path) -> String {
+    let base = Path::new(FIXTURES);
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(base.join("manifest.json")).unwrap()).unwrap();
+    let run = manifest[bucket]["run_name"].as_str().unwrap().to_string();
+    for set in std::fs::read_dir(base.join(bucket).join("tasks")).unwrap() {
+        let set = set.unwrap().path();
+        for f in std::fs::read_dir(&set).unwrap() {
+            let f = f.unwrap().path();
+            let dir = root.join("tasks").join(&run).join(set.file_name().unwrap());
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    for resp in ["solution", "starter"] {
+        for line in gunzip(&base.join(bucket).join("responses").join(format!("{resp}.jsonl.gz"))).lines() {
+            let j: Value = serde_json::from_str(line).unwrap();
+            let dir = root.join("responses").join(&run).join(j["task_set"].as_str().unwrap()).join(j["task_type"].as_str().unwrap()).join("code");
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut text = std::fs::read_to_string(dir.join(format!("{resp}.jsonl"))).unwrap_or_default();
+            text.push_str(line);
+            text.push('\n');
+            std::fs::write(dir.join(format!("{resp}.jsonl")), text).unwrap();
+        }
+    }
+    run
+}
+
+fn required(task_type: &str) -> &'static [&'static str] {
+    if task_type == "dead_code" { &["behavioral", "function_existence"] } else { &["behavioral"] }
+}
+
+fn agree(bucket: &str, trials: usize) {
+    if !Path::new(FIXTURES).exists() {
+        eprintln!("fixtures not present; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = layout(bucket, dir.path());
+    let out: PathBuf = dir.path().join("out");
+    let args = GradeArgs {
+        tasks: dir.path().to_path_buf(),
+        responses: Some(dir.path().to_path_buf()),
+        solutions: None,
+        out: out.clone(),
+        opts: GradeOptions { trials, ..Default::default() },
+        shard: (1, 1),
+        jobs: None,
+        progress: false,
+    };
+    let summary = grade_dirs(&args).unwrap_or_else(|e| panic!("grade failed: {e:?}"));
+    assert_eq!(summary.problems, 0);
+    let verdicts: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(Path::new(FIXTURES).join(bucket).join("verdicts.json")).unwrap()).unwrap();
+    let mut ours: HashMap<(String, String, String, String), Value> = HashMap::new();
+    for v in &verdicts {
+        let (resp, set, ty) = (v["response"].as_str().unwrap(), v["task_set"].as_str().unwrap(), v["task_type"].as_str().unwrap());
+        let path = out.join("results").join(&run).join(set).join(ty).join("code").join(format!("{resp}.jsonl"));
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let r: Value = serde_json::from_str(line).unwrap();
+            ours.insert((resp.into(), set.into(), ty.into(), r["dag_id"].as_str().unwrap().into()), r);
+        }
+    }
+    let mut differences = Vec::new();
+    for v in &verdicts {
+        let key = (
+            v["response"].as_str().unwrap().to_string(),
+            v["task_set"].as_str().unwrap().to_string(),
+            v["task_type"].as_str().unwrap().to_string(),
+            v["dag_id"].as_str().unwrap().to_string(),
+        );
+        let Some(r) = ours.get(&key) else {
+            differences.push(format!("{key:?}: not graded"));
+            continue;
+        };
+        let theirs_pass = required(&key.2).iter().all(|k| {
+            let s = &v["summary"][k];
+            s["pass"].as_u64().unwrap_or(0) > 0 && s["fail"].as_u64() == Some(0) && s["error"].as_u64() == Some(0)
+        });
+        let ours_pass = r["score"].as_u64() == Some(1);
+        if theirs_pass != ours_pass {
+            differences.push(format!("{key:?}: reference {theirs_pass}, Cabrito {ours_pass}: {}", r["message"]));
+        }
+        // Check by check, for the kinds both graders compute.
+        for k in ["compilation", "function_existence", "behavioral"] {
+            let theirs = v["results"].as_array().unwrap().iter().find(|x| x["kind"] == k).map(|x| x["type"].clone());
+            let mine = r["results"].as_array().unwrap().iter().find(|x| x["kind"] == k).map(|x| x["type"].clone());
+            if theirs != mine {
+                differences.push(format!("{key:?}: {k}: reference {theirs:?}, Cabrito {mine:?}"));
+            }
+        }
+        let expected_score = key.0 == "solution";
+        assert_eq!(ours_pass, expected_score, "{key:?}: {}", r["message"]);
+    }
+    assert!(differences.is_empty(), "differences from the reference's verdicts:\n{}", differences.join("\n"));
+    assert_eq!(verdicts.len(), 60);
+}
+
+#[test]
+fn traversal_en25_agrees_with_the_reference() {
+    agree("function_traversal_en25", 5);
+}
+
+#[test]
+fn search_cn200_agrees_with_the_reference() {
+    agree("function_search_cn200", 3);
+}
