@@ -241,6 +241,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the page title '{title}' does not name the task").into());
     }
     driver.screenshot(&shots.join("e2e-task.png")).await?;
+    graph_and_code(driver, &first).await?;
 
     // 2. Editing the address bar's fragment shows the new task (hashchange).
     let second = spec("v=1&kind=add_return_value&domain=array&axis=traversal&n=25&seed=3");
@@ -286,6 +287,94 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     expect_bad_link(driver, base, "#/nowhere", "there is no page", &TaskSpec::default()).await?;
     expect_bad_link(driver, base, "#/task?v=1&seed=%E2%82%AC%ZZ", "must be an integer", &TaskSpec::default()).await?;
     no_fatal(driver).await?;
+
+    // 5. The gallery opens tasks; the theme toggles; the embed has no controls.
+    gallery_theme_embed(driver, base, shots).await?;
+    no_fatal(driver).await?;
+    Ok(())
+}
+
+async fn count(driver: &WebDriver, selector: &str) -> Res<u64> {
+    let v = driver.execute(format!("return document.querySelectorAll('{selector}').length;"), Vec::new()).await?;
+    v.json().as_u64().ok_or_else(|| format!("cannot count {selector}").into())
+}
+
+/// The call graph has one vertex per function; a vertex and its function's code select each other;
+/// the reference is behind a reveal; the diff and the full LLM prompt are there.
+async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
+    let task = generate(spec)?;
+    let vertices = count(driver, "#call-graph g.vertex[data-name]").await?;
+    if vertices as usize != task.sizes.functions {
+        return Err(format!("the call graph shows {vertices} vertices for {} functions", task.sizes.functions).into());
+    }
+    // Click an edited function's vertex: its code lines light up.
+    let name = task.edit_set.first().ok_or("the task edits nothing")?.clone();
+    driver.find(By::Id(format!("v-{name}"))).await?.click().await?;
+    let lit = wait_for(
+        driver,
+        &format!("the code of {name} to be highlighted"),
+        "const l = [...document.querySelectorAll('#starter-code .line.selected')]; return l.length ? l.map(e => e.dataset.fn) : null;",
+    )
+    .await?;
+    let lit: Vec<String> = serde_json::from_value(lit)?;
+    if lit.len() < 2 || lit.iter().any(|f| *f != name) {
+        return Err(format!("clicking {name} highlighted the lines of {lit:?}").into());
+    }
+    // Click another function's code: its vertex is selected.
+    let other = task.roles.keys().find(|k| **k != name).ok_or("one function only")?.clone();
+    driver.find(By::Css(format!("#starter-code .line[data-fn='{other}']"))).await?.click().await?;
+    wait_for(
+        driver,
+        &format!("the vertex of {other} to be selected"),
+        &format!("const v = document.getElementById('v-{other}'); return v && v.classList.contains('selected');"),
+    )
+    .await?;
+    // The reference solution only after the reveal, then exactly the generator's.
+    driver.find(By::Id("tab-reference")).await?.click().await?;
+    if count(driver, "#reference-code").await? != 0 {
+        return Err("the reference solution shows before the reveal".into());
+    }
+    driver.find(By::Id("reveal")).await?.click().await?;
+    wait_for(driver, "the reference solution", "return document.getElementById('reference-code') !== null;").await?;
+    if text_of(driver, "reference-code").await? != task.solution_code {
+        return Err("#reference-code differs from the native reference solution".into());
+    }
+    driver.find(By::Id("tab-diff")).await?.click().await?;
+    wait_for(driver, "the diff", "return document.querySelectorAll('#diff .diff-add, #diff .diff-del').length > 0;").await?;
+    let llm = cabrito::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
+    if text_of(driver, "llm-prompt").await? != llm {
+        return Err("#llm-prompt differs from the native LLM prompt".into());
+    }
+    driver.screenshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts/e2e-diff.png")).await?;
+    Ok(())
+}
+
+async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    driver.goto(format!("{base}#/")).await?;
+    wait_for(driver, "the gallery", "return document.querySelectorAll('#gallery .card').length === 15;").await?;
+    driver.screenshot(&shots.join("e2e-gallery.png")).await?;
+    driver.find(By::Id("card-dead_code-string")).await?.click().await?;
+    expect_task(driver, &spec("v=1&kind=dead_code&domain=string&n=10")).await?;
+
+    let theme = "return document.documentElement.dataset.theme;";
+    let before = driver.execute(theme, Vec::new()).await?.json().clone();
+    driver.find(By::Id("theme-toggle")).await?.click().await?;
+    let after = driver.execute(theme, Vec::new()).await?.json().clone();
+    if before == after || !matches!(after.as_str(), Some("dark" | "light")) {
+        return Err(format!("the theme toggle went from {before} to {after}").into());
+    }
+    if after.as_str() == Some("light") {
+        driver.find(By::Id("theme-toggle")).await?.click().await?;
+    }
+    driver.screenshot(&shots.join("e2e-dark.png")).await?;
+
+    let embedded = spec("v=1&kind=extract_helper&domain=math&n=8&seed=4");
+    driver.goto(format!("{base}?embed=1{}", link(&embedded))).await?;
+    expect_task(driver, &embedded).await?;
+    if count(driver, "#knob-kind, .topbar, #share-link").await? != 0 {
+        return Err("the embed shows controls, the header or the share line".into());
+    }
+    driver.screenshot(&shots.join("e2e-embed.png")).await?;
     Ok(())
 }
 

@@ -62,16 +62,23 @@ fn links_round_trip() {
         let encoded = f.replace('=', "=%20").replace("_", "%5F");
         assert_eq!(route::parse(&encoded), Route::Task(s), "{encoded}");
     }
-    assert_eq!(route::parse(""), Route::Task(TaskSpec::default()));
-    assert_eq!(route::parse("#"), Route::Task(TaskSpec::default()));
-    assert_eq!(route::parse("#/"), Route::Task(TaskSpec::default()));
+    assert_eq!(route::parse(""), Route::Gallery);
+    assert_eq!(route::parse("#"), Route::Gallery);
+    assert_eq!(route::parse("#/"), Route::Gallery);
+    assert_eq!(route::parse("#/gallery"), Route::Gallery);
     assert_eq!(route::parse("#/task"), Route::Task(TaskSpec::default()));
+    // The embed flag is not part of the spec.
+    assert_eq!(route::parse("#/task?v=1&n=9&embed=1"), Route::Task(spec("v=1&n=9")));
+    assert!(route::embed_requested("?embed=1", "#/task?v=1"));
+    assert!(route::embed_requested("", "#/task?v=1&embed=1"));
+    assert!(!route::embed_requested("", "#/task?v=1&embed=0"));
+    assert!(!route::embed_requested("?x=embed", "#/task?v=1"));
 }
 
 fn bad(fragment: &str) -> (String, TaskSpec) {
     match route::parse(fragment) {
         Route::BadLink { message, nearest } => (message, nearest),
-        Route::Task(s) => panic!("{fragment} was accepted as {s}"),
+        other => panic!("{fragment} was accepted as {other:?}"),
     }
 }
 
@@ -113,6 +120,7 @@ fn malformed_links_never_panic() {
             s.push(alphabet[r.below(alphabet.len() as u64) as usize]);
         }
         let shown = match route::parse(&s) {
+            Route::Gallery => TaskSpec::default(),
             Route::Task(spec) => spec,
             Route::BadLink { message, nearest } => {
                 assert!(!message.is_empty(), "{s:?}: an empty message");
@@ -183,6 +191,16 @@ async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
     assert_eq!(text("prompt"), task.prompt);
     assert_eq!(text("starter-code"), task.starter_code);
     assert!(document().get_element_by_id("error").is_none(), "no error for a good link");
+    // One SVG vertex per function, coloured by role; code lines carry their function.
+    let vertices = document().query_selector_all("#call-graph g.vertex[data-name]").unwrap();
+    assert_eq!(vertices.length() as usize, task.sizes.functions);
+    for (name, role) in &task.roles {
+        let v = document().get_element_by_id(&format!("v-{name}")).unwrap_or_else(|| panic!("no vertex for {name}"));
+        assert_eq!(v.get_attribute("data-role").as_deref(), Some(role.as_str()), "{name}");
+    }
+    let first_fn = task.roles.keys().next().unwrap().clone();
+    let lines = document().query_selector_all(&format!("#starter-code .line[data-fn=\"{first_fn}\"]")).unwrap();
+    assert!(lines.length() >= 2, "the code lines of {first_fn} are marked");
     assert!(document().title().contains("seed 5"), "title: {}", document().title());
 
     // A new fragment in the address bar shows its task.

@@ -6,7 +6,7 @@
 //! and generates the task.
 
 use super::route::{self, Route};
-use super::view::{BadLinkBanner, Controls, TaskView};
+use super::view::{page_url, BadLinkBanner, Controls, Gallery, TaskView};
 use crate::spec::TaskSpec;
 use crate::task::{generate_full, Generated};
 use gloo::events::EventListener;
@@ -36,8 +36,10 @@ pub struct State {
     pub fragment: String,
     pub route: Route,
     /// The task on screen (the link's, or the nearest valid one for a bad link), or why there is
-    /// none.
-    pub shown: Result<Rc<Shown>, String>,
+    /// none; `None` on the gallery.
+    pub shown: Option<Result<Rc<Shown>, String>>,
+    /// The read-only embed (`?embed=1`): no controls, no header.
+    pub embed: bool,
 }
 
 pub enum Action {
@@ -52,20 +54,21 @@ impl State {
 
     fn build(fragment: &str, previous: Option<&Rc<Shown>>) -> State {
         let route = route::parse(fragment);
-        let spec = match &route {
-            Route::Task(s) => s.clone(),
-            Route::BadLink { nearest, .. } => nearest.clone(),
+        let shown = match &route {
+            Route::Gallery => None,
+            Route::Task(spec) | Route::BadLink { nearest: spec, .. } => Some(match previous {
+                Some(p) if &p.spec == spec => Ok(p.clone()),
+                _ => show(spec),
+            }),
         };
-        let shown = match previous {
-            Some(p) if p.spec == spec => Ok(p.clone()),
-            _ => show(&spec),
-        };
-        State { fragment: fragment.to_string(), route, shown }
+        let embed = route::embed_requested(&current_search(), fragment);
+        State { fragment: fragment.to_string(), route, shown, embed }
     }
 
-    /// The spec the controls edit: the shown task's.
+    /// The spec the controls edit: the shown task's (the default one on the gallery).
     pub fn spec(&self) -> TaskSpec {
         match &self.route {
+            Route::Gallery => TaskSpec::default(),
             Route::Task(s) => s.clone(),
             Route::BadLink { nearest, .. } => nearest.clone(),
         }
@@ -81,7 +84,11 @@ impl Reducible for State {
                 if fragment == self.fragment {
                     return self;
                 }
-                Rc::new(State::build(&fragment, self.shown.as_ref().ok()))
+                let previous = match &self.shown {
+                    Some(Ok(p)) => Some(p),
+                    _ => None,
+                };
+                Rc::new(State::build(&fragment, previous))
             }
         }
     }
@@ -103,6 +110,11 @@ pub fn now() -> Option<f64> {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now())
 }
 
+/// The page's query (`?…` before the fragment, or empty).
+pub fn current_search() -> String {
+    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+}
+
 /// The current fragment of the address bar (`#…`, or empty).
 pub fn current_fragment() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
@@ -120,9 +132,59 @@ pub fn title(spec: &TaskSpec) -> String {
     format!("{} · {} · n={} · seed {} · Cabrito", spec.kind.label(), spec.domain, spec.n, spec.seed)
 }
 
+/// The colour theme: the system's unless the reader chose one (kept in localStorage).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+const THEME_KEY: &str = "cabrito-theme";
+
+fn stored_theme() -> Option<Theme> {
+    let v = web_sys::window()?.local_storage().ok()??.get_item(THEME_KEY).ok()??;
+    match v.as_str() {
+        "dark" => Some(Theme::Dark),
+        "light" => Some(Theme::Light),
+        _ => None,
+    }
+}
+
+fn system_theme() -> Theme {
+    let dark = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    if dark {
+        Theme::Dark
+    } else {
+        Theme::Light
+    }
+}
+
+/// Put a theme on the page (`<html data-theme>`) and, when chosen, remember it.
+fn apply_theme(theme: Theme, remember: bool) {
+    let name = match theme {
+        Theme::Dark => "dark",
+        Theme::Light => "light",
+    };
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = el.set_attribute("data-theme", name);
+    }
+    if remember {
+        if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+            let _ = storage.set_item(THEME_KEY, name);
+        }
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_fragment(&current_fragment()));
+    let theme = use_state(|| stored_theme().unwrap_or_else(system_theme));
+    {
+        let chosen = stored_theme().is_some();
+        use_effect_with(*theme, move |t| apply_theme(*t, chosen));
+    }
 
     // Follow the address bar.
     {
@@ -135,41 +197,77 @@ pub fn app() -> Html {
         });
     }
 
-    // One title per task.
+    // One title per page.
     {
-        let spec = state.spec();
-        use_effect_with(spec, |spec| {
+        let page_title = match &state.route {
+            Route::Gallery => "Cabrito: Cabra coding tasks in your browser".to_string(),
+            _ => title(&state.spec()),
+        };
+        use_effect_with(page_title, |t| {
             if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-                doc.set_title(&title(spec));
+                doc.set_title(t);
             }
         });
     }
 
     let on_navigate = Callback::from(|fragment: String| navigate(&fragment));
+    let toggle_theme = {
+        let theme = theme.clone();
+        Callback::from(move |_: MouseEvent| {
+            let next = if *theme == Theme::Dark { Theme::Light } else { Theme::Dark };
+            apply_theme(next, true);
+            theme.set(next);
+        })
+    };
     let spec = state.spec();
+    let body = match &state.shown {
+        None => html! { <Gallery /> },
+        Some(Ok(shown)) => html! { <TaskView shown={shown.clone()} embed={state.embed} /> },
+        Some(Err(message)) => html! {
+            <section id="generate-error" class="error" role="alert">
+                <h2>{ "This task cannot be generated" }</h2>
+                <p>{ message.clone() }</p>
+            </section>
+        },
+    };
+
+    if state.embed {
+        let full = page_url(&route::fragment(&spec));
+        return html! {
+            <main class="page embed">
+                <p class="embed-bar">
+                    <a href={full} target="_blank" rel="noopener">{ "Open in Cabrito ↗" }</a>
+                </p>
+                if let Route::BadLink { message, nearest } = &state.route {
+                    <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
+                }
+                { body }
+            </main>
+        };
+    }
 
     html! {
         <>
             <header class="topbar">
-                <a class="brand" href={route::fragment(&TaskSpec::default())}>{ "Cabrito" }</a>
+                <a class="brand" href="#/">{ "Cabrito" }</a>
                 <span class="tagline">{ "Cabra coding tasks from random call graphs, generated in your browser" }</span>
+                <nav class="nav">
+                    <a id="nav-gallery" href="#/">{ "Gallery" }</a>
+                    <a id="nav-task" href={route::fragment(&spec)}>{ "Task" }</a>
+                    <button id="theme-toggle" type="button" class="button small ghost" onclick={toggle_theme}
+                        aria-label="Toggle dark mode">
+                        { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
+                    </button>
+                </nav>
             </header>
             <main class="page">
                 if let Route::BadLink { message, nearest } = &state.route {
                     <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
                 }
-                <Controls spec={spec} on_navigate={on_navigate} />
-                {
-                    match &state.shown {
-                        Ok(shown) => html! { <TaskView shown={shown.clone()} /> },
-                        Err(message) => html! {
-                            <section id="error" class="error" role="alert">
-                                <h2>{ "This task cannot be generated" }</h2>
-                                <p id="error-message">{ message.clone() }</p>
-                            </section>
-                        },
-                    }
+                if state.shown.is_some() {
+                    <Controls spec={spec} on_navigate={on_navigate} />
                 }
+                { body }
             </main>
         </>
     }

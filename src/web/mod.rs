@@ -2,6 +2,8 @@
 //! the task in the browser and shows it.
 
 pub mod app;
+pub mod code;
+pub mod graph;
 pub mod route;
 pub mod view;
 

@@ -9,6 +9,8 @@ use crate::spec::{knob, TaskSpec, Values, KNOBS};
 /// What a fragment asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Route {
+    /// The landing page: a card per kind and domain.
+    Gallery,
     /// A task page for a valid spec.
     Task(TaskSpec),
     /// A link that could not be read, why, and the closest task that can be shown.
@@ -17,6 +19,11 @@ pub enum Route {
 
 /// The path of the task page.
 pub const TASK_PATH: &str = "/task";
+/// The path of the gallery (also the page of an empty fragment).
+pub const GALLERY_PATH: &str = "/gallery";
+/// The key that asks for the read-only embed (in the page's query or the fragment's); it is not
+/// part of the spec.
+pub const EMBED_KEY: &str = "embed";
 
 /// The fragment (with its `#`) of a spec's task page.
 pub fn fragment(spec: &TaskSpec) -> String {
@@ -30,8 +37,10 @@ pub fn parse(fragment: &str) -> Route {
         Some((p, q)) => (p, q),
         None => (f, ""),
     };
-    // An empty fragment is the landing page: the default task.
-    if !matches!(path, "" | "/" | TASK_PATH | "/task/") {
+    if matches!(path, "" | "/" | GALLERY_PATH) {
+        return Route::Gallery;
+    }
+    if !matches!(path, TASK_PATH | "/task/") {
         return Route::BadLink {
             message: format!(
                 "there is no page '{}'; a task link looks like #/task?v=1&kind=add_parameter&n=25&seed=0",
@@ -41,7 +50,10 @@ pub fn parse(fragment: &str) -> Route {
         };
     }
     let pairs = match split_query(query) {
-        Ok(p) => p,
+        Ok(mut p) => {
+            p.retain(|(k, _)| k.trim() != EMBED_KEY);
+            p
+        }
         Err(message) => {
             let nearest = nearest_valid(&well_formed_pairs(query));
             return Route::BadLink { message, nearest };
@@ -51,6 +63,18 @@ pub fn parse(fragment: &str) -> Route {
         Ok(spec) => Route::Task(spec),
         Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
     }
+}
+
+/// Whether the page's query (`?embed=1` before the `#`) or the fragment's asks for the embed.
+pub fn embed_requested(search: &str, fragment: &str) -> bool {
+    let in_query = |q: &str| {
+        q.split('&').any(|item| {
+            let (k, v) = item.split_once('=').unwrap_or((item, "1"));
+            decode(k).trim() == EMBED_KEY && !matches!(decode(v).trim(), "0" | "false" | "no")
+        })
+    };
+    let fragment_query = fragment.split_once('?').map_or("", |(_, q)| q);
+    in_query(search.strip_prefix('?').unwrap_or(search)) || in_query(fragment_query)
 }
 
 /// Split a query into decoded `key=value` pairs; an item without `=` is an error.
@@ -72,7 +96,11 @@ pub fn split_query(query: &str) -> Result<Vec<(String, String)>, String> {
 
 /// The decodable `key=value` items of a query, skipping the malformed ones.
 fn well_formed_pairs(query: &str) -> Vec<(String, String)> {
-    query.split('&').filter_map(|item| item.split_once('=').map(|(k, v)| (decode(k), decode(v)))).collect()
+    query
+        .split('&')
+        .filter_map(|item| item.split_once('=').map(|(k, v)| (decode(k), decode(v))))
+        .filter(|(k, _)| k.trim() != EMBED_KEY)
+        .collect()
 }
 
 /// The closest valid spec to some pairs: repeatedly clamp an out-of-range number into its range, or

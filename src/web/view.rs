@@ -1,8 +1,10 @@
 //! The components of the task page.
 
 use super::app::Shown;
+use super::code::{CodeBlock, CopyButton, DiffView};
+use super::graph::{CallGraphSvg, Legend};
 use super::route;
-use crate::spec::{Axis, Domain, Kind, Values, KNOBS};
+use crate::spec::{Axis, Domain, Kind, Values, KNOBS, PAPER_SIZES};
 use crate::TaskSpec;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -135,6 +137,26 @@ pub fn controls(p: &ControlsProps) -> Html {
                 { for KNOBS.iter().filter(|k| k.default.is_some()).map(control) }
                 <button id="new-seed" type="button" class="button" onclick={new_seed}>{ "New seed" }</button>
             </div>
+            <div class="presets" role="group" aria-label="The paper's sizes">
+                <span class="knob-label">{ "Paper sizes" }</span>
+                { for PAPER_SIZES.iter().map(|&n| {
+                    let change = change.clone();
+                    let active = p.spec.n == n;
+                    let hint = match n {
+                        5 => " (easy)",
+                        25 => " (medium)",
+                        200 => " (hard)",
+                        _ => "",
+                    };
+                    let onclick = Callback::from(move |_: MouseEvent| change("n", n.to_string()));
+                    html! {
+                        <button id={format!("preset-n-{n}")} type="button"
+                            class={classes!("button", "small", "ghost", active.then_some("active"))} {onclick}>
+                            { format!("n = {n}{hint}") }
+                        </button>
+                    }
+                }) }
+            </div>
             <details class="explicit-sizes" open={p.spec.n_init.is_some() || p.spec.n_edit.is_some()}>
                 <summary>{ "Explicit graph sizes" }</summary>
                 <div class="knobs">
@@ -151,14 +173,96 @@ pub fn controls(p: &ControlsProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct TaskViewProps {
     pub shown: Rc<Shown>,
+    /// The read-only embed: no share line, no 4-tuple.
+    #[prop_or_default]
+    pub embed: bool,
 }
 
-/// The task: its numbers, its problem statement and its starter code.
+#[derive(Clone, Copy, PartialEq)]
+enum CodeTab {
+    Starter,
+    Reference,
+    Diff,
+}
+
+/// The page address of a fragment (this page's origin and path, then the fragment).
+pub fn page_url(fragment: &str) -> String {
+    let base = web_sys::window()
+        .and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
+        })
+        .unwrap_or_default();
+    format!("{base}{fragment}")
+}
+
+/// The task: numbers, share link, call graph, code (starter, reference behind a reveal, diff), the
+/// problem statement and the full LLM prompt with copy buttons, and the task as a 4-tuple.
 #[function_component(TaskView)]
 pub fn task_view(p: &TaskViewProps) -> Html {
+    let selected = use_state(|| None::<AttrValue>);
+    let tab = use_state(|| CodeTab::Starter);
+    let revealed = use_state(|| false);
+    let zoom = use_state(|| 1.0f64);
+    // A new task starts with nothing selected and the reference hidden.
+    {
+        let (selected, tab, revealed) = (selected.clone(), tab.clone(), revealed.clone());
+        use_effect_with(p.shown.spec.clone(), move |_| {
+            selected.set(None);
+            tab.set(CodeTab::Starter);
+            revealed.set(false);
+        });
+    }
+    let on_select = {
+        let selected = selected.clone();
+        Callback::from(move |name: Option<AttrValue>| selected.set(name))
+    };
     let task = &p.shown.generated.task;
     let s = &task.sizes;
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
+    let share = page_url(&task.link);
+    let llm = crate::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
+    let roles = Rc::new(p.shown.generated.built.roles.clone());
+
+    let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
+        let active = *tab == which;
+        let tab = tab.clone();
+        let onclick = Callback::from(move |_: MouseEvent| tab.set(which));
+        html! {
+            <button {id} type="button" role="tab" class={classes!("tab", active.then_some("active"))}
+                aria-selected={active.to_string()} {onclick}>{ label }</button>
+        }
+    };
+    let reveal = {
+        let revealed = revealed.clone();
+        Callback::from(move |_: MouseEvent| revealed.set(true))
+    };
+    let zoom_by = |factor: f64| {
+        let zoom = zoom.clone();
+        Callback::from(move |_: MouseEvent| zoom.set((*zoom * factor).clamp(0.2, 4.0)))
+    };
+    let reset_zoom = {
+        let zoom = zoom.clone();
+        Callback::from(move |_: MouseEvent| zoom.set(1.0))
+    };
+    let code = match *tab {
+        CodeTab::Starter => html! {
+            <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} on_select={on_select.clone()} />
+        },
+        CodeTab::Reference | CodeTab::Diff if !*revealed => html! {
+            <div class="reveal">
+                <p>{ "The reference solution is hidden so that you can try the task first." }</p>
+                <button id="reveal" type="button" class="button" onclick={reveal}>{ "Reveal the reference solution" }</button>
+            </div>
+        },
+        CodeTab::Reference => html! {
+            <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} on_select={on_select.clone()} />
+        },
+        CodeTab::Diff => html! {
+            <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
+        },
+    };
+
     html! {
         <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
             <h1 class="task-title">
@@ -166,34 +270,173 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             </h1>
             <p id="stats" class="stats">
                 { format!(
-                    "{} functions · {} to edit · {} lines · about {} tokens{}",
-                    s.functions, s.functions_to_edit, s.starter_lines, s.prompt_tokens_estimate, took
+                    "{} functions · {} to edit · {} lines · {} characters · about {} tokens{}",
+                    s.functions, s.functions_to_edit, s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
                 ) }
             </p>
-            <p class="share">
-                { "Share link: " }
-                <a id="share-link" href={task.link.clone()}>{ task.link.trim_start_matches('#').to_string() }</a>
-            </p>
-            <h2>{ "Problem statement" }</h2>
-            <pre id="prompt" class="prompt">{ task.prompt.clone() }</pre>
-            <h2>{ "Starter code " }<code>{ "solution.py" }</code></h2>
-            <CodeBlock id="starter-code" code={task.starter_code.clone()} />
+            if !p.embed {
+                <p class="share">
+                    { "Share link: " }
+                    <a id="share-link" href={task.link.clone()}>{ share.clone() }</a>
+                    { " " }
+                    <CopyButton id="copy-link" label="Copy link" text={share} />
+                </p>
+            }
+            <div class="task-grid">
+                <section class="panel graph-panel" aria-label="Call graph">
+                    <div class="panel-head">
+                        <h2>{ "Call graph" }</h2>
+                        <div class="zoom">
+                            <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
+                            <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
+                            <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
+                        </div>
+                    </div>
+                    <Legend roles={roles} />
+                    <div class="graph-scroll">
+                        <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} zoom={*zoom} />
+                    </div>
+                    <p class="hint">
+                        { match &*selected {
+                            Some(f) => format!("Selected: {f} (click it again to clear)"),
+                            None => "Click a function to find it in the code; click a function in the code to find it here.".to_string(),
+                        } }
+                    </p>
+                </section>
+                <section class="panel code-panel" aria-label="Code">
+                    <div class="tabs" role="tablist">
+                        { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
+                        { tab_button(CodeTab::Reference, "tab-reference", "Reference solution") }
+                        { tab_button(CodeTab::Diff, "tab-diff", "Diff") }
+                    </div>
+                    { code }
+                </section>
+            </div>
+            <section class="panel" aria-label="Problem statement">
+                <div class="panel-head">
+                    <h2>{ "Problem statement" }</h2>
+                    <div class="actions">
+                        <CopyButton id="copy-statement" label="Copy statement" text={task.prompt.clone()} />
+                        <CopyButton id="copy-llm-prompt" label="Copy full LLM prompt" text={llm.clone()} />
+                    </div>
+                </div>
+                <pre id="prompt" class="prompt">{ task.prompt.clone() }</pre>
+                <details class="llm-prompt">
+                    <summary>{ "The full LLM prompt (statement + codebase in file-block format)" }</summary>
+                    <pre id="llm-prompt" class="prompt">{ llm }</pre>
+                </details>
+            </section>
+            if !p.embed {
+                <TaskTuple shown={p.shown.clone()} />
+            }
         </section>
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct CodeProps {
-    pub id: AttrValue,
-    pub code: AttrValue,
+/// What the scorer checks beyond matching outputs, per kind.
+fn kind_rule(kind: Kind) -> &'static str {
+    match kind {
+        Kind::DeadCode => "every unreachable function is deleted and no reachable one is removed or changed",
+        Kind::AddParameter => "the parameter reaches every function below its root and only terminal functions use it",
+        Kind::AddReturnValue => "the sink's string travels up to the top as a second return value",
+        Kind::CacheFunction => "slow() is called exactly once, in the lowest common ancestor, and the value passed down",
+        Kind::ExtractHelper => "get_multiplier() is called once, in the nearest common descendant, and the value returned up",
+    }
 }
 
-/// Code with line numbers. The numbers are CSS counters, so the element's text is exactly the code.
-#[function_component(CodeBlock)]
-pub fn code_block(p: &CodeProps) -> Html {
+#[derive(Properties, PartialEq)]
+pub struct TupleProps {
+    pub shown: Rc<Shown>,
+}
+
+/// The task as the paper's 4-tuple: request, environment, stopping rule, scorer.
+#[function_component(TaskTuple)]
+pub fn task_tuple(p: &TupleProps) -> Html {
+    let task = &p.shown.generated.task;
+    let library = p.shown.generated.built.mylibrary.map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
+    let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
     html! {
-        <pre id={p.id.clone()} class="code"><code>
-            { for p.code.split_inclusive('\n').map(|line| html! { <span class="line">{ line }</span> }) }
-        </code></pre>
+        <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
+            <h2>{ "The task as a 4-tuple" }</h2>
+            <dl>
+                <dt>{ "Request" }</dt>
+                <dd>{ format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines) }</dd>
+                <dt>{ "Environment" }</dt>
+                <dd>{ format!("one file, solution.py, run by Python 3.11 or newer{numpy}{library}") }</dd>
+                <dt>{ "Stopping rule" }</dt>
+                <dd>{ "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff" }</dd>
+                <dt>{ "Scorer" }</dt>
+                <dd>{ format!("exact and black-box: every function returns what the reference returns on 50 random inputs, and {}; the score is 1 only when every check passes", kind_rule(task.spec.kind)) }</dd>
+            </dl>
+        </section>
+    }
+}
+
+/// The size the gallery's cards use.
+pub const GALLERY_N: u32 = 10;
+
+/// The landing page: one card per kind × domain (a small task, its call graph and its numbers), and
+/// the paper's sizes per axis.
+#[function_component(Gallery)]
+pub fn gallery() -> Html {
+    let cards = use_memo((), |_| {
+        let mut out = Vec::new();
+        for &kind in Kind::ALL {
+            for &domain in Domain::ALL {
+                let spec = TaskSpec::new(kind, domain, Axis::Traversal, GALLERY_N, 0);
+                if let Ok(shown) = super::app::show(&spec) {
+                    out.push(shown);
+                }
+            }
+        }
+        out
+    });
+    let noop = Callback::from(|_: Option<AttrValue>| ());
+    html! {
+        <section id="gallery" class="gallery">
+            <h1>{ "Cabra tasks, generated in your browser" }</h1>
+            <p class="lead">
+                { "Each task is a refactoring of a Python program made from a random call graph. Pick a kind and a domain to open a small task (n = 10); every knob can then be changed, and the link always reopens the same task." }
+            </p>
+            { for Kind::ALL.iter().map(|&kind| html! {
+                <section class="gallery-row" aria-label={kind.label()}>
+                    <h2>{ kind.label() }</h2>
+                    <div class="cards">
+                        { for cards.iter().filter(|s| s.spec.kind == kind).map(|s| {
+                            let href = route::fragment(&s.spec);
+                            let t = &s.generated.task;
+                            html! {
+                                <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.spec.domain.as_str())}>
+                                    <span class="card-title">{ s.spec.domain.label() }</span>
+                                    <span class="card-graph">
+                                        <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+                                    </span>
+                                    <span class="card-stats">
+                                        { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
+                                    </span>
+                                </a>
+                            }
+                        }) }
+                    </div>
+                </section>
+            }) }
+            <section class="gallery-row" aria-label="The paper's sizes">
+                <h2>{ "The paper's sizes" }</h2>
+                <table class="sizes">
+                    <thead><tr><th>{ "axis" }</th>{ for PAPER_SIZES.iter().map(|n| html! { <th>{ format!("n = {n}") }</th> }) }</tr></thead>
+                    <tbody>
+                        { for Axis::ALL.iter().map(|&axis| html! {
+                            <tr>
+                                <th title={axis.scales()}>{ axis.label() }</th>
+                                { for PAPER_SIZES.iter().map(|&n| {
+                                    let spec = TaskSpec::new(Kind::AddParameter, Domain::Math, axis, n, 0);
+                                    html! { <td><a href={route::fragment(&spec)}>{ "open" }</a></td> }
+                                }) }
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </section>
+        </section>
     }
 }

@@ -1,0 +1,307 @@
+//! Code on the page: Python with syntax highlighting and line numbers, functions that can be
+//! selected (linked with the call graph), a diff between two programs, and a copy button.
+//!
+//! Every code element's text is exactly the code: line numbers are CSS counters and highlighting
+//! only wraps tokens in spans.
+
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// A highlighted piece of a line: its CSS class (empty for plain text) and its text.
+pub type Token = (&'static str, String);
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Split one line of Python into highlighted tokens. Joining the tokens' texts gives the line back.
+pub fn tokens(line: &str) -> Vec<Token> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out: Vec<Token> = Vec::new();
+    let mut plain = String::new();
+    let mut after_def = false;
+    let mut i = 0;
+    let flush = |plain: &mut String, out: &mut Vec<Token>| {
+        if !plain.is_empty() {
+            out.push(("", std::mem::take(plain)));
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '#' {
+            flush(&mut plain, &mut out);
+            out.push(("tok-comment", chars[i..].iter().collect()));
+            break;
+        }
+        let prefix_len = string_prefix(&chars[i..]);
+        if let Some(p) = prefix_len {
+            // A string literal, with an optional prefix (f, r, b, …); runs to its closing quote or
+            // the end of the line.
+            flush(&mut plain, &mut out);
+            let q = chars[i + p];
+            let mut j = i + p + 1;
+            while j < chars.len() && chars[j] != q {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(chars.len());
+            out.push(("tok-string", chars[i..end].iter().collect()));
+            i = end;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            flush(&mut plain, &mut out);
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '.' || chars[j] == '_') {
+                j += 1;
+            }
+            out.push(("tok-number", chars[i..j].iter().collect()));
+            i = j;
+            continue;
+        }
+        if c.is_alphabetic() || c == '_' {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            let word: String = chars[i..j].iter().collect();
+            if KEYWORDS.contains(&word.as_str()) {
+                flush(&mut plain, &mut out);
+                after_def = word == "def" || word == "class";
+                out.push(("tok-keyword", word));
+            } else if after_def {
+                flush(&mut plain, &mut out);
+                after_def = false;
+                out.push(("tok-def", word));
+            } else {
+                plain.push_str(&word);
+            }
+            i = j;
+            continue;
+        }
+        plain.push(c);
+        i += 1;
+    }
+    flush(&mut plain, &mut out);
+    out
+}
+
+/// The length of a string prefix plus quote position at the start of `s` (`'`, `"`, `f'`, `rb"`…).
+fn string_prefix(s: &[char]) -> Option<usize> {
+    let mut p = 0;
+    while p < s.len() && p < 2 && matches!(s[p], 'f' | 'F' | 'r' | 'R' | 'b' | 'B' | 'u' | 'U') {
+        p += 1;
+    }
+    if p < s.len() && (s[p] == '\'' || s[p] == '"') {
+        Some(p)
+    } else {
+        None
+    }
+}
+
+/// The line ranges (0-based, end exclusive) of the top-level functions of a program, by name.
+pub fn function_lines(code: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let top_level = !line.is_empty() && !line.starts_with(char::is_whitespace);
+        if top_level {
+            if let Some(last) = out.last_mut() {
+                if last.2 == usize::MAX {
+                    last.2 = i;
+                }
+            }
+            if let Some(rest) = line.strip_prefix("def ") {
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                out.push((name, i, usize::MAX));
+            }
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        if last.2 == usize::MAX {
+            last.2 = lines.len();
+        }
+    }
+    // Trailing blank lines belong to no function.
+    for f in out.iter_mut() {
+        while f.2 > f.1 + 1 && lines[f.2 - 1].trim().is_empty() {
+            f.2 -= 1;
+        }
+    }
+    out
+}
+
+#[derive(Properties, PartialEq)]
+struct LineProps {
+    text: AttrValue,
+    selected: bool,
+    function: Option<AttrValue>,
+    on_select: Option<Callback<Option<AttrValue>>>,
+}
+
+/// One line. A component of its own so that a new selection re-renders only the lines it changes.
+#[function_component(Line)]
+fn line(p: &LineProps) -> Html {
+    let onclick = match (&p.on_select, &p.function) {
+        (Some(cb), Some(f)) => {
+            let (cb, f) = (cb.clone(), f.clone());
+            Some(Callback::from(move |_: MouseEvent| cb.emit(Some(f.clone()))))
+        }
+        _ => None,
+    };
+    let body = p.text.strip_suffix('\n').unwrap_or(&p.text);
+    let newline = if p.text.ends_with('\n') { "\n" } else { "" };
+    html! {
+        <span class={classes!("line", p.selected.then_some("selected"))} data-fn={p.function.clone()} {onclick}>
+            { for tokens(body).into_iter().map(|(class, text)| if class.is_empty() {
+                html! { { text } }
+            } else {
+                html! { <span class={class}>{ text }</span> }
+            }) }
+            { newline }
+        </span>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct CodeProps {
+    pub id: AttrValue,
+    pub code: AttrValue,
+    /// The selected function, highlighted and scrolled into view.
+    #[prop_or_default]
+    pub selected: Option<AttrValue>,
+    /// Clicking a function's line selects it.
+    #[prop_or_default]
+    pub on_select: Option<Callback<Option<AttrValue>>>,
+}
+
+/// Python with line numbers and highlighting; the selected function stands out.
+#[function_component(CodeBlock)]
+pub fn code_block(p: &CodeProps) -> Html {
+    // Each line with the function it belongs to.
+    let lines: Rc<Vec<(AttrValue, Option<AttrValue>)>> = use_memo(p.code.clone(), |code| {
+        let mut owner: Vec<Option<AttrValue>> = vec![None; code.split_inclusive('\n').count()];
+        for (name, a, b) in function_lines(code) {
+            let name = AttrValue::from(name);
+            for o in owner.iter_mut().take(b).skip(a) {
+                *o = Some(name.clone());
+            }
+        }
+        code.split_inclusive('\n').zip(owner).map(|(l, o)| (AttrValue::from(l.to_string()), o)).collect()
+    });
+    let pre = use_node_ref();
+    // Bring the selected function into view.
+    {
+        let pre = pre.clone();
+        let target = p.selected.clone();
+        use_effect_with((target, p.code.clone()), move |(target, _)| {
+            if let (Some(t), Some(el)) = (target, pre.cast::<web_sys::Element>()) {
+                if let Ok(Some(first)) = el.query_selector(&format!(".line[data-fn=\"{t}\"]")) {
+                    scroll_within(&el, &first);
+                }
+            }
+        });
+    }
+    html! {
+        <pre id={p.id.clone()} class="code" ref={pre}><code>
+            { for lines.iter().map(|(text, f)| html! {
+                <Line text={text.clone()}
+                    selected={f.is_some() && f == &p.selected}
+                    function={f.clone()}
+                    on_select={p.on_select.clone()} />
+            }) }
+        </code></pre>
+    }
+}
+
+/// Scroll a scrollable container so that `child` is near its top, without moving the page.
+/// (The container is positioned, so it is the child's offset parent.)
+fn scroll_within(container: &web_sys::Element, child: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    if let Some(child) = child.dyn_ref::<web_sys::HtmlElement>() {
+        container.set_scroll_top((child.offset_top() - 24).max(0));
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DiffProps {
+    pub id: AttrValue,
+    pub old: AttrValue,
+    pub new: AttrValue,
+}
+
+/// A unified diff of two programs (three lines of context).
+#[function_component(DiffView)]
+pub fn diff_view(p: &DiffProps) -> Html {
+    let rows = use_memo((p.old.clone(), p.new.clone()), |(old, new)| diff_rows(old, new));
+    html! {
+        <pre id={p.id.clone()} class="code diff"><code>
+            { for rows.iter().map(|(class, text)| html! { <span class={*class}>{ text.clone() }</span> }) }
+        </code></pre>
+    }
+}
+
+/// Rows of a unified diff, each with its class: `diff-add`, `diff-del`, `diff-hunk` or `diff-same`.
+pub fn diff_rows(old: &str, new: &str) -> Vec<(&'static str, String)> {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut rows = Vec::new();
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        rows.push(("diff-hunk", format!("{}\n", hunk.header())));
+        for change in hunk.iter_changes() {
+            let (class, sign) = match change.tag() {
+                similar::ChangeTag::Delete => ("diff-del", '-'),
+                similar::ChangeTag::Insert => ("diff-add", '+'),
+                similar::ChangeTag::Equal => ("diff-same", ' '),
+            };
+            let mut text = format!("{sign}{}", change.value());
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            rows.push((class, text));
+        }
+    }
+    if rows.is_empty() {
+        rows.push(("diff-same", "(no difference)\n".to_string()));
+    }
+    rows
+}
+
+#[derive(Properties, PartialEq)]
+pub struct CopyProps {
+    pub id: AttrValue,
+    pub label: AttrValue,
+    pub text: AttrValue,
+}
+
+/// A button that copies a text to the clipboard and says so.
+#[function_component(CopyButton)]
+pub fn copy_button(p: &CopyProps) -> Html {
+    let copied = use_state(|| None::<bool>);
+    let onclick = {
+        let text = p.text.clone();
+        let copied = copied.clone();
+        Callback::from(move |_: MouseEvent| copied.set(Some(copy_to_clipboard(&text))))
+    };
+    let label = match *copied {
+        Some(true) => "Copied".to_string(),
+        Some(false) => "Copy failed: select the text".to_string(),
+        None => p.label.to_string(),
+    };
+    html! { <button id={p.id.clone()} type="button" class="button small" {onclick} data-copied={copied.map(|c| c.to_string())}>{ label }</button> }
+}
+
+/// Ask the browser to copy a text (`navigator.clipboard.writeText`); false when it has no clipboard.
+pub fn copy_to_clipboard(text: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else { return false };
+    let navigator = window.navigator();
+    let nav: &wasm_bindgen::JsValue = navigator.as_ref();
+    let Ok(clipboard) = js_sys::Reflect::get(nav, &"clipboard".into()) else { return false };
+    if clipboard.is_undefined() || clipboard.is_null() {
+        return false;
+    }
+    let Ok(write) = js_sys::Reflect::get(&clipboard, &"writeText".into()) else { return false };
+    let Some(write) = write.dyn_ref::<js_sys::Function>() else { return false };
+    write.call1(&clipboard, &text.into()).is_ok()
+}

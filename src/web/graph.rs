@@ -1,0 +1,169 @@
+//! The call graph drawn as SVG in layers (callers above callees), vertices coloured by role.
+//!
+//! The layout is the core's [`layered`] (longest-path layers and barycentre ordering); this module
+//! only places the layers on a grid and draws them. Clicking a vertex selects its function, which
+//! the code view highlights; the selection comes back in through the props.
+
+use crate::graph::dot::role_colour;
+use crate::graph::layout::layered;
+use crate::kinds::Role;
+use crate::task::Generated;
+use super::app::Shown;
+use std::rc::Rc;
+use yew::prelude::*;
+
+const NODE_W: f64 = 58.0;
+const NODE_H: f64 = 26.0;
+const GAP_X: f64 = 12.0;
+const LAYER_GAP: f64 = 58.0;
+const MARGIN: f64 = 16.0;
+
+/// A human label for a role, for the legend and tooltips.
+pub fn role_label(role: Role) -> &'static str {
+    match role {
+        Role::Untouched => "untouched (leave alone)",
+        Role::Edit => "to edit",
+        Role::EditLeaf => "to edit: edge of the edit graph",
+        Role::Root => "parameter root",
+        Role::Sink => "return sink",
+        Role::Lca => "lowest common ancestor",
+        Role::Ncd => "nearest common descendant",
+        Role::Dead => "dead: delete",
+    }
+}
+
+/// Where everything goes: vertex centres, the `main()` box, the canvas size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placed {
+    pub width: f64,
+    pub height: f64,
+    /// Centre of each vertex, by vertex id.
+    pub centre: Vec<(f64, f64)>,
+    pub main: (f64, f64),
+}
+
+/// Place the layered layout on a grid, each layer centred.
+pub fn place(g: &Generated) -> Placed {
+    let layout = layered(&g.graph);
+    let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
+    let width = 2.0 * MARGIN + widest * (NODE_W + GAP_X) - GAP_X;
+    let depth = layout.layers.len() as f64;
+    let height = 2.0 * MARGIN + (depth + 1.0) * LAYER_GAP - (LAYER_GAP - NODE_H);
+    let mut centre = vec![(0.0, 0.0); g.graph.len()];
+    for (li, layer) in layout.layers.iter().enumerate() {
+        let row = layer.len() as f64 * (NODE_W + GAP_X) - GAP_X;
+        let left = (width - row) / 2.0;
+        let y = MARGIN + NODE_H / 2.0 + (li as f64 + 1.0) * LAYER_GAP;
+        for (i, &v) in layer.iter().enumerate() {
+            centre[v] = (left + i as f64 * (NODE_W + GAP_X) + NODE_W / 2.0, y);
+        }
+    }
+    Placed { width, height, centre, main: (width / 2.0, MARGIN + NODE_H / 2.0) }
+}
+
+fn edge_path((x1, y1): (f64, f64), (x2, y2): (f64, f64)) -> String {
+    let (y1, y2) = (y1 + NODE_H / 2.0, y2 - NODE_H / 2.0);
+    let my = (y1 + y2) / 2.0;
+    format!("M{x1:.1},{y1:.1} C{x1:.1},{my:.1} {x2:.1},{my:.1} {x2:.1},{y2:.1}")
+}
+
+#[derive(Properties, PartialEq)]
+pub struct GraphProps {
+    pub shown: Rc<Shown>,
+    pub selected: Option<AttrValue>,
+    pub on_select: Callback<Option<AttrValue>>,
+    /// Zoom factor of the drawing (1 = natural size).
+    #[prop_or(1.0)]
+    pub zoom: f64,
+}
+
+#[function_component(CallGraphSvg)]
+pub fn call_graph_svg(p: &GraphProps) -> Html {
+    let placed = use_memo(p.shown.clone(), |s| place(&s.generated));
+    let g = &p.shown.generated;
+    let cg = &g.graph;
+    let roles = &g.built.roles;
+    let selected = p.selected.as_ref().and_then(|s| cg.index_of(s));
+    let near = |u: usize, v: usize| selected == Some(u) || selected == Some(v);
+
+    let edges = cg.edges().into_iter().map(|(u, v)| {
+        let class = if near(u, v) { "edge edge-selected" } else { "edge" };
+        html! { <path class={class} d={edge_path(placed.centre[u], placed.centre[v])} /> }
+    });
+    let entry_edges = cg.entries().into_iter().map(|v| {
+        html! { <path class="edge edge-main" d={edge_path(placed.main, placed.centre[v])} /> }
+    });
+    let vertices = (0..cg.len()).map(|v| {
+        let name = cg.name(v).to_string();
+        let (x, y) = placed.centre[v];
+        let role = roles[v];
+        let onclick = {
+            let on_select = p.on_select.clone();
+            let name = AttrValue::from(name.clone());
+            let is_selected = selected == Some(v);
+            Callback::from(move |_: MouseEvent| on_select.emit(if is_selected { None } else { Some(name.clone()) }))
+        };
+        let class = classes!("vertex", format!("role-{}", role.as_str()), (selected == Some(v)).then_some("selected"));
+        html! {
+            <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()}
+                transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick}
+                tabindex="0" role="button" aria-label={format!("{name}: {}", role_label(role))}>
+                <title>{ format!("{name}: {}", role_label(role)) }</title>
+                <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role_colour(role)} />
+                <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
+            </g>
+        }
+    });
+    let (mx, my) = placed.main;
+    // Zoom 1 fits the drawing into its box (never larger than natural size); other zooms scale the
+    // natural size and let the box scroll.
+    let w = placed.width * p.zoom;
+    let h = placed.height * p.zoom;
+    let style = if (p.zoom - 1.0).abs() < 1e-9 { "max-width: 100%; height: auto;" } else { "" };
+    html! {
+        <svg id="call-graph" class="call-graph" xmlns="http://www.w3.org/2000/svg"
+            viewBox={format!("0 0 {:.0} {:.0}", placed.width, placed.height)}
+            width={format!("{w:.0}")} height={format!("{h:.0}")} style={style}
+            role="img" aria-label={format!("call graph of {} functions", cg.len())}>
+            <g class="edges">{ for entry_edges }{ for edges }</g>
+            <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - NODE_W / 2.0, my - NODE_H / 2.0)}>
+                <title>{ "main(): calls the entry functions" }</title>
+                <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="13" />
+                <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
+            </g>
+            <g class="vertices">{ for vertices }</g>
+        </svg>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LegendProps {
+    pub roles: Rc<Vec<Role>>,
+}
+
+/// The roles present in the graph, each with its colour and count.
+#[function_component(Legend)]
+pub fn legend(p: &LegendProps) -> Html {
+    let all = [
+        Role::Untouched,
+        Role::Edit,
+        Role::EditLeaf,
+        Role::Root,
+        Role::Sink,
+        Role::Lca,
+        Role::Ncd,
+        Role::Dead,
+    ];
+    let items = all.iter().filter_map(|&r| {
+        let count = p.roles.iter().filter(|&&x| x == r).count();
+        (count > 0).then(|| {
+            html! {
+                <li>
+                    <span class="swatch" style={format!("background:{}", role_colour(r))}></span>
+                    { format!("{} ({count})", role_label(r)) }
+                </li>
+            }
+        })
+    });
+    html! { <ul class="legend" aria-label="Roles">{ for items }</ul> }
+}
