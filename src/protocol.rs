@@ -124,7 +124,12 @@ impl ClientMessage {
                     format!("protocol version {other} is not spoken here; this worker speaks v{PROTOCOL_VERSION}"),
                 ))
             }
-            None => return Err(bad(id, format!("the message has no protocol version 'v' (this worker speaks v{PROTOCOL_VERSION})"))),
+            None => {
+                return Err(bad(
+                    id,
+                    format!("the message has no protocol version 'v' (this worker speaks v{PROTOCOL_VERSION})"),
+                ))
+            }
         }
         // Unknown fields are ignored (fields may be added to the protocol); unknown types are not.
         if !matches!(ty, "hello" | "grade" | "cancel") {
@@ -163,7 +168,10 @@ impl ClientMessage {
                         _ => return Err(bad(Some(id), format!("'trials' must be a positive integer, got {n}"))),
                     },
                     Some(other) => {
-                        return Err(bad(Some(id), format!("'trials' must be a positive integer, got {}", json_kind(other))))
+                        return Err(bad(
+                            Some(id),
+                            format!("'trials' must be a positive integer, got {}", json_kind(other)),
+                        ))
                     }
                 };
                 Ok(ClientMessage::Grade(GradeRequest { v: PROTOCOL_VERSION, id, spec, solution, trials }))
@@ -544,10 +552,19 @@ mod tests {
         assert_eq!(code(r#"{"v":1,"type":"cancel"}"#), ErrorCode::BadRequest);
         assert_eq!(code(r#"{"v":1,"type":"grade","spec":{},"solution":""}"#), ErrorCode::BadRequest);
         assert_eq!(code(r#"{"v":1,"type":"grade","id":3,"spec":{},"solution":""}"#), ErrorCode::BadRequest);
-        assert_eq!(code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":""}"#.replace("\"a\"", "\"\"").as_str()), ErrorCode::BadRequest);
+        assert_eq!(
+            code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":""}"#.replace("\"a\"", "\"\"").as_str()),
+            ErrorCode::BadRequest
+        );
         assert_eq!(code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":1}"#), ErrorCode::BadRequest);
-        assert_eq!(code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":"","trials":0}"#), ErrorCode::BadRequest);
-        assert_eq!(code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":"","trials":-3}"#), ErrorCode::BadRequest);
+        assert_eq!(
+            code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":"","trials":0}"#),
+            ErrorCode::BadRequest
+        );
+        assert_eq!(
+            code(r#"{"v":1,"type":"grade","id":"a","spec":{},"solution":"","trials":-3}"#),
+            ErrorCode::BadRequest
+        );
         // Fields this version does not know are ignored.
         assert!(ClientMessage::parse(r#"{"v":1,"type":"hello","client":"app 2"}"#).is_ok());
         let long = format!(r#"{{"v":1,"type":"cancel","id":"{}"}}"#, "x".repeat(MAX_ID_BYTES + 1));

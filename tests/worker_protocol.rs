@@ -44,10 +44,22 @@ async fn malformed_messages_get_errors_and_the_connection_stays() {
         (r#"{"v":1}"#, ErrorCode::BadRequest, None),
         (r#"{"v":9,"type":"hello"}"#, ErrorCode::BadRequest, None),
         (r#"{"v":1,"type":"grade","id":"g1"}"#, ErrorCode::BadRequest, Some("g1")),
-        (r#"{"v":1,"type":"grade","id":"g2","spec":"kind=dead_code","solution":""}"#, ErrorCode::BadRequest, Some("g2")),
-        (r#"{"v":1,"type":"grade","id":"g3","spec":{"kind":"teleport"},"solution":""}"#, ErrorCode::BadRequest, Some("g3")),
+        (
+            r#"{"v":1,"type":"grade","id":"g2","spec":"kind=dead_code","solution":""}"#,
+            ErrorCode::BadRequest,
+            Some("g2"),
+        ),
+        (
+            r#"{"v":1,"type":"grade","id":"g3","spec":{"kind":"teleport"},"solution":""}"#,
+            ErrorCode::BadRequest,
+            Some("g3"),
+        ),
         (r#"{"v":1,"type":"grade","id":"g4","spec":{},"solution":"x","trials":21}"#, ErrorCode::BadRequest, Some("g4")),
-        (r#"{"v":1,"type":"grade","id":"g5","spec":{},"solution":"x","trials":"many"}"#, ErrorCode::BadRequest, Some("g5")),
+        (
+            r#"{"v":1,"type":"grade","id":"g5","spec":{},"solution":"x","trials":"many"}"#,
+            ErrorCode::BadRequest,
+            Some("g5"),
+        ),
         (r#"{"v":1,"type":"grade","id":{"x":1},"spec":{},"solution":"x"}"#, ErrorCode::BadRequest, None),
     ];
     for (text, code, id) in cases {
@@ -206,7 +218,10 @@ async fn ids_caps_and_busy() {
     let mut c = connect(addr).await;
     let spec = small_spec(2);
     // Loops forever and swallows the harness's per-call alarm: only the job timeout ends it.
-    let slow = hostile(&spec, "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass");
+    let slow = hostile(
+        &spec,
+        "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass",
+    );
     c.send(&ClientMessage::grade("a", &spec, slow.clone(), Some(2))).await;
     assert!(matches!(c.recv(T).await, ServerMessage::Accepted(_)));
     // The same id while it runs: refused.

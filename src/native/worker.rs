@@ -109,11 +109,9 @@ fn count_arg(id: &'static str, default: &'static str, help: &'static str) -> Arg
 /// The worker's flags (added to `cabrito serve`).
 pub fn args() -> Vec<Arg> {
     vec![
-        Arg::new("allow-origin")
-            .long("allow-origin")
-            .value_name("ORIGIN")
-            .action(ArgAction::Append)
-            .help("also accept WebSocket connections from pages at ORIGIN (scheme://host[:port]; '*' for any); repeatable"),
+        Arg::new("allow-origin").long("allow-origin").value_name("ORIGIN").action(ArgAction::Append).help(
+            "also accept WebSocket connections from pages at ORIGIN (scheme://host[:port]; '*' for any); repeatable",
+        ),
         Arg::new("no-localhost-origins")
             .long("no-localhost-origins")
             .action(ArgAction::SetTrue)
@@ -129,7 +127,11 @@ pub fn args() -> Vec<Arg> {
         count_arg("trials", "50", "trials per function when a request does not say"),
         count_arg("max-trials", "100", "most trials per function a request may ask for"),
         seconds_arg("job-timeout", "60", "seconds a job may run before it is answered with timeout"),
-        seconds_arg("idle-timeout", "300", "seconds without a message (and no job in flight) before a connection is closed"),
+        seconds_arg(
+            "idle-timeout",
+            "300",
+            "seconds without a message (and no job in flight) before a connection is closed",
+        ),
         seconds_arg("handshake-timeout", "10", "seconds after connecting within which the first message must arrive"),
     ]
 }
@@ -142,7 +144,9 @@ pub fn config_from(m: &ArgMatches) -> Result<WorkerConfig, Failure> {
         match m.try_get_one::<f64>(id).ok().flatten() {
             None => Ok(None),
             Some(&s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(Some(s)),
-            Some(s) => Err(Failure::Usage(format!("--{id} must be a number of seconds above 0 and at most 86400, got {s}"))),
+            Some(s) => {
+                Err(Failure::Usage(format!("--{id} must be a number of seconds above 0 and at most 86400, got {s}")))
+            }
         }
     };
     let l = &mut c.limits;
@@ -197,7 +201,9 @@ fn normalise_origin(o: &str) -> Result<String, String> {
     }
     match o.split_once("://") {
         Some((scheme, host)) if !scheme.is_empty() && !host.is_empty() && !host.contains('/') => Ok(o),
-        _ => Err(format!("--allow-origin must be scheme://host[:port] (such as https://example.org) or '*', got '{o}'")),
+        _ => {
+            Err(format!("--allow-origin must be scheme://host[:port] (such as https://example.org) or '*', got '{o}'"))
+        }
     }
 }
 
@@ -302,7 +308,9 @@ fn is_loopback_name(host: &str) -> bool {
 
 fn is_ip_literal(host: &str) -> bool {
     host.parse::<std::net::Ipv4Addr>().is_ok()
-        || (host.starts_with('[') && host.ends_with(']') && host[1..host.len() - 1].parse::<std::net::Ipv6Addr>().is_ok())
+        || (host.starts_with('[')
+            && host.ends_with(']')
+            && host[1..host.len() - 1].parse::<std::net::Ipv6Addr>().is_ok())
 }
 
 /// Whether a browser page at the request's `Origin` may use the worker.
@@ -498,7 +506,10 @@ fn on_text(
                 return Some(ServerMessage::error(
                     Some(id),
                     ErrorCode::BadRequest,
-                    format!("trials = {trials} is over this worker's limit; trials must be from 1 to {}", limits.max_trials),
+                    format!(
+                        "trials = {trials} is over this worker's limit; trials must be from 1 to {}",
+                        limits.max_trials
+                    ),
                 ));
             }
             if jobs.contains_key(&id) {
