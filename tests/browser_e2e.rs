@@ -291,7 +291,80 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // 5. The gallery opens tasks; the theme toggles; the embed has no controls.
     gallery_theme_embed(driver, base, shots).await?;
     no_fatal(driver).await?;
+
+    // 6. Grading: the static rubric in the page, the hidden tests on the worker.
+    grading(driver, base, shots).await?;
+    no_fatal(driver).await?;
     Ok(())
+}
+
+/// Attribute `attr` of the element `id`, once it has one of `values` (20 s at most).
+async fn wait_attr(driver: &WebDriver, id: &str, attr: &str, values: &[&str]) -> Res<String> {
+    let list = serde_json::to_string(values)?;
+    let v = wait_for(
+        driver,
+        &format!("#{id}[{attr}] to be one of {list}"),
+        &format!("const e = document.getElementById('{id}'); const v = e && e.getAttribute('{attr}'); return {list}.includes(v) ? v : null;"),
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    let graded = spec("v=1&kind=add_parameter&domain=math&n=5&seed=1");
+    driver.goto(format!("{base}{}", link(&graded))).await?;
+    expect_task(driver, &graded).await?;
+    wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+
+    // The reference: every must-have passes, and so do the hidden tests.
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    let failing_musts = count(driver, "#static-verdict .item[data-must=\"true\"][data-passed=\"false\"]").await?;
+    if failing_musts != 0 {
+        return Err(format!("the reference fails {failing_musts} must-have items").into());
+    }
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
+    if hidden != "true" {
+        let t = text_of(driver, "hidden-verdict").await?;
+        return Err(format!("the reference's hidden tests gave {hidden}: {t}").into());
+    }
+    driver.screenshot(&shots.join("e2e-grade-pass.png")).await?;
+
+    // The starter: failing items and a failing hidden test.
+    driver.find(By::Id("use-starter")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+    if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? == 0 {
+        return Err("the starter shows no failing rubric item".into());
+    }
+    wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;").await?;
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
+    if hidden != "false" {
+        let t = text_of(driver, "hidden-verdict").await?;
+        return Err(format!("the starter's hidden tests gave {hidden}, expected false: {t}").into());
+    }
+    driver.screenshot(&shots.join("e2e-grade-fail.png")).await?;
+    Ok(())
+}
+
+/// With the server gone, a task page that is already loaded says plainly that no worker is there,
+/// and still gives the static verdict.
+async fn no_worker(driver: &WebDriver, shots: &Path) -> Res {
+    let other = spec("v=1&kind=dead_code&domain=math&n=5&seed=2");
+    driver.execute("location.hash = '#/';", Vec::new()).await?;
+    wait_for(driver, "the gallery", "return document.getElementById('gallery') !== null;").await?;
+    driver.execute(format!("location.hash = '{}';", link(&other)), Vec::new()).await?;
+    expect_task(driver, &other).await?;
+    wait_attr(driver, "worker-status", "data-worker", &["absent"]).await?;
+    let notice = text_of(driver, "worker-status").await?;
+    if !notice.contains("No grading worker") {
+        return Err(format!("the no-worker notice reads '{notice}'").into());
+    }
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    driver.screenshot(&shots.join("e2e-no-worker.png")).await?;
+    no_fatal(driver).await
 }
 
 async fn count(driver: &WebDriver, selector: &str) -> Res<u64> {
@@ -383,11 +456,16 @@ async fn e2e_share_links_open_the_right_task() {
     let Some(s) = setup() else { return };
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
     std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
+    let (server, base) = start_server(&s.dist).expect("start cabrito serve");
     let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
     let profile = tempfile::tempdir().expect("a temporary Chromium profile");
     let driver = browser(port, &s.chromium, profile.path()).await.expect("start headless Chromium");
-    let outcome = scenario(&driver, &base, &shots).await;
+    let mut outcome = scenario(&driver, &base, &shots).await;
+    if outcome.is_ok() {
+        // Stop the server (and its worker) under the loaded page.
+        drop(server);
+        outcome = no_worker(&driver, &shots).await;
+    }
     if outcome.is_err() {
         let _ = driver.screenshot(&shots.join("e2e-failure.png")).await;
     }

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod code;
+pub mod grade;
 pub mod graph;
 pub mod route;
 pub mod view;

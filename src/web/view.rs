@@ -2,6 +2,7 @@
 
 use super::app::Shown;
 use super::code::{CodeBlock, CopyButton, DiffView};
+use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
 use super::route;
 use crate::spec::{Axis, Domain, Kind, Values, KNOBS, PAPER_SIZES};
@@ -327,6 +328,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </details>
             </section>
             if !p.embed {
+                <GradePanel shown={p.shown.clone()} />
                 <TaskTuple shown={p.shown.clone()} />
             }
         </section>

@@ -1,0 +1,393 @@
+//! Grading in the page: paste a solution, see the static rubric at once (computed here, in wasm),
+//! and run the hidden tests on the native worker over the WebSocket `/ws` of the server that
+//! served the page. Without a worker the page says so and still shows the static verdict.
+
+use super::app::Shown;
+use crate::check::{parse_response, static_checks, Rubric, TaskRef};
+use crate::protocol::{ClientMessage, GradeResult, HelloReply, ServerMessage};
+use futures_util::{SinkExt, StreamExt};
+use gloo::net::websocket::{futures::WebSocket, Message};
+use std::rc::Rc;
+use web_sys::HtmlTextAreaElement;
+use yew::platform::spawn_local;
+use yew::prelude::*;
+
+/// The worker's WebSocket URL for this page (same host, `ws:` or `wss:`).
+pub fn worker_url() -> Option<String> {
+    let loc = web_sys::window()?.location();
+    let scheme = if loc.protocol().ok()? == "https:" { "wss" } else { "ws" };
+    Some(format!("{scheme}://{}/ws", loc.host().ok()?))
+}
+
+/// What the page knows about the worker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkerStatus {
+    Probing,
+    Connected(HelloReply),
+    Absent(String),
+}
+
+/// The hidden-test job of the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Job {
+    None,
+    Sent { id: String },
+    Running { id: String, done: usize, total: usize, stage: String },
+    Done(Box<GradeResult>),
+    Failed { code: String, message: String },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradeState {
+    pub worker: WorkerStatus,
+    pub job: Job,
+}
+
+pub enum GradeAction {
+    Worker(WorkerStatus),
+    Started(String),
+    Reply(ServerMessage),
+    /// The connection of job `id` ended before its final reply.
+    Lost(String, String),
+    Reset,
+}
+
+impl Reducible for GradeState {
+    type Action = GradeAction;
+
+    fn reduce(self: Rc<Self>, action: GradeAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        let current = match &self.job {
+            Job::Sent { id } | Job::Running { id, .. } => Some(id.clone()),
+            _ => None,
+        };
+        match action {
+            GradeAction::Worker(w) => next.worker = w,
+            GradeAction::Started(id) => next.job = Job::Sent { id },
+            GradeAction::Reset => next.job = Job::None,
+            GradeAction::Lost(id, why) => {
+                if current.as_deref() == Some(id.as_str()) {
+                    next.job = Job::Failed { code: "connection".into(), message: why };
+                }
+            }
+            GradeAction::Reply(msg) => {
+                // Replies to an earlier job (after a reset or a new task) are dropped.
+                if msg.id().is_some() && msg.id() != current.as_deref() {
+                    return self;
+                }
+                match msg {
+                    ServerMessage::Hello(h) => next.worker = WorkerStatus::Connected(h),
+                    ServerMessage::Accepted(a) => {
+                        next.job = Job::Running { id: a.id, done: 0, total: 0, stage: "queued".into() }
+                    }
+                    ServerMessage::Progress(p) => {
+                        next.job = Job::Running { id: p.id, done: p.done, total: p.total, stage: p.stage }
+                    }
+                    ServerMessage::Result(r) => next.job = Job::Done(Box::new(r)),
+                    ServerMessage::Error(e) => {
+                        next.job = Job::Failed { code: e.code.as_str().to_string(), message: e.message }
+                    }
+                }
+            }
+        }
+        Rc::new(next)
+    }
+}
+
+/// Ask the worker who it is; reports `Connected` or `Absent`.
+fn probe(report: Callback<GradeAction>) {
+    let Some(url) = worker_url() else {
+        report.emit(GradeAction::Worker(WorkerStatus::Absent("this page has no host to reach a worker on".into())));
+        return;
+    };
+    spawn_local(async move {
+        let ws = match WebSocket::open(&url) {
+            Ok(ws) => ws,
+            Err(e) => {
+                report.emit(GradeAction::Worker(WorkerStatus::Absent(e.to_string())));
+                return;
+            }
+        };
+        let (mut tx, mut rx) = ws.split();
+        if tx.send(Message::Text(ClientMessage::hello().to_json())).await.is_err() {
+            report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}"))));
+            return;
+        }
+        match rx.next().await {
+            Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
+                Ok(ServerMessage::Hello(h)) => report.emit(GradeAction::Worker(WorkerStatus::Connected(h))),
+                _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
+            },
+            _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
+        }
+        let _ = tx.close().await;
+    });
+}
+
+/// Send one grade job on its own connection and report every reply until the final one.
+fn run_job(id: String, message: String, report: Callback<GradeAction>) {
+    let Some(url) = worker_url() else { return };
+    spawn_local(async move {
+        let ws = match WebSocket::open(&url) {
+            Ok(ws) => ws,
+            Err(e) => {
+                report.emit(GradeAction::Lost(id, e.to_string()));
+                return;
+            }
+        };
+        let (mut tx, mut rx) = ws.split();
+        if tx.send(Message::Text(message)).await.is_err() {
+            report.emit(GradeAction::Lost(id, format!("no worker answers at {url}")));
+            return;
+        }
+        while let Some(item) = rx.next().await {
+            let Ok(Message::Text(t)) = item else { break };
+            match ServerMessage::parse(&t) {
+                Ok(msg) => {
+                    let last = msg.is_final() && msg.id() == Some(id.as_str());
+                    report.emit(GradeAction::Reply(msg));
+                    if last {
+                        let _ = tx.close().await;
+                        return;
+                    }
+                }
+                Err(e) => {
+                    report.emit(GradeAction::Lost(id, e));
+                    return;
+                }
+            }
+        }
+        report.emit(GradeAction::Lost(id, "the worker closed the connection before the result".into()));
+    });
+}
+
+/// The static verdict of a response: how it was read and the rubric, or why it cannot be read.
+pub fn static_verdict(shown: &Shown, response: &str) -> Result<(String, Rubric), String> {
+    let task = &shown.generated.task;
+    let candidate = parse_response(response, &task.starter_code).map_err(|e| e.to_string())?;
+    let task_ref = TaskRef {
+        kind: task.spec.kind,
+        domain: task.spec.domain,
+        starter: &task.starter_code,
+        reference: &task.solution_code,
+    };
+    let rubric = static_checks(&task_ref, &candidate.code);
+    let mut how = format!("read as {}", candidate.format.as_str());
+    if !candidate.notes.is_empty() {
+        how.push_str(&format!(" ({})", candidate.notes.join("; ")));
+    }
+    Ok((how, rubric))
+}
+
+#[derive(Properties, PartialEq)]
+pub struct GradeProps {
+    pub shown: Rc<Shown>,
+}
+
+/// Paste a solution; the static rubric, and the hidden tests on the worker.
+#[function_component(GradePanel)]
+pub fn grade_panel(p: &GradeProps) -> Html {
+    let text = use_state(String::new);
+    let state = use_reducer(|| GradeState { worker: WorkerStatus::Probing, job: Job::None });
+    let area = use_node_ref();
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| probe(Callback::from(move |a| dispatcher.dispatch(a))));
+    }
+    // A new task clears the answer and the job.
+    {
+        let (text, dispatcher) = (text.clone(), state.dispatcher());
+        use_effect_with(p.shown.spec.clone(), move |_| {
+            text.set(String::new());
+            dispatcher.dispatch(GradeAction::Reset);
+        });
+    }
+    let verdict = {
+        let shown = p.shown.clone();
+        use_memo(((*text).clone(), p.shown.clone()), move |(t, _)| {
+            if t.trim().is_empty() {
+                None
+            } else {
+                let start = super::app::now();
+                let v = static_verdict(&shown, t);
+                let ms = match (start, super::app::now()) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                };
+                Some((v, ms))
+            }
+        })
+    };
+
+    let oninput = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: HtmlTextAreaElement = e.target_unchecked_into();
+            text.set(el.value());
+        })
+    };
+    let fill = |code: String| {
+        let text = text.clone();
+        Callback::from(move |_: MouseEvent| text.set(code.clone()))
+    };
+    let task = &p.shown.generated.task;
+    let run = {
+        let text = text.clone();
+        let spec = p.shown.spec.clone();
+        let dispatcher = state.dispatcher();
+        Rc::new(move || {
+            if text.trim().is_empty() {
+                return;
+            }
+            let id = format!("job-{}", (js_sys::Math::random() * 1e12) as u64);
+            let message = ClientMessage::grade(id.clone(), &spec, (*text).clone(), None).to_json();
+            dispatcher.dispatch(GradeAction::Started(id.clone()));
+            let d = dispatcher.clone();
+            run_job(id, message, Callback::from(move |a| d.dispatch(a)));
+        })
+    };
+    let connected = matches!(state.worker, WorkerStatus::Connected(_));
+    let onclick_run = {
+        let run = run.clone();
+        Callback::from(move |_: MouseEvent| run())
+    };
+    let onkeydown = {
+        let run = run.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if (e.ctrl_key() || e.meta_key()) && e.key() == "Enter" {
+                e.prevent_default();
+                if connected {
+                    run();
+                }
+            }
+        })
+    };
+    let goto_line = {
+        let area = area.clone();
+        Callback::from(move |line: usize| {
+            if let Some(el) = area.cast::<HtmlTextAreaElement>() {
+                let value = el.value();
+                let start: usize = value.split_inclusive('\n').take(line.saturating_sub(1)).map(|l| l.encode_utf16().count()).sum();
+                let len = value.split_inclusive('\n').nth(line.saturating_sub(1)).map_or(0, |l| l.trim_end_matches('\n').encode_utf16().count());
+                let _ = el.focus();
+                let _ = el.set_selection_range(start as u32, (start + len) as u32);
+                // Lines are 20 px high (style.css); keep a few lines above the target.
+                el.set_scroll_top(((line as i32) - 4).max(0) * 20);
+            }
+        })
+    };
+
+    let static_view = match &*verdict {
+        None => html! { <p class="hint">{ "Paste a solution above: a # === solution.py === file block, a bare file or a unified diff. The static checks run at once, here in the browser." }</p> },
+        Some((Err(why), _)) => html! {
+            <div id="static-verdict" class="verdict fail" data-passed="false">
+                <p><strong>{ "The response cannot be read: " }</strong>{ why.clone() }</p>
+            </div>
+        },
+        Some((Ok((how, rubric)), ms)) => {
+            let passed = rubric.passed();
+            let took = ms.map(|m| format!(" in {m:.1} ms")).unwrap_or_default();
+            html! {
+                <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}>
+                    <p>
+                        <strong>{ if passed { "Static checks: every must-have passes" } else { "Static checks: some must-haves fail" } }</strong>
+                        { format!(" ({how}; checked{took})") }
+                    </p>
+                    <ul class="rubric">
+                        { for rubric.items.iter().map(|i| {
+                            let line = i.line.map(|l| {
+                                let goto_line = goto_line.clone();
+                                html! { <button type="button" class="line-link" onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
+                            });
+                            html! {
+                                <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
+                                    <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
+                                    <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
+                                    <span class="title">{ i.title.clone() }</span>
+                                    <span class="reason">{ i.reason.clone() }{ for line }</span>
+                                </li>
+                            }
+                        }) }
+                    </ul>
+                </div>
+            }
+        }
+    };
+
+    let worker_view = match &state.worker {
+        WorkerStatus::Probing => html! { <p id="worker-status" class="hint">{ "Looking for a grading worker…" }</p> },
+        WorkerStatus::Absent(why) => html! {
+            <p id="worker-status" class="notice" data-worker="absent">
+                <strong>{ "No grading worker is connected, " }</strong>
+                { format!("so the hidden tests cannot run here ({why}). The static verdict above still holds. To run them, start the playground with its worker: bash scripts/serve.sh") }
+            </p>
+        },
+        WorkerStatus::Connected(h) => html! {
+            <p id="worker-status" class="hint" data-worker="connected">
+                { format!("Worker: {} · {}", h.server, h.isolation) }
+            </p>
+        },
+    };
+    let job_view = match &state.job {
+        Job::None => html! {},
+        Job::Sent { .. } => html! { <p id="job-status" class="hint">{ "Sent to the worker…" }</p> },
+        Job::Running { done, total, stage, .. } => html! {
+            <p id="job-status" class="hint">
+                { format!("Running the hidden tests: {stage} {done}/{total}") }
+                <progress max={total.max(&1).to_string()} value={done.to_string()}></progress>
+            </p>
+        },
+        Job::Failed { code, message } => html! {
+            <div id="hidden-verdict" class="verdict fail" data-passed="error"><p><strong>{ format!("The worker could not grade it ({code}): ") }</strong>{ message.clone() }</p></div>
+        },
+        Job::Done(r) => {
+            let hidden = r.hidden_passed;
+            html! {
+                <div id="hidden-verdict" class={classes!("verdict", if r.passed { "pass" } else { "fail" })} data-passed={r.passed.to_string()}
+                    data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
+                    <p>
+                        <strong>{ if r.passed { "Graded: the solution passes (score 1)" } else { "Graded: the solution fails (score 0)" } }</strong>
+                        { format!(" · {} · {} trials per function · {:.2} s", r.message, r.trials, r.seconds) }
+                    </p>
+                    <ul class="functions">
+                        { for r.functions.iter().filter(|f| f.status != "pass").take(20).map(|f| html! {
+                            <li class="fail" data-fn={f.name.clone()}>
+                                { format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored) }
+                                { for f.first_failure.as_ref().map(|ff| html! {
+                                    <span class="reason">{ format!(" first failure, trial {}: {}", ff.trial, ff.message) }</span>
+                                }) }
+                            </li>
+                        }) }
+                    </ul>
+                    if r.functions.iter().all(|f| f.status == "pass") && !r.functions.is_empty() {
+                        <p class="hint">{ format!("All {} functions give the reference's outputs.", r.functions.len()) }</p>
+                    }
+                </div>
+            }
+        }
+    };
+    let busy = matches!(state.job, Job::Sent { .. } | Job::Running { .. });
+
+    html! {
+        <section id="grade" class="panel grade" aria-label="Grade a solution">
+            <div class="panel-head">
+                <h2>{ "Grade a solution" }</h2>
+                <div class="actions">
+                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
+                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
+                </div>
+            </div>
+            <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
+                placeholder="Paste the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
+                value={(*text).clone()} {oninput} {onkeydown} />
+            { static_view }
+            <div class="hidden-tests">
+                <button id="run-hidden" type="button" class="button" disabled={!connected || busy || text.trim().is_empty()} onclick={onclick_run}>
+                    { "Run hidden tests" }
+                </button>
+                { worker_view }
+                { job_view }
+            </div>
+        </section>
+    }
+}
