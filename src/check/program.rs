@@ -578,6 +578,12 @@ mod tests {
     }
 
     #[test]
+    fn bom_and_crlf() {
+        assert!(Program::parse("\u{feff}import math\r\nx = 1\r\n").is_ok());
+        assert_eq!(err("\u{feff}x = 1\r\ny = 2\r\ndef f(:\r\n").line, 3);
+    }
+
+    #[test]
     fn facts() {
         let src = "from mylibrary import default\nimport math, numpy as np\n\nCACHE = {}\nX: int = 1\n\ndef f(val: float) -> float:\n    global Y\n    import os\n    return val\n\nasync def g():\n    pass\n\ndef f(val):\n    return 0\n\nif __name__ == '__main__':\n    main(1)\n";
         let p = Program::parse(src).unwrap();

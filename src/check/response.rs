@@ -16,7 +16,8 @@ use std::fmt;
 pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
 
 /// The format a response was read in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// `# === solution.py ===` file blocks (the reference's format).
     FileBlock,
@@ -37,7 +38,7 @@ impl Format {
 }
 
 /// The candidate program read from a response.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Candidate {
     /// The full text of the candidate `solution.py`.
     pub code: String,
@@ -47,7 +48,7 @@ pub struct Candidate {
 }
 
 /// Why a response could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ResponseError {
     /// 1-based line of the response the problem is on, when there is one.
     pub line: Option<usize>,
@@ -122,6 +123,13 @@ pub fn parse_response(text: &str, starter: &str) -> Result<Candidate, ResponseEr
         ));
     }
     let mut notes = Vec::new();
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => {
+            notes.push("removed a byte-order mark".to_string());
+            rest
+        }
+        None => text,
+    };
 
     // The `<solution>` wrapper (grading.md §7.1): the first span, up to `</solution>` or the end.
     let (body, first_line) = match text.find("<solution>") {
@@ -889,6 +897,19 @@ mod tests {
         let d = "--- solution.py\n+++ solution.py\n@@ @@\n+x = 1\n";
         let e = parse_response(d, STARTER).unwrap_err();
         assert_eq!(e.line, Some(3));
+    }
+
+    #[test]
+    fn format_names() {
+        for f in [Format::FileBlock, Format::Bare, Format::Diff] {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+        }
+    }
+
+    #[test]
+    fn bom() {
+        let c = parse_response("\u{feff}# === solution.py ===\nx = 1\n", "").unwrap();
+        assert_eq!(c.code, "x = 1");
     }
 
     #[test]
