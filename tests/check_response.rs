@@ -2,6 +2,7 @@
 //! file, and a unified diff (with and without line numbers) reads back to exactly the reference.
 
 use cabrito::check::response::{parse_response, Format, MAX_RESPONSE_BYTES};
+use cabrito::check::rubric::{static_checks, TaskRef};
 use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
 use similar::TextDiff;
 
@@ -60,6 +61,8 @@ fn reference_round_trips_in_every_format() {
         let c = parse_response(&fenced, starter).unwrap_or_else(|e| panic!("{what}: {e}\n{fenced}"));
         assert_eq!(c.format, Format::Diff);
         assert_eq!(&c.code, reference, "{what}: diff without numbers");
+        let task = TaskRef { kind: spec.kind, domain: spec.domain, starter, reference };
+        assert!(static_checks(&task, &c.code).passed(), "{what}: the diffed reference fails the rubric");
         checked += 1;
     }
     assert!(checked > 100);

@@ -36,6 +36,9 @@ fn specs() -> Vec<TaskSpec> {
                         out.push(TaskSpec::new(kind, domain, axis, n, seed));
                     }
                 }
+                for n in [100u32, 200] {
+                    out.push(TaskSpec::new(kind, domain, axis, n, 5));
+                }
             }
         }
     }
