@@ -294,7 +294,42 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
 
     // 6. Grading: the static rubric in the page, the hidden tests on the worker.
     grading(driver, base, shots).await?;
+
+    // 7. How fast a fresh page shows a large task (printed for BENCHMARKS, never asserted).
+    timing(driver, base).await?;
     no_fatal(driver).await?;
+    Ok(())
+}
+
+/// Load fresh pages and print the first paint and the time until the task view has rendered.
+async fn timing(driver: &WebDriver, base: &str) -> Res {
+    for query in ["v=1&kind=add_parameter&n=25&seed=3", "v=1&kind=cache_function&axis=traversal&n=200&seed=11"] {
+        let s = spec(query);
+        // A different path each time so that the browser loads a new document.
+        driver.goto(format!("{base}index.html?fresh={}{}", s.seed, link(&s))).await?;
+        expect_task(driver, &s).await?;
+        let v = driver
+            .execute(
+                "const p = performance.getEntriesByName('first-contentful-paint')[0]; \
+                 const r = performance.getEntriesByName('cabrito-task-rendered')[0]; \
+                 const n = performance.getEntriesByType('navigation')[0]; \
+                 const w = performance.getEntriesByType('resource').filter(e => e.name.endsWith('.wasm'))[0]; \
+                 return [p ? p.startTime : null, r ? r.startTime : null, n ? n.domContentLoadedEventEnd : null, w ? w.responseEnd : null];",
+                Vec::new(),
+            )
+            .await?
+            .json()
+            .clone();
+        let f = |i: usize| v.get(i).and_then(Value::as_f64).map_or("n/a".to_string(), |x| format!("{x:.0} ms"));
+        let stats = text_of(driver, "stats").await?;
+        println!(
+            "timing {query}: first contentful paint {}, DOMContentLoaded {}, wasm downloaded {}, task view rendered {} ({stats})",
+            f(0),
+            f(2),
+            f(3),
+            f(1)
+        );
+    }
     Ok(())
 }
 

@@ -186,6 +186,9 @@ enum CodeTab {
     Diff,
 }
 
+/// The `performance.mark` set each time a task view has rendered a new task.
+pub const TASK_RENDERED_MARK: &str = "cabrito-task-rendered";
+
 /// The page address of a fragment (this page's origin and path, then the fragment).
 pub fn page_url(fragment: &str) -> String {
     let base = web_sys::window()
@@ -205,10 +208,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let tab = use_state(|| CodeTab::Starter);
     let revealed = use_state(|| false);
     let zoom = use_state(|| 1.0f64);
-    // A new task starts with nothing selected and the reference hidden.
+    // A new task starts with nothing selected and the reference hidden. The performance mark
+    // times the page (BENCHMARKS: time to an interactive task view).
     {
         let (selected, tab, revealed) = (selected.clone(), tab.clone(), revealed.clone());
         use_effect_with(p.shown.spec.clone(), move |_| {
+            if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                let _ = perf.mark(TASK_RENDERED_MARK);
+            }
             selected.set(None);
             tab.set(CodeTab::Starter);
             revealed.set(false);
