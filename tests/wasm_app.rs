@@ -149,6 +149,51 @@ fn controls_edit_one_knob() {
     assert_eq!(TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).unwrap(), TaskSpec::default());
 }
 
+#[wasm_bindgen_test]
+fn highlighting_keeps_every_character() {
+    use cabrito::web::code::{function_lines, tokens};
+    let task = generate(&spec("v=1&kind=add_return_value&domain=string&n=20&seed=6")).unwrap();
+    for line in task.starter_code.lines().chain(task.solution_code.lines()) {
+        let joined: String = tokens(line).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(joined, line);
+    }
+    let odd = ["x = 'unclosed", "s = f\"{a!r:>3}\" # c", "def f(): return 'a\\'b'", "é = 1e-3_0 + 0x1F", "#", "'", "\\"];
+    for line in odd {
+        let joined: String = tokens(line).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(joined, line);
+    }
+    let kinds: Vec<&str> = tokens("def ab(val: str) -> str:  # x").into_iter().map(|(c, _)| c).collect();
+    assert_eq!(kinds.first(), Some(&"tok-keyword"));
+    assert!(kinds.contains(&"tok-def") && kinds.contains(&"tok-comment"), "{kinds:?}");
+    // Every function of the starter is found, and its range starts at its def.
+    let ranges = function_lines(&task.starter_code);
+    let lines: Vec<&str> = task.starter_code.lines().collect();
+    for name in task.roles.keys() {
+        let (_, a, b) = ranges.iter().find(|(n, _, _)| n == name).unwrap_or_else(|| panic!("no range for {name}"));
+        assert!(lines[*a].starts_with(&format!("def {name}(")), "{name}: {}", lines[*a]);
+        assert!(b > a && lines[*a + 1..*b].iter().all(|l| l.starts_with("    ")), "{name}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn static_verdicts_in_the_browser() {
+    use cabrito::web::app::show;
+    use cabrito::web::grade::static_verdict;
+    for query in ["v=1&kind=dead_code&n=6&seed=1", "v=1&kind=extract_helper&domain=array&n=6&seed=2"] {
+        let shown = show(&spec(query)).unwrap();
+        let task = &shown.generated.task;
+        let (_, rubric) = static_verdict(&shown, &task.solution_code).unwrap();
+        assert!(rubric.passed(), "{query}: the reference fails {:?}", rubric.failed_must_haves().collect::<Vec<_>>());
+        let (_, rubric) = static_verdict(&shown, &task.starter_code).unwrap();
+        assert!(!rubric.passed(), "{query}: the starter passes");
+        // Unreadable or broken answers never pass (and never panic).
+        assert!(static_verdict(&shown, "   ").is_err(), "{query}: an empty answer was read");
+        if let Ok((_, r)) = static_verdict(&shown, "def broken(:\n    return 1\n") {
+            assert!(!r.passed(), "{query}: a file that does not parse passes");
+        }
+    }
+}
+
 // ---- the app in the page ----
 
 fn document() -> web_sys::Document {

@@ -97,16 +97,27 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
         let name = cg.name(v).to_string();
         let (x, y) = placed.centre[v];
         let role = roles[v];
-        let onclick = {
+        let toggle = {
             let on_select = p.on_select.clone();
             let name = AttrValue::from(name.clone());
             let is_selected = selected == Some(v);
-            Callback::from(move |_: MouseEvent| on_select.emit(if is_selected { None } else { Some(name.clone()) }))
+            move || on_select.emit(if is_selected { None } else { Some(name.clone()) })
         };
+        let onclick = {
+            let toggle = toggle.clone();
+            Callback::from(move |_: MouseEvent| toggle())
+        };
+        // Enter or Space on a focused vertex selects it, as a click does.
+        let onkeydown = Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                toggle();
+            }
+        });
         let class = classes!("vertex", format!("role-{}", role.as_str()), (selected == Some(v)).then_some("selected"));
         html! {
             <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()}
-                transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick}
+                transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick} {onkeydown}
                 tabindex="0" role="button" aria-label={format!("{name}: {}", role_label(role))}>
                 <title>{ format!("{name}: {}", role_label(role)) }</title>
                 <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role_colour(role)} />
