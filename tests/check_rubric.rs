@@ -73,6 +73,20 @@ fn reference_passes_and_starter_fails_everywhere() {
     assert!(n > 300);
 }
 
+#[test]
+fn huge_and_binary_candidates() {
+    let t = generate(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 5, 1)).unwrap();
+    let huge = "x = 1\n".repeat(50 * 1024 * 1024 / 6);
+    let r = static_checks(&task_ref(&t), &huge);
+    let c = r.item("compilation").unwrap();
+    assert!(!c.passed && c.reason.contains("2 MB"), "{}", c.reason);
+    let nul = format!("{}\0\n", t.solution_code);
+    let r = static_checks(&task_ref(&t), &nul);
+    let c = r.item("compilation").unwrap();
+    assert!(!c.passed && c.reason.contains("null bytes"), "{}", c.reason);
+    assert_eq!(c.line, Some(t.solution_code.matches('\n').count() + 1));
+}
+
 mod never_panics {
     use super::*;
     use proptest::prelude::*;

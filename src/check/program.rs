@@ -51,6 +51,12 @@ impl<'s> Program<'s> {
     /// Parse and check a program the way `compile()` would (as far as a parser can tell).
     pub fn parse(source: &'s str) -> Result<Program<'s>, ProgramError> {
         let starts = line_starts(source);
+        if let Some(offset) = source.find('\0') {
+            return Err(ProgramError {
+                line: line_at(&starts, offset),
+                message: "source code cannot contain null bytes (CPython refuses it)".into(),
+            });
+        }
         if let Some((offset, what)) = bracket_overflow(source) {
             return Err(ProgramError { line: line_at(&starts, offset), message: what });
         }
@@ -806,6 +812,13 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "disagreements with CPython:\n{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn null_bytes() {
+        let e = err("x = 1\ny = '\0'\n");
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("null bytes"));
     }
 
     #[test]

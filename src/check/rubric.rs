@@ -8,7 +8,8 @@
 //! The items live in one table, [`CHECKS`]; a later item (branch placement, constraint structure, merge
 //! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
 
-use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, Program};
+use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, Program, ProgramError};
+use super::response::MAX_RESPONSE_BYTES;
 use crate::{Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use serde::Serialize;
@@ -207,7 +208,17 @@ pub const CHECKS: &[Check] = &[
 /// Run the static rubric on a candidate program.
 pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
     let mut items = Vec::new();
-    let cand = Program::parse(candidate);
+    let cand = if candidate.len() > MAX_RESPONSE_BYTES {
+        Err(ProgramError {
+            line: 1,
+            message: format!(
+                "the file is {} bytes; the checker reads at most {MAX_RESPONSE_BYTES} (2 MB)",
+                candidate.len()
+            ),
+        })
+    } else {
+        Program::parse(candidate)
+    };
     let compilation = Item {
         id: "compilation",
         title: "The file parses and compiles".into(),
