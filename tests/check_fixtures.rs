@@ -109,3 +109,52 @@ fn instruction_fixtures() {
     let n = check_bucket("add_instructions_nc200", false);
     assert!(n == 0 || n == 24, "{n}");
 }
+
+/// The reference scorer's own verdicts on `compilation`, `function_existence` and `edit_path` (recorded in
+/// verdicts.json for the reference solution and the starter of every sampled task) agree with ours.
+fn verdict_parity(bucket: &str) -> usize {
+    let path = Path::new(FIXTURES).join(bucket).join("verdicts.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("no {}; skipped", path.display());
+        return 0;
+    };
+    let verdicts: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let mut records: HashMap<(String, String), Vec<Value>> = HashMap::new();
+    let mut compared = 0;
+    for v in verdicts {
+        let (set, ty) = (v["task_set"].as_str().unwrap(), v["task_type"].as_str().unwrap());
+        let recs = records.entry((set.to_string(), ty.to_string())).or_insert_with(|| {
+            let f = Path::new(FIXTURES).join(bucket).join("tasks").join(set).join(format!("{ty}.json.gz"));
+            serde_json::from_str(&gunzip(&f)).unwrap()
+        });
+        let rec = recs.iter().find(|r| r["dag_id"] == v["dag_id"]).expect("verdict for a sampled task");
+        let (starter, reference) = (rec["starter_code"].as_str().unwrap(), rec["solution_code"].as_str().unwrap());
+        let task = TaskRef { kind: Kind::parse(ty).unwrap(), domain: domain_of(set), starter, reference };
+        let code = match v["response"].as_str().unwrap() {
+            "solution" => reference,
+            _ => starter,
+        };
+        let ours = static_checks(&task, code);
+        for r in v["results"].as_array().unwrap() {
+            let kind = r["kind"].as_str().unwrap();
+            if !matches!(kind, "compilation" | "function_existence" | "edit_path") {
+                continue;
+            }
+            let theirs = r["type"].as_str().unwrap() == "pass";
+            let mine = ours.item(kind).unwrap().passed;
+            assert_eq!(mine, theirs, "{bucket} {} {set} {ty} {}: {kind}", v["response"], v["dag_id"]);
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn reference_verdicts_agree() {
+    let n: usize =
+        ["function_traversal_en25", "function_search_cn200", "runtime_resolution_ifhops200", "add_instructions_nc200"]
+            .iter()
+            .map(|b| verdict_parity(b))
+            .sum();
+    assert!(n == 0 || n == 3 * (60 + 60 + 60 + 48), "{n} verdicts compared");
+}
