@@ -1,6 +1,8 @@
 //! Static-check time of large solutions (run with `cargo test --release --test check_timing -- --ignored
 //! --nocapture`); the non-ignored test keeps a loose bound so a quadratic slip shows up in CI.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use cabrito::check::response::parse_response;
 use cabrito::check::rubric::{static_checks, TaskRef};
 use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
