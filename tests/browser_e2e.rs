@@ -476,6 +476,14 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
     }
     driver.screenshot(&shots.join("e2e-dark.png")).await?;
 
+    // The scale page: one row per paper size, each opening its task.
+    let scaled = spec("v=1&kind=add_return_value&domain=string&seed=5");
+    driver.goto(format!("{base}#/scale?{}", scaled.to_query())).await?;
+    wait_for(driver, "the scale table", "return document.querySelectorAll('#scale-table tbody tr').length === 6;").await?;
+    driver.screenshot(&shots.join("e2e-scale.png")).await?;
+    driver.find(By::Css("#scale-table tr[data-n='50'] a")).await?.click().await?;
+    expect_task(driver, &spec("v=1&kind=add_return_value&domain=string&n=50&seed=5")).await?;
+
     let embedded = spec("v=1&kind=extract_helper&domain=math&n=8&seed=4");
     driver.goto(format!("{base}?embed=1{}", link(&embedded))).await?;
     expect_task(driver, &embedded).await?;

@@ -67,6 +67,13 @@ fn links_round_trip() {
     assert_eq!(route::parse("#/"), Route::Gallery);
     assert_eq!(route::parse("#/gallery"), Route::Gallery);
     assert_eq!(route::parse("#/task"), Route::Task(TaskSpec::default()));
+    let s = spec("v=1&kind=dead_code&axis=search&seed=4");
+    assert_eq!(route::parse(&route::scale_fragment(&s)), Route::Scale(s.clone()));
+    let rows = cabrito::web::scale::rows(&s);
+    assert_eq!(rows.iter().map(|r| r.spec.n).collect::<Vec<_>>(), cabrito::spec::PAPER_SIZES);
+    // On the search axis n is the untouched graph: the functions grow, the edit set does not.
+    assert!(rows.windows(2).all(|w| w[0].sizes.functions < w[1].sizes.functions), "functions grow with n");
+    assert_eq!(rows[0].sizes, generate(&rows[0].spec).unwrap().sizes);
     // The embed flag is not part of the spec.
     assert_eq!(route::parse("#/task?v=1&n=9&embed=1"), Route::Task(spec("v=1&n=9")));
     assert!(route::embed_requested("?embed=1", "#/task?v=1"));
@@ -121,7 +128,7 @@ fn malformed_links_never_panic() {
         }
         let shown = match route::parse(&s) {
             Route::Gallery => TaskSpec::default(),
-            Route::Task(spec) => spec,
+            Route::Task(spec) | Route::Scale(spec) => spec,
             Route::BadLink { message, nearest } => {
                 assert!(!message.is_empty(), "{s:?}: an empty message");
                 assert!(message.chars().count() < 400, "{s:?}: message too long: {message}");

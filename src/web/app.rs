@@ -6,6 +6,7 @@
 //! and generates the task.
 
 use super::route::{self, Route};
+use super::scale::ScaleView;
 use super::view::{page_url, BadLinkBanner, Controls, Gallery, TaskView};
 use crate::spec::TaskSpec;
 use crate::task::{generate_full, Generated};
@@ -55,7 +56,7 @@ impl State {
     fn build(fragment: &str, previous: Option<&Rc<Shown>>) -> State {
         let route = route::parse(fragment);
         let shown = match &route {
-            Route::Gallery => None,
+            Route::Gallery | Route::Scale(_) => None,
             Route::Task(spec) | Route::BadLink { nearest: spec, .. } => Some(match previous {
                 Some(p) if &p.spec == spec => Ok(p.clone()),
                 _ => show(spec),
@@ -69,7 +70,7 @@ impl State {
     pub fn spec(&self) -> TaskSpec {
         match &self.route {
             Route::Gallery => TaskSpec::default(),
-            Route::Task(s) => s.clone(),
+            Route::Task(s) | Route::Scale(s) => s.clone(),
             Route::BadLink { nearest, .. } => nearest.clone(),
         }
     }
@@ -221,6 +222,7 @@ pub fn app() -> Html {
     };
     let spec = state.spec();
     let body = match &state.shown {
+        None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
         None => html! { <Gallery /> },
         Some(Ok(shown)) => html! { <TaskView shown={shown.clone()} embed={state.embed} /> },
         Some(Err(message)) => html! {
@@ -254,6 +256,7 @@ pub fn app() -> Html {
                 <nav class="nav">
                     <a id="nav-gallery" href="#/">{ "Gallery" }</a>
                     <a id="nav-task" href={route::fragment(&spec)}>{ "Task" }</a>
+                    <a id="nav-scale" href={route::scale_fragment(&spec)}>{ "Scale" }</a>
                     <button id="theme-toggle" type="button" class="button small ghost" onclick={toggle_theme}
                         aria-label="Toggle dark mode">
                         { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
@@ -264,8 +267,8 @@ pub fn app() -> Html {
                 if let Route::BadLink { message, nearest } = &state.route {
                     <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
                 }
-                if state.shown.is_some() {
-                    <Controls spec={spec} on_navigate={on_navigate} />
+                if !matches!(state.route, Route::Gallery) {
+                    <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} />
                 }
                 { body }
             </main>

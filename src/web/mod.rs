@@ -6,6 +6,7 @@ pub mod code;
 pub mod grade;
 pub mod graph;
 pub mod route;
+pub mod scale;
 pub mod view;
 
 pub use app::App;

@@ -11,6 +11,8 @@ use crate::spec::{knob, TaskSpec, Values, KNOBS};
 pub enum Route {
     /// The landing page: a card per kind and domain.
     Gallery,
+    /// How a task grows with `n`: the spec's kind, domain, axis and seed at the paper's sizes.
+    Scale(TaskSpec),
     /// A task page for a valid spec.
     Task(TaskSpec),
     /// A link that could not be read, why, and the closest task that can be shown.
@@ -19,6 +21,8 @@ pub enum Route {
 
 /// The path of the task page.
 pub const TASK_PATH: &str = "/task";
+/// The path of the scale page.
+pub const SCALE_PATH: &str = "/scale";
 /// The path of the gallery (also the page of an empty fragment).
 pub const GALLERY_PATH: &str = "/gallery";
 /// The key that asks for the read-only embed (in the page's query or the fragment's); it is not
@@ -28,6 +32,11 @@ pub const EMBED_KEY: &str = "embed";
 /// The fragment (with its `#`) of a spec's task page.
 pub fn fragment(spec: &TaskSpec) -> String {
     crate::task::link(spec)
+}
+
+/// The fragment of a spec's scale page.
+pub fn scale_fragment(spec: &TaskSpec) -> String {
+    format!("#{SCALE_PATH}?{}", spec.to_query())
 }
 
 /// Read a fragment such as `#/task?v=1&n=5` (the `#` is optional).
@@ -40,7 +49,8 @@ pub fn parse(fragment: &str) -> Route {
     if matches!(path, "" | "/" | GALLERY_PATH) {
         return Route::Gallery;
     }
-    if !matches!(path, TASK_PATH | "/task/") {
+    let scale = path == SCALE_PATH;
+    if !matches!(path, TASK_PATH | "/task/" | SCALE_PATH) {
         return Route::BadLink {
             message: format!(
                 "there is no page '{}'; a task link looks like #/task?v=1&kind=add_parameter&n=25&seed=0",
@@ -60,6 +70,7 @@ pub fn parse(fragment: &str) -> Route {
         }
     };
     match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(spec) if scale => Route::Scale(spec),
         Ok(spec) => Route::Task(spec),
         Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
     }

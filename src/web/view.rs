@@ -50,6 +50,9 @@ pub struct ControlsProps {
     pub spec: TaskSpec,
     /// Called with the fragment of the new spec.
     pub on_navigate: Callback<String>,
+    /// The page the controls navigate on (the task page or the scale page).
+    #[prop_or(false)]
+    pub scale: bool,
 }
 
 /// One control per knob of [`KNOBS`]: a select for a choice, a number box for an integer. The
@@ -69,12 +72,13 @@ pub fn controls(p: &ControlsProps) -> Html {
         let spec = p.spec.clone();
         let on_navigate = p.on_navigate.clone();
         let error = error.clone();
+        let scale = p.scale;
         Rc::new(move |key: &'static str, value: String| {
             let pairs = route::with_value(&spec, key, &value);
             match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
                 Ok(next) => {
                     error.set(None);
-                    on_navigate.emit(route::fragment(&next));
+                    on_navigate.emit(if scale { route::scale_fragment(&next) } else { route::fragment(&next) });
                 }
                 Err(e) => error.set(Some(e.to_string())),
             }
@@ -135,10 +139,11 @@ pub fn controls(p: &ControlsProps) -> Html {
     html! {
         <section class="controls" aria-label="Task spec">
             <div class="knobs">
-                { for KNOBS.iter().filter(|k| k.default.is_some()).map(control) }
+                // The scale page sweeps n itself.
+                { for KNOBS.iter().filter(|k| k.default.is_some() && !(p.scale && k.key == "n")).map(control) }
                 <button id="new-seed" type="button" class="button" onclick={new_seed}>{ "New seed" }</button>
             </div>
-            <div class="presets" role="group" aria-label="The paper's sizes">
+            <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
                 <span class="knob-label">{ "Paper sizes" }</span>
                 { for PAPER_SIZES.iter().map(|&n| {
                     let change = change.clone();
