@@ -1,5 +1,33 @@
 //! Static checks of a candidate solution (pure: compiles for wasm): reading responses
 //! ([`response`]), parsing and normalising Python ([`program`]) and the static rubric ([`rubric`]).
+//!
+//! ```text
+//! response text ──parse_response(text, starter)──▶ Candidate { code, format, notes }
+//!                                                   │
+//! TaskRef { kind, domain, starter, reference } ─────┴─static_checks(task, &code)──▶ Rubric { items }
+//! ```
+//!
+//! The rubric's items, in report order (must = the task fails without it; nice = diagnostic):
+//!
+//! | id | kinds | level | what |
+//! |---|---|---|---|
+//! | `compilation` | all | must | parses, and none of the compile-time errors CPython 3.11 reports that a parser accepts |
+//! | `function_existence` | all | must for dead code, else nice | grading.md §4.2 exactly: reference functions kept, removed ones gone, nothing else, no module-level assignment |
+//! | `no_missing_functions` | all | must | D6: every reference function except `main` exists |
+//! | `no_new_functions` | all | must | no top-level function the task does not have; none defined twice |
+//! | `function_names` | all | must | no function renamed |
+//! | `no_new_imports` | all | must | every import (at any depth) is one the task has |
+//! | `no_module_names` | all | must | no module-level variables, classes or code (or `global`) beyond the reference's |
+//! | `main_unchanged` | all | must | `main()` equals the reference's (normalised tree) |
+//! | `main_guard_unchanged` | all | must | the `if __name__ …:` block equals the reference's |
+//! | `required_parameter` | add_parameter, cache_function | must | `mult`/`prefix` (`default()`) or `temp` (reference's default) exactly where the reference has it |
+//! | `parameter_passed` | add_parameter, cache_function | must | the parameter handed on in exactly the reference's calls |
+//! | `library_calls` | all but dead code | must | `slow()`, the helper, `external()` called in exactly the reference's functions |
+//! | `return_annotations` | add_return_value, extract_helper | must | `tuple[T, str]` / `tuple[T, H]` exactly where the reference has them |
+//! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
+//!
+//! Items for later kinds and axes (branch placement, constraint structure, merge difference blocks)
+//! are further entries of [`rubric::CHECKS`].
 
 pub mod program;
 pub mod response;
