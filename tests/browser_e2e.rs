@@ -42,8 +42,7 @@ fn under_ci() -> bool {
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()))
+    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()))
 }
 
 struct Setup {
@@ -56,10 +55,14 @@ struct Setup {
 fn setup() -> Option<Setup> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dist = std::env::var_os("CABRITO_DIST").map(PathBuf::from).unwrap_or_else(|| root.join("dist"));
-    let chromium = std::env::var_os("CABRITO_CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromium".into());
+    let chromium =
+        std::env::var_os("CABRITO_CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromium".into());
     let mut missing = Vec::new();
     if !dist.join("index.html").is_file() {
-        missing.push(format!("the built app ({} is missing; run `trunk build --release`)", dist.join("index.html").display()));
+        missing.push(format!(
+            "the built app ({} is missing; run `trunk build --release`)",
+            dist.join("index.html").display()
+        ));
     }
     let chromedriver = on_path("chromedriver");
     if chromedriver.is_none() {
@@ -71,7 +74,10 @@ fn setup() -> Option<Setup> {
     if missing.is_empty() {
         return Some(Setup { dist, chromedriver: chromedriver.expect("checked"), chromium });
     }
-    let msg = format!("browser end-to-end test needs {}; `bash scripts/test.sh` installs and builds everything", missing.join(", "));
+    let msg = format!(
+        "browser end-to-end test needs {}; `bash scripts/test.sh` installs and builds everything",
+        missing.join(", ")
+    );
     if under_ci() {
         panic!("{msg} (CI is set, so this fails instead of skipping)");
     }
@@ -189,11 +195,19 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     let task = generate(spec)?;
     let prompt = text_of(driver, "prompt").await?;
     if prompt != task.prompt {
-        return Err(format!("#prompt of {canonical} differs from the native prompt:\n--- page\n{prompt}\n--- native\n{}", task.prompt).into());
+        return Err(format!(
+            "#prompt of {canonical} differs from the native prompt:\n--- page\n{prompt}\n--- native\n{}",
+            task.prompt
+        )
+        .into());
     }
     let code = text_of(driver, "starter-code").await?;
     if code != task.starter_code {
-        return Err(format!("#starter-code of {canonical} differs from the native starter code:\n--- page\n{code}\n--- native\n{}", task.starter_code).into());
+        return Err(format!(
+            "#starter-code of {canonical} differs from the native starter code:\n--- page\n{code}\n--- native\n{}",
+            task.starter_code
+        )
+        .into());
     }
     let hash = driver.execute("return document.getElementById('task').dataset.hash;", Vec::new()).await?.json().clone();
     if hash.as_str() != Some(task_hash(&task).as_str()) {
@@ -224,7 +238,9 @@ async fn expect_bad_link(driver: &WebDriver, base: &str, fragment: &str, says: &
 }
 
 async fn no_fatal(driver: &WebDriver) -> Res {
-    let fatal = driver.execute("const e = document.getElementById('fatal'); return e ? e.textContent : null;", Vec::new()).await?;
+    let fatal = driver
+        .execute("const e = document.getElementById('fatal'); return e ? e.textContent : null;", Vec::new())
+        .await?;
     if let Some(t) = fatal.json().as_str() {
         return Err(format!("the app stopped: {t}").into());
     }
@@ -261,15 +277,23 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let n = driver.find(By::Id("knob-n")).await?;
     n.clear().await?;
     n.send_keys("99999").await?;
-    driver.execute("document.getElementById('knob-n').dispatchEvent(new Event('change', {bubbles: true}));", Vec::new()).await?;
-    let complaint = wait_for(driver, "the control's complaint", "const e = document.getElementById('control-error'); return e && e.textContent;").await?;
+    driver
+        .execute("document.getElementById('knob-n').dispatchEvent(new Event('change', {bubbles: true}));", Vec::new())
+        .await?;
+    let complaint = wait_for(
+        driver,
+        "the control's complaint",
+        "const e = document.getElementById('control-error'); return e && e.textContent;",
+    )
+    .await?;
     if !complaint.as_str().unwrap_or_default().contains("from 1 to 2000") {
         return Err(format!("the complaint about n=99999 is {complaint}, expected it to name the range").into());
     }
     expect_task(driver, &third).await?;
 
     // 4. Malformed and out-of-range links: a message and the nearest valid task, never a blank page.
-    expect_bad_link(driver, base, "#/task?v=1&kind=nope&n=7&seed=3", "unknown kind 'nope'", &spec("v=1&n=7&seed=3")).await?;
+    expect_bad_link(driver, base, "#/task?v=1&kind=nope&n=7&seed=3", "unknown kind 'nope'", &spec("v=1&n=7&seed=3"))
+        .await?;
     let message = text_of(driver, "error-message").await?;
     if !message.contains("dead_code, add_parameter") {
         return Err(format!("the message '{message}' does not list the valid kinds").into());
@@ -280,9 +304,23 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     wait_for(driver, "the error to go away", "return document.getElementById('error') === null;").await?;
     expect_task(driver, &spec("v=1&n=7&seed=3")).await?;
 
-    expect_bad_link(driver, base, "#/task?v=1&domain=array&n=0&seed=5", "out of range", &spec("v=1&domain=array&n=1&seed=5")).await?;
+    expect_bad_link(
+        driver,
+        base,
+        "#/task?v=1&domain=array&n=0&seed=5",
+        "out of range",
+        &spec("v=1&domain=array&n=1&seed=5"),
+    )
+    .await?;
     expect_bad_link(driver, base, "#/task?v=1&n=abc&seed=2", "must be an integer", &spec("v=1&seed=2")).await?;
-    expect_bad_link(driver, base, "#/task?v=1&kind=dead_code&garbage", "not of the form key=value", &spec("v=1&kind=dead_code")).await?;
+    expect_bad_link(
+        driver,
+        base,
+        "#/task?v=1&kind=dead_code&garbage",
+        "not of the form key=value",
+        &spec("v=1&kind=dead_code"),
+    )
+    .await?;
     expect_bad_link(driver, base, "#/task?v=99&kind=dead_code", "not served", &spec("v=1&kind=dead_code")).await?;
     expect_bad_link(driver, base, "#/nowhere", "there is no page", &TaskSpec::default()).await?;
     expect_bad_link(driver, base, "#/task?v=1&seed=%E2%82%AC%ZZ", "must be an integer", &TaskSpec::default()).await?;
@@ -372,7 +410,8 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? == 0 {
         return Err("the starter shows no failing rubric item".into());
     }
-    wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;").await?;
+    wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
+        .await?;
     driver.find(By::Id("run-hidden")).await?.click().await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
@@ -448,7 +487,8 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
         return Err("#reference-code differs from the native reference solution".into());
     }
     driver.find(By::Id("tab-diff")).await?.click().await?;
-    wait_for(driver, "the diff", "return document.querySelectorAll('#diff .diff-add, #diff .diff-del').length > 0;").await?;
+    wait_for(driver, "the diff", "return document.querySelectorAll('#diff .diff-add, #diff .diff-del').length > 0;")
+        .await?;
     let llm = cabrito::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
     if text_of(driver, "llm-prompt").await? != llm {
         return Err("#llm-prompt differs from the native LLM prompt".into());
@@ -479,7 +519,8 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
     // The scale page: one row per paper size, each opening its task.
     let scaled = spec("v=1&kind=add_return_value&domain=string&seed=5");
     driver.goto(format!("{base}#/scale?{}", scaled.to_query())).await?;
-    wait_for(driver, "the scale table", "return document.querySelectorAll('#scale-table tbody tr').length === 6;").await?;
+    wait_for(driver, "the scale table", "return document.querySelectorAll('#scale-table tbody tr').length === 6;")
+        .await?;
     driver.screenshot(&shots.join("e2e-scale.png")).await?;
     driver.find(By::Css("#scale-table tr[data-n='50'] a")).await?.click().await?;
     expect_task(driver, &spec("v=1&kind=add_return_value&domain=string&n=50&seed=5")).await?;

@@ -164,7 +164,8 @@ fn highlighting_keeps_every_character() {
         let joined: String = tokens(line).into_iter().map(|(_, t)| t).collect();
         assert_eq!(joined, line);
     }
-    let odd = ["x = 'unclosed", "s = f\"{a!r:>3}\" # c", "def f(): return 'a\\'b'", "é = 1e-3_0 + 0x1F", "#", "'", "\\"];
+    let odd =
+        ["x = 'unclosed", "s = f\"{a!r:>3}\" # c", "def f(): return 'a\\'b'", "é = 1e-3_0 + 0x1F", "#", "'", "\\"];
     for line in odd {
         let joined: String = tokens(line).into_iter().map(|(_, t)| t).collect();
         assert_eq!(joined, line);

@@ -116,7 +116,9 @@ fn probe(report: Callback<GradeAction>) {
         match rx.next().await {
             Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
                 Ok(ServerMessage::Hello(h)) => report.emit(GradeAction::Worker(WorkerStatus::Connected(h))),
-                _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
+                _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!(
+                    "{url} did not answer as a Cabrito worker"
+                )))),
             },
             _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
         }
@@ -267,8 +269,12 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         Callback::from(move |line: usize| {
             if let Some(el) = area.cast::<HtmlTextAreaElement>() {
                 let value = el.value();
-                let start: usize = value.split_inclusive('\n').take(line.saturating_sub(1)).map(|l| l.encode_utf16().count()).sum();
-                let len = value.split_inclusive('\n').nth(line.saturating_sub(1)).map_or(0, |l| l.trim_end_matches('\n').encode_utf16().count());
+                let start: usize =
+                    value.split_inclusive('\n').take(line.saturating_sub(1)).map(|l| l.encode_utf16().count()).sum();
+                let len = value
+                    .split_inclusive('\n')
+                    .nth(line.saturating_sub(1))
+                    .map_or(0, |l| l.trim_end_matches('\n').encode_utf16().count());
                 let _ = el.focus();
                 let _ = el.set_selection_range(start as u32, (start + len) as u32);
                 // Lines are 20 px high (style.css); keep a few lines above the target.
@@ -278,7 +284,9 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     };
 
     let static_view = match &*verdict {
-        None => html! { <p class="hint">{ "Paste a solution above: a # === solution.py === file block, a bare file or a unified diff. The static checks run at once, here in the browser." }</p> },
+        None => {
+            html! { <p class="hint">{ "Paste a solution above: a # === solution.py === file block, a bare file or a unified diff. The static checks run at once, here in the browser." }</p> }
+        }
         Some((Err(why), _)) => html! {
             <div id="static-verdict" class="verdict fail" data-passed="false">
                 <p><strong>{ "The response cannot be read: " }</strong>{ why.clone() }</p>

@@ -4,11 +4,11 @@
 //! only places the layers on a grid and draws them. Clicking a vertex selects its function, which
 //! the code view highlights; the selection comes back in through the props.
 
+use super::app::Shown;
 use crate::graph::dot::role_colour;
 use crate::graph::layout::layered;
 use crate::kinds::Role;
 use crate::task::Generated;
-use super::app::Shown;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -155,16 +155,7 @@ pub struct LegendProps {
 /// The roles present in the graph, each with its colour and count.
 #[function_component(Legend)]
 pub fn legend(p: &LegendProps) -> Html {
-    let all = [
-        Role::Untouched,
-        Role::Edit,
-        Role::EditLeaf,
-        Role::Root,
-        Role::Sink,
-        Role::Lca,
-        Role::Ncd,
-        Role::Dead,
-    ];
+    let all = [Role::Untouched, Role::Edit, Role::EditLeaf, Role::Root, Role::Sink, Role::Lca, Role::Ncd, Role::Dead];
     let items = all.iter().filter_map(|&r| {
         let count = p.roles.iter().filter(|&&x| x == r).count();
         (count > 0).then(|| {

@@ -353,8 +353,12 @@ fn kind_rule(kind: Kind) -> &'static str {
         Kind::DeadCode => "every unreachable function is deleted and no reachable one is removed or changed",
         Kind::AddParameter => "the parameter reaches every function below its root and only terminal functions use it",
         Kind::AddReturnValue => "the sink's string travels up to the top as a second return value",
-        Kind::CacheFunction => "slow() is called exactly once, in the lowest common ancestor, and the value passed down",
-        Kind::ExtractHelper => "get_multiplier() is called once, in the nearest common descendant, and the value returned up",
+        Kind::CacheFunction => {
+            "slow() is called exactly once, in the lowest common ancestor, and the value passed down"
+        }
+        Kind::ExtractHelper => {
+            "get_multiplier() is called once, in the nearest common descendant, and the value returned up"
+        }
     }
 }
 
@@ -367,7 +371,8 @@ pub struct TupleProps {
 #[function_component(TaskTuple)]
 pub fn task_tuple(p: &TupleProps) -> Html {
     let task = &p.shown.generated.task;
-    let library = p.shown.generated.built.mylibrary.map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
+    let library =
+        p.shown.generated.built.mylibrary.map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
     html! {
         <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
