@@ -5,6 +5,8 @@
 //!
 //! One test, run in sequence, because it counts this process's Python processes.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod worker_common;
 
 use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};

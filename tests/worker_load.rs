@@ -2,6 +2,8 @@
 //! queue: every accepted request gets exactly one final reply (its result), every other one a
 //! `busy` error and nothing else; grades stay right under load; no Python process is left.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod worker_common;
 
 use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};

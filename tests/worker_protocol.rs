@@ -1,6 +1,8 @@
 //! The grading worker over a real WebSocket: the protocol, malformed and oversized messages, the
 //! Origin allow-list, timeouts, and grades of the reference (passes) and the starter (fails).
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod worker_common;
 
 use cabrito::protocol::{CheckSource, ClientMessage, ErrorCode, ServerMessage};

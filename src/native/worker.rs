@@ -400,7 +400,8 @@ async fn connection(mut socket: WebSocket, sh: Arc<Shared>) {
                     None | Some(Ok(Message::Close(_))) => break,
                     Some(Err(e)) => {
                         // Beyond the hard cap (or a broken frame): say why, then close.
-                        let too_big = e.to_string().to_ascii_lowercase().contains("size");
+                        let text = e.to_string().to_ascii_lowercase();
+                        let too_big = text.contains("message too long") || text.contains("space limit");
                         if too_big {
                             let _ = send(&mut socket, &ServerMessage::error(
                                 None,
