@@ -58,8 +58,7 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 fn main() {
     let trials: usize = std::env::var("WORKER_BENCH_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(50);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let mut cfg = WorkerConfig::default();
-    cfg.log = false;
+    let mut cfg = WorkerConfig { log: false, ..Default::default() };
     cfg.limits.max_queued_jobs = 1000;
     cfg.limits.max_trials = trials.max(cfg.limits.max_trials);
     cfg.limits.job_timeout_seconds = 600.0;
