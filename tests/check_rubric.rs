@@ -80,6 +80,9 @@ fn huge_and_binary_candidates() {
     let r = static_checks(&task_ref(&t), &huge);
     let c = r.item("compilation").unwrap();
     assert!(!c.passed && c.reason.contains("2 MB"), "{}", c.reason);
+    assert_eq!(r.reference_type("compilation"), Some("error"));
+    assert_eq!(r.reference_type("function_existence"), Some("error"));
+    assert_eq!(r.reference_type("no_such_item"), None);
     let nul = format!("{}\0\n", t.solution_code);
     let r = static_checks(&task_ref(&t), &nul);
     let c = r.item("compilation").unwrap();

@@ -51,6 +51,20 @@ impl Rubric {
     pub fn item(&self, id: &str) -> Option<&Item> {
         self.items.iter().find(|i| i.id == id)
     }
+    /// An item's verdict in the reference scorer's terms (`pass`, `fail`, or `error` when the candidate
+    /// does not parse, as the reference reports parse failures of `compilation`, `function_existence` and
+    /// `edit_path`). `None` for an id the rubric does not have.
+    pub fn reference_type(&self, id: &str) -> Option<&'static str> {
+        let item = self.item(id)?;
+        let parsed = self.item("compilation").is_some_and(|c| c.passed);
+        Some(if !parsed {
+            "error"
+        } else if item.passed {
+            "pass"
+        } else {
+            "fail"
+        })
+    }
     /// The must-have items that failed.
     pub fn failed_must_haves(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|i| i.must_have && !i.passed)
@@ -910,8 +924,13 @@ fn edit_path(c: &Ctx) -> Outcome {
     if !extra.is_empty() {
         parts.push(format!("changed but the reference does not: {}", list(&extra)));
     }
-    if !missing.is_empty() {
-        parts.push(format!("left as in the starter although the reference changes them: {}", list(&missing)));
+    let (removed, kept): (Vec<&String>, Vec<&String>) =
+        missing.iter().partition(|n| c.reference.function(n).is_none() && c.starter.function(n).is_some());
+    if !removed.is_empty() {
+        parts.push(format!("kept although the reference removes them: {}", list(&removed)));
+    }
+    if !kept.is_empty() {
+        parts.push(format!("left as in the starter although the reference changes them: {}", list(&kept)));
     }
     let line = extra.iter().chain(missing.iter()).find_map(|n| c.candidate.function(n)).map(|f| c.candidate.line_of(f));
     fail(format!("{}{signature_note}", parts.join("; ")), line)
