@@ -5,7 +5,8 @@
 //! Every message is a JSON object with a `type` and the protocol version `v` (1); requests carry a
 //! client-chosen `id` that every reply to them repeats.
 //!
-//! - client → worker: `hello`; `grade` {id, spec, solution, trials?}; `cancel` {id}.
+//! - client → worker: `hello`; `grade` {id, spec (or a Cabrito `task` record, of which only the
+//!   spec is read), solution, trials?}; `cancel` {id}.
 //! - worker → client: `hello` {server, limits}; `accepted`; `progress` {done, total}; `result`
 //!   {passed, checks, functions}; `error` {code, message}.
 //!
@@ -146,14 +147,36 @@ impl ClientMessage {
             }
             _ => {
                 let Some(id) = id else { return Err(bad(None, "a grade message needs an 'id' (any string)".into())) };
-                let spec = match obj.get("spec") {
-                    Some(s) => spec_from_json(s).map_err(|e| ProtocolError {
-                        code: ErrorCode::BadRequest,
-                        id: Some(id.clone()),
-                        message: format!("spec: {e}"),
-                    })?,
-                    None => return Err(bad(Some(id), "a grade message needs a 'spec' (the share link's keys)".into())),
+                // A Cabrito task record may stand in for the spec: only its `spec` is read (the
+                // worker regenerates the task and never runs code a client sends but the solution).
+                let spec_value = match (obj.get("spec"), obj.get("task")) {
+                    (Some(s), _) => s,
+                    (None, Some(Value::Object(record))) => match record.get("spec") {
+                        Some(s) => s,
+                        None => {
+                            return Err(bad(
+                                Some(id),
+                                "the task record has no 'spec': the worker grades Cabrito tasks, which it \
+                                 regenerates from their spec (it never trusts reference code sent by a client)"
+                                    .into(),
+                            ))
+                        }
+                    },
+                    (None, Some(other)) => {
+                        return Err(bad(
+                            Some(id),
+                            format!("'task' must be a task record (an object), got {}", json_kind(other)),
+                        ))
+                    }
+                    (None, None) => {
+                        return Err(bad(Some(id), "a grade message needs a 'spec' (the share link's keys)".into()))
+                    }
                 };
+                let spec = spec_from_json(spec_value).map_err(|e| ProtocolError {
+                    code: ErrorCode::BadRequest,
+                    id: Some(id.clone()),
+                    message: format!("spec: {e}"),
+                })?;
                 let solution = match obj.get("solution") {
                     Some(Value::String(s)) => s.clone(),
                     Some(other) => {
@@ -228,6 +251,9 @@ pub struct Limits {
     pub idle_timeout_seconds: f64,
     /// Seconds after connecting within which the first message must arrive.
     pub handshake_timeout_seconds: f64,
+    /// WebSocket connections open at once (beyond: the upgrade is refused with HTTP 503).
+    #[serde(default)]
+    pub max_connections: usize,
 }
 
 /// `{"v":1,"type":"hello","server":"cabrito <version>","limits":{…}}`.
@@ -537,6 +563,17 @@ mod tests {
         assert!(e.message.contains("unknown key 'colour'"), "{}", e.message);
         let e = ClientMessage::parse(r#"{"v":1,"type":"grade","id":"a","spec":{"n":[1]},"solution":""}"#).unwrap_err();
         assert!(e.message.contains("'n' must be a number or a string"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_task_record_stands_in_for_the_spec() {
+        let spec = TaskSpec::new(Kind::AddReturnValue, Domain::Array, Axis::Traversal, 6, 9);
+        let record = serde_json::to_value(crate::generate(&spec).unwrap()).unwrap();
+        let text = serde_json::json!({"v":1,"type":"grade","id":"r","task":record,"solution":"x"}).to_string();
+        let ClientMessage::Grade(g) = ClientMessage::parse(&text).unwrap() else { panic!("grade") };
+        assert_eq!(g.spec, spec);
+        let text = r#"{"v":1,"type":"grade","id":"r","task":{"solution_code":"import os"},"solution":"x"}"#;
+        assert!(ClientMessage::parse(text).unwrap_err().message.contains("no 'spec'"));
     }
 
     #[test]

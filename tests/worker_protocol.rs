@@ -327,3 +327,57 @@ fn cabrito_serve_mounts_the_worker_with_its_flags() {
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-origin must be scheme://host"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_connections_are_capped() {
+    let mut cfg = config();
+    cfg.limits.max_connections = 3;
+    let addr = start(cfg).await;
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let mut c = connect(addr).await;
+        c.hello().await;
+        open.push(c);
+    }
+    match try_connect(addr, None).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 503),
+        Err(e) => panic!("expected HTTP 503, got {e}"),
+        Ok(_) => panic!("a fourth connection was let in"),
+    }
+    // A closed connection frees its slot.
+    let mut first = open.remove(0);
+    first.ws.close(None).await.unwrap();
+    assert!(first.next(T).await.is_none());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut again = loop {
+        match try_connect(addr, None).await {
+            Ok(c) => break c,
+            Err(e) => {
+                assert!(Instant::now() < deadline, "the slot was not freed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    again.hello().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_record_stands_in_for_the_spec_and_its_code_is_not_trusted() {
+    let addr = start(config()).await;
+    let mut c = connect(addr).await;
+    let spec = small_spec(21);
+    let t = task(&spec);
+    // A record whose reference was tampered with: the worker regenerates the task from the spec,
+    // so the real reference still passes and the tampered one does not.
+    let mut record = serde_json::to_value(&t).unwrap();
+    let tampered = t.starter_code.clone();
+    record["solution_code"] = serde_json::Value::String(tampered.clone());
+    for (id, solution, passes) in [("real", t.solution_code.clone(), true), ("tampered", tampered, false)] {
+        let msg = serde_json::json!({"v":1,"type":"grade","id":id,"task":record,"solution":solution,"trials":2});
+        c.send_text(msg.to_string()).await;
+        let m = c.until_final(id, T).await.pop().unwrap();
+        let ServerMessage::Result(r) = &m else { panic!("{id}: {m:?}") };
+        assert_eq!(r.passed, passes, "{id}: {}", r.message);
+        assert_eq!(r.spec, spec.to_query());
+    }
+}

@@ -12,7 +12,8 @@
 //!   it is an IP address or localhost, any localhost origin, and every `--allow-origin` (a host
 //!   name's own origin must be listed, so a DNS-rebinding page cannot pass as same-origin);
 //! - message size (`too_large`; messages over four times the limit close the connection with 1009);
-//! - a per-connection job cap and a bounded global queue (`busy`);
+//! - a per-connection job cap and a bounded global queue (`busy`), and a cap on open connections
+//!   (HTTP 503 at the upgrade);
 //! - handshake (first message), idle and job timeouts (`timeout`), and at most `max_trials`.
 //!
 //! Cancelling a queued job removes it; cancelling a running job (or its timeout, or a client that
@@ -81,6 +82,7 @@ impl Default for WorkerConfig {
                 job_timeout_seconds: 60.0,
                 idle_timeout_seconds: 300.0,
                 handshake_timeout_seconds: 10.0,
+                max_connections: 256,
             },
             allowed_origins: vec![],
             allow_localhost: true,
@@ -117,6 +119,7 @@ pub fn args() -> Vec<Arg> {
             .action(ArgAction::SetTrue)
             .help("refuse pages served from other localhost ports (the worker's own origin stays allowed)"),
         count_arg("max-message-bytes", "262144", "largest WebSocket message accepted (larger: too_large)"),
+        count_arg("max-connections", "256", "WebSocket connections open at once (beyond: HTTP 503)"),
         count_arg("max-jobs-per-connection", "4", "jobs one connection may have queued or running (beyond: busy)"),
         count_arg("max-queued-jobs", "64", "jobs queued or running across all connections (beyond: busy)"),
         Arg::new("workers")
@@ -152,6 +155,9 @@ pub fn config_from(m: &ArgMatches) -> Result<WorkerConfig, Failure> {
     let l = &mut c.limits;
     if let Some(x) = count("max-message-bytes") {
         l.max_message_bytes = x;
+    }
+    if let Some(x) = count("max-connections") {
+        l.max_connections = x;
     }
     if let Some(x) = count("max-jobs-per-connection") {
         l.max_jobs_per_connection = x;
@@ -231,6 +237,8 @@ struct Shared {
     slots: Arc<Semaphore>,
     /// Jobs accepted and not yet answered, across connections.
     pending: AtomicUsize,
+    /// Connections open (upgrades answered and not yet closed).
+    connections: AtomicUsize,
     next_conn: AtomicU64,
     isolation: String,
 }
@@ -252,6 +260,7 @@ pub fn router(cfg: WorkerConfig) -> Router {
         slots: Arc::new(Semaphore::new(cfg.limits.workers.max(1))),
         cfg,
         pending: AtomicUsize::new(0),
+        connections: AtomicUsize::new(0),
         next_conn: AtomicU64::new(1),
         isolation,
     });
@@ -283,8 +292,30 @@ async fn upgrade(State(sh): State<Arc<Shared>>, headers: HeaderMap, ws: WebSocke
         }
         return (StatusCode::FORBIDDEN, why).into_response();
     }
+    let max = sh.cfg.limits.max_connections;
+    if sh.connections.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).is_err() {
+        if sh.cfg.log {
+            log(json!({"event": "busy", "reason": "connection limit", "max_connections": max}));
+        }
+        return (StatusCode::SERVICE_UNAVAILABLE, format!("busy: the worker has {max} connections open (its limit)"))
+            .into_response();
+    }
+    // The slot is freed when the connection ends, or when the upgrade never completes (the
+    // callback, and the guard it owns, are then dropped).
+    let guard = ConnectionSlot(sh.clone());
     let cap = hard_cap(sh.cfg.limits.max_message_bytes);
-    ws.max_message_size(cap).max_frame_size(cap).on_upgrade(move |socket| connection(socket, sh))
+    ws.max_message_size(cap).max_frame_size(cap).on_upgrade(move |socket| async move {
+        let _slot = guard;
+        connection(socket, sh).await
+    })
+}
+
+struct ConnectionSlot(Arc<Shared>);
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The host name of `host[:port]` (IPv6 literals keep their brackets).
