@@ -144,3 +144,55 @@ mod never_panics {
         }
     }
 }
+
+mod diff_round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Files made of a few repeated lines, so hunks have ambiguous context and files may lack a final newline.
+    fn file() -> impl Strategy<Value = String> {
+        (
+            proptest::collection::vec(
+                prop_oneof![Just("a"), Just("b"), Just("    c = 1"), Just(""), Just("def f(x):")],
+                0..25,
+            ),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, newline)| {
+                let mut s = lines.join("\n");
+                if newline && !s.is_empty() {
+                    s.push('\n');
+                }
+                s
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// A numbered unified diff always applies, and gives the new file exactly (the new file ending in a
+        /// newline, as Python source does).
+        #[test]
+        fn numbered_diffs_apply_exactly(old in file(), new in file(), radius in 0usize..4) {
+            let new = if new.is_empty() || new.ends_with('\n') { new } else { format!("{new}\n") };
+            prop_assume!(old != new);
+            let diff = unified(&old, &new, radius);
+            match parse_response(&diff, &old) {
+                Ok(c) => prop_assert_eq!(c.code, new, "diff:\n{}", diff),
+                Err(e) => prop_assert!(false, "{} for diff:\n{}\nof:\n{:?}", e, diff, old),
+            }
+        }
+
+        /// Without numbers, a diff either applies to exactly the new file or says why it cannot be placed.
+        #[test]
+        fn unnumbered_diffs_apply_exactly_or_explain(old in file(), new in file()) {
+            let new = if new.is_empty() || new.ends_with('\n') { new } else { format!("{new}\n") };
+            prop_assume!(old != new);
+            let diff = without_numbers(&unified(&old, &new, 3));
+            match parse_response(&diff, &old) {
+                Ok(c) => prop_assert_eq!(c.code, new, "diff:\n{}", diff),
+                Err(e) => prop_assert!(e.line.is_some(), "{}", e),
+            }
+        }
+    }
+}
