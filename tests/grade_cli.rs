@@ -19,7 +19,11 @@ struct Setup {
 fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let mut tasks = Vec::new();
-    for (kind, domain, seed) in [(Kind::AddParameter, Domain::Math, 1), (Kind::AddParameter, Domain::Math, 2), (Kind::DeadCode, Domain::String, 3)] {
+    for (kind, domain, seed) in [
+        (Kind::AddParameter, Domain::Math, 1),
+        (Kind::AddParameter, Domain::Math, 2),
+        (Kind::DeadCode, Domain::String, 3),
+    ] {
         tasks.push(cabrito::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 5, seed)).unwrap());
     }
     for (set, ty) in [("math_function", "add_parameter"), ("string_function", "dead_code")] {
@@ -36,7 +40,8 @@ fn setup() -> Setup {
 }
 
 fn line(t: &cabrito::Task, code: &str) -> String {
-    json!({"name": t.name, "dag_id": t.dag_id, "output": format!("# === solution.py ===\n{code}"), "metadata": {}}).to_string()
+    json!({"name": t.name, "dag_id": t.dag_id, "output": format!("# === solution.py ===\n{code}"), "metadata": {}})
+        .to_string()
 }
 
 fn write_responses(root: &Path, set: &str, ty: &str, model: &str, lines: &[String]) -> PathBuf {
@@ -96,7 +101,10 @@ fn bad_input_gets_a_record_naming_the_problem() {
     // a: the last line (the reference) won and scored 1, in first-seen position.
     assert_eq!(recs[0]["dag_id"], json!(a.dag_id));
     assert_eq!(recs[0]["score"], json!(1), "{}", recs[0]);
-    assert!(recs[1]["error"].as_str().unwrap().contains("line 2") && recs[1]["error"].as_str().unwrap().contains("not a JSON"));
+    assert!(
+        recs[1]["error"].as_str().unwrap().contains("line 2")
+            && recs[1]["error"].as_str().unwrap().contains("not a JSON")
+    );
     assert!(recs[2]["error"].as_str().unwrap().contains("'dag_id'"), "{}", recs[2]);
     // b: its last line (a syntax error) won over the earlier no-output line.
     let rb = recs.iter().find(|r| r["dag_id"] == json!(b.dag_id)).unwrap();
@@ -111,9 +119,17 @@ fn bad_input_gets_a_record_naming_the_problem() {
     assert!(binary[0]["error"].as_str().unwrap().contains("not UTF-8"), "{}", binary[0]);
     assert!(summary.problems >= 5);
     // The meta file and the summary exist.
-    assert!(root.join("out/results").join(RUN).join("math_function/add_parameter/code/org/model-x.meta.json").is_file());
+    assert!(root
+        .join("out/results")
+        .join(RUN)
+        .join("math_function/add_parameter/code/org/model-x.meta.json")
+        .is_file());
     let sj: Value = serde_json::from_str(&std::fs::read_to_string(root.join("out/summary.json")).unwrap()).unwrap();
-    assert!(sj["rows"].as_array().unwrap().iter().any(|r| r["kind"] == "add_parameter" && r["n"] == "5" && r["axis"] == "traversal"));
+    assert!(sj["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["kind"] == "add_parameter" && r["n"] == "5" && r["axis"] == "traversal"));
 }
 
 #[test]
@@ -154,21 +170,31 @@ fn folder_of_solutions() {
     a.solutions = Some(sol);
     let summary = grade_dirs(&a).unwrap();
     assert_eq!(summary.graded, 3);
-    let ok = std::fs::read_to_string(root.join("out/results").join(RUN).join("math_function/add_parameter/files/mine.jsonl")).unwrap();
+    let ok = std::fs::read_to_string(
+        root.join("out/results").join(RUN).join("math_function/add_parameter/files/mine.jsonl"),
+    )
+    .unwrap();
     assert!(ok.contains("\"score\":1"), "{ok}");
-    let unmatched = std::fs::read_to_string(root.join("out/results/unmatched/unmatched/unmatched/files/mine.jsonl")).unwrap();
+    let unmatched =
+        std::fs::read_to_string(root.join("out/results/unmatched/unmatched/unmatched/files/mine.jsonl")).unwrap();
     assert!(unmatched.contains("no task has dag_id or name 'nobody'"), "{unmatched}");
 }
 
 #[test]
 fn the_binary_reports_usage_errors_with_status_2() {
     let exe = env!("CARGO_BIN_EXE_cabrito");
-    let out = std::process::Command::new(exe).args(["grade", "--tasks", "/nonexistent", "--responses", "/nonexistent", "--out", "/tmp/x"]).output().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["grade", "--tasks", "/nonexistent", "--responses", "/nonexistent", "--out", "/tmp/x"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a folder"));
     let out = std::process::Command::new(exe).args(["grade", "--tasks", "/tmp", "--out", "/tmp/x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = std::process::Command::new(exe).args(["grade", "--tasks", "/tmp", "--solutions", "/tmp", "--out", "/tmp/x", "--trials", "0"]).output().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["grade", "--tasks", "/tmp", "--solutions", "/tmp", "--out", "/tmp/x", "--trials", "0"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -41,7 +41,12 @@ fn layout(bucket: &str, root: &Path) -> String {
     for resp in ["solution", "starter"] {
         for line in gunzip(&base.join(bucket).join("responses").join(format!("{resp}.jsonl.gz"))).lines() {
             let j: Value = serde_json::from_str(line).unwrap();
-            let dir = root.join("responses").join(&run).join(j["task_set"].as_str().unwrap()).join(j["task_type"].as_str().unwrap()).join("code");
+            let dir = root
+                .join("responses")
+                .join(&run)
+                .join(j["task_set"].as_str().unwrap())
+                .join(j["task_type"].as_str().unwrap())
+                .join("code");
             std::fs::create_dir_all(&dir).unwrap();
             let mut text = std::fs::read_to_string(dir.join(format!("{resp}.jsonl"))).unwrap_or_default();
             text.push_str(line);
@@ -53,7 +58,11 @@ fn layout(bucket: &str, root: &Path) -> String {
 }
 
 fn required(task_type: &str) -> &'static [&'static str] {
-    if task_type == "dead_code" { &["behavioral", "function_existence"] } else { &["behavioral"] }
+    if task_type == "dead_code" {
+        &["behavioral", "function_existence"]
+    } else {
+        &["behavioral"]
+    }
 }
 
 fn agree(bucket: &str, trials: usize) {
@@ -76,10 +85,13 @@ fn agree(bucket: &str, trials: usize) {
     };
     let summary = grade_dirs(&args).unwrap_or_else(|e| panic!("grade failed: {e:?}"));
     assert_eq!(summary.problems, 0);
-    let verdicts: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(Path::new(FIXTURES).join(bucket).join("verdicts.json")).unwrap()).unwrap();
+    let verdicts: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(Path::new(FIXTURES).join(bucket).join("verdicts.json")).unwrap())
+            .unwrap();
     let mut ours: HashMap<(String, String, String, String), Value> = HashMap::new();
     for v in &verdicts {
-        let (resp, set, ty) = (v["response"].as_str().unwrap(), v["task_set"].as_str().unwrap(), v["task_type"].as_str().unwrap());
+        let (resp, set, ty) =
+            (v["response"].as_str().unwrap(), v["task_set"].as_str().unwrap(), v["task_type"].as_str().unwrap());
         let path = out.join("results").join(&run).join(set).join(ty).join("code").join(format!("{resp}.jsonl"));
         for line in std::fs::read_to_string(&path).unwrap().lines() {
             let r: Value = serde_json::from_str(line).unwrap();

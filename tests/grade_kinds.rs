@@ -54,7 +54,11 @@ fn reference_passes_and_starter_fails_everywhere() {
             // The reason matches the reference's verdicts: dead code behaves the same but keeps
             // dead functions; every other kind behaves differently.
             let (beh, exist) = (check_outcome(&s, "behavioral"), check_outcome(&s, "function_existence"));
-            let expected = if spec.kind == Kind::DeadCode { (Outcome::Pass, Outcome::Fail) } else { (Outcome::Fail, Outcome::Pass) };
+            let expected = if spec.kind == Kind::DeadCode {
+                (Outcome::Pass, Outcome::Fail)
+            } else {
+                (Outcome::Fail, Outcome::Pass)
+            };
             if (beh, exist) != expected {
                 bad.push(format!("{spec:?}: starter checks {beh:?}/{exist:?}, expected {expected:?}: {}", s.message));
             }
@@ -79,7 +83,11 @@ fn reference_as_a_unified_diff_passes() {
                 Err(e) => vec![format!("{kind}: the diff does not read: {e}")],
                 Ok(c) => {
                     let v = run(&task, &c.code);
-                    if v.passed { vec![] } else { vec![format!("{kind}: the diffed reference fails: {}", v.message)] }
+                    if v.passed {
+                        vec![]
+                    } else {
+                        vec![format!("{kind}: the diffed reference fails: {}", v.message)]
+                    }
                 }
             }
         })
@@ -111,7 +119,11 @@ fn wrap_return(src: &str, wrap: impl Fn(&str) -> String) -> String {
 }
 
 fn param(d: Domain) -> &'static str {
-    if d == Domain::String { "prefix" } else { "mult" }
+    if d == Domain::String {
+        "prefix"
+    } else {
+        "mult"
+    }
 }
 
 /// The grader must fail `code`, with `culprit` (if given) among the failing functions and the
@@ -145,7 +157,12 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
         let victim = cabrito::grade::reference_functions(code).unwrap()[0].name.clone();
         let src = def_source(code, &victim);
         let renamed = src.replacen(&format!("def {victim}("), &format!("def {victim}_impl("), 1);
-        let params = cabrito::grade::reference_functions(code).unwrap()[0].params.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>().join(", ");
+        let params = cabrito::grade::reference_functions(code).unwrap()[0]
+            .params
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect::<Vec<_>>()
+            .join(", ");
         let wrapper = format!("def {victim}({params}):\n    return {victim}_impl({params})\n");
         let without = replace_def(code, &victim, &wrapper);
         (format!("{without}\n\n{renamed}"), victim)
@@ -155,7 +172,10 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
         Kind::DeadCode => {
             // One live function removed.
             let live = role(task, "untouched");
-            let victim = live.iter().find(|n| code.contains(&format!("{n}(val)")) && !n.is_empty()).expect("a called live function");
+            let victim = live
+                .iter()
+                .find(|n| code.contains(&format!("{n}(val)")) && !n.is_empty())
+                .expect("a called live function");
             let removed = code.replacen(&def_source(code, victim), "", 1);
             out.push(expect_failure(task, "live function removed", &removed, "function_existence", Some(victim)));
             // One dead function left.
@@ -163,28 +183,63 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
             let kept = format!("{code}\n\n{}", def_source(&task.starter_code, &dead[0]));
             out.push(expect_failure(task, "dead function left", &kept, "function_existence", None));
             // An unused extra helper.
-            out.push(expect_failure(task, "extra helper", &format!("{code}\n\ndef zz_helper(val):\n    return val\n"), "function_existence", None));
+            out.push(expect_failure(
+                task,
+                "extra helper",
+                &format!("{code}\n\ndef zz_helper(val):\n    return val\n"),
+                "function_existence",
+                None,
+            ));
         }
         Kind::AddParameter => {
             // A missing `mult=mult` in a caller inside the edit graph.
             let needle = format!(", {p}={p}");
-            let caller = task.edit_set.iter().find(|n| def_source(code, n).contains(&needle)).expect("a caller passes the parameter").clone();
+            let caller = task
+                .edit_set
+                .iter()
+                .find(|n| def_source(code, n).contains(&needle))
+                .expect("a caller passes the parameter")
+                .clone();
             let src = def_source(code, &caller);
-            out.push(expect_failure(task, "missing mult=mult", &replace_def(code, &caller, &src.replacen(&needle, "", 1)), "behavioral", Some(&caller)));
+            out.push(expect_failure(
+                task,
+                "missing mult=mult",
+                &replace_def(code, &caller, &src.replacen(&needle, "", 1)),
+                "behavioral",
+                Some(&caller),
+            ));
             // An intermediate function that applies the parameter too.
-            let mid = task.edit_set.iter().find(|n| def_source(code, n).contains(&needle)).expect("an intermediate").clone();
+            let mid =
+                task.edit_set.iter().find(|n| def_source(code, n).contains(&needle)).expect("an intermediate").clone();
             let src = def_source(code, &mid);
-            let wrapped = wrap_return(&src, |e| if d == Domain::String { format!("{p} + ({e})") } else { format!("{p} * ({e})") });
-            out.push(expect_failure(task, "multiplied intermediate", &replace_def(code, &mid, &wrapped), "behavioral", Some(&mid)));
+            let wrapped =
+                wrap_return(
+                    &src,
+                    |e| if d == Domain::String { format!("{p} + ({e})") } else { format!("{p} * ({e})") },
+                );
+            out.push(expect_failure(
+                task,
+                "multiplied intermediate",
+                &replace_def(code, &mid, &wrapped),
+                "behavioral",
+                Some(&mid),
+            ));
         }
         Kind::AddReturnValue => {
             // The sink's string not returned up: one intermediate returns only the value.
             let sink = role(task, "sink");
-            let mid = task.edit_set.iter().find(|n| !sink.contains(n) && def_source(code, n).contains("-> tuple")).cloned();
+            let mid =
+                task.edit_set.iter().find(|n| !sink.contains(n) && def_source(code, n).contains("-> tuple")).cloned();
             if let Some(mid) = mid {
                 let src = def_source(code, &mid);
                 let dropped = wrap_return(&src, |e| format!("({e})[0]"));
-                out.push(expect_failure(task, "string dropped", &replace_def(code, &mid, &dropped), "behavioral", Some(&mid)));
+                out.push(expect_failure(
+                    task,
+                    "string dropped",
+                    &replace_def(code, &mid, &dropped),
+                    "behavioral",
+                    Some(&mid),
+                ));
             }
         }
         Kind::CacheFunction => {
@@ -192,7 +247,8 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
             let lca = role(task, "lca").pop().expect("an lca");
             let src = def_source(code, &lca);
             let line = src.lines().find(|l| l.contains("= slow()")).expect("the lca calls slow()").to_string();
-            let ann = line.split(':').nth(1).and_then(|s| s.split('=').next()).map(str::trim).unwrap_or("float").to_string();
+            let ann =
+                line.split(':').nth(1).and_then(|s| s.split('=').next()).map(str::trim).unwrap_or("float").to_string();
             let default = if d == Domain::String { "''" } else { "0.0" };
             let new_src = src.replacen(&format!("{line}\n"), "", 1);
             let sig_old = new_src.lines().next().unwrap().to_string();
@@ -211,11 +267,14 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
             let helper_line = src.lines().find(|l| l.contains("= get_")).expect("the ncd calls the helper").to_string();
             let call_line = src.lines().find(|l| l.contains("_val = ") && l.contains("(val)")).map(str::to_string);
             if let Some(call_line) = call_line {
-                let callee = call_line.trim().split(" = ").nth(1).and_then(|c| c.split('(').next()).unwrap().to_string();
+                let callee =
+                    call_line.trim().split(" = ").nth(1).and_then(|c| c.split('(').next()).unwrap().to_string();
                 let var = call_line.trim().split(" = ").next().unwrap().to_string();
-                let new_ncd = src
-                    .replacen(&format!("{helper_line}\n"), "", 1)
-                    .replacen(&call_line, &call_line.replacen(&var, &format!("{var}, {p}"), 1), 1);
+                let new_ncd = src.replacen(&format!("{helper_line}\n"), "", 1).replacen(
+                    &call_line,
+                    &call_line.replacen(&var, &format!("{var}, {p}"), 1),
+                    1,
+                );
                 let callee_src = def_source(code, &callee);
                 let mut lines: Vec<String> = callee_src.lines().map(str::to_string).collect();
                 lines.insert(1, helper_line.clone());
@@ -238,7 +297,8 @@ fn mutants_fail_for_the_right_reason() {
             }
         }
     }
-    let results: Vec<Option<String>> = specs.par_iter().flat_map(|s| mutants(&cabrito::generate(s).expect("generates"))).collect();
+    let results: Vec<Option<String>> =
+        specs.par_iter().flat_map(|s| mutants(&cabrito::generate(s).expect("generates"))).collect();
     let tried = results.len();
     let failures: Vec<String> = results.into_iter().flatten().collect();
     eprintln!("{tried} mutants graded");

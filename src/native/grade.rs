@@ -65,7 +65,12 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         None => (1, 1),
     };
     let jobs = match m.get_one::<String>("jobs") {
-        Some(j) => Some(j.parse::<usize>().ok().filter(|j| *j >= 1).ok_or_else(|| usage("--jobs must be a positive integer".into()))?),
+        Some(j) => Some(
+            j.parse::<usize>()
+                .ok()
+                .filter(|j| *j >= 1)
+                .ok_or_else(|| usage("--jobs must be a positive integer".into()))?,
+        ),
         None => None,
     };
     if path("responses").is_some() == path("solutions").is_some() {
@@ -107,7 +112,8 @@ fn read_text(path: &Path) -> Result<String, String> {
     } else {
         bytes
     };
-    String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes)
+        .map_err(|e| format!("{} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
 }
 
 fn strip_ext(name: &str) -> Option<&str> {
@@ -117,11 +123,17 @@ fn strip_ext(name: &str) -> Option<&str> {
 /// `DIR/<sub>` when it exists, else `DIR`.
 fn root(dir: &Path, sub: &str) -> PathBuf {
     let inner = dir.join(sub);
-    if inner.is_dir() { inner } else { dir.to_path_buf() }
+    if inner.is_dir() {
+        inner
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect()).unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default();
     v.sort();
     v
 }
@@ -168,9 +180,16 @@ fn response_files(dir: &Path) -> Result<Vec<(Combo, PathBuf)>, String> {
                         if p.is_dir() {
                             stack.push(p);
                         } else if let Some(stem) = strip_ext(&name_of(&p)) {
-                            let rel = p.parent().and_then(|pp| pp.strip_prefix(&ty).ok()).map(|r| r.to_string_lossy().into_owned()).unwrap_or_default();
+                            let rel = p
+                                .parent()
+                                .and_then(|pp| pp.strip_prefix(&ty).ok())
+                                .map(|r| r.to_string_lossy().into_owned())
+                                .unwrap_or_default();
                             let model = if rel.is_empty() { stem.to_string() } else { format!("{rel}/{stem}") };
-                            out.push((Combo { run: name_of(&run), task_set: name_of(&set), task_type: name_of(&ty), model }, p));
+                            out.push((
+                                Combo { run: name_of(&run), task_set: name_of(&set), task_type: name_of(&ty), model },
+                                p,
+                            ));
                         }
                     }
                 }
@@ -178,7 +197,10 @@ fn response_files(dir: &Path) -> Result<Vec<(Combo, PathBuf)>, String> {
         }
     }
     if out.is_empty() {
-        return Err(format!("no response files (<run>/<task_set>/<task_type>/<backend>/<model>.jsonl) under {}", base.display()));
+        return Err(format!(
+            "no response files (<run>/<task_set>/<task_type>/<backend>/<model>.jsonl) under {}",
+            base.display()
+        ));
     }
     out.sort();
     Ok(out)
@@ -190,7 +212,14 @@ fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
     let text = match read_text(path) {
         Ok(t) => t,
         Err(e) => {
-            return vec![Job { combo: combo.clone(), order: 0, name: None, dag_id: None, response: Err(e), raw_code: false }];
+            return vec![Job {
+                combo: combo.clone(),
+                order: 0,
+                name: None,
+                dag_id: None,
+                response: Err(e),
+                raw_code: false,
+            }];
         }
     };
     let mut order: Vec<(Option<String>, Option<String>, usize)> = Vec::new();
@@ -207,7 +236,9 @@ fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
                 let name = j.get("name").and_then(Json::as_str).map(str::to_string);
                 let dag = j.get("dag_id").and_then(Json::as_str).map(str::to_string);
                 let resp = match (&name, &dag, j.get("output")) {
-                    (None, _, _) | (_, None, _) => Err(format!("{where_}: the record lacks a string 'name' or 'dag_id'")),
+                    (None, _, _) | (_, None, _) => {
+                        Err(format!("{where_}: the record lacks a string 'name' or 'dag_id'"))
+                    }
                     (_, _, Some(Json::String(s))) => Ok(s.clone()),
                     (_, _, Some(Json::Null)) | (_, _, None) => Err(match j.get("error").and_then(Json::as_str) {
                         Some(e) => format!("the response has no output (its error: {e})"),
@@ -253,7 +284,8 @@ fn task_file(tasks_root: &Path, run: &str, set: &str, ty: &str) -> Option<PathBu
 
 fn load_tasks(path: &Path) -> Result<Vec<TaskRec>, String> {
     let text = read_text(path)?;
-    let j: Json = serde_json::from_str(&text).map_err(|e| format!("{} is not a JSON list of tasks: {e}", path.display()))?;
+    let j: Json =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not a JSON list of tasks: {e}", path.display()))?;
     let list = j.as_array().ok_or_else(|| format!("{} is not a JSON list of tasks", path.display()))?;
     Ok(list
         .iter()
@@ -321,7 +353,12 @@ fn solution_jobs(dir: &Path, tasks_root: &Path, index: &mut TaskIndex) -> Result
                 .and_then(|b| String::from_utf8(b).map_err(|_| format!("{} is not UTF-8 text", f.display())));
             match by_key.get(&key) {
                 Some((run, set, ty, name, dag)) => Job {
-                    combo: Combo { run: run.clone(), task_set: set.clone(), task_type: ty.clone(), model: model.clone() },
+                    combo: Combo {
+                        run: run.clone(),
+                        task_set: set.clone(),
+                        task_type: ty.clone(),
+                        model: model.clone(),
+                    },
                     order: i,
                     name: Some(name.clone()),
                     dag_id: Some(dag.clone()),
@@ -329,11 +366,20 @@ fn solution_jobs(dir: &Path, tasks_root: &Path, index: &mut TaskIndex) -> Result
                     raw_code: true,
                 },
                 None => Job {
-                    combo: Combo { run: "unmatched".into(), task_set: "unmatched".into(), task_type: "unmatched".into(), model: model.clone() },
+                    combo: Combo {
+                        run: "unmatched".into(),
+                        task_set: "unmatched".into(),
+                        task_type: "unmatched".into(),
+                        model: model.clone(),
+                    },
                     order: i,
                     name: Some(key.clone()),
                     dag_id: None,
-                    response: Err(format!("{}: no task has dag_id or name '{key}' under {}", f.display(), tasks_root.display())),
+                    response: Err(format!(
+                        "{}: no task has dag_id or name '{key}' under {}",
+                        f.display(),
+                        tasks_root.display()
+                    )),
                     raw_code: true,
                 },
             }
@@ -357,7 +403,11 @@ fn result_record(job: &Job, trials: usize, graded: Result<(Verdict, &'static str
                 };
                 summary.insert(c.kind.clone(), json!({"pass": p, "fail": f, "error": e, "pass_rate": p as f64}));
             }
-            let results: Vec<Json> = v.checks.iter().map(|c| json!({"kind": c.kind, "type": c.outcome, "metadata": c.metadata, "message": c.message})).collect();
+            let results: Vec<Json> = v
+                .checks
+                .iter()
+                .map(|c| json!({"kind": c.kind, "type": c.outcome, "metadata": c.metadata, "message": c.message}))
+                .collect();
             json!({
                 "name": job.name, "dag_id": job.dag_id, "parsed_ok": true,
                 "summary": summary, "results": results,
@@ -389,7 +439,8 @@ fn find_task<'a>(index: &'a TaskIndex, job: &Job) -> Result<&'a TaskRec, String>
 fn grade_task(rec: &TaskRec, combo: &Combo) -> Result<GradeTask, String> {
     let kind = match &rec.spec {
         Some(s) => s.kind,
-        None => Kind::parse(&combo.task_type).ok_or_else(|| format!("unknown task type '{}' (allowed: {})", combo.task_type, Kind::NAMES.join(", ")))?,
+        None => Kind::parse(&combo.task_type)
+            .ok_or_else(|| format!("unknown task type '{}' (allowed: {})", combo.task_type, Kind::NAMES.join(", ")))?,
     };
     let domain = match &rec.spec {
         Some(s) => s.domain,
@@ -413,7 +464,8 @@ fn grade_job(job: &Job, index: &TaskIndex, opts: &GradeOptions) -> Json {
         let (code, format) = if job.raw_code {
             (text, "file")
         } else {
-            let cand = crate::check::response::parse_response(&text, &task.starter).map_err(|e| format!("the response cannot be read: {e}"))?;
+            let cand = crate::check::response::parse_response(&text, &task.starter)
+                .map_err(|e| format!("the response cannot be read: {e}"))?;
             (cand.code, cand.format.as_str())
         };
         Ok((runner::grade(&task, &code, opts, &|_, _| {}), format))
@@ -468,7 +520,9 @@ impl Summary {
             Some(s) => (s.axis.as_str().to_string(), s.n.to_string()),
             None => axis_and_n(&combo.run),
         };
-        let domain = crate::grade::domain_of_task_set(&combo.task_set).map(|d| d.as_str().to_string()).unwrap_or_else(|_| combo.task_set.clone());
+        let domain = crate::grade::domain_of_task_set(&combo.task_set)
+            .map(|d| d.as_str().to_string())
+            .unwrap_or_else(|_| combo.task_set.clone());
         let row = self.rows.entry((combo.model.clone(), combo.task_type.clone(), domain, axis, n)).or_default();
         row.tasks += 1;
         row.passed += usize::from(passed);
@@ -496,7 +550,10 @@ impl Summary {
         for ((model, kind, domain, axis, n), r) in &self.rows {
             let (lo, hi) = wilson(r.passed, r.tasks);
             let acc = if r.tasks > 0 { r.passed as f64 / r.tasks as f64 } else { 0.0 };
-            s.push_str(&format!("{model:<28} {kind:<17} {domain:<7} {axis:<10} {n:>4} {:>6} {acc:>8.3}  [{lo:.3}, {hi:.3}]\n", r.tasks));
+            s.push_str(&format!(
+                "{model:<28} {kind:<17} {domain:<7} {axis:<10} {n:>4} {:>6} {acc:>8.3}  [{lo:.3}, {hi:.3}]\n",
+                r.tasks
+            ));
         }
         s.push_str(&format!(
             "graded {} responses ({} reused from earlier runs, {} could not be graded) in {:.1} s\nisolation: {}\n",
@@ -511,7 +568,11 @@ impl Summary {
 
 fn out_path(out: &Path, combo: &Combo, shard: (usize, usize)) -> PathBuf {
     let suffix = if shard.1 > 1 { format!(".shard-{}-of-{}", shard.0, shard.1) } else { String::new() };
-    out.join("results").join(&combo.run).join(&combo.task_set).join(&combo.task_type).join(format!("{}{suffix}.jsonl", combo.model))
+    out.join("results")
+        .join(&combo.run)
+        .join(&combo.task_set)
+        .join(&combo.task_type)
+        .join(format!("{}{suffix}.jsonl", combo.model))
 }
 
 /// Earlier results of a file that can be reused (same trials), by (name, dag_id).
@@ -519,10 +580,16 @@ fn earlier(path: &Path, trials: usize) -> HashMap<(Option<String>, Option<String
     let Ok(text) = std::fs::read_to_string(path) else { return HashMap::new() };
     text.lines()
         .filter_map(|l| serde_json::from_str::<Json>(l).ok())
-        .filter(|j| j.get("graded_by").and_then(Json::as_str) == Some("cabrito") && j.get("trials").and_then(Json::as_u64) == Some(trials as u64))
+        .filter(|j| {
+            j.get("graded_by").and_then(Json::as_str) == Some("cabrito")
+                && j.get("trials").and_then(Json::as_u64) == Some(trials as u64)
+        })
         .filter(|j| j.get("parsed_ok").and_then(Json::as_bool) == Some(true))
         .map(|j| {
-            let k = (j.get("name").and_then(Json::as_str).map(str::to_string), j.get("dag_id").and_then(Json::as_str).map(str::to_string));
+            let k = (
+                j.get("name").and_then(Json::as_str).map(str::to_string),
+                j.get("dag_id").and_then(Json::as_str).map(str::to_string),
+            );
             (k, j)
         })
         .collect()
@@ -547,7 +614,13 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
             if !index.contains_key(&key) {
                 let loaded = match task_file(&tasks_root, &combo.run, &combo.task_set, &combo.task_type) {
                     Some(p) => load_tasks(&p),
-                    None => Err(format!("no task file tasks/{}/{}/{}.json (or .json.gz) under {}", combo.run, combo.task_set, combo.task_type, tasks_root.display())),
+                    None => Err(format!(
+                        "no task file tasks/{}/{}/{}.json (or .json.gz) under {}",
+                        combo.run,
+                        combo.task_set,
+                        combo.task_type,
+                        tasks_root.display()
+                    )),
                 };
                 index.insert(key, loaded);
             }
@@ -556,7 +629,8 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     } else if let Some(dir) = &args.solutions {
         jobs = solution_jobs(dir, &tasks_root, &mut index).map_err(other)?;
     }
-    let jobs: Vec<Job> = jobs.into_iter().enumerate().filter(|(i, _)| i % args.shard.1 == args.shard.0 - 1).map(|(_, j)| j).collect();
+    let jobs: Vec<Job> =
+        jobs.into_iter().enumerate().filter(|(i, _)| i % args.shard.1 == args.shard.0 - 1).map(|(_, j)| j).collect();
 
     // Resume: reuse earlier records graded with the same number of trials.
     let mut combos: BTreeMap<Combo, Vec<Job>> = BTreeMap::new();
@@ -593,14 +667,21 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let bar = if args.progress { ProgressBar::new(todo.len() as u64) } else { ProgressBar::hidden() };
     if args.progress {
         bar.set_draw_target(ProgressDrawTarget::stderr());
-        bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} responses ({per_sec}, eta {eta})").expect("template"));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} responses ({per_sec}, eta {eta})",
+            )
+            .expect("template"),
+        );
     }
     // Records are appended as they finish (so an interrupted run resumes), then rewritten in order.
     let writers: Mutex<HashMap<Combo, Option<std::fs::File>>> = Mutex::new(HashMap::new());
     let append = |combo: &Combo, rec: &Json| {
         if let Ok(mut w) = writers.lock() {
             let path = out_path(&args.out, combo, args.shard);
-            let f = w.entry(combo.clone()).or_insert_with(|| std::fs::OpenOptions::new().append(true).create(true).open(&path).ok());
+            let f = w
+                .entry(combo.clone())
+                .or_insert_with(|| std::fs::OpenOptions::new().append(true).create(true).open(&path).ok());
             if let Some(f) = f {
                 let _ = writeln!(f, "{rec}");
             }
@@ -617,7 +698,9 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
             .collect()
     };
     let fresh = match args.jobs {
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| other(e.to_string()))?.install(work),
+        Some(n) => {
+            rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| other(e.to_string()))?.install(work)
+        }
         None => work(),
     };
     bar.finish_and_clear();
@@ -627,7 +710,8 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let mut all: HashMap<(Combo, usize), Json> = reused_records;
     let reused = all.len();
     all.extend(fresh);
-    let mut summary = Summary { isolation: runner::isolation().describe(), graded: graded_now, reused, ..Summary::default() };
+    let mut summary =
+        Summary { isolation: runner::isolation().describe(), graded: graded_now, reused, ..Summary::default() };
     for (combo, js) in &combos {
         let path = out_path(&args.out, combo, args.shard);
         let mut text = String::new();
@@ -659,7 +743,9 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
             }
         }
         let tmp = path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| other(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| other(format!("cannot write {}: {e}", path.display())))?;
         let by_kind: serde_json::Map<String, Json> = by_kind
             .into_iter()
             .map(|(k, [p, f, e])| (k, json!({"pass": p, "fail": f, "error": e, "pass_rate": if p + f + e > 0 { p as f64 / (p + f + e) as f64 } else { 0.0 }})))
@@ -671,13 +757,19 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
             "trials": args.opts.trials, "graded_by": "cabrito",
         });
         let meta_path = path.with_extension("meta.json");
-        std::fs::write(&meta_path, serde_json::to_string_pretty(&meta).expect("json")).map_err(|e| other(format!("cannot write {}: {e}", meta_path.display())))?;
+        std::fs::write(&meta_path, serde_json::to_string_pretty(&meta).expect("json"))
+            .map_err(|e| other(format!("cannot write {}: {e}", meta_path.display())))?;
     }
     summary.seconds = started.elapsed().as_secs_f64();
-    let name = if args.shard.1 > 1 { format!("summary.shard-{}-of-{}.json", args.shard.0, args.shard.1) } else { "summary.json".into() };
+    let name = if args.shard.1 > 1 {
+        format!("summary.shard-{}-of-{}.json", args.shard.0, args.shard.1)
+    } else {
+        "summary.json".into()
+    };
     let sp = args.out.join(name);
     std::fs::create_dir_all(&args.out).map_err(|e| other(format!("cannot create {}: {e}", args.out.display())))?;
-    std::fs::write(&sp, serde_json::to_string_pretty(&summary.to_json()).expect("json")).map_err(|e| other(format!("cannot write {}: {e}", sp.display())))?;
+    std::fs::write(&sp, serde_json::to_string_pretty(&summary.to_json()).expect("json"))
+        .map_err(|e| other(format!("cannot write {}: {e}", sp.display())))?;
     Ok(summary)
 }
 
@@ -687,7 +779,10 @@ mod tests {
 
     #[test]
     fn run_names_give_axis_and_n() {
-        assert_eq!(axis_and_n("function_traversal_cn=(25,25)_en=(200,200)_prop=(0.45,0.55)"), ("traversal".into(), "200".into()));
+        assert_eq!(
+            axis_and_n("function_traversal_cn=(25,25)_en=(200,200)_prop=(0.45,0.55)"),
+            ("traversal".into(), "200".into())
+        );
         assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
         assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
     }

@@ -152,17 +152,31 @@ def memo_key(v):
     return (type(v).__name__, v)
 
 
+SIMPLE_TYPES = frozenset([float, int, str, bool, type(None)])
+
+
+def fast_key(v):
+    t = type(v)
+    if t in SIMPLE_TYPES:
+        return (t, v)
+    return memo_key(v)
+
+
 def memoize(fn):
+    """A per-trial cache keyed on the arguments' types and values (ndarrays by shape, dtype and
+    bytes). Unhashable arguments bypass it; exceptions are not cached."""
     cache = {}
 
     def wrapper(*args, **kwargs):
         try:
-            key = (memo_key(args), memo_key(tuple(sorted(kwargs.items()))))
-            hash(key)
+            key = tuple(map(fast_key, args))
+            if kwargs:
+                key = (key, tuple((n, fast_key(v)) for n, v in kwargs.items()))
+            hit = cache.get(key, cache)
         except Exception:
             return fn(*args, **kwargs)
-        if key in cache:
-            return cache[key]
+        if hit is not cache:
+            return hit
         result = fn(*args, **kwargs)
         cache[key] = result
         return result

@@ -325,7 +325,7 @@ pub struct RawRun {
 fn next_uid() -> u32 {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let c = COUNTER.fetch_add(1, Ordering::Relaxed) & 0x3FF;
-    1_000_000 + ((std::process::id() & 0x3FFF) << 10) + c
+    1_000_000 + ((std::process::id() & 0x7FFF) << 10) + c
 }
 
 fn setrlimit(res: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {
