@@ -118,7 +118,12 @@ pub fn args() -> Vec<Arg> {
             .long("no-localhost-origins")
             .action(ArgAction::SetTrue)
             .help("refuse pages served from other localhost ports (the worker's own origin stays allowed)"),
-        count_arg("max-message-bytes", "262144", "largest WebSocket message accepted (larger: too_large)"),
+        Arg::new("max-message-bytes")
+            .long("max-message-bytes")
+            .value_name("BYTES")
+            .default_value("262144")
+            .value_parser(value_parser!(u64).range(1024..=(64 << 20)))
+            .help("largest WebSocket message accepted (larger: too_large); at most 64 MiB"),
         count_arg("max-connections", "256", "WebSocket connections open at once (beyond: HTTP 503)"),
         count_arg("max-jobs-per-connection", "4", "jobs one connection may have queued or running (beyond: busy)"),
         count_arg("max-queued-jobs", "64", "jobs queued or running across all connections (beyond: busy)"),
