@@ -144,7 +144,8 @@ pub fn hostile(spec: &TaskSpec, body: &str) -> String {
 /// runner gives this process's runs (which catches orphans a candidate forked away).
 pub fn python_descendants() -> Vec<i32> {
     let me = std::process::id() as i32;
-    let uid_base = 1_000_000u32 + ((std::process::id() & 0x3FFF) << 10);
+    // The runner's private uids (`runner::next_uid`): 1_000_000 + (pid & 0x7FFF) << 10 + 0..1024.
+    let uid_base = 1_000_000u32 + ((std::process::id() & 0x7FFF) << 10);
     let private_uid = |pid: i32| -> bool {
         std::fs::read_to_string(format!("/proc/{pid}/status"))
             .ok()
