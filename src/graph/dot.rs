@@ -18,12 +18,12 @@ pub fn to_dot(g: &CallGraph, roles: &[Role]) -> String {
     let mut out =
         String::from("digraph calls {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n");
     out.push_str("  main [shape=ellipse, fillcolor=\"#ffffff\"];\n");
-    for v in 0..g.len() {
+    for (v, &role) in roles.iter().enumerate().take(g.len()) {
         out.push_str(&format!(
             "  \"{}\" [fillcolor=\"{}\", tooltip=\"{}\"];\n",
             g.name(v),
-            role_colour(roles[v]),
-            roles[v].as_str()
+            role_colour(role),
+            role.as_str()
         ));
     }
     for v in g.entries() {

@@ -110,7 +110,7 @@ pub struct Layered {
 
 impl Layered {
     pub fn has_edge(&self, u: usize, v: usize) -> bool {
-        self.edges.iter().any(|&e| e == (u, v))
+        self.edges.contains(&(u, v))
     }
     pub fn out_degree(&self, u: usize) -> usize {
         self.edges.iter().filter(|e| e.0 == u).count()
