@@ -22,7 +22,7 @@ begin() {
   STEP_START=$SECONDS
 }
 done_step() {
-  TIMES+=("$(printf '%-16s %4ds' "$CURRENT" $((SECONDS - STEP_START)))")
+  TIMES+=("$(printf '%-56s %5ds' "$CURRENT" $((SECONDS - STEP_START)))")
 }
 trap 'status=$?; if [ $status -ne 0 ]; then printf "\n==> FAILED in step: %s (exit %d)\n" "$CURRENT" "$status" >&2; fi' EXIT
 

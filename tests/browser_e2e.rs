@@ -419,6 +419,22 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the starter's hidden tests gave {hidden}, expected false: {t}").into());
     }
     driver.screenshot(&shots.join("e2e-grade-fail.png")).await?;
+
+    // Dropping a file replaces the answer: drop the reference, see the static checks pass.
+    let task = generate(&graded)?;
+    driver
+        .execute(
+            "const dt = new DataTransfer(); \
+             dt.items.add(new File([arguments[0]], 'solution.py', {type: 'text/x-python'})); \
+             document.getElementById('solution').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));",
+            vec![Value::String(task.solution_code.clone())],
+        )
+        .await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    let value = driver.execute("return document.getElementById('solution').value;", Vec::new()).await?.json().clone();
+    if value.as_str() != Some(task.solution_code.as_str()) {
+        return Err("the dropped file did not become the answer".into());
+    }
     Ok(())
 }
 

@@ -228,6 +228,23 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             text.set(el.value());
         })
     };
+    // A dropped file replaces the answer (dropped text is inserted by the browser itself).
+    let ondrop = {
+        let text = text.clone();
+        Callback::from(move |e: DragEvent| {
+            let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) else { return };
+            e.prevent_default();
+            let text = text.clone();
+            spawn_local(async move {
+                let blob = gloo::file::Blob::from(file);
+                match gloo::file::futures::read_as_text(&blob).await {
+                    Ok(t) => text.set(t),
+                    Err(e) => text.set(format!("# the dropped file could not be read: {e}\n")),
+                }
+            });
+        })
+    };
+    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let fill = |code: String| {
         let text = text.clone();
         Callback::from(move |_: MouseEvent| text.set(code.clone()))
@@ -386,8 +403,8 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 </div>
             </div>
             <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
-                placeholder="Paste the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
-                value={(*text).clone()} {oninput} {onkeydown} />
+                placeholder="Paste or drop the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
+                value={(*text).clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
             { static_view }
             <div class="hidden-tests">
                 <button id="run-hidden" type="button" class="button" disabled={!connected || busy || text.trim().is_empty()} onclick={onclick_run}>
