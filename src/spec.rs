@@ -343,7 +343,10 @@ impl TaskSpec {
         for (key, value) in [("n", Some(self.n)), ("n_init", self.n_init), ("n_edit", self.n_edit)] {
             if let Some(x) = value {
                 if x == 0 || x > MAX_N {
-                    return Err(err(key, format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}")));
+                    return Err(err(
+                        key,
+                        format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}"),
+                    ));
                 }
             }
         }

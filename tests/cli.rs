@@ -14,10 +14,24 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn generate_prints_the_record() {
-    let o = cabrito(&["generate", "--kind", "cache_function", "--domain", "array", "--n", "10", "--seed", "3", "--json"]);
+    let o =
+        cabrito(&["generate", "--kind", "cache_function", "--domain", "array", "--n", "10", "--seed", "3", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t: Value = serde_json::from_slice(&o.stdout).unwrap();
-    for key in ["name", "dag_id", "prompt", "starter_code", "solution_code", "metadata", "spec", "link", "graph", "roles", "edit_set", "sizes"] {
+    for key in [
+        "name",
+        "dag_id",
+        "prompt",
+        "starter_code",
+        "solution_code",
+        "metadata",
+        "spec",
+        "link",
+        "graph",
+        "roles",
+        "edit_set",
+        "sizes",
+    ] {
         assert!(t.get(key).is_some(), "missing {key}");
     }
     assert!(t["name"].as_str().unwrap().starts_with("array_function_cache_function_"));
@@ -25,7 +39,9 @@ fn generate_prints_the_record() {
     assert_eq!(t["edit_set"].as_array().unwrap().len(), 11);
     assert_eq!(t["sizes"]["functions"], 37);
     // The same spec through the library gives the same bytes.
-    let spec = cabrito::TaskSpec::from_pairs([("kind", "cache_function"), ("domain", "array"), ("n", "10"), ("seed", "3")]).unwrap();
+    let spec =
+        cabrito::TaskSpec::from_pairs([("kind", "cache_function"), ("domain", "array"), ("n", "10"), ("seed", "3")])
+            .unwrap();
     assert_eq!(serde_json::to_value(cabrito::generate(&spec).unwrap()).unwrap(), t);
 }
 
@@ -49,7 +65,10 @@ fn generate_writes_a_folder() {
 fn link_prints_a_readable_link() {
     let o = cabrito(&["link", "--kind", "dead_code", "--n", "50", "--seed", "12"]);
     assert!(o.status.success());
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "http://127.0.0.1:8080/#/task?v=1&kind=dead_code&n=50&seed=12");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "http://127.0.0.1:8080/#/task?v=1&kind=dead_code&n=50&seed=12"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! offsets and extra edges match what the sampling algorithm implies.
 
 use cabrito::graph::sample::{add_layered_edges, depth_for, random_dag, round_half_even};
-use cabrito::graph::{build, P_EXTRA, P_SAME, PROP_RANGE};
+use cabrito::graph::{build, PROP_RANGE, P_EXTRA, P_SAME};
 use cabrito::rng::stream;
 use cabrito::spec::{Axis, Domain, Kind, TaskSpec, PAPER_SIZES};
 

@@ -131,8 +131,7 @@ fn graphs_and_programs_hold_their_invariants() {
                 }
             }
             Kind::CacheFunction => {
-                let leaves: Vec<usize> =
-                    (0..g.len()).filter(|&v| gen.built.roles[v] == Role::EditLeaf).collect();
+                let leaves: Vec<usize> = (0..g.len()).filter(|&v| gen.built.roles[v] == Role::EditLeaf).collect();
                 assert!(leaves.len() >= 2, "{ctx}: a tree with two roots has two leaves");
                 let ca = common_ancestors(g, &leaves);
                 assert!(ca.contains(&s), "{ctx}: the root is a common ancestor");

@@ -32,7 +32,8 @@ fn inputs(domain: Domain, seed: u64) -> Vec<Value> {
 /// Exceptions a numeric program may legitimately raise on some input (e.g. `round(inf)`).
 fn arithmetic(outcome: &Value) -> bool {
     let t = outcome[1].as_str().unwrap_or("");
-    matches!(t, "OverflowError" | "ZeroDivisionError") || (t == "ValueError" && outcome[2].as_str().unwrap_or("").contains("math"))
+    matches!(t, "OverflowError" | "ZeroDivisionError")
+        || (t == "ValueError" && outcome[2].as_str().unwrap_or("").contains("math"))
 }
 
 #[test]

@@ -16,7 +16,8 @@ pub fn spec_args() -> Vec<Arg> {
             if let Some(d) = k.default {
                 help.push_str(&format!(" [default: {d}]"));
             }
-            let mut a = Arg::new(k.key).long(k.flag()).value_name(k.key.to_uppercase()).help(help).allow_negative_numbers(true);
+            let mut a =
+                Arg::new(k.key).long(k.flag()).value_name(k.key.to_uppercase()).help(help).allow_negative_numbers(true);
             if let Values::Choice(c) = k.values {
                 a = a.hide_possible_values(true).value_name(c.join("|"));
             }
