@@ -435,6 +435,27 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     if value.as_str() != Some(task.solution_code.as_str()) {
         return Err("the dropped file did not become the answer".into());
     }
+
+    // Share with solution: the link carries the answer in its fragment and reopens with it.
+    driver.find(By::Id("share-solution")).await?.click().await?;
+    let href = wait_for(
+        driver,
+        "the solution link",
+        "const a = document.getElementById('solution-link'); return a && a.href;",
+    )
+    .await?;
+    let href = href.as_str().unwrap_or_default().to_string();
+    if !href.contains("&solution=") || !href.contains(&link(&graded)[1..]) {
+        return Err(format!("the solution link is {href}").into());
+    }
+    driver.goto("about:blank").await?;
+    driver.goto(href).await?;
+    expect_task(driver, &graded).await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    let value = driver.execute("return document.getElementById('solution').value;", Vec::new()).await?.json().clone();
+    if value.as_str() != Some(task.solution_code.as_str()) {
+        return Err("the shared link did not bring its solution".into());
+    }
     Ok(())
 }
 

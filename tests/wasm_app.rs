@@ -202,6 +202,36 @@ fn static_verdicts_in_the_browser() {
     }
 }
 
+#[wasm_bindgen_test]
+fn shared_solutions_round_trip_and_damage_is_reported() {
+    use cabrito::web::share::{decode_solution, encode_solution, solution_in};
+    let mut r = Lcg(5);
+    let task = generate(&spec("v=1&kind=cache_function&n=40&seed=3")).unwrap();
+    let mut samples = vec![String::new(), "x".into(), "é€𝄞\n\t".into(), task.solution_code.clone()];
+    for _ in 0..200 {
+        let len = r.below(300) as usize;
+        samples.push((0..len).map(|_| char::from_u32(32 + r.below(0x2000) as u32).unwrap_or('?')).collect());
+    }
+    for text in &samples {
+        let enc = encode_solution(text);
+        assert!(enc.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'), "{enc}");
+        assert_eq!(decode_solution(&enc).as_deref(), Ok(text.as_str()));
+    }
+    // Compression pays for a real solution.
+    assert!(encode_solution(&task.solution_code).len() < task.solution_code.len() / 2);
+    // Damaged data gives a reason, never a panic.
+    for bad in ["%%%", "AAAA", "not base64!", "_-_-_-", &encode_solution(&task.solution_code)[..40]] {
+        assert!(decode_solution(bad).is_err(), "{bad}");
+    }
+    // In a link: the spec ignores it, the app finds it.
+    let s = spec("v=1&kind=dead_code&n=7");
+    let link = format!("{}&solution={}", route::fragment(&s), encode_solution("print(1)\n"));
+    assert_eq!(route::parse(&link), Route::Task(s.clone()));
+    assert_eq!(solution_in(&link), Some(Ok("print(1)\n".to_string())));
+    assert_eq!(solution_in(&route::fragment(&s)), None);
+    assert!(matches!(solution_in("#/task?v=1&solution=%%%"), Some(Err(_))));
+}
+
 // ---- the app in the page ----
 
 fn document() -> web_sys::Document {

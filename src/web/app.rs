@@ -41,6 +41,8 @@ pub struct State {
     pub shown: Option<Result<Rc<Shown>, String>>,
     /// The read-only embed (`?embed=1`): no controls, no header.
     pub embed: bool,
+    /// A solution shared in the link ("share with solution"), or why it cannot be read.
+    pub solution: Option<Result<String, String>>,
 }
 
 pub enum Action {
@@ -63,7 +65,8 @@ impl State {
             }),
         };
         let embed = route::embed_requested(&current_search(), fragment);
-        State { fragment: fragment.to_string(), route, shown, embed }
+        let solution = super::share::solution_in(fragment);
+        State { fragment: fragment.to_string(), route, shown, embed, solution }
     }
 
     /// The spec the controls edit: the shown task's (the default one on the gallery).
@@ -224,7 +227,9 @@ pub fn app() -> Html {
     let body = match &state.shown {
         None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
         None => html! { <Gallery /> },
-        Some(Ok(shown)) => html! { <TaskView shown={shown.clone()} embed={state.embed} /> },
+        Some(Ok(shown)) => {
+            html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} /> }
+        }
         Some(Err(message)) => html! {
             <section id="generate-error" class="error" role="alert">
                 <h2>{ "This task cannot be generated" }</h2>

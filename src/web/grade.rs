@@ -184,6 +184,9 @@ pub fn static_verdict(shown: &Shown, response: &str) -> Result<(String, Rubric),
 #[derive(Properties, PartialEq)]
 pub struct GradeProps {
     pub shown: Rc<Shown>,
+    /// A solution shared in the link, or why it cannot be read.
+    #[prop_or_default]
+    pub shared: Option<Result<String, String>>,
 }
 
 /// Paste a solution; the static rubric, and the hidden tests on the worker.
@@ -196,13 +199,21 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| probe(Callback::from(move |a| dispatcher.dispatch(a))));
     }
-    // A new task clears the answer and the job.
+    // A new task clears the answer and the job (or starts from the solution in the link).
     {
         let (text, dispatcher) = (text.clone(), state.dispatcher());
-        use_effect_with(p.shown.spec.clone(), move |_| {
-            text.set(String::new());
+        use_effect_with((p.shown.spec.clone(), p.shared.clone()), move |(_, shared)| {
+            text.set(match shared {
+                Some(Ok(s)) => s.clone(),
+                _ => String::new(),
+            });
             dispatcher.dispatch(GradeAction::Reset);
         });
+    }
+    let share_link = use_state(|| None::<String>);
+    {
+        let share_link = share_link.clone();
+        use_effect_with(((*text).clone(), p.shown.spec.clone()), move |_| share_link.set(None));
     }
     let verdict = {
         let shown = p.shown.clone();
@@ -245,6 +256,20 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         })
     };
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let share = {
+        let (text, share_link) = (text.clone(), share_link.clone());
+        let spec = p.shown.spec.clone();
+        Callback::from(move |_: MouseEvent| {
+            let link = super::view::page_url(&format!(
+                "{}&{}={}",
+                super::route::fragment(&spec),
+                super::share::SOLUTION_KEY,
+                super::share::encode_solution(&text)
+            ));
+            super::code::copy_to_clipboard(&link);
+            share_link.set(Some(link));
+        })
+    };
     let fill = |code: String| {
         let text = text.clone();
         Callback::from(move |_: MouseEvent| text.set(code.clone()))
@@ -398,6 +423,8 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             <div class="panel-head">
                 <h2>{ "Grade a solution" }</h2>
                 <div class="actions">
+                    <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={text.trim().is_empty()}
+                        title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
                     <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
                     <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
                 </div>
@@ -405,6 +432,15 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
                 placeholder="Paste or drop the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
                 value={(*text).clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
+            if let Some(Err(why)) = &p.shared {
+                <p id="shared-error" class="notice">{ why.clone() }</p>
+            }
+            if let Some(link) = &*share_link {
+                <p class="hint">
+                    { "Link with this solution (copied): " }
+                    <a id="solution-link" href={link.clone()}>{ super::route::shorten(link, 90) }</a>
+                </p>
+            }
             { static_view }
             <div class="hidden-tests">
                 <button id="run-hidden" type="button" class="button" disabled={!connected || busy || text.trim().is_empty()} onclick={onclick_run}>

@@ -7,6 +7,7 @@ pub mod grade;
 pub mod graph;
 pub mod route;
 pub mod scale;
+pub mod share;
 pub mod view;
 
 pub use app::App;

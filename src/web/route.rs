@@ -61,7 +61,7 @@ pub fn parse(fragment: &str) -> Route {
     }
     let pairs = match split_query(query) {
         Ok(mut p) => {
-            p.retain(|(k, _)| k.trim() != EMBED_KEY);
+            p.retain(|(k, _)| !is_extra_key(k));
             p
         }
         Err(message) => {
@@ -74,6 +74,12 @@ pub fn parse(fragment: &str) -> Route {
         Ok(spec) => Route::Task(spec),
         Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
     }
+}
+
+/// Keys of a task link that are not part of the spec: the embed flag and a shared solution.
+fn is_extra_key(k: &str) -> bool {
+    let k = k.trim();
+    k == EMBED_KEY || k == super::share::SOLUTION_KEY
 }
 
 /// Whether the page's query (`?embed=1` before the `#`) or the fragment's asks for the embed.
@@ -110,7 +116,7 @@ fn well_formed_pairs(query: &str) -> Vec<(String, String)> {
     query
         .split('&')
         .filter_map(|item| item.split_once('=').map(|(k, v)| (decode(k), decode(v))))
-        .filter(|(k, _)| k.trim() != EMBED_KEY)
+        .filter(|(k, _)| !is_extra_key(k))
         .collect()
 }
 

@@ -182,6 +182,9 @@ pub struct TaskViewProps {
     /// The read-only embed: no share line, no 4-tuple.
     #[prop_or_default]
     pub embed: bool,
+    /// A solution that came with the link.
+    #[prop_or_default]
+    pub solution: Option<Result<String, String>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -340,7 +343,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </details>
             </section>
             if !p.embed {
-                <GradePanel shown={p.shown.clone()} />
+                <GradePanel shown={p.shown.clone()} shared={p.solution.clone()} />
                 <TaskTuple shown={p.shown.clone()} />
             }
         </section>
