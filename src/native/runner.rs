@@ -740,14 +740,33 @@ fn remember(key: &str, out: &Arc<RunOutcome>) {
 // ------------------------------------------------------------------------------------------------
 // The grader's entry point.
 
+/// The plan of a task, kept for the next candidate of the same task.
+fn prepared(task: &GradeTask, trials: usize) -> Result<Arc<Prepared>, grade::PlanError> {
+    static PLANS: OnceLock<Mutex<HashMap<(String, usize), Arc<Prepared>>>> = OnceLock::new();
+    let plans = PLANS.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (format!("{}|{}", task.input_key(), task.domain.as_str()), trials);
+    if let Some(p) = plans.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return Ok(p);
+    }
+    let p = Arc::new(grade::prepare(task, trials)?);
+    if let Ok(mut m) = plans.lock() {
+        if m.len() >= 64 {
+            m.clear();
+        }
+        m.insert(key, p.clone());
+    }
+    Ok(p)
+}
+
 /// Grade a candidate solution of a task. `progress(done, total)` is called as the runs finish
 /// (total 2: the reference run, then the candidate run). Never panics on hostile input.
 pub fn grade(task: &GradeTask, candidate_code: &str, opts: &GradeOptions, progress: &dyn Fn(usize, usize)) -> Verdict {
     let start = Instant::now();
-    let prep = match grade::prepare(task, opts.trials) {
+    let prep = match prepared(task, opts.trials) {
         Ok(p) => p,
         Err(e) => return grade::error_verdict(task, opts.trials, format!("the task cannot be graded: {e}")),
     };
+    let prep = &*prep;
     // A candidate that does not parse, or defines none of the reference's functions, needs no run.
     let cp = match grade::candidate_program(&prep, candidate_code) {
         Ok(cp) if !cp.tested.is_empty() => cp,
