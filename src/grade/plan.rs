@@ -141,7 +141,7 @@ impl std::fmt::Display for PlanError {
     }
 }
 
-fn arg_type(e: &Expr, src: &str) -> Option<ArgType> {
+fn arg_type(e: &Expr) -> Option<ArgType> {
     match e {
         Expr::Name(n) => match n.id.as_str() {
             "bool" => Some(ArgType::Bool),
@@ -164,7 +164,7 @@ fn arg_type(e: &Expr, src: &str) -> Option<ArgType> {
                 _ => return None,
             };
             if head == "list" || head == "List" {
-                arg_type(&s.slice, src).map(|t| ArgType::List(Box::new(t)))
+                arg_type(&s.slice).map(|t| ArgType::List(Box::new(t)))
             } else {
                 None
             }
@@ -172,7 +172,7 @@ fn arg_type(e: &Expr, src: &str) -> Option<ArgType> {
         Expr::StringLiteral(s) => {
             let text = s.value.to_str();
             let parsed = ruff_python_parser::parse_expression(text).ok()?;
-            arg_type(parsed.expr(), text)
+            arg_type(parsed.expr())
         }
         _ => None,
     }
@@ -194,7 +194,7 @@ pub fn reference_functions(reference: &str) -> Result<Vec<FunctionSpec>, PlanErr
             let pname = p.parameter.name.id.to_string();
             let ann =
                 p.parameter.annotation.as_deref().ok_or_else(|| PlanError::Unannotated(name.clone(), pname.clone()))?;
-            let ty = arg_type(ann, reference).ok_or_else(|| {
+            let ty = arg_type(ann).ok_or_else(|| {
                 let r = ann.range();
                 PlanError::Unsupported(
                     name.clone(),

@@ -277,10 +277,13 @@ pub fn approx_number(a: f64, e: f64) -> bool {
     (a - e).abs() <= (RTOL * e.abs()).max(ATOL)
 }
 
+/// Shape and flat values.
+type NumericArray = (Vec<usize>, Vec<f64>);
+
 /// An ndarray view of a value as numpy.asarray would make it: `Ok(Some)` for numeric data,
 /// `Ok(None)` for data that converts but is not numeric (comparison raises), `Err` when it does
 /// not convert to a regular array at all.
-fn as_array(v: &Value) -> Result<Option<(Vec<usize>, Vec<f64>)>, String> {
+fn as_array(v: &Value) -> Result<Option<NumericArray>, String> {
     match v {
         Value::Array { shape, values, .. } => Ok(values.clone().map(|vs| (shape.clone(), vs))),
         Value::Bool(_) | Value::Int(_) | Value::Float(_) => Ok(Some((vec![], vec![v.as_number().unwrap_or(f64::NAN)]))),

@@ -222,8 +222,10 @@ fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
             }];
         }
     };
-    let mut order: Vec<(Option<String>, Option<String>, usize)> = Vec::new();
-    let mut latest: HashMap<(Option<String>, Option<String>, usize), Result<String, String>> = HashMap::new();
+    // (name, dag_id, line for records without both)
+    type Key = (Option<String>, Option<String>, usize);
+    let mut order: Vec<Key> = Vec::new();
+    let mut latest: HashMap<Key, Result<String, String>> = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -611,7 +613,7 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
         }
         for (combo, path) in response_files(dir).map_err(other)? {
             let key = (combo.run.clone(), combo.task_set.clone(), combo.task_type.clone());
-            if !index.contains_key(&key) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(key) {
                 let loaded = match task_file(&tasks_root, &combo.run, &combo.task_set, &combo.task_type) {
                     Some(p) => load_tasks(&p),
                     None => Err(format!(
@@ -622,7 +624,7 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
                         tasks_root.display()
                     )),
                 };
-                index.insert(key, loaded);
+                slot.insert(loaded);
             }
             jobs.extend(read_responses(&combo, &path));
         }

@@ -13,6 +13,7 @@
 //!   behind, even outside its process group, is killed with `kill(-1)` as that uid afterwards);
 //! - otherwise (not root, no namespaces) a temporary working directory, the process group and
 //!   the rlimits, and [`isolation`] says so.
+//!
 //! Output is captured through pipes and capped; results come back on a separate pipe (fd 3).
 
 use crate::grade::{self, outcome::Ending, GradeTask, HarnessOptions, Prepared, RunOutcome, RunStatus, Verdict};
@@ -742,7 +743,8 @@ fn remember(key: &str, out: &Arc<RunOutcome>) {
 
 /// The plan of a task, kept for the next candidate of the same task.
 fn prepared(task: &GradeTask, trials: usize) -> Result<Arc<Prepared>, grade::PlanError> {
-    static PLANS: OnceLock<Mutex<HashMap<(String, usize), Arc<Prepared>>>> = OnceLock::new();
+    type Plans = Mutex<HashMap<(String, usize), Arc<Prepared>>>;
+    static PLANS: OnceLock<Plans> = OnceLock::new();
     let plans = PLANS.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (format!("{}|{}", task.input_key(), task.domain.as_str()), trials);
     if let Some(p) = plans.lock().ok().and_then(|m| m.get(&key).cloned()) {
@@ -768,21 +770,21 @@ pub fn grade(task: &GradeTask, candidate_code: &str, opts: &GradeOptions, progre
     };
     let prep = &*prep;
     // A candidate that does not parse, or defines none of the reference's functions, needs no run.
-    let cp = match grade::candidate_program(&prep, candidate_code) {
+    let cp = match grade::candidate_program(prep, candidate_code) {
         Ok(cp) if !cp.tested.is_empty() => cp,
         other => {
             let nothing = RunOutcome::failed(RunStatus::Completed, 0, 0);
             let actual = other.ok().map(|_| RunOutcome::failed(RunStatus::Completed, 0, 0));
             progress(2, 2);
-            let mut v = grade::verdict(task, &prep, candidate_code, &nothing, actual.as_ref());
+            let mut v = grade::verdict(task, prep, candidate_code, &nothing, actual.as_ref());
             v.seconds = start.elapsed().as_secs_f64();
             return v;
         }
     };
     // The reference (unless cached) and the candidate run at the same time, in separate processes.
     let (expected, actual) = std::thread::scope(|scope| {
-        let cand = scope.spawn(|| run_program(&prep, &cp.program, &cp.defs, Some(&cp.tested), opts));
-        let (expected, _cached) = expected_outputs(task, &prep, opts);
+        let cand = scope.spawn(|| run_program(prep, &cp.program, &cp.defs, Some(&cp.tested), opts));
+        let (expected, _cached) = expected_outputs(task, prep, opts);
         progress(1, 2);
         let actual = cand.join().unwrap_or_else(|_| {
             RunOutcome::failed(RunStatus::Protocol { message: "the candidate runner thread failed".into() }, 0, 0)
@@ -805,7 +807,7 @@ pub fn grade(task: &GradeTask, candidate_code: &str, opts: &GradeOptions, progre
     }
     let actual = Some(actual);
     progress(2, 2);
-    let mut v = grade::verdict(task, &prep, candidate_code, &expected, actual.as_ref());
+    let mut v = grade::verdict(task, prep, candidate_code, &expected, actual.as_ref());
     v.seconds = start.elapsed().as_secs_f64();
     v
 }
