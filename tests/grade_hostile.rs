@@ -141,3 +141,10 @@ fn hostile_default_argument_is_an_error() {
     assert!(!v.passed);
     assert!(v.message.contains("loading") || v.message.contains("raised"), "{}", v.message);
 }
+
+#[test]
+fn flooding_the_real_stdout_is_capped() {
+    let v = check_hostile("fd 1 flood", "import os\nwhile True:\n    os.write(1, b'goat' * 4096)", false);
+    assert!(v.candidate_stdout.len() <= Limits::default().output_cap, "{} bytes kept", v.candidate_stdout.len());
+    assert!(v.candidate_stdout.starts_with("goat"), "the captured output is kept for diagnosis");
+}
