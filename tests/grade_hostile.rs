@@ -148,3 +148,27 @@ fn flooding_the_real_stdout_is_capped() {
     assert!(v.candidate_stdout.len() <= Limits::default().output_cap, "{} bytes kept", v.candidate_stdout.len());
     assert!(v.candidate_stdout.starts_with("goat"), "the captured output is kept for diagnosis");
 }
+
+#[test]
+fn a_raised_cancel_flag_kills_the_runs_at_once() {
+    let (gt, reference, victim) = task();
+    let stubborn =
+        "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass";
+    let code = hostile(&reference, &victim, stubborn);
+    let mut o = opts(true);
+    // Without the flag this run would last the whole 60 s wall-clock limit.
+    o.limits.wall_seconds = Some(60.0);
+    o.harness.call_timeout = 60.0;
+    let flag = cabrito::native::runner::CancelFlag::new();
+    o.limits.cancel = flag.clone();
+    let raiser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        flag.cancel();
+    });
+    let start = Instant::now();
+    let v = grade(&gt, &code, &o, &|_, _| {});
+    let took = start.elapsed();
+    raiser.join().unwrap();
+    assert!(!v.passed);
+    assert!(took < Duration::from_secs(10), "cancel took {took:?}");
+}

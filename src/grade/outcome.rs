@@ -56,6 +56,8 @@ pub enum RunStatus {
     Protocol { message: String },
     /// Python could not be started at all.
     SpawnFailed { message: String },
+    /// Stopped from outside (the job was cancelled or timed out).
+    Cancelled,
 }
 
 impl RunStatus {
@@ -68,6 +70,7 @@ impl RunStatus {
             RunStatus::Exited { code } => format!("the Python process exited with status {code} before finishing"),
             RunStatus::Protocol { message } => format!("unreadable harness output: {message}"),
             RunStatus::SpawnFailed { message } => format!("could not start Python: {message}"),
+            RunStatus::Cancelled => "stopped: the job was cancelled".into(),
         }
     }
 }

@@ -46,6 +46,37 @@ pub struct Limits {
     pub output_cap: usize,
     /// Bytes accepted on the result channel.
     pub result_cap: usize,
+    /// Set from outside (a cancelled or timed-out worker job) to kill the run at once.
+    pub cancel: CancelFlag,
+}
+
+/// A flag another thread raises to stop a run; the runner kills the process group within ~10 ms.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl CancelFlag {
+    /// A flag that can be raised.
+    pub fn new() -> CancelFlag {
+        CancelFlag(Some(Default::default()))
+    }
+    pub fn cancel(&self) {
+        if let Some(f) = &self.0 {
+            f.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Acquire))
+    }
+}
+
+impl PartialEq for CancelFlag {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -59,6 +90,7 @@ impl Default for Limits {
             open_files: 64,
             output_cap: 64 << 10,
             result_cap: 128 << 20,
+            cancel: CancelFlag::default(),
         }
     }
 }
@@ -562,16 +594,17 @@ pub fn run_raw(
     let mut sleep = Duration::from_micros(200);
     let status = loop {
         match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
+            Ok(Some(st)) => break Some(Ok(st)),
             Ok(None) => {}
             Err(_) => break None,
         }
-        if Instant::now() >= deadline {
+        let cancelled = limits.cancel.is_cancelled();
+        if cancelled || Instant::now() >= deadline {
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
             let _ = child.wait();
-            break None;
+            break if cancelled { Some(Err(())) } else { None };
         }
         std::thread::sleep(sleep);
         sleep = (sleep * 2).min(Duration::from_millis(10));
@@ -590,7 +623,8 @@ pub fn run_raw(
     let (stderr, _) = err_rx.recv_timeout(grace).unwrap_or_default();
     let status = match status {
         None => RunStatus::TimedOut { seconds: wall.as_secs_f64() },
-        Some(st) => match (st.code(), st.signal()) {
+        Some(Err(())) => RunStatus::Cancelled,
+        Some(Ok(st)) => match (st.code(), st.signal()) {
             (Some(0), _) => RunStatus::Completed,
             (Some(c), _) => RunStatus::Exited { code: c },
             (None, Some(s)) => RunStatus::Signalled { signal: s },

@@ -626,8 +626,11 @@ async fn job(
             let (ptx, mut prx) = mpsc::unbounded_channel::<Progress>();
             let mut opts = sh.cfg.grade.clone();
             opts.trials = trials;
-            // The runs end (killed from outside) one second after the job's reply is due.
+            // The runs end (killed from outside) one second after the job's reply is due, or at
+            // once when the job is cancelled, times out or loses its client.
             opts.limits.wall_seconds = Some(limits.job_timeout_seconds + 1.0);
+            let stop = runner::CancelFlag::new();
+            opts.limits.cancel = stop.clone();
             let jid = id.clone();
             let mut handle = tokio::task::spawn_blocking(move || {
                 let _permit = permit;
@@ -653,9 +656,11 @@ async fn job(
                         let _ = out.send(Out::Msg(ServerMessage::Progress(p))).await;
                     }
                     _ = cancelled(cancel.clone()) => {
+                        stop.cancel();
                         break JobEnd::Error(ErrorCode::Cancelled, "cancelled while running".into());
                     }
                     _ = &mut timeout => {
+                        stop.cancel();
                         break JobEnd::Error(ErrorCode::Timeout, format!(
                             "the job did not finish within {} s (the job timeout); a candidate that never returns fails this way",
                             limits.job_timeout_seconds
