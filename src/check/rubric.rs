@@ -24,6 +24,18 @@ pub struct TaskRef<'a> {
     pub reference: &'a str,
 }
 
+impl<'a> TaskRef<'a> {
+    /// The parts of a Cabrito task the static checks read.
+    pub fn of(task: &'a crate::Task) -> TaskRef<'a> {
+        TaskRef {
+            kind: task.spec.kind,
+            domain: task.spec.domain,
+            starter: &task.starter_code,
+            reference: &task.solution_code,
+        }
+    }
+}
+
 /// One rubric item.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Item {

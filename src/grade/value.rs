@@ -197,7 +197,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
             Value::Int(i) => f.write_str(&i.text),
             Value::Float(x) => f.write_str(&float_text(*x)),
-            Value::Str(s) => write!(f, "{}", python_str_repr(s)),
+            Value::Str(s) => write!(f, "{}", crate::python::str_repr(s)),
             Value::Tuple(xs) => seq(f, xs, "(", ")", true),
             Value::List(xs) => seq(f, xs, "[", "]", false),
             Value::Array { shape, dtype, values, repr } => match values {
@@ -210,28 +210,6 @@ impl fmt::Display for Value {
             Value::Other { repr, .. } => f.write_str(repr),
         }
     }
-}
-
-fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
-    let mut out = String::new();
-    out.push(quote);
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// The outcome of comparing an actual output with the expected one.

@@ -772,13 +772,7 @@ fn run_job(id: &str, req: &GradeRequest, trials: usize, opts: &GradeOptions, pro
         line: None,
         source: CheckSource::Response,
     });
-    let task_ref = TaskRef {
-        kind: task.spec.kind,
-        domain: task.spec.domain,
-        starter: &task.starter_code,
-        reference: &task.solution_code,
-    };
-    let rubric = static_checks(&task_ref, &candidate.code);
+    let rubric = static_checks(&TaskRef::of(&task), &candidate.code);
     let static_items: Vec<Check> = rubric
         .items
         .iter()
