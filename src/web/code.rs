@@ -136,6 +136,7 @@ pub fn function_lines(code: &str) -> Vec<(String, usize, usize)> {
 struct LineProps {
     text: AttrValue,
     selected: bool,
+    hovered: bool,
     function: Option<AttrValue>,
     on_select: Option<Callback<Option<AttrValue>>>,
 }
@@ -153,7 +154,7 @@ fn line(p: &LineProps) -> Html {
     let body = p.text.strip_suffix('\n').unwrap_or(&p.text);
     let newline = if p.text.ends_with('\n') { "\n" } else { "" };
     html! {
-        <span class={classes!("line", p.selected.then_some("selected"))} data-fn={p.function.clone()} {onclick}>
+        <span class={classes!("line", p.selected.then_some("selected"), p.hovered.then_some("hovered"))} data-fn={p.function.clone()} {onclick}>
             { for tokens(body).into_iter().map(|(class, text)| if class.is_empty() {
                 html! { { text } }
             } else {
@@ -171,6 +172,9 @@ pub struct CodeProps {
     /// The selected function, highlighted and scrolled into view.
     #[prop_or_default]
     pub selected: Option<AttrValue>,
+    /// The function under the pointer in the call graph, shaded lightly.
+    #[prop_or_default]
+    pub hovered: Option<AttrValue>,
     /// Clicking a function's line selects it.
     #[prop_or_default]
     pub on_select: Option<Callback<Option<AttrValue>>>,
@@ -208,6 +212,7 @@ pub fn code_block(p: &CodeProps) -> Html {
             { for lines.iter().map(|(text, f)| html! {
                 <Line text={text.clone()}
                     selected={f.is_some() && f == &p.selected}
+                    hovered={f.is_some() && f == &p.hovered}
                     function={f.clone()}
                     on_select={p.on_select.clone()} />
             }) }

@@ -72,6 +72,9 @@ pub struct GraphProps {
     pub shown: Rc<Shown>,
     pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<AttrValue>>,
+    /// Called with the function under the pointer (and `None` when it leaves).
+    #[prop_or_default]
+    pub on_hover: Option<Callback<Option<AttrValue>>>,
     /// Zoom factor of the drawing (1 = natural size).
     #[prop_or(1.0)]
     pub zoom: f64,
@@ -107,6 +110,17 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
             let toggle = toggle.clone();
             Callback::from(move |_: MouseEvent| toggle())
         };
+        let (onmouseenter, onmouseleave) = match &p.on_hover {
+            Some(h) => {
+                let (enter, leave) = (h.clone(), h.clone());
+                let n = AttrValue::from(name.clone());
+                (
+                    Some(Callback::from(move |_: MouseEvent| enter.emit(Some(n.clone())))),
+                    Some(Callback::from(move |_: MouseEvent| leave.emit(None))),
+                )
+            }
+            None => (None, None),
+        };
         // Enter or Space on a focused vertex selects it, as a click does.
         let onkeydown = Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Enter" || e.key() == " " {
@@ -117,7 +131,7 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
         let class = classes!("vertex", format!("role-{}", role.as_str()), (selected == Some(v)).then_some("selected"));
         html! {
             <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()}
-                transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick} {onkeydown}
+                transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
                 tabindex="0" role="button" aria-label={format!("{name}: {}", role_label(role))}>
                 <title>{ format!("{name}: {}", role_label(role)) }</title>
                 <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role_colour(role)} />

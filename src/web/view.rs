@@ -213,6 +213,11 @@ pub fn page_url(fragment: &str) -> String {
 #[function_component(TaskView)]
 pub fn task_view(p: &TaskViewProps) -> Html {
     let selected = use_state(|| None::<AttrValue>);
+    let hovered = use_state(|| None::<AttrValue>);
+    let on_hover = {
+        let hovered = hovered.clone();
+        Callback::from(move |name: Option<AttrValue>| hovered.set(name))
+    };
     let tab = use_state(|| CodeTab::Starter);
     let revealed = use_state(|| false);
     let zoom = use_state(|| 1.0f64);
@@ -263,7 +268,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let code = match *tab {
         CodeTab::Starter => html! {
-            <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} on_select={on_select.clone()} />
+            <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()} />
         },
         CodeTab::Reference | CodeTab::Diff if !*revealed => html! {
             <div class="reveal">
@@ -272,7 +277,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             </div>
         },
         CodeTab::Reference => html! {
-            <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} on_select={on_select.clone()} />
+            <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()} />
         },
         CodeTab::Diff => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
@@ -310,7 +315,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     </div>
                     <Legend roles={roles} />
                     <div class="graph-scroll">
-                        <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} zoom={*zoom} />
+                        <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
                     </div>
                     <p class="hint">
                         { match &*selected {
