@@ -473,7 +473,11 @@ fn parse_hunks<'a>(lines: &[Line<'a>], notes: &mut Vec<String>) -> Result<(Vec<H
             };
             i = next;
             if skipping.is_none() {
-                let old_range = ranges.map(|((start, _), _)| (start, body.iter().filter(|b| b.0 != '+').count()));
+                let old_len = body.iter().filter(|b| b.0 != '+').count();
+                // A header that counts no old lines names the line *after which* the hunk goes; when
+                // its body has old lines after all (a miscount), they start on the next line.
+                let old_range =
+                    ranges.map(|((start, ol), _)| (if ol == 0 && old_len > 0 { start + 1 } else { start }, old_len));
                 hunks.push(Hunk { header_line, old_range, lines: body, new_no_eol });
             }
             continue;
