@@ -6,110 +6,122 @@
 //! grades the same task); "cold": a new task (seed) for every job, so the reference runs too.
 //! `WORKER_BENCH_TRIALS` (default 50, the paper's) sets the trials per function.
 
-use cabrito::native::worker::{router, WorkerConfig};
-use cabrito::protocol::{ClientMessage, ServerMessage};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
-use futures_util::{SinkExt, StreamExt};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio_tungstenite::tungstenite::Message;
+#[cfg(target_arch = "wasm32")]
+fn main() {}
 
-fn spec(seed: u64) -> TaskSpec {
-    TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 25, seed)
-}
-
-async fn client(addr: std::net::SocketAddr, jobs: usize, trials: usize, cold: Option<Arc<AtomicU64>>) -> Vec<f64> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("connect");
-    let mut lat = Vec::with_capacity(jobs);
-    for j in 0..jobs {
-        let seed = match &cold {
-            Some(next) => next.fetch_add(1, Ordering::Relaxed),
-            None => (j % 4) as u64,
-        };
-        let s = spec(seed);
-        let code = cabrito::generate(&s).expect("task").solution_code;
-        let id = format!("j{j}");
-        let start = Instant::now();
-        let msg = ClientMessage::grade(id.clone(), &s, code, Some(trials)).to_json();
-        ws.send(Message::text(msg)).await.expect("send");
-        loop {
-            let frame = tokio::time::timeout(Duration::from_secs(600), ws.next()).await.expect("reply in time");
-            let Some(Ok(Message::Text(t))) = frame else { panic!("connection closed") };
-            let m = ServerMessage::parse(t.as_str()).expect("message");
-            if m.is_final() && m.id() == Some(id.as_str()) {
-                match m {
-                    ServerMessage::Result(r) if r.passed => {}
-                    other => panic!("the reference must pass: {other:?}"),
-                }
-                break;
-            }
-        }
-        lat.push(start.elapsed().as_secs_f64() * 1000.0);
-    }
-    lat
-}
-
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
-}
-
+#[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    let trials: usize = std::env::var("WORKER_BENCH_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(50);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let mut cfg = WorkerConfig { log: false, ..Default::default() };
-    cfg.limits.max_queued_jobs = 1000;
-    cfg.limits.max_trials = trials.max(cfg.limits.max_trials);
-    cfg.limits.job_timeout_seconds = 600.0;
-    let workers = cfg.limits.workers;
-    let addr = rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let app = router(cfg);
-        tokio::spawn(async move { axum::serve(listener, app).await.expect("serve") });
-        addr
-    });
-    println!(
-        "worker: {workers} worker slots on {} cores; n = 25 add_parameter/math/traversal (50 functions), {trials} trials per function",
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
-    );
-    println!("isolation: {}", cabrito::native::runner::isolation().describe());
-    // Warm the four tasks' reference outputs.
-    rt.block_on(client(addr, 4, trials, None));
-    println!();
-    println!("| tasks | clients | jobs | seconds | jobs/s | p50 ms | p95 ms | max ms |");
-    println!("|---|---|---|---|---|---|---|---|");
-    let next_seed = Arc::new(AtomicU64::new(1000));
-    for cold in [false, true] {
-        for clients in [1usize, 8, 50] {
-            let per_client = match clients {
-                1 => 20,
-                8 => 5,
-                _ => 2,
+    native_bench::main();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native_bench {
+
+    use cabrito::native::worker::{router, WorkerConfig};
+    use cabrito::protocol::{ClientMessage, ServerMessage};
+    use cabrito::{Axis, Domain, Kind, TaskSpec};
+    use futures_util::{SinkExt, StreamExt};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    use tokio_tungstenite::tungstenite::Message;
+
+    fn spec(seed: u64) -> TaskSpec {
+        TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 25, seed)
+    }
+
+    async fn client(addr: std::net::SocketAddr, jobs: usize, trials: usize, cold: Option<Arc<AtomicU64>>) -> Vec<f64> {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("connect");
+        let mut lat = Vec::with_capacity(jobs);
+        for j in 0..jobs {
+            let seed = match &cold {
+                Some(next) => next.fetch_add(1, Ordering::Relaxed),
+                None => (j % 4) as u64,
             };
+            let s = spec(seed);
+            let code = cabrito::generate(&s).expect("task").solution_code;
+            let id = format!("j{j}");
             let start = Instant::now();
-            let mut lat: Vec<f64> = rt.block_on(async {
-                let handles: Vec<_> = (0..clients)
-                    .map(|_| tokio::spawn(client(addr, per_client, trials, cold.then(|| next_seed.clone()))))
-                    .collect();
-                let mut all = Vec::new();
-                for h in handles {
-                    all.extend(h.await.expect("client"));
+            let msg = ClientMessage::grade(id.clone(), &s, code, Some(trials)).to_json();
+            ws.send(Message::text(msg)).await.expect("send");
+            loop {
+                let frame = tokio::time::timeout(Duration::from_secs(600), ws.next()).await.expect("reply in time");
+                let Some(Ok(Message::Text(t))) = frame else { panic!("connection closed") };
+                let m = ServerMessage::parse(t.as_str()).expect("message");
+                if m.is_final() && m.id() == Some(id.as_str()) {
+                    match m {
+                        ServerMessage::Result(r) if r.passed => {}
+                        other => panic!("the reference must pass: {other:?}"),
+                    }
+                    break;
                 }
-                all
-            });
-            let secs = start.elapsed().as_secs_f64();
-            lat.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
-            println!(
-                "| {} | {clients} | {} | {secs:.1} | {:.2} | {:.0} | {:.0} | {:.0} |",
-                if cold { "cold" } else { "warm" },
-                lat.len(),
-                lat.len() as f64 / secs,
-                pct(&lat, 0.5),
-                pct(&lat, 0.95),
-                lat.last().copied().unwrap_or(0.0)
-            );
+            }
+            lat.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        lat
+    }
+
+    fn pct(sorted: &[f64], p: f64) -> f64 {
+        let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+        sorted[i.min(sorted.len() - 1)]
+    }
+
+    pub fn main() {
+        let trials: usize = std::env::var("WORKER_BENCH_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(50);
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+        let mut cfg = WorkerConfig { log: false, ..Default::default() };
+        cfg.limits.max_queued_jobs = 1000;
+        cfg.limits.max_trials = trials.max(cfg.limits.max_trials);
+        cfg.limits.job_timeout_seconds = 600.0;
+        let workers = cfg.limits.workers;
+        let addr = rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = listener.local_addr().expect("addr");
+            let app = router(cfg);
+            tokio::spawn(async move { axum::serve(listener, app).await.expect("serve") });
+            addr
+        });
+        println!(
+            "worker: {workers} worker slots on {} cores; n = 25 add_parameter/math/traversal (50 functions), {trials} trials per function",
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
+        );
+        println!("isolation: {}", cabrito::native::runner::isolation().describe());
+        // Warm the four tasks' reference outputs.
+        rt.block_on(client(addr, 4, trials, None));
+        println!();
+        println!("| tasks | clients | jobs | seconds | jobs/s | p50 ms | p95 ms | max ms |");
+        println!("|---|---|---|---|---|---|---|---|");
+        let next_seed = Arc::new(AtomicU64::new(1000));
+        for cold in [false, true] {
+            for clients in [1usize, 8, 50] {
+                let per_client = match clients {
+                    1 => 20,
+                    8 => 5,
+                    _ => 2,
+                };
+                let start = Instant::now();
+                let mut lat: Vec<f64> = rt.block_on(async {
+                    let handles: Vec<_> = (0..clients)
+                        .map(|_| tokio::spawn(client(addr, per_client, trials, cold.then(|| next_seed.clone()))))
+                        .collect();
+                    let mut all = Vec::new();
+                    for h in handles {
+                        all.extend(h.await.expect("client"));
+                    }
+                    all
+                });
+                let secs = start.elapsed().as_secs_f64();
+                lat.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
+                println!(
+                    "| {} | {clients} | {} | {secs:.1} | {:.2} | {:.0} | {:.0} | {:.0} |",
+                    if cold { "cold" } else { "warm" },
+                    lat.len(),
+                    lat.len() as f64 / secs,
+                    pct(&lat, 0.5),
+                    pct(&lat, 0.95),
+                    lat.last().copied().unwrap_or(0.0)
+                );
+            }
         }
     }
 }

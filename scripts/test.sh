@@ -3,7 +3,7 @@
 # first failure. CI runs this (.ci/run); it takes about 5 minutes once the tools are installed.
 #
 #   1. setup            install missing tools (fast when nothing is missing)
-#   2. clippy           advisory until the tree is clean; CABRITO_CLIPPY=strict makes it fail the run
+#   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports)
 #   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
 #   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
 #   5. app build        trunk build --release into dist/, with its sizes
@@ -12,6 +12,10 @@ set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
 cd "$CABRITO_ROOT"
+
+# Property tests explore a fixed sequence of cases in this run, so a red run reproduces; set
+# PROPTEST_RNG_SEED to explore others (new failures land in tests/*.proptest-regressions).
+export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261130}"
 
 TIMES=()
 STEP_START=$SECONDS
@@ -31,14 +35,14 @@ bash scripts/setup.sh
 done_step
 
 begin "clippy"
-if [ "${CABRITO_CLIPPY:-advisory}" = strict ]; then
+if [ "${CABRITO_CLIPPY:-strict}" = strict ]; then
   cargo clippy --all-targets --locked -- -D warnings
   cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings
 elif cargo clippy --all-targets --locked -- -D warnings &&
      cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings; then
   echo "clippy: clean"
 else
-  echo "clippy: WARNINGS above (advisory; CABRITO_CLIPPY=strict makes them fail the run)"
+  echo "clippy: WARNINGS above (advisory run: CABRITO_CLIPPY=advisory)"
 fi
 done_step
 

@@ -19,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use thirtyfour::components::SelectElement;
 use thirtyfour::prelude::*;
+use thirtyfour::LoggingPrefsLogLevel;
 
 type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
@@ -150,6 +151,9 @@ async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDriver> {
         caps.add_arg(arg)?;
     }
     caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
+    // chromedriver keeps the page's console errors, uncaught exceptions and failed loads (SEVERE)
+    // across navigations; `console_clean` drains and checks them after every step.
+    caps.set_browser_log_level(LoggingPrefsLogLevel::Severe)?;
     Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
 }
 
@@ -237,6 +241,21 @@ async fn expect_bad_link(driver: &WebDriver, base: &str, fragment: &str, says: &
     Ok(())
 }
 
+/// Fail when the page logged a console error, an uncaught exception (or rejected promise) or a
+/// failed load since the last call, except entries containing one of `expected` (each use says why).
+async fn console_clean(driver: &WebDriver, step: &str, expected: &[&str]) -> Res {
+    let entries = driver.browser_log().await?;
+    let bad: Vec<String> = entries
+        .iter()
+        .filter(|e| e.level == "SEVERE" && !expected.iter().any(|x| e.message.contains(x)))
+        .map(|e| format!("{} {}", e.source.as_deref().unwrap_or("?"), e.message))
+        .collect();
+    if !bad.is_empty() {
+        return Err(format!("console errors during {step}:\n  {}", bad.join("\n  ")).into());
+    }
+    Ok(())
+}
+
 async fn no_fatal(driver: &WebDriver) -> Res {
     let fatal = driver
         .execute("const e = document.getElementById('fatal'); return e ? e.textContent : null;", Vec::new())
@@ -258,6 +277,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     driver.screenshot(&shots.join("e2e-task.png")).await?;
     graph_and_code(driver, &first).await?;
+    console_clean(driver, "a share link, the graph and the code", &[]).await?;
 
     // 2. Editing the address bar's fragment shows the new task (hashchange).
     let second = spec("v=1&kind=add_return_value&domain=array&axis=traversal&n=25&seed=3");
@@ -290,6 +310,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the complaint about n=99999 is {complaint}, expected it to name the range").into());
     }
     expect_task(driver, &third).await?;
+    console_clean(driver, "the address bar and the controls", &[]).await?;
 
     // 4. Malformed and out-of-range links: a message and the nearest valid task, never a blank page.
     expect_bad_link(driver, base, "#/task?v=1&kind=nope&n=7&seed=3", "unknown kind 'nope'", &spec("v=1&n=7&seed=3"))
@@ -325,17 +346,21 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     expect_bad_link(driver, base, "#/nowhere", "there is no page", &TaskSpec::default()).await?;
     expect_bad_link(driver, base, "#/task?v=1&seed=%E2%82%AC%ZZ", "must be an integer", &TaskSpec::default()).await?;
     no_fatal(driver).await?;
+    console_clean(driver, "malformed links", &[]).await?;
 
     // 5. The gallery opens tasks; the theme toggles; the embed has no controls.
     gallery_theme_embed(driver, base, shots).await?;
     no_fatal(driver).await?;
+    console_clean(driver, "the gallery, the theme, the scale page and the embed", &[]).await?;
 
     // 6. Grading: the static rubric in the page, the hidden tests on the worker.
     grading(driver, base, shots).await?;
+    console_clean(driver, "grading", &[]).await?;
 
     // 7. How fast a fresh page shows a large task (printed for BENCHMARKS, never asserted).
     timing(driver, base).await?;
     no_fatal(driver).await?;
+    console_clean(driver, "fresh page loads", &[]).await?;
     Ok(())
 }
 
@@ -475,7 +500,8 @@ async fn no_worker(driver: &WebDriver, shots: &Path) -> Res {
     driver.find(By::Id("use-reference")).await?.click().await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     driver.screenshot(&shots.join("e2e-no-worker.png")).await?;
-    no_fatal(driver).await
+    no_fatal(driver).await?;
+    console_clean(driver, "the page without its worker", &[]).await
 }
 
 async fn count(driver: &WebDriver, selector: &str) -> Res<u64> {

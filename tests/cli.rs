@@ -1,5 +1,6 @@
 //! The `cabrito` command line as a user runs it: generate (JSON and folder), link, grid (layout,
 //! JSONL, shards), and one-line errors with exit status 2 for bad input.
+#![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
 use std::process::{Command, Output};

@@ -77,8 +77,8 @@ fn parent_offsets_are_geometric_and_extra_edges_near_rate() {
             }
         }
         // A forest: every node but the roots has exactly one parent.
-        for v in 0..g.n {
-            assert_eq!(g.in_degree(v), (level[v] > 0) as usize);
+        for (v, &l) in level.iter().enumerate() {
+            assert_eq!(g.in_degree(v), (l > 0) as usize);
         }
         let before = g.edges.len();
         add_layered_edges(&mut rng, &mut g, P_EXTRA, P_SAME);

@@ -112,22 +112,22 @@ fn graphs_and_programs_hold_their_invariants() {
         match spec.kind {
             Kind::DeadCode => {
                 let live = reachable_from_main(g);
-                for v in 0..g.len() {
-                    assert_eq!(live[v], part(v) == Part::Init, "{ctx}: {} reachability", g.name(v));
+                for (v, &r) in live.iter().enumerate() {
+                    assert_eq!(r, part(v) == Part::Init, "{ctx}: {} reachability", g.name(v));
                 }
             }
             Kind::AddParameter => {
                 // Everything reachable from the root is exactly C_edit and the root.
                 let below = g.descendants(s);
-                for v in 0..g.len() {
-                    assert_eq!(below[v], part(v) != Part::Init, "{ctx}: {} below the root", g.name(v));
+                for (v, &r) in below.iter().enumerate() {
+                    assert_eq!(r, part(v) != Part::Init, "{ctx}: {} below the root", g.name(v));
                 }
             }
             Kind::AddReturnValue => {
                 // Only the edit side uses the sink; every edit function does.
                 let users = g.ancestors(s);
-                for v in 0..g.len() {
-                    assert_eq!(users[v], part(v) != Part::Init, "{ctx}: {} uses external()", g.name(v));
+                for (v, &r) in users.iter().enumerate() {
+                    assert_eq!(r, part(v) != Part::Init, "{ctx}: {} uses external()", g.name(v));
                 }
             }
             Kind::CacheFunction => {

@@ -6,6 +6,7 @@
 //! candidate, cold and warm reference cache, memoisation on and off); tasks per second for a grid
 //! of reference solutions on all cores; and the cost of starting a sandboxed process versus the
 //! tests themselves.
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::grade::{self, GradeTask};
 use cabrito::native::runner::{self, grade as grade_one, isolation, GradeOptions, Limits};

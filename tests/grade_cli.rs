@@ -1,6 +1,7 @@
 //! `cabrito grade` end to end: the reference layout with Cabrito tasks, bad input (unparsable
 //! lines, missing fields, unknown tasks, binary files), last-line-wins deduplication, resuming,
 //! sharding, the folder-of-solutions mode and the exit status of the binary.
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::native::grade::{grade_dirs, GradeArgs};
 use cabrito::native::runner::GradeOptions;

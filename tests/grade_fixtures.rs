@@ -6,6 +6,7 @@
 //! Differences a decision explains: none are expected on these buckets. (D6 only changes verdicts
 //! for responses that drop functions, D5 changes which inputs are drawn, not the verdict of a
 //! correct or an unchanged program.)
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::native::grade::{grade_dirs, GradeArgs};
 use cabrito::native::runner::GradeOptions;

@@ -1,4 +1,5 @@
 //! Hostile candidates get a verdict in bounded time and do not hurt the grader (D7).
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::grade::{FunctionStatus, GradeTask, Verdict};
 use cabrito::native::runner::{grade, isolation, GradeOptions, Limits};

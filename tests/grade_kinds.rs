@@ -2,6 +2,7 @@
 //! reference scores 1, the starter 0 (for the reason the reference's verdicts give), the
 //! reference as a unified diff scores 1, and small wrong edits of the reference (mutants) fail for
 //! the right reason.
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::grade::plan::top_defs;
 use cabrito::grade::{FunctionStatus, GradeTask, Outcome, Verdict};

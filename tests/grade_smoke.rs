@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 use cabrito::grade::GradeTask;
 use cabrito::native::runner::{grade, run_program, GradeOptions};
 use cabrito::{Axis, Domain, Kind, TaskSpec};

@@ -1,6 +1,7 @@
 //! CPython runs every generated program: for a large sample of tasks, starter and reference
 //! compile, load with the `mylibrary` stubs, and `main()` runs on random inputs. Where the kind's
 //! refactoring preserves behaviour (dead code, cache, DRY), starter and reference agree exactly.
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::domain::stubs::{block, block_count, mylibrary_source, STROPS_SOURCE};
 use cabrito::graph::sample::{below, uniform};
