@@ -6,7 +6,7 @@ use super::app::Shown;
 use crate::check::{parse_response, static_checks, Rubric, TaskRef};
 use crate::protocol::{ClientMessage, GradeResult, HelloReply, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
-use gloo::net::websocket::{futures::WebSocket, Message};
+use gloo::net::websocket::{futures::WebSocket, Message, State};
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::platform::spawn_local;
@@ -94,6 +94,19 @@ impl Reducible for GradeState {
     }
 }
 
+/// Open a WebSocket and wait until it is open. Sending on a socket that failed to connect would
+/// log "WebSocket is already in CLOSING or CLOSED state" in the console, so a failed connection
+/// is reported here instead.
+async fn open(url: &str) -> Result<WebSocket, String> {
+    let mut ws = WebSocket::open(url).map_err(|e| e.to_string())?;
+    // Ready once the socket is no longer connecting (open, or closed after a failure).
+    let ready = std::future::poll_fn(|cx| ws.poll_ready_unpin(cx)).await;
+    match (ready, ws.state()) {
+        (Ok(()), State::Open) => Ok(ws),
+        _ => Err(format!("no worker answers at {url}")),
+    }
+}
+
 /// Ask the worker who it is; reports `Connected` or `Absent`.
 fn probe(report: Callback<GradeAction>) {
     let Some(url) = worker_url() else {
@@ -101,10 +114,10 @@ fn probe(report: Callback<GradeAction>) {
         return;
     };
     spawn_local(async move {
-        let ws = match WebSocket::open(&url) {
+        let ws = match open(&url).await {
             Ok(ws) => ws,
             Err(e) => {
-                report.emit(GradeAction::Worker(WorkerStatus::Absent(e.to_string())));
+                report.emit(GradeAction::Worker(WorkerStatus::Absent(e)));
                 return;
             }
         };
@@ -130,10 +143,10 @@ fn probe(report: Callback<GradeAction>) {
 fn run_job(id: String, message: String, report: Callback<GradeAction>) {
     let Some(url) = worker_url() else { return };
     spawn_local(async move {
-        let ws = match WebSocket::open(&url) {
+        let ws = match open(&url).await {
             Ok(ws) => ws,
             Err(e) => {
-                report.emit(GradeAction::Lost(id, e.to_string()));
+                report.emit(GradeAction::Lost(id, e));
                 return;
             }
         };
