@@ -276,6 +276,15 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the page title '{title}' does not name the task").into());
     }
     driver.screenshot(&shots.join("e2e-task.png")).await?;
+    // The checker worker starts once the page is idle, even on a first visit (printed for BENCHMARKS).
+    wait_for(driver, "the checker to load", "return performance.getEntriesByName('cabrito-checker-ready').length > 0;")
+        .await?;
+    println!(
+        "timing first visit (empty cache) {}: task view rendered {}, checker ready {}",
+        first.to_query(),
+        mark(driver, "cabrito-task-rendered").await?,
+        mark(driver, "cabrito-checker-ready").await?
+    );
     graph_and_code(driver, &first).await?;
     console_clean(driver, "a share link, the graph and the code", &[]).await?;
 
@@ -392,8 +401,48 @@ async fn timing(driver: &WebDriver, base: &str) -> Res {
             f(3),
             f(1)
         );
+        // From a paste to the rubric on the page (the checker worker has started while the page
+        // was idle), for the reference and then the starter.
+        driver.find(By::Id("use-reference")).await?.click().await?;
+        wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+        let first = verdict_times(driver).await?;
+        driver.find(By::Id("use-starter")).await?.click().await?;
+        wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+        let second = verdict_times(driver).await?;
+        let ready = mark(driver, "cabrito-checker-ready").await?;
+        println!(
+            "timing {query}: checker ready {ready}; rubric after a paste: reference {} (checked in {}), starter {} (checked in {})",
+            first.0, first.1, second.0, second.1
+        );
     }
     Ok(())
+}
+
+/// When the performance mark `name` was set, from navigation start ("n/a" if it was not).
+async fn mark(driver: &WebDriver, name: &str) -> Res<String> {
+    let v = driver
+        .execute(
+            format!("const m = performance.getEntriesByName('{name}')[0]; return m ? m.startTime : null;"),
+            Vec::new(),
+        )
+        .await?
+        .json()
+        .clone();
+    Ok(v.as_f64().map_or("n/a".to_string(), |x| format!("{x:.0} ms")))
+}
+
+/// From the paste to the verdict on the page, and the time spent checking in the worker.
+async fn verdict_times(driver: &WebDriver) -> Res<(String, String)> {
+    let v = driver
+        .execute(
+            "const e = document.getElementById('static-verdict'); return [e.dataset.waitMs || 'n/a', e.dataset.checkMs || 'n/a'];",
+            Vec::new(),
+        )
+        .await?
+        .json()
+        .clone();
+    let f = |i: usize| v.get(i).and_then(Value::as_str).map_or("n/a".to_string(), |x| format!("{x} ms"));
+    Ok((f(0), f(1)))
 }
 
 /// Attribute `attr` of the element `id`, once it has one of `values` (20 s at most).
@@ -434,6 +483,28 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? == 0 {
         return Err("the starter shows no failing rubric item".into());
+    }
+    // Clicking a failing item's line selects that line in the answer and scrolls it into view.
+    let jump = driver
+        .execute(
+            "const b = document.querySelector('#static-verdict .item[data-passed=\"false\"] .line-link'); \
+             if (!b) return null; \
+             const t = document.getElementById('solution'); t.scrollTop = t.scrollHeight; \
+             const line = +b.dataset.line; b.click(); \
+             const lh = parseFloat(getComputedStyle(t).lineHeight) || 20; const top = (line - 1) * lh; \
+             return {line, selected: t.value.slice(t.selectionStart, t.selectionEnd), want: t.value.split('\\n')[line - 1], \
+                     focused: document.activeElement === t, visible: top >= t.scrollTop - lh && top < t.scrollTop + t.clientHeight};",
+            Vec::new(),
+        )
+        .await?
+        .json()
+        .clone();
+    let ok = jump.get("selected").is_some()
+        && jump.get("selected") == jump.get("want")
+        && jump.get("focused") == Some(&Value::Bool(true))
+        && jump.get("visible") == Some(&Value::Bool(true));
+    if !ok {
+        return Err(format!("clicking the starter's first failing line link gave {jump}").into());
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
@@ -477,6 +548,9 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.goto(href).await?;
     expect_task(driver, &graded).await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    // The solution came with the page, so its check started the checker (printed for BENCHMARKS).
+    let (waited, checked) = verdict_times(driver).await?;
+    println!("timing a page opened with its solution: rubric {waited} after the request, starting the checker (checked in {checked})");
     let value = driver.execute("return document.getElementById('solution').value;", Vec::new()).await?.json().clone();
     if value.as_str() != Some(task.solution_code.as_str()) {
         return Err("the shared link did not bring its solution".into());

@@ -186,20 +186,39 @@ fn highlighting_keeps_every_character() {
 #[wasm_bindgen_test]
 fn static_verdicts_in_the_browser() {
     use cabrito::web::app::show;
-    use cabrito::web::grade::static_verdict;
+    use cabrito::web::checker::{answer_json, Reply};
+    use cabrito::web::grade::check_request;
+    // What the checker worker answers to the page's request, through the same JSON both ways.
+    let verdict = |shown: &cabrito::web::app::Shown, id: u64, response: &str| -> Reply {
+        let request = serde_json::to_string(&check_request(id, shown, response)).unwrap();
+        let reply: Reply = serde_json::from_str(&answer_json(&request)).unwrap();
+        match &reply {
+            Reply::Verdict { id: got, .. } | Reply::Unreadable { id: got, .. } => assert_eq!(*got, id),
+            other => panic!("reply {other:?} to request {id}"),
+        }
+        reply
+    };
     for query in ["v=1&kind=dead_code&n=6&seed=1", "v=1&kind=extract_helper&domain=array&n=6&seed=2"] {
         let shown = show(&spec(query)).unwrap();
         let task = &shown.generated.task;
-        let (_, rubric) = static_verdict(&shown, &task.solution_code).unwrap();
-        assert!(rubric.passed(), "{query}: the reference fails {:?}", rubric.failed_must_haves().collect::<Vec<_>>());
-        let (_, rubric) = static_verdict(&shown, &task.starter_code).unwrap();
-        assert!(!rubric.passed(), "{query}: the starter passes");
+        let Reply::Verdict { items, .. } = verdict(&shown, 1, &task.solution_code) else {
+            panic!("{query}: reference unread")
+        };
+        let failing: Vec<_> = items.iter().filter(|i| i.must_have && !i.passed).collect();
+        assert!(Reply::passed(&items) && failing.is_empty(), "{query}: the reference fails {failing:?}");
+        let Reply::Verdict { items, .. } = verdict(&shown, 2, &task.starter_code) else {
+            panic!("{query}: starter unread")
+        };
+        assert!(!Reply::passed(&items), "{query}: the starter passes");
         // Unreadable or broken answers never pass (and never panic).
-        assert!(static_verdict(&shown, "   ").is_err(), "{query}: an empty answer was read");
-        if let Ok((_, r)) = static_verdict(&shown, "def broken(:\n    return 1\n") {
-            assert!(!r.passed(), "{query}: a file that does not parse passes");
+        assert!(matches!(verdict(&shown, 3, "   "), Reply::Unreadable { .. }), "{query}: an empty answer was read");
+        if let Reply::Verdict { items, .. } = verdict(&shown, 4, "def broken(:\n    return 1\n") {
+            assert!(!Reply::passed(&items), "{query}: a file that does not parse passes");
         }
     }
+    // A message that is not a request gets a reason, not a panic.
+    assert!(matches!(serde_json::from_str(&answer_json("{\"id\": 1}")).unwrap(), Reply::Failed { .. }));
+    assert!(matches!(serde_json::from_str(&answer_json("not json")).unwrap(), Reply::Failed { .. }));
 }
 
 #[wasm_bindgen_test]

@@ -1,9 +1,10 @@
-//! Grading in the page: paste a solution, see the static rubric at once (computed here, in wasm),
-//! and run the hidden tests on the native worker over the WebSocket `/ws` of the server that
-//! served the page. Without a worker the page says so and still shows the static verdict.
+//! Grading in the page: paste a solution, see the static rubric at once (computed in the browser
+//! by the checker web worker, [`super::checker`], loaded after the first paint), and run the hidden
+//! tests on the native worker over the WebSocket `/ws` of the server that served the page. Without
+//! a worker the page says so and still shows the static verdict.
 
 use super::app::Shown;
-use crate::check::{parse_response, static_checks, Rubric, TaskRef};
+use super::checker::{self, Reply, Request, RubricItem};
 use crate::protocol::{ClientMessage, GradeResult, HelloReply, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
@@ -176,22 +177,24 @@ fn run_job(id: String, message: String, report: Callback<GradeAction>) {
     });
 }
 
-/// The static verdict of a response: how it was read and the rubric, or why it cannot be read.
-pub fn static_verdict(shown: &Shown, response: &str) -> Result<(String, Rubric), String> {
+/// The checker request for a response to the task shown.
+pub fn check_request(id: u64, shown: &Shown, response: &str) -> Request {
     let task = &shown.generated.task;
-    let candidate = parse_response(response, &task.starter_code).map_err(|e| e.to_string())?;
-    let task_ref = TaskRef {
+    Request {
+        id,
         kind: task.spec.kind,
         domain: task.spec.domain,
-        starter: &task.starter_code,
-        reference: &task.solution_code,
-    };
-    let rubric = static_checks(&task_ref, &candidate.code);
-    let mut how = format!("read as {}", candidate.format.as_str());
-    if !candidate.notes.is_empty() {
-        how.push_str(&format!(" ({})", candidate.notes.join("; ")));
+        starter: task.starter_code.clone(),
+        reference: task.solution_code.clone(),
+        response: response.to_string(),
     }
-    Ok((how, rubric))
+}
+
+/// The newest request to the checker: its id, and `performance.now()` when it was sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Asked {
+    id: u64,
+    at: Option<f64>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -228,22 +231,34 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         let share_link = share_link.clone();
         use_effect_with(((*text).clone(), p.shown.spec.clone()), move |_| share_link.set(None));
     }
-    let verdict = {
-        let shown = p.shown.clone();
-        use_memo(((*text).clone(), p.shown.clone()), move |(t, _)| {
+    // The static checker: its status, the newest request and the newest reply (shown only when it
+    // answers the newest request, so an old verdict never stands for a new answer).
+    let status = use_state(checker::status);
+    let asked = use_state(|| None::<Asked>);
+    let reply = use_state(|| None::<(Reply, Option<f64>)>);
+    {
+        let (status, reply) = (status.setter(), reply.setter());
+        use_effect_with((), move |_| {
+            let token = checker::listen(Callback::from(move |e| match e {
+                checker::Event::Status(s) => status.set(s),
+                checker::Event::Reply(r, at) => reply.set(Some((r, at))),
+            }));
+            checker::start_when_idle();
+            move || checker::unlisten(token)
+        });
+    }
+    {
+        let (asked, shown) = (asked.setter(), p.shown.clone());
+        use_effect_with(((*text).clone(), p.shown.clone()), move |(t, _)| {
             if t.trim().is_empty() {
-                None
+                asked.set(None);
             } else {
-                let start = super::app::now();
-                let v = static_verdict(&shown, t);
-                let ms = match (start, super::app::now()) {
-                    (Some(a), Some(b)) => Some(b - a),
-                    _ => None,
-                };
-                Some((v, ms))
+                let id = checker::next_id();
+                asked.set(Some(Asked { id, at: super::app::now() }));
+                checker::check(&check_request(id, &shown, t));
             }
-        })
-    };
+        });
+    }
 
     let oninput = {
         let text = text.clone();
@@ -338,32 +353,55 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         })
     };
 
-    let static_view = match &*verdict {
-        None => {
+    let answered = match (&*asked, &*reply) {
+        (Some(q), Some((r @ (Reply::Verdict { id, .. } | Reply::Unreadable { id, .. }), at))) if *id == q.id => {
+            let waited = match (q.at, at) {
+                (Some(a), Some(b)) => Some(b - a),
+                _ => None,
+            };
+            Some((r, waited))
+        }
+        _ => None,
+    };
+    let static_view = match (&*asked, answered) {
+        (None, _) => {
             html! { <p class="hint">{ "Paste a solution above: a # === solution.py === file block, a bare file or a unified diff. The static checks run at once, here in the browser." }</p> }
         }
-        Some((Err(why), _)) => html! {
+        (Some(_), None) => match &*status {
+            checker::Status::Failed(why) => html! {
+                <p id="static-pending" class="notice" data-checker="failed">
+                    <strong>{ "The static checker could not run here: " }</strong>{ why.clone() }
+                    { " The hidden tests below still grade the solution." }
+                </p>
+            },
+            checker::Status::Ready => {
+                html! { <p id="static-pending" class="hint" data-checker="ready">{ "Checking…" }</p> }
+            }
+            _ => html! { <p id="static-pending" class="hint" data-checker="loading">{ "Loading the checker…" }</p> },
+        },
+        (Some(_), Some((Reply::Unreadable { why, .. }, _))) => html! {
             <div id="static-verdict" class="verdict fail" data-passed="false">
                 <p><strong>{ "The response cannot be read: " }</strong>{ why.clone() }</p>
             </div>
         },
-        Some((Ok((how, rubric)), ms)) => {
-            let passed = rubric.passed();
+        (Some(_), Some((Reply::Verdict { how, items, ms, .. }, waited))) => {
+            let passed = Reply::passed(items);
             let took = ms.map(|m| format!(" in {m:.1} ms")).unwrap_or_default();
             html! {
-                <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}>
+                <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}
+                    data-check-ms={ms.map(|m| format!("{m:.2}"))} data-wait-ms={waited.map(|w| format!("{w:.1}"))}>
                     <p>
                         <strong>{ if passed { "Static checks: every must-have passes" } else { "Static checks: some must-haves fail" } }</strong>
                         { format!(" ({how}; checked{took})") }
                     </p>
                     <ul class="rubric">
-                        { for rubric.items.iter().map(|i| {
+                        { for items.iter().map(|i: &RubricItem| {
                             let line = i.line.map(|l| {
                                 let goto_line = goto_line.clone();
-                                html! { <button type="button" class="line-link" onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
+                                html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
                             });
                             html! {
-                                <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
+                                <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.clone()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
                                     <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
                                     <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
                                     <span class="title">{ i.title.clone() }</span>
@@ -375,6 +413,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 </div>
             }
         }
+        (Some(_), Some(_)) => html! {},
     };
 
     let worker_view = match &state.worker {

@@ -2,6 +2,7 @@
 //! the task in the browser and shows it.
 
 pub mod app;
+pub mod checker;
 pub mod code;
 pub mod grade;
 pub mod graph;

@@ -1,0 +1,334 @@
+//! The static checker as a second wasm module, loaded lazily. It links the Python parser
+//! (`ruff_python_parser`, about half of all the wasm), so the app's first download leaves it out:
+//! Trunk builds `src/bin/checker.rs` as a web worker (`checker_loader.js`, `checker.js`,
+//! `checker_bg.wasm` in `dist/`), and the page starts it when the grade panel is idle after its
+//! first paint, or at the first paste, whichever comes first.
+//!
+//! ```text
+//! page (app wasm)                                   worker (checker wasm)
+//!   ensure_started() ── new Worker(checker_loader.js) ──► serve(): onmessage, then posts Ready
+//!   check(Request) ── JSON {id, kind, domain, starter, reference, response} ──► answer()
+//!   listener ◄── JSON Reply::Verdict {id, how, items, ms} | Reply::Unreadable {id, why} ──┘
+//! ```
+//!
+//! [`answer`] is the whole checker (response parsing and the rubric of [`crate::check`]); the rest is
+//! message passing. Requests made before the worker says Ready wait in a queue (a message posted
+//! before the worker's wasm has installed its handler would be lost).
+
+use crate::check::{parse_response, static_checks, TaskRef};
+use crate::{Domain, Kind};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use yew::Callback;
+
+/// The worker's script, next to index.html (Trunk's loader shim for the `checker` bin).
+pub const WORKER_SCRIPT: &str = "checker_loader.js";
+/// The `performance.mark` set when the checker has answered Ready.
+pub const READY_MARK: &str = "cabrito-checker-ready";
+
+/// One response to check against a task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub id: u64,
+    pub kind: Kind,
+    pub domain: Domain,
+    pub starter: String,
+    pub reference: String,
+    /// The response as pasted: a file block, a bare file or a unified diff.
+    pub response: String,
+}
+
+/// One rubric item as the page receives it ([`crate::check::Item`] with an owned id).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RubricItem {
+    pub id: String,
+    pub title: String,
+    pub must_have: bool,
+    pub passed: bool,
+    pub reason: String,
+    pub line: Option<usize>,
+}
+
+/// What the worker says.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Reply {
+    /// The worker's handler is installed: requests can be posted.
+    Ready,
+    /// The rubric of request `id`; `how` says how the response was read; `ms` is the time spent in
+    /// the worker (absent without `performance`).
+    Verdict { id: u64, how: String, items: Vec<RubricItem>, ms: Option<f64> },
+    /// Request `id` cannot be read as a solution (the reason is for the user).
+    Unreadable { id: u64, why: String },
+    /// The worker got a message it cannot read, or stopped with an internal error.
+    Failed { why: String },
+}
+
+impl Reply {
+    /// Do all must-have items pass? (`Rubric::passed`.)
+    pub fn passed(items: &[RubricItem]) -> bool {
+        items.iter().all(|i| i.passed || !i.must_have)
+    }
+}
+
+/// The checker itself: read the response, run the rubric.
+pub fn answer(req: &Request) -> Reply {
+    let start = worker_now();
+    let candidate = match parse_response(&req.response, &req.starter) {
+        Ok(c) => c,
+        Err(e) => return Reply::Unreadable { id: req.id, why: e.to_string() },
+    };
+    let task = TaskRef { kind: req.kind, domain: req.domain, starter: &req.starter, reference: &req.reference };
+    let rubric = static_checks(&task, &candidate.code);
+    let mut how = format!("read as {}", candidate.format.as_str());
+    if !candidate.notes.is_empty() {
+        how.push_str(&format!(" ({})", candidate.notes.join("; ")));
+    }
+    let items = rubric
+        .items
+        .into_iter()
+        .map(|i| RubricItem {
+            id: i.id.to_string(),
+            title: i.title,
+            must_have: i.must_have,
+            passed: i.passed,
+            reason: i.reason,
+            line: i.line,
+        })
+        .collect();
+    let ms = match (start, worker_now()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    Reply::Verdict { id: req.id, how, items, ms }
+}
+
+/// The answer to one message's text (JSON), as JSON.
+pub fn answer_json(text: &str) -> String {
+    let reply = match serde_json::from_str::<Request>(text) {
+        Ok(req) => answer(&req),
+        Err(e) => Reply::Failed { why: format!("the checker cannot read this request: {e}") },
+    };
+    to_json(&reply)
+}
+
+fn to_json(reply: &Reply) -> String {
+    serde_json::to_string(reply).unwrap_or_else(|_| r#"{"type":"failed","why":"unserialisable reply"}"#.to_string())
+}
+
+/// `performance.now()` in a worker or a window.
+fn worker_now() -> Option<f64> {
+    let perf = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance")).ok()?;
+    perf.dyn_into::<web_sys::Performance>().ok().map(|p| p.now())
+}
+
+// ---- the worker side (the `checker` bin) ----
+
+/// Run as the checker worker: answer every message, after saying Ready.
+pub fn serve() {
+    let Ok(scope) = js_sys::global().dyn_into::<web_sys::DedicatedWorkerGlobalScope>() else {
+        web_sys::console::error_1(&"the Cabrito checker must run in a web worker".into());
+        return;
+    };
+    {
+        let scope = scope.clone();
+        std::panic::set_hook(Box::new(move |info| {
+            let reply = Reply::Failed { why: format!("the checker stopped with an internal error: {info}") };
+            let _ = scope.post_message(&JsValue::from_str(&to_json(&reply)));
+        }));
+    }
+    let reply_scope = scope.clone();
+    let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let reply = match e.data().as_string() {
+            Some(text) => answer_json(&text),
+            None => to_json(&Reply::Failed { why: "the checker takes JSON text".into() }),
+        };
+        let _ = reply_scope.post_message(&JsValue::from_str(&reply));
+    });
+    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    onmessage.forget();
+    let _ = scope.post_message(&JsValue::from_str(&to_json(&Reply::Ready)));
+}
+
+// ---- the page side ----
+
+/// The checker as the page sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Not asked for yet.
+    Idle,
+    /// The worker is downloading and compiling.
+    Loading,
+    Ready,
+    /// It could not load, or stopped; the reason is for the user.
+    Failed(String),
+}
+
+/// What the page's listener hears.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    Status(Status),
+    /// A reply, with `performance.now()` at its arrival.
+    Reply(Reply, Option<f64>),
+}
+
+struct Client {
+    status: Status,
+    worker: Option<web_sys::Worker>,
+    /// Requests (JSON) made before Ready.
+    queue: Vec<String>,
+    listener: Option<(u64, Callback<Event>)>,
+    next_listener: u64,
+    next_id: u64,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = const {
+        RefCell::new(Client { status: Status::Idle, worker: None, queue: Vec::new(), listener: None, next_listener: 0, next_id: 0 })
+    };
+}
+
+/// The checker's status now.
+pub fn status() -> Status {
+    CLIENT.with(|c| c.borrow().status.clone())
+}
+
+/// A fresh request id.
+pub fn next_id() -> u64 {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.next_id += 1;
+        c.next_id
+    })
+}
+
+/// Hear the checker's events (one listener: the grade panel); returns a token for [`unlisten`].
+pub fn listen(cb: Callback<Event>) -> u64 {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.next_listener += 1;
+        let token = c.next_listener;
+        c.listener = Some((token, cb));
+        token
+    })
+}
+
+/// Stop hearing, unless another listener has replaced this one.
+pub fn unlisten(token: u64) {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.listener.as_ref().is_some_and(|(t, _)| *t == token) {
+            c.listener = None;
+        }
+    })
+}
+
+fn emit(event: Event) {
+    // Call the listener outside the borrow: it may call back into this module.
+    if let Some(cb) = CLIENT.with(|c| c.borrow().listener.as_ref().map(|(_, cb)| cb.clone())) {
+        cb.emit(event);
+    }
+}
+
+fn set_status(status: Status) {
+    CLIENT.with(|c| c.borrow_mut().status = status.clone());
+    emit(Event::Status(status));
+}
+
+/// Start the worker unless it is started (or failed).
+pub fn ensure_started() {
+    if status() != Status::Idle {
+        return;
+    }
+    let worker = match web_sys::Worker::new(WORKER_SCRIPT) {
+        Ok(w) => w,
+        Err(e) => {
+            let why = e.as_string().unwrap_or_else(|| format!("{e:?}"));
+            set_status(Status::Failed(format!("the browser refused to start it: {why}")));
+            return;
+        }
+    };
+    let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
+        let at = super::app::now();
+        let reply = match e.data().as_string().map(|t| serde_json::from_str::<Reply>(&t)) {
+            Some(Ok(r)) => r,
+            Some(Err(err)) => Reply::Failed { why: format!("the checker's reply cannot be read: {err}") },
+            None => Reply::Failed { why: "the checker sent something other than text".into() },
+        };
+        match &reply {
+            Reply::Ready => on_ready(),
+            Reply::Failed { why } => set_status(Status::Failed(why.clone())),
+            _ => emit(Event::Reply(reply, at)),
+        }
+    });
+    let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(|e: web_sys::Event| {
+        let why = e
+            .dyn_ref::<web_sys::ErrorEvent>()
+            .map(|e| e.message())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| format!("{WORKER_SCRIPT} did not load"));
+        set_status(Status::Failed(why));
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    // The page keeps one checker for its whole life.
+    onmessage.forget();
+    onerror.forget();
+    CLIENT.with(|c| c.borrow_mut().worker = Some(worker));
+    set_status(Status::Loading);
+}
+
+fn on_ready() {
+    if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = perf.mark(READY_MARK);
+    }
+    let (worker, queue) = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.status = Status::Ready;
+        (c.worker.clone(), std::mem::take(&mut c.queue))
+    });
+    if let Some(w) = worker {
+        for text in queue {
+            let _ = w.post_message(&JsValue::from_str(&text));
+        }
+    }
+    emit(Event::Status(Status::Ready));
+}
+
+/// Check a response (starting the worker if needed); the verdict comes to the listener.
+pub fn check(req: &Request) {
+    ensure_started();
+    let Ok(text) = serde_json::to_string(req) else { return };
+    let worker = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        match c.status {
+            Status::Ready => c.worker.clone(),
+            Status::Loading => {
+                // Only the newest request matters to the page.
+                c.queue.clear();
+                c.queue.push(text.clone());
+                None
+            }
+            _ => None,
+        }
+    });
+    if let Some(w) = worker {
+        let _ = w.post_message(&JsValue::from_str(&text));
+    }
+}
+
+/// Start the checker once the browser is idle (after the first paint), so that a paste finds it
+/// loaded without the first paint waiting for it.
+pub fn start_when_idle() {
+    if status() != Status::Idle {
+        return;
+    }
+    let Some(window) = web_sys::window() else { return };
+    let start = Closure::once_into_js(ensure_started);
+    if window.request_idle_callback(start.unchecked_ref()).is_err() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(start.unchecked_ref(), 200);
+    }
+}
