@@ -131,3 +131,33 @@ fn bad_input_gets_a_one_line_error_and_status_2() {
         assert!(!err.contains("panicked"), "{args:?}");
     }
 }
+
+#[test]
+fn serve_answers_with_revalidated_files() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dist = tempfile::tempdir().unwrap();
+    std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    std::fs::write(dist.path().join("checker_loader.js"), "// worker").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--dist", dist.path().to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let addr = first.trim().trim_start_matches("Cabrito playground: http://").trim_end_matches('/').to_string();
+    let get = |path: &str| -> String {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out.to_lowercase()
+    };
+    let (index, loader, missing) = (get("/"), get("/checker_loader.js"), get("/nope.js"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(index.starts_with("http/1.1 200") && index.contains("cache-control: no-cache"), "{index}");
+    assert!(loader.contains("cache-control: no-cache") && loader.contains("last-modified"), "{loader}");
+    assert!(missing.starts_with("http/1.1 404"), "{missing}");
+}

@@ -5,12 +5,14 @@
 //! next to it on the same port (see [`router`]).
 
 use super::cli::Failure;
+use axum::http::{header, HeaderValue};
 use axum::Router;
 use clap::{Arg, ArgMatches, Command};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The default address: loopback only, so a laptop's worker is not reachable from the network.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -67,12 +69,15 @@ pub fn check_dist(dist: &Path) -> Result<(), Failure> {
 
 /// Every route of the server.
 pub fn router(dist: &Path) -> Router {
-    let app = ServeDir::new(dist).append_index_html_on_directories(true);
+    // The app: every other path is a file of dist/. `no-cache` makes browsers revalidate (a cheap
+    // 304 from Last-Modified), so the unhashed checker worker files never outlive an upgrade.
+    let app = Router::new()
+        .fallback_service(ServeDir::new(dist).append_index_html_on_directories(true))
+        .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-cache")));
     Router::new()
-        // ---- the grading worker: the `/ws` WebSocket route goes here (issue 4) ----
+        // ---- the grading worker: the `/ws` WebSocket route ----
         .merge(super::worker::routes())
-        // ---- the app: every other path is a file of dist/ ----
-        .fallback_service(app)
+        .merge(app)
 }
 
 async fn serve(addr: SocketAddr, dist: PathBuf) -> Result<(), Failure> {
