@@ -161,3 +161,19 @@ fn serve_answers_with_revalidated_files() {
     assert!(loader.contains("cache-control: no-cache") && loader.contains("last-modified"), "{loader}");
     assert!(missing.starts_with("http/1.1 404"), "{missing}");
 }
+
+#[test]
+fn a_reader_that_goes_away_is_not_a_crash() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
+        .args(["generate", "--n", "1000", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap(); // then the pipe closes
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -68,6 +68,16 @@ pub fn run() -> i32 {
             return code;
         }
     };
+    // Commands that only print behave like other Unix tools when their reader goes away
+    // (`cabrito generate --json | head`): they end quietly instead of failing on a broken pipe. The
+    // worker and the grader keep SIGPIPE ignored, since they write to sockets and to candidate
+    // processes that may die at any time.
+    if matches!(matches.subcommand_name(), Some("generate" | "link" | "grid" | "check")) {
+        // SAFETY: restoring the default disposition of one signal before any thread is started.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let result = match matches.subcommand() {
         Some(("generate", m)) => super::generate::run(m),
         Some(("grid", m)) => super::grid::run(m),
