@@ -239,6 +239,15 @@ fn restrictions(kind: Kind, d: &DomainInfo) -> String {
 
 /// The problem statement of a kind in a domain, as a model receives it.
 pub fn statement(kind: Kind, d: &DomainInfo) -> String {
+    // A statement depends on the kind and the domain only: build each once per process.
+    const SLOTS: usize = Kind::ALL.len() * Domain::ALL.len();
+    static CACHE: [std::sync::OnceLock<String>; SLOTS] = [const { std::sync::OnceLock::new() }; SLOTS];
+    let k = Kind::ALL.iter().position(|&x| x == kind).expect("a kind");
+    let m = Domain::ALL.iter().position(|&x| x == d.domain).expect("a domain");
+    CACHE[k * Domain::ALL.len() + m].get_or_init(|| build_statement(kind, d)).clone()
+}
+
+fn build_statement(kind: Kind, d: &DomainInfo) -> String {
     let (before, after, why) = worked_example(kind, d);
     format!(
         "Refactor `solution.py`: {title}.\n\n{rules}\n\nA worked example. This code:\n<example>\n{before}\n</example>\n\n\
