@@ -134,19 +134,24 @@ fn bad_input_gets_a_one_line_error_and_status_2() {
 
 #[test]
 fn serve_answers_with_revalidated_files() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     let dist = tempfile::tempdir().unwrap();
     std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
     std::fs::write(dist.path().join("checker_loader.js"), "// worker").unwrap();
+    // A free port, then a server whose stdout is closed before it prints: it must serve anyway.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--dist", dist.path().to_str().unwrap()])
+        .args(["serve", "--addr", &addr, "--dist", dist.path().to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-    let addr = first.trim().trim_start_matches("Cabrito playground: http://").trim_end_matches('/').to_string();
+    drop(child.stdout.take());
+    let start = std::time::Instant::now();
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(start.elapsed().as_secs() < 20, "the server never listened");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let get = |path: &str| -> String {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
         write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();

@@ -88,10 +88,12 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> Result<(), Failure> {
     })?;
     let local = listener.local_addr()?;
     let shown = std::fs::canonicalize(&dist).unwrap_or_else(|_| dist.clone());
+    // The address is news, not a duty: a closed stdout (`cabrito serve | head -1`, a supervisor that
+    // reads one line) must not stop the server, so write errors are ignored.
     let mut out = std::io::stdout().lock();
-    writeln!(out, "Cabrito playground: http://{local}/")?;
-    writeln!(out, "serving {} (press Ctrl+C to stop)", shown.display())?;
-    out.flush()?;
+    let _ = writeln!(out, "Cabrito playground: http://{local}/")
+        .and_then(|_| writeln!(out, "serving {} (press Ctrl+C to stop)", shown.display()))
+        .and_then(|_| out.flush());
     drop(out);
     axum::serve(listener, router(&dist))
         .with_graceful_shutdown(shutdown())
