@@ -56,38 +56,6 @@ impl Expr {
     pub fn bin(left: Expr, op: Op, right: Expr) -> Expr {
         Expr::Bin { left: Box::new(left), op, right: Box::new(right) }
     }
-    /// Every function name called anywhere in the expression, left to right.
-    pub fn called(&self, out: &mut Vec<String>) {
-        match self {
-            Expr::Call { func, args, kwargs } => {
-                out.push(func.clone());
-                args.iter().for_each(|a| a.called(out));
-                kwargs.iter().for_each(|(_, a)| a.called(out));
-            }
-            Expr::Bin { left, right, .. } => {
-                left.called(out);
-                right.called(out);
-            }
-            Expr::Tuple(items) => items.iter().for_each(|a| a.called(out)),
-            _ => {}
-        }
-    }
-    /// Every name read anywhere in the expression, left to right.
-    pub fn names(&self, out: &mut Vec<String>) {
-        match self {
-            Expr::Name(n) => out.push(n.clone()),
-            Expr::Call { args, kwargs, .. } => {
-                args.iter().for_each(|a| a.names(out));
-                kwargs.iter().for_each(|(_, a)| a.names(out));
-            }
-            Expr::Bin { left, right, .. } => {
-                left.names(out);
-                right.names(out);
-            }
-            Expr::Tuple(items) => items.iter().for_each(|a| a.names(out)),
-            _ => {}
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -131,11 +99,6 @@ pub struct Function {
     pub body: Vec<Stmt>,
 }
 
-impl Function {
-    pub fn has_param(&self, name: &str) -> bool {
-        self.params.iter().any(|p| p.name == name)
-    }
-}
 
 /// A whole generated file.
 #[derive(Clone, Debug, PartialEq)]
