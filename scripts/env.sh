@@ -29,9 +29,12 @@ dist_is_fresh() {
       "$CABRITO_ROOT/Cargo.toml" "$CABRITO_ROOT/Cargo.lock" -newer "$stamp" -print -quit 2>/dev/null)" ]
 }
 
-# Build the app into dist/ with Trunk (release: wasm-opt -Oz, the wasm-release cargo profile).
+# Build the app into dist/ with Trunk (release: wasm-opt -Oz, the wasm-release cargo profile). It
+# builds in its own target folder, target/app, so a native cargo build can run at the same time
+# (cargo locks a target folder for one build at a time) and use the core the app leaves idle
+# during its single-threaded link-time optimisation.
 build_app() {
-  (cd "$CABRITO_ROOT" && trunk build --release)
+  (cd "$CABRITO_ROOT" && CARGO_TARGET_DIR="$CABRITO_ROOT/target/app" trunk build --release)
 }
 
 # Sizes of dist/: raw and gzip -9, per file and in all.
