@@ -14,11 +14,20 @@ fn smoke() {
         let s = Instant::now();
         let prep = cabrito::grade::prepare(&gt, 10).unwrap();
         let p = s.elapsed();
-        let req = cabrito::grade::request(&prep.plan, &prep.reference_program, &prep.reference_defs, None, &opts.harness);
+        let req =
+            cabrito::grade::request(&prep.plan, &prep.reference_program, &prep.reference_defs, None, &opts.harness);
         let body = serde_json::to_vec(&req).unwrap();
         let r = s.elapsed();
         let out = run_program(&prep, &prep.reference_program, &prep.reference_defs, None, &opts);
-        eprintln!("memo {memo}: prep {:?} req {:?} ({} bytes) run {:.2}s total {:?} {:?}", p, r, body.len(), out.seconds, s.elapsed(), out.status);
+        eprintln!(
+            "memo {memo}: prep {:?} req {:?} ({} bytes) run {:.2}s total {:?} {:?}",
+            p,
+            r,
+            body.len(),
+            out.seconds,
+            s.elapsed(),
+            out.status
+        );
         let v = grade(&gt, &t.solution_code, &opts, &|_, _| {});
         eprintln!("grade {:.2}", v.seconds);
     }

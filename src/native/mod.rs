@@ -7,5 +7,6 @@ pub mod generate;
 pub mod grade;
 pub mod grid;
 pub mod runner;
+pub mod sandbox;
 pub mod serve;
 pub mod worker;

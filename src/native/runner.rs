@@ -1,30 +1,22 @@
-//! The sandboxed Python runner (decision D7).
+//! The Python runner (decision D7): runs programs and reads their outcomes.
 //!
 //! Every program run is a fresh `python3` process, never the grader's own, and the reference and
-//! the candidate never share an interpreter. Each process gets, from outside:
-//! - its own process group, killed as a whole at a wall-clock limit;
-//! - `setrlimit` on address space, CPU seconds, processes, file size, open files and core size;
-//! - when the grader runs as root with namespaces (probed once, see [`isolation`]): a fresh
-//!   network namespace (no interfaces but a downed loopback: no network), a private mount
-//!   namespace with its own tmpfs `/tmp` (the working directory), `/var/tmp` and `/dev/shm`, the
-//!   root filesystem remounted read-only, directories other users cannot enter (such as `/root`)
-//!   hidden behind an empty tmpfs with only the Python installation bound back read-only, and a
-//!   fresh unprivileged uid per run (so `RLIMIT_NPROC` holds, and every process the run leaves
-//!   behind, even outside its process group, is killed with `kill(-1)` as that uid afterwards);
-//! - otherwise (not root, no namespaces) a temporary working directory, the process group and
-//!   the rlimits, and [`isolation`] says so.
+//! the candidate never share an interpreter. Each process gets, from outside, its own process group
+//! (killed as a whole at a wall-clock limit, or at once when its [`CancelFlag`] is raised) and the
+//! sandbox of [`super::sandbox`] (namespaces, a private uid, rlimits; entered between fork and exec
+//! without allocating). Without a mount namespace the run gets a temporary working directory.
 //!
 //! Output is captured through pipes and capped; results come back on a separate pipe (fd 3).
 
+pub use super::sandbox::{isolation, Isolation};
+use super::sandbox::{kill_uid, python_prefix, Sandbox};
 use crate::grade::{self, outcome::Ending, GradeTask, HarnessOptions, Prepared, RunOutcome, RunStatus, Verdict};
 use std::collections::{BTreeSet, HashMap};
-use std::ffi::CString;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -127,220 +119,6 @@ impl Default for GradeOptions {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Isolation: what this machine allows, probed once.
-
-/// The isolation every run gets on this machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Isolation {
-    /// The Python executable (resolved, not a shim).
-    pub python: PathBuf,
-    /// The folder numpy is imported from (the harness runs with `-S` and adds it itself).
-    pub site_packages: String,
-    pub new_uid_per_run: bool,
-    pub network_namespace: bool,
-    pub mount_namespace: bool,
-    /// Why a stronger tier was not used, if it was not.
-    pub note: String,
-}
-
-impl Isolation {
-    /// One line for logs.
-    pub fn describe(&self) -> String {
-        let mut parts = vec![
-            "fresh python3 process per run".to_string(),
-            "own process group killed at the wall-clock limit".into(),
-        ];
-        parts.push("rlimits on address space, CPU, processes, file size, open files".into());
-        if self.network_namespace {
-            parts.push("no network (empty network namespace)".into());
-        } else {
-            parts.push("NETWORK NOT ISOLATED".into());
-        }
-        if self.mount_namespace {
-            parts.push("private tmpfs /tmp as working dir, read-only root, unreadable dirs hidden".into());
-        } else {
-            parts.push("temporary working directory".into());
-        }
-        if self.new_uid_per_run {
-            parts.push("fresh unprivileged uid per run (process limit enforced, leftovers killed)".into());
-        } else {
-            parts.push("same uid as the grader".into());
-        }
-        let mut s = parts.join("; ");
-        if !self.note.is_empty() {
-            s.push_str(&format!(" [{}]", self.note));
-        }
-        s
-    }
-}
-
-/// Mounts prepared in the parent (no allocation after fork).
-struct MountPlan {
-    tmp: CString,
-    extra_tmpfs: Vec<CString>,
-    tmpfs_type: CString,
-    tmpfs_opts: CString,
-    root: CString,
-    /// (staging dir on the new /tmp, the python prefix, the hidden ancestor, dirs to create
-    /// inside it in order, the prefix again as the final target).
-    python_bind: Option<(CString, CString, CString, Vec<CString>)>,
-}
-
-struct Sandbox {
-    uid: Option<u32>,
-    netns: bool,
-    mounts: Option<MountPlan>,
-}
-
-fn cstr(p: &std::path::Path) -> Option<CString> {
-    CString::new(p.as_os_str().as_encoded_bytes()).ok()
-}
-
-/// Whether `path` can be reached and read by a user that is neither owner nor in the group.
-fn world_reachable(path: &std::path::Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut cur = PathBuf::new();
-    for c in path.components() {
-        cur.push(c);
-        let meta = std::fs::metadata(&cur).ok()?;
-        if meta.is_dir() && meta.permissions().mode() & 0o001 == 0 {
-            return Some(cur);
-        }
-    }
-    None
-}
-
-fn resolve_python() -> Result<(PathBuf, PathBuf, String), String> {
-    let out = Command::new("python3")
-        .args([
-            "-I",
-            "-c",
-            "import os, sys, numpy; print(os.path.realpath(sys.executable)); print(os.path.realpath(sys.base_prefix)); print(os.path.dirname(os.path.dirname(numpy.__file__)))",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("python3 not found: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("python3 with numpy does not run: {}", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = text.lines();
-    let exe = PathBuf::from(lines.next().unwrap_or("python3"));
-    let prefix = PathBuf::from(lines.next().unwrap_or("/"));
-    let site = lines.next().unwrap_or("").to_string();
-    Ok((exe, prefix, site))
-}
-
-fn mount_plan(prefix: &std::path::Path) -> Option<MountPlan> {
-    let python_bind = match world_reachable(prefix) {
-        None => None,
-        Some(hidden) => {
-            let rel = prefix.strip_prefix(&hidden).ok()?;
-            let mut dirs = Vec::new();
-            let mut cur = hidden.clone();
-            for c in rel.components() {
-                cur.push(c);
-                dirs.push(cstr(&cur)?);
-            }
-            Some((cstr(std::path::Path::new("/tmp/.cabrito-python"))?, cstr(prefix)?, cstr(&hidden)?, dirs))
-        }
-    };
-    Some(MountPlan {
-        tmp: CString::new("/tmp").ok()?,
-        extra_tmpfs: ["/var/tmp", "/dev/shm"]
-            .iter()
-            .filter(|p| std::path::Path::new(p).is_dir())
-            .filter_map(|p| CString::new(*p).ok())
-            .collect(),
-        tmpfs_type: CString::new("tmpfs").ok()?,
-        tmpfs_opts: CString::new("size=64m,mode=1777").ok()?,
-        root: CString::new("/").ok()?,
-        python_bind,
-    })
-}
-
-/// The isolation of this machine, probed once by starting Python under each tier in turn.
-pub fn isolation() -> &'static Isolation {
-    static ISO: OnceLock<Isolation> = OnceLock::new();
-    ISO.get_or_init(|| {
-        let (python, prefix, site_packages) = match resolve_python() {
-            Ok(p) => p,
-            Err(e) => {
-                return Isolation {
-                    python: "python3".into(),
-                    site_packages: String::new(),
-                    new_uid_per_run: false,
-                    network_namespace: false,
-                    mount_namespace: false,
-                    note: e,
-                }
-            }
-        };
-        let root = unsafe { libc::geteuid() } == 0;
-        let mut notes = Vec::new();
-        if !root {
-            notes.push("not root: no namespaces or uid switch".to_string());
-        }
-        let tiers: &[(bool, bool, bool)] = if root {
-            &[(true, true, true), (true, true, false), (false, true, false), (false, false, false)]
-        } else {
-            &[(false, false, false)]
-        };
-        for &(mountns, netns, uid) in tiers {
-            let probe = Isolation {
-                python: python.clone(),
-                site_packages: site_packages.clone(),
-                new_uid_per_run: uid,
-                network_namespace: netns,
-                mount_namespace: mountns,
-                note: String::new(),
-            };
-            if mountns && mount_plan(&prefix).is_none() {
-                continue;
-            }
-            if uid && !mountns && world_reachable(&prefix).is_some() {
-                notes.push("python is not reachable by other users without a mount namespace".into());
-                continue;
-            }
-            let raw = run_raw(
-                &probe,
-                &prefix,
-                b"",
-                "import os, sys\nsys.path.append(sys.argv[1])\nimport numpy\nos.write(3, b'ok')\n",
-                &Limits::default(),
-                Duration::from_secs(20),
-            );
-            if raw.result == b"ok" {
-                let mut iso = probe;
-                iso.note = notes.join("; ");
-                return iso;
-            }
-            notes.push(format!(
-                "tier (mount ns {mountns}, net ns {netns}, uid {uid}) failed: {}",
-                raw.spawn_error.clone().unwrap_or_else(|| String::from_utf8_lossy(&raw.stderr)
-                    .trim()
-                    .chars()
-                    .take(200)
-                    .collect())
-            ));
-        }
-        Isolation {
-            python,
-            site_packages,
-            new_uid_per_run: false,
-            network_namespace: false,
-            mount_namespace: false,
-            note: notes.join("; "),
-        }
-    })
-}
-
-fn python_prefix() -> &'static PathBuf {
-    static P: OnceLock<PathBuf> = OnceLock::new();
-    P.get_or_init(|| resolve_python().map(|(_, p, _)| p).unwrap_or_else(|_| PathBuf::from("/")))
-}
-
-// ------------------------------------------------------------------------------------------------
 // One process.
 
 /// What one process produced.
@@ -353,140 +131,6 @@ pub struct RawRun {
     pub stderr: Vec<u8>,
     pub seconds: f64,
     pub spawn_error: Option<String>,
-}
-
-fn next_uid() -> u32 {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let c = COUNTER.fetch_add(1, Ordering::Relaxed) & 0x3FF;
-    1_000_000 + ((std::process::id() & 0x7FFF) << 10) + c
-}
-
-fn setrlimit(res: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {
-    let r = libc::rlimit { rlim_cur: soft as libc::rlim_t, rlim_max: hard as libc::rlim_t };
-    if unsafe { libc::setrlimit(res, &r) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-fn check(rc: libc::c_int) -> std::io::Result<()> {
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// Runs in the child between fork and exec: only async-signal-safe calls, no allocation.
-fn enter_sandbox(sb: &Sandbox, result_fd: libc::c_int, limits: &Limits) -> std::io::Result<()> {
-    unsafe {
-        if sb.netns {
-            check(libc::unshare(libc::CLONE_NEWNET))?;
-        }
-        if let Some(m) = &sb.mounts {
-            check(libc::unshare(libc::CLONE_NEWNS))?;
-            check(libc::mount(
-                std::ptr::null(),
-                m.root.as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ))?;
-            check(libc::mount(
-                m.tmpfs_type.as_ptr(),
-                m.tmp.as_ptr(),
-                m.tmpfs_type.as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                m.tmpfs_opts.as_ptr().cast(),
-            ))?;
-            for p in &m.extra_tmpfs {
-                let _ = libc::mount(
-                    m.tmpfs_type.as_ptr(),
-                    p.as_ptr(),
-                    m.tmpfs_type.as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV,
-                    m.tmpfs_opts.as_ptr().cast(),
-                );
-            }
-            if let Some((stage, prefix, hidden, dirs)) = &m.python_bind {
-                check(libc::mkdir(stage.as_ptr(), 0o755))?;
-                check(libc::mount(
-                    prefix.as_ptr(),
-                    stage.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND | libc::MS_REC,
-                    std::ptr::null(),
-                ))?;
-                check(libc::mount(
-                    m.tmpfs_type.as_ptr(),
-                    hidden.as_ptr(),
-                    m.tmpfs_type.as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV,
-                    c"size=1m,mode=755".as_ptr().cast(),
-                ))?;
-                for d in dirs {
-                    check(libc::mkdir(d.as_ptr(), 0o755))?;
-                }
-                check(libc::mount(stage.as_ptr(), prefix.as_ptr(), std::ptr::null(), libc::MS_MOVE, std::ptr::null()))?;
-                let _ = libc::mount(
-                    std::ptr::null(),
-                    prefix.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY,
-                    std::ptr::null(),
-                );
-                let _ = libc::mount(
-                    std::ptr::null(),
-                    hidden.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_REMOUNT | libc::MS_RDONLY,
-                    std::ptr::null(),
-                );
-                let _ = libc::rmdir(stage.as_ptr());
-            }
-            check(libc::mount(
-                std::ptr::null(),
-                m.root.as_ptr(),
-                std::ptr::null(),
-                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY,
-                std::ptr::null(),
-            ))?;
-            check(libc::chdir(m.tmp.as_ptr()))?;
-        }
-        if libc::dup2(result_fd, 3) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        setrlimit(libc::RLIMIT_AS, limits.address_space_bytes, limits.address_space_bytes)?;
-        setrlimit(libc::RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1)?;
-        setrlimit(libc::RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes)?;
-        setrlimit(libc::RLIMIT_NOFILE, limits.open_files, limits.open_files)?;
-        setrlimit(libc::RLIMIT_NPROC, limits.processes, limits.processes)?;
-        setrlimit(libc::RLIMIT_CORE, 0, 0)?;
-        if let Some(uid) = sb.uid {
-            check(libc::setgroups(0, std::ptr::null()))?;
-            check(libc::setgid(uid))?;
-            check(libc::setuid(uid))?;
-        }
-        check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
-        // After the uid change (which clears it): die with the grader thread that started us.
-        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
-    }
-    Ok(())
-}
-
-/// Kill every process of a run's private uid (they may have left the process group).
-fn kill_uid(uid: u32) {
-    unsafe {
-        let pid = libc::fork();
-        if pid == 0 {
-            if libc::setgid(uid) == 0 && libc::setuid(uid) == 0 {
-                libc::kill(-1, libc::SIGKILL);
-            }
-            libc::_exit(0);
-        } else if pid > 0 {
-            let mut st = 0;
-            libc::waitpid(pid, &mut st, 0);
-        }
-    }
 }
 
 fn reader(mut r: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, bool)> {
@@ -537,13 +181,9 @@ pub fn run_raw(
         return fail(format!("pipe: {}", std::io::Error::last_os_error()));
     }
     let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let uid = iso.new_uid_per_run.then(next_uid);
-    let sandbox = Sandbox {
-        uid,
-        netns: iso.network_namespace,
-        mounts: if iso.mount_namespace { mount_plan(prefix) } else { None },
-    };
-    let workdir = if iso.mount_namespace {
+    let sandbox = Sandbox::prepare(iso, prefix, limits);
+    let uid = sandbox.uid();
+    let workdir = if sandbox.has_private_tmp() {
         None
     } else {
         match tempfile::Builder::new().prefix("cabrito-run-").tempdir() {
@@ -571,9 +211,10 @@ pub fn run_raw(
         use std::os::fd::AsRawFd;
         write_end.as_raw_fd()
     };
-    let limits_child = limits.clone();
+    // SAFETY: `Sandbox::enter` follows the rules of `native::sandbox` (no allocation, only
+    // async-signal-safe calls, everything prepared before the fork).
     unsafe {
-        cmd.pre_exec(move || enter_sandbox(&sandbox, wfd, &limits_child));
+        cmd.pre_exec(move || sandbox.enter(wfd));
     }
     let mut child = match cmd.spawn() {
         Ok(c) => c,

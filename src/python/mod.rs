@@ -99,7 +99,6 @@ pub struct Function {
     pub body: Vec<Stmt>,
 }
 
-
 /// A whole generated file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
