@@ -8,6 +8,7 @@ pub mod domain;
 pub mod grade;
 pub mod graph;
 pub mod kinds;
+pub mod playground;
 pub mod protocol;
 pub mod python;
 pub mod rng;

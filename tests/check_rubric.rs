@@ -106,7 +106,7 @@ mod never_panics {
         fn random_candidates(s in "(?s).{0,300}") {
             let t = base();
             let r = static_checks(&task_ref(&t), &s);
-            prop_assert_eq!(r.items[0].id, "compilation");
+            prop_assert_eq!(&r.items[0].id, "compilation");
         }
 
         /// Python-ish fragments spliced into the reference at random places.

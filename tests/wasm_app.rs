@@ -185,8 +185,9 @@ fn highlighting_keeps_every_character() {
 
 #[wasm_bindgen_test]
 fn static_verdicts_in_the_browser() {
+    use cabrito::protocol::checker::{answer_text, Reply};
     use cabrito::web::app::show;
-    use cabrito::web::checker::{answer_json, Reply};
+    let answer_json = |text: &str| answer_text(text, &|| None);
     use cabrito::web::grade::check_request;
     // What the checker worker answers to the page's request, through the same JSON both ways.
     let verdict = |shown: &cabrito::web::app::Shown, id: u64, response: &str| -> Reply {

@@ -12,7 +12,8 @@ use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, P
 use super::response::MAX_RESPONSE_BYTES;
 use crate::{Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the rubric needs to know about a task.
@@ -36,10 +37,13 @@ impl<'a> TaskRef<'a> {
     }
 }
 
-/// One rubric item.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One rubric item: the one type the rubric, the worker's protocol (`protocol::Check` wraps it with
+/// its source) and the playground's checker share, serialised the same way everywhere.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Item {
-    pub id: &'static str,
+    /// The check's id (`compilation`, `edit_path`, …): a static name when the rubric made it, owned
+    /// when read back from JSON.
+    pub id: Cow<'static, str>,
     pub title: String,
     pub must_have: bool,
     pub passed: bool,
@@ -49,7 +53,7 @@ pub struct Item {
 }
 
 /// The rubric of one candidate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rubric {
     pub items: Vec<Item>,
 }
@@ -246,7 +250,7 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
         Program::parse(candidate)
     };
     let compilation = Item {
-        id: "compilation",
+        id: Cow::Borrowed("compilation"),
         title: "The file parses and compiles".into(),
         must_have: true,
         passed: cand.is_ok(),
@@ -276,7 +280,7 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
             (b, ..) => fail(b.clone().unwrap_or_default(), None),
         };
         items.push(Item {
-            id: check.id,
+            id: Cow::Borrowed(check.id),
             title: (check.title)(task),
             must_have,
             passed: outcome.passed,

@@ -145,7 +145,7 @@ fn report_text(
         out.push_str(&format!("{mark} {level}  {:width$}  {}\n", i.id, i.title));
         out.push_str(&format!("  {:>width$}        {at}{}\n", "", i.reason, width = width));
     }
-    let failed: Vec<&str> = r.failed_must_haves().map(|i| i.id).collect();
+    let failed: Vec<&str> = r.failed_must_haves().map(|i| &*i.id).collect();
     let must = r.items.iter().filter(|i| i.must_have).count();
     if r.item("compilation").is_some_and(|i| !i.passed) {
         out.push_str("\nFAIL: the solution does not compile; the other items were not checked\n");

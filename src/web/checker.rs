@@ -11,13 +11,11 @@
 //!   listener ◄── JSON Reply::Verdict {id, how, items, ms} | Reply::Unreadable {id, why} ──┘
 //! ```
 //!
-//! [`answer`] is the whole checker (response parsing and the rubric of [`crate::check`]); the rest is
-//! message passing. Requests made before the worker says Ready wait in a queue (a message posted
+//! The messages and the checker itself ([`crate::protocol::checker::answer_text`]: response parsing
+//! and the rubric) are in the core, with native tests; this module is only the message passing. Requests made before the worker says Ready wait in a queue (a message posted
 //! before the worker's wasm has installed its handler would be lost).
 
-use crate::check::{parse_response, static_checks, TaskRef};
-use crate::{Domain, Kind};
-use serde::{Deserialize, Serialize};
+pub use crate::protocol::checker::{Reply, Request};
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -27,96 +25,6 @@ use yew::Callback;
 pub const WORKER_SCRIPT: &str = "checker_loader.js";
 /// The `performance.mark` set when the checker has answered Ready.
 pub const READY_MARK: &str = "cabrito-checker-ready";
-
-/// One response to check against a task.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Request {
-    pub id: u64,
-    pub kind: Kind,
-    pub domain: Domain,
-    pub starter: String,
-    pub reference: String,
-    /// The response as pasted: a file block, a bare file or a unified diff.
-    pub response: String,
-}
-
-/// One rubric item as the page receives it ([`crate::check::Item`] with an owned id).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RubricItem {
-    pub id: String,
-    pub title: String,
-    pub must_have: bool,
-    pub passed: bool,
-    pub reason: String,
-    pub line: Option<usize>,
-}
-
-/// What the worker says.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Reply {
-    /// The worker's handler is installed: requests can be posted.
-    Ready,
-    /// The rubric of request `id`; `how` says how the response was read; `ms` is the time spent in
-    /// the worker (absent without `performance`).
-    Verdict { id: u64, how: String, items: Vec<RubricItem>, ms: Option<f64> },
-    /// Request `id` cannot be read as a solution (the reason is for the user).
-    Unreadable { id: u64, why: String },
-    /// The worker got a message it cannot read, or stopped with an internal error.
-    Failed { why: String },
-}
-
-impl Reply {
-    /// Do all must-have items pass? (`Rubric::passed`.)
-    pub fn passed(items: &[RubricItem]) -> bool {
-        items.iter().all(|i| i.passed || !i.must_have)
-    }
-}
-
-/// The checker itself: read the response, run the rubric.
-pub fn answer(req: &Request) -> Reply {
-    let start = worker_now();
-    let candidate = match parse_response(&req.response, &req.starter) {
-        Ok(c) => c,
-        Err(e) => return Reply::Unreadable { id: req.id, why: e.to_string() },
-    };
-    let task = TaskRef { kind: req.kind, domain: req.domain, starter: &req.starter, reference: &req.reference };
-    let rubric = static_checks(&task, &candidate.code);
-    let mut how = format!("read as {}", candidate.format.as_str());
-    if !candidate.notes.is_empty() {
-        how.push_str(&format!(" ({})", candidate.notes.join("; ")));
-    }
-    let items = rubric
-        .items
-        .into_iter()
-        .map(|i| RubricItem {
-            id: i.id.to_string(),
-            title: i.title,
-            must_have: i.must_have,
-            passed: i.passed,
-            reason: i.reason,
-            line: i.line,
-        })
-        .collect();
-    let ms = match (start, worker_now()) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
-    };
-    Reply::Verdict { id: req.id, how, items, ms }
-}
-
-/// The answer to one message's text (JSON), as JSON.
-pub fn answer_json(text: &str) -> String {
-    let reply = match serde_json::from_str::<Request>(text) {
-        Ok(req) => answer(&req),
-        Err(e) => Reply::Failed { why: format!("the checker cannot read this request: {e}") },
-    };
-    to_json(&reply)
-}
-
-fn to_json(reply: &Reply) -> String {
-    serde_json::to_string(reply).unwrap_or_else(|_| r#"{"type":"failed","why":"unserialisable reply"}"#.to_string())
-}
 
 /// `performance.now()` in a worker or a window.
 fn worker_now() -> Option<f64> {
@@ -136,36 +44,27 @@ pub fn serve() {
         let scope = scope.clone();
         std::panic::set_hook(Box::new(move |info| {
             let reply = Reply::Failed { why: format!("the checker stopped with an internal error: {info}") };
-            let _ = scope.post_message(&JsValue::from_str(&to_json(&reply)));
+            let _ = scope.post_message(&JsValue::from_str(&reply.to_json()));
         }));
     }
     let reply_scope = scope.clone();
     let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         let reply = match e.data().as_string() {
-            Some(text) => answer_json(&text),
-            None => to_json(&Reply::Failed { why: "the checker takes JSON text".into() }),
+            Some(text) => crate::protocol::checker::answer_text(&text, &worker_now),
+            None => Reply::Failed { why: "the checker takes JSON text".into() }.to_json(),
         };
         let _ = reply_scope.post_message(&JsValue::from_str(&reply));
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
-    let _ = scope.post_message(&JsValue::from_str(&to_json(&Reply::Ready)));
+    let _ = scope.post_message(&JsValue::from_str(&Reply::Ready.to_json()));
 }
 
 // ---- the page side ----
 
-/// The checker as the page sees it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Status {
-    /// Not asked for yet.
-    Idle,
-    /// The worker is downloading and compiling.
-    Loading,
-    Ready,
-    /// It could not load, or stopped; the reason is for the user.
-    Failed(String),
-}
+/// The checker as the page sees it (the grade panel's [`CheckerStatus`]).
+pub use crate::playground::panel::CheckerStatus as Status;
 
 /// What the page's listener hears.
 #[derive(Clone, Debug, PartialEq)]
@@ -253,9 +152,8 @@ pub fn ensure_started() {
     };
     let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
         let at = super::app::now();
-        let reply = match e.data().as_string().map(|t| serde_json::from_str::<Reply>(&t)) {
-            Some(Ok(r)) => r,
-            Some(Err(err)) => Reply::Failed { why: format!("the checker's reply cannot be read: {err}") },
+        let reply = match e.data().as_string() {
+            Some(text) => Reply::parse(&text),
             None => Reply::Failed { why: "the checker sent something other than text".into() },
         };
         match &reply {

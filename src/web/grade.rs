@@ -4,8 +4,12 @@
 //! a worker the page says so and still shows the static verdict.
 
 use super::app::Shown;
-use super::checker::{self, Reply, Request, RubricItem};
-use crate::protocol::{ClientMessage, GradeResult, HelloReply, ServerMessage};
+use super::checker::{self, Request};
+use crate::check::Item;
+use crate::playground::panel::{
+    all_functions_pass, failing_functions, Action, Asked, CheckerStatus, Job, Panel, StaticView, WorkerStatus,
+};
+use crate::protocol::{ClientMessage, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
 use std::rc::Rc;
@@ -20,78 +24,15 @@ pub fn worker_url() -> Option<String> {
     Some(format!("{scheme}://{}/ws", loc.host().ok()?))
 }
 
-/// What the page knows about the worker.
+/// The panel's state in Yew: the core's pure reducer ([`Panel::reduce`]).
 #[derive(Clone, Debug, PartialEq)]
-pub enum WorkerStatus {
-    Probing,
-    Connected(HelloReply),
-    Absent(String),
-}
+pub struct PanelState(pub Panel);
 
-/// The hidden-test job of the page.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Job {
-    None,
-    Sent { id: String },
-    Running { id: String, done: usize, total: usize, stage: String },
-    Done(Box<GradeResult>),
-    Failed { code: String, message: String },
-}
+impl Reducible for PanelState {
+    type Action = Action;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct GradeState {
-    pub worker: WorkerStatus,
-    pub job: Job,
-}
-
-pub enum GradeAction {
-    Worker(WorkerStatus),
-    Started(String),
-    Reply(ServerMessage),
-    /// The connection of job `id` ended before its final reply.
-    Lost(String, String),
-    Reset,
-}
-
-impl Reducible for GradeState {
-    type Action = GradeAction;
-
-    fn reduce(self: Rc<Self>, action: GradeAction) -> Rc<Self> {
-        let mut next = (*self).clone();
-        let current = match &self.job {
-            Job::Sent { id } | Job::Running { id, .. } => Some(id.clone()),
-            _ => None,
-        };
-        match action {
-            GradeAction::Worker(w) => next.worker = w,
-            GradeAction::Started(id) => next.job = Job::Sent { id },
-            GradeAction::Reset => next.job = Job::None,
-            GradeAction::Lost(id, why) => {
-                if current.as_deref() == Some(id.as_str()) {
-                    next.job = Job::Failed { code: "connection".into(), message: why };
-                }
-            }
-            GradeAction::Reply(msg) => {
-                // Replies to an earlier job (after a reset or a new task) are dropped.
-                if msg.id().is_some() && msg.id() != current.as_deref() {
-                    return self;
-                }
-                match msg {
-                    ServerMessage::Hello(h) => next.worker = WorkerStatus::Connected(h),
-                    ServerMessage::Accepted(a) => {
-                        next.job = Job::Running { id: a.id, done: 0, total: 0, stage: "queued".into() }
-                    }
-                    ServerMessage::Progress(p) => {
-                        next.job = Job::Running { id: p.id, done: p.done, total: p.total, stage: p.stage }
-                    }
-                    ServerMessage::Result(r) => next.job = Job::Done(Box::new(r)),
-                    ServerMessage::Error(e) => {
-                        next.job = Job::Failed { code: e.code.as_str().to_string(), message: e.message }
-                    }
-                }
-            }
-        }
-        Rc::new(next)
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new(PanelState(Rc::unwrap_or_clone(self).0.reduce(action)))
     }
 }
 
@@ -109,51 +50,50 @@ async fn open(url: &str) -> Result<WebSocket, String> {
 }
 
 /// Ask the worker who it is; reports `Connected` or `Absent`.
-fn probe(report: Callback<GradeAction>) {
+fn probe(report: Callback<Action>) {
     let Some(url) = worker_url() else {
-        report.emit(GradeAction::Worker(WorkerStatus::Absent("this page has no host to reach a worker on".into())));
+        report.emit(Action::Worker(WorkerStatus::Absent("this page has no host to reach a worker on".into())));
         return;
     };
     spawn_local(async move {
         let ws = match open(&url).await {
             Ok(ws) => ws,
             Err(e) => {
-                report.emit(GradeAction::Worker(WorkerStatus::Absent(e)));
+                report.emit(Action::Worker(WorkerStatus::Absent(e)));
                 return;
             }
         };
         let (mut tx, mut rx) = ws.split();
         if tx.send(Message::Text(ClientMessage::hello().to_json())).await.is_err() {
-            report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}"))));
+            report.emit(Action::Worker(WorkerStatus::Absent(format!("no worker answers at {url}"))));
             return;
         }
         match rx.next().await {
             Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
-                Ok(ServerMessage::Hello(h)) => report.emit(GradeAction::Worker(WorkerStatus::Connected(h))),
-                _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!(
-                    "{url} did not answer as a Cabrito worker"
-                )))),
+                Ok(ServerMessage::Hello(h)) => report.emit(Action::Worker(WorkerStatus::Connected(h))),
+                _ => report
+                    .emit(Action::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
             },
-            _ => report.emit(GradeAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
+            _ => report.emit(Action::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
         }
         let _ = tx.close().await;
     });
 }
 
 /// Send one grade job on its own connection and report every reply until the final one.
-fn run_job(id: String, message: String, report: Callback<GradeAction>) {
+fn run_job(id: String, message: String, report: Callback<Action>) {
     let Some(url) = worker_url() else { return };
     spawn_local(async move {
         let ws = match open(&url).await {
             Ok(ws) => ws,
             Err(e) => {
-                report.emit(GradeAction::Lost(id, e));
+                report.emit(Action::Lost { id, why: e });
                 return;
             }
         };
         let (mut tx, mut rx) = ws.split();
         if tx.send(Message::Text(message)).await.is_err() {
-            report.emit(GradeAction::Lost(id, format!("no worker answers at {url}")));
+            report.emit(Action::Lost { id, why: format!("no worker answers at {url}") });
             return;
         }
         while let Some(item) = rx.next().await {
@@ -161,40 +101,25 @@ fn run_job(id: String, message: String, report: Callback<GradeAction>) {
             match ServerMessage::parse(&t) {
                 Ok(msg) => {
                     let last = msg.is_final() && msg.id() == Some(id.as_str());
-                    report.emit(GradeAction::Reply(msg));
+                    report.emit(Action::Server(msg));
                     if last {
                         let _ = tx.close().await;
                         return;
                     }
                 }
                 Err(e) => {
-                    report.emit(GradeAction::Lost(id, e));
+                    report.emit(Action::Lost { id, why: e });
                     return;
                 }
             }
         }
-        report.emit(GradeAction::Lost(id, "the worker closed the connection before the result".into()));
+        report.emit(Action::Lost { id, why: "the worker closed the connection before the result".into() });
     });
 }
 
 /// The checker request for a response to the task shown.
 pub fn check_request(id: u64, shown: &Shown, response: &str) -> Request {
-    let task = &shown.generated.task;
-    Request {
-        id,
-        kind: task.spec.kind,
-        domain: task.spec.domain,
-        starter: task.starter_code.clone(),
-        reference: task.solution_code.clone(),
-        response: response.to_string(),
-    }
-}
-
-/// The newest request to the checker: its id, and `performance.now()` when it was sent.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Asked {
-    id: u64,
-    at: Option<f64>,
+    Request::for_task(id, &shown.generated.task, response)
 }
 
 #[derive(Properties, PartialEq)]
@@ -208,8 +133,8 @@ pub struct GradeProps {
 /// Paste a solution; the static rubric, and the hidden tests on the worker.
 #[function_component(GradePanel)]
 pub fn grade_panel(p: &GradeProps) -> Html {
-    let text = use_state(String::new);
-    let state = use_reducer(|| GradeState { worker: WorkerStatus::Probing, job: Job::None });
+    let state = use_reducer_eq(|| PanelState(Panel::new(checker::status())));
+    let panel = &state.0;
     let area = use_node_ref();
     {
         let dispatcher = state.dispatcher();
@@ -217,75 +142,72 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     }
     // A new task clears the answer and the job (or starts from the solution in the link).
     {
-        let (text, dispatcher) = (text.clone(), state.dispatcher());
+        let dispatcher = state.dispatcher();
         use_effect_with((p.shown.spec.clone(), p.shared.clone()), move |(_, shared)| {
-            text.set(match shared {
+            dispatcher.dispatch(Action::NewTask(match shared {
                 Some(Ok(s)) => s.clone(),
                 _ => String::new(),
-            });
-            dispatcher.dispatch(GradeAction::Reset);
+            }));
         });
     }
-    let share_link = use_state(|| None::<String>);
+    // The static checker: its status and replies go to the reducer, which shows a reply only when it
+    // answers the newest request.
     {
-        let share_link = share_link.clone();
-        use_effect_with(((*text).clone(), p.shown.spec.clone()), move |_| share_link.set(None));
-    }
-    // The static checker: its status, the newest request and the newest reply (shown only when it
-    // answers the newest request, so an old verdict never stands for a new answer).
-    let status = use_state(checker::status);
-    let asked = use_state(|| None::<Asked>);
-    let reply = use_state(|| None::<(Reply, Option<f64>)>);
-    {
-        let (status, reply) = (status.setter(), reply.setter());
+        let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
-            let token = checker::listen(Callback::from(move |e| match e {
-                checker::Event::Status(s) => status.set(s),
-                checker::Event::Reply(r, at) => reply.set(Some((r, at))),
+            let token = checker::listen(Callback::from(move |e| {
+                dispatcher.dispatch(match e {
+                    checker::Event::Status(s) => Action::Checker(s),
+                    checker::Event::Reply(r, at) => Action::CheckerReply(r, at),
+                })
             }));
             checker::start_when_idle();
             move || checker::unlisten(token)
         });
     }
     {
-        let (asked, shown) = (asked.setter(), p.shown.clone());
-        use_effect_with(((*text).clone(), p.shown.clone()), move |(t, _)| {
+        let (dispatcher, shown) = (state.dispatcher(), p.shown.clone());
+        use_effect_with((panel.text.clone(), p.shown.clone()), move |(t, _)| {
             if t.trim().is_empty() {
-                asked.set(None);
+                dispatcher.dispatch(Action::Asked(None));
             } else {
                 let id = checker::next_id();
-                asked.set(Some(Asked { id, at: super::app::now() }));
+                dispatcher.dispatch(Action::Asked(Some(Asked { id, at: super::app::now() })));
                 checker::check(&check_request(id, &shown, t));
             }
         });
     }
 
+    let set_text = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |t: String| dispatcher.dispatch(Action::SetText(t)))
+    };
     let oninput = {
-        let text = text.clone();
+        let set_text = set_text.clone();
         Callback::from(move |e: InputEvent| {
             let el: HtmlTextAreaElement = e.target_unchecked_into();
-            text.set(el.value());
+            set_text.emit(el.value());
         })
     };
     // A dropped file replaces the answer (dropped text is inserted by the browser itself).
     let ondrop = {
-        let text = text.clone();
+        let set_text = set_text.clone();
         Callback::from(move |e: DragEvent| {
             let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) else { return };
             e.prevent_default();
-            let text = text.clone();
+            let set_text = set_text.clone();
             spawn_local(async move {
                 let blob = gloo::file::Blob::from(file);
                 match gloo::file::futures::read_as_text(&blob).await {
-                    Ok(t) => text.set(t),
-                    Err(e) => text.set(format!("# the dropped file could not be read: {e}\n")),
+                    Ok(t) => set_text.emit(t),
+                    Err(e) => set_text.emit(format!("# the dropped file could not be read: {e}\n")),
                 }
             });
         })
     };
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let share = {
-        let (text, share_link) = (text.clone(), share_link.clone());
+        let (text, dispatcher) = (panel.text.clone(), state.dispatcher());
         let spec = p.shown.spec.clone();
         Callback::from(move |_: MouseEvent| {
             let link = super::view::page_url(&format!(
@@ -295,16 +217,16 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 super::share::encode_solution(&text)
             ));
             super::code::copy_to_clipboard(&link);
-            share_link.set(Some(link));
+            dispatcher.dispatch(Action::Shared(link));
         })
     };
     let fill = |code: String| {
-        let text = text.clone();
-        Callback::from(move |_: MouseEvent| text.set(code.clone()))
+        let set_text = set_text.clone();
+        Callback::from(move |_: MouseEvent| set_text.emit(code.clone()))
     };
     let task = &p.shown.generated.task;
     let run = {
-        let text = text.clone();
+        let text = panel.text.clone();
         let spec = p.shown.spec.clone();
         let dispatcher = state.dispatcher();
         Rc::new(move || {
@@ -312,13 +234,13 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 return;
             }
             let id = format!("job-{}", (js_sys::Math::random() * 1e12) as u64);
-            let message = ClientMessage::grade(id.clone(), &spec, (*text).clone(), None).to_json();
-            dispatcher.dispatch(GradeAction::Started(id.clone()));
+            let message = ClientMessage::grade(id.clone(), &spec, text.clone(), None).to_json();
+            dispatcher.dispatch(Action::JobStarted(id.clone()));
             let d = dispatcher.clone();
             run_job(id, message, Callback::from(move |a| d.dispatch(a)));
         })
     };
-    let connected = matches!(state.worker, WorkerStatus::Connected(_));
+    let connected = matches!(panel.worker, WorkerStatus::Connected(_));
     let onclick_run = {
         let run = run.clone();
         Callback::from(move |_: MouseEvent| run())
@@ -353,39 +275,30 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         })
     };
 
-    let answered = match (&*asked, &*reply) {
-        (Some(q), Some((r @ (Reply::Verdict { id, .. } | Reply::Unreadable { id, .. }), at))) if *id == q.id => {
-            let waited = match (q.at, at) {
-                (Some(a), Some(b)) => Some(b - a),
-                _ => None,
-            };
-            Some((r, waited))
-        }
-        _ => None,
-    };
-    let static_view = match (&*asked, answered) {
-        (None, _) => {
+    let static_view = match panel.static_view() {
+        StaticView::Empty => {
             html! { <p class="hint">{ "Paste a solution above: a # === solution.py === file block, a bare file or a unified diff. The static checks run at once, here in the browser." }</p> }
         }
-        (Some(_), None) => match &*status {
-            checker::Status::Failed(why) => html! {
+        StaticView::Pending(status) => match status {
+            CheckerStatus::Failed(why) => html! {
                 <p id="static-pending" class="notice" data-checker="failed">
                     <strong>{ "The static checker could not run here: " }</strong>{ why.clone() }
                     { " The hidden tests below still grade the solution." }
                 </p>
             },
-            checker::Status::Ready => {
+            CheckerStatus::Ready => {
                 html! { <p id="static-pending" class="hint" data-checker="ready">{ "Checking…" }</p> }
             }
-            _ => html! { <p id="static-pending" class="hint" data-checker="loading">{ "Loading the checker…" }</p> },
+            CheckerStatus::Idle | CheckerStatus::Loading => {
+                html! { <p id="static-pending" class="hint" data-checker="loading">{ "Loading the checker…" }</p> }
+            }
         },
-        (Some(_), Some((Reply::Unreadable { why, .. }, _))) => html! {
+        StaticView::Unreadable(why) => html! {
             <div id="static-verdict" class="verdict fail" data-passed="false">
-                <p><strong>{ "The response cannot be read: " }</strong>{ why.clone() }</p>
+                <p><strong>{ "The response cannot be read: " }</strong>{ why.to_string() }</p>
             </div>
         },
-        (Some(_), Some((Reply::Verdict { how, items, ms, .. }, waited))) => {
-            let passed = Reply::passed(items);
+        StaticView::Verdict { how, items, passed, ms, waited } => {
             let took = ms.map(|m| format!(" in {m:.1} ms")).unwrap_or_default();
             html! {
                 <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}
@@ -395,13 +308,13 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                         { format!(" ({how}; checked{took})") }
                     </p>
                     <ul class="rubric">
-                        { for items.iter().map(|i: &RubricItem| {
+                        { for items.iter().map(|i: &Item| {
                             let line = i.line.map(|l| {
                                 let goto_line = goto_line.clone();
                                 html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
                             });
                             html! {
-                                <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.clone()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
+                                <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.to_string()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
                                     <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
                                     <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
                                     <span class="title">{ i.title.clone() }</span>
@@ -413,10 +326,9 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 </div>
             }
         }
-        (Some(_), Some(_)) => html! {},
     };
 
-    let worker_view = match &state.worker {
+    let worker_view = match &panel.worker {
         WorkerStatus::Probing => html! { <p id="worker-status" class="hint">{ "Looking for a grading worker…" }</p> },
         WorkerStatus::Absent(why) => html! {
             <p id="worker-status" class="notice" data-worker="absent">
@@ -430,17 +342,17 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             </p>
         },
     };
-    let job_view = match &state.job {
+    let job_view = match &panel.job {
         Job::None => html! {},
         Job::Sent { .. } => html! { <p id="job-status" class="hint">{ "Sent to the worker…" }</p> },
         Job::Running { done, total, stage, .. } => html! {
             <p id="job-status" class="hint">
-                { format!("Running the hidden tests: {stage} {done}/{total}") }
+                { format!("Running the hidden tests: {} {done}/{total}", stage.as_str()) }
                 <progress max={total.max(&1).to_string()} value={done.to_string()}></progress>
             </p>
         },
-        Job::Failed { code, message } => html! {
-            <div id="hidden-verdict" class="verdict fail" data-passed="error"><p><strong>{ format!("The worker could not grade it ({code}): ") }</strong>{ message.clone() }</p></div>
+        Job::Failed { failure, message } => html! {
+            <div id="hidden-verdict" class="verdict fail" data-passed="error"><p><strong>{ format!("The worker could not grade it ({}): ", failure.as_str()) }</strong>{ message.clone() }</p></div>
         },
         Job::Done(r) => {
             let hidden = r.hidden_passed;
@@ -452,7 +364,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                         { format!(" · {} · {} trials per function · {:.2} s", r.message, r.trials, r.seconds) }
                     </p>
                     <ul class="functions">
-                        { for r.functions.iter().filter(|f| f.status != "pass").take(20).map(|f| html! {
+                        { for failing_functions(r).take(20).map(|f| html! {
                             <li class="fail" data-fn={f.name.clone()}>
                                 { format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored) }
                                 { for f.first_failure.as_ref().map(|ff| html! {
@@ -461,21 +373,20 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                             </li>
                         }) }
                     </ul>
-                    if r.functions.iter().all(|f| f.status == "pass") && !r.functions.is_empty() {
+                    if all_functions_pass(r) {
                         <p class="hint">{ format!("All {} functions give the reference's outputs.", r.functions.len()) }</p>
                     }
                 </div>
             }
         }
     };
-    let busy = matches!(state.job, Job::Sent { .. } | Job::Running { .. });
 
     html! {
         <section id="grade" class="panel grade" aria-label="Grade a solution">
             <div class="panel-head">
                 <h2>{ "Grade a solution" }</h2>
                 <div class="actions">
-                    <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={text.trim().is_empty()}
+                    <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
                         title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
                     <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
                     <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
@@ -483,11 +394,11 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             </div>
             <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
                 placeholder="Paste or drop the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
-                value={(*text).clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
+                value={panel.text.clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
             if let Some(Err(why)) = &p.shared {
                 <p id="shared-error" class="notice">{ why.clone() }</p>
             }
-            if let Some(link) = &*share_link {
+            if let Some(link) = &panel.share_link {
                 <p class="hint">
                     { "Link with this solution (copied): " }
                     <a id="solution-link" href={link.clone()}>{ super::route::shorten(link, 90) }</a>
@@ -495,7 +406,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             }
             { static_view }
             <div class="hidden-tests">
-                <button id="run-hidden" type="button" class="button" disabled={!connected || busy || text.trim().is_empty()} onclick={onclick_run}>
+                <button id="run-hidden" type="button" class="button" disabled={!panel.can_run()} onclick={onclick_run}>
                     { "Run hidden tests" }
                 </button>
                 { worker_view }

@@ -1,5 +1,7 @@
 //! The grading worker's WebSocket protocol (playground.md, "The worker"): the message types both
-//! ends use, and the one parser of client messages.
+//! ends use, and the one parser of client messages. [`report`] turns a reading of a response and a
+//! grading verdict into these messages; [`checker`] is the page's protocol with its static-checker
+//! web worker.
 //!
 //! Pure (serde only): the native worker (`native::worker`) and the web app share these types.
 //! Every message is a JSON object with a `type` and the protocol version `v` (1); requests carry a
@@ -15,10 +17,14 @@
 //! job already ended, the cancel is ignored). Fields may be added; the contract's are never
 //! renamed.
 
+use crate::check::Item;
 use crate::spec::{SpecError, TaskSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
+
+pub mod checker;
+pub mod report;
 
 /// The protocol version every message carries.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -308,17 +314,22 @@ pub enum CheckSource {
     Hidden,
 }
 
-/// One check of a result: a static rubric item, the response reader, or the hidden tests.
+/// One check of a result: a static rubric item, the response reader, or the hidden tests. On the
+/// wire it is the rubric's [`Item`] (`id`, `title`, `must_have`, `passed`, `reason`, `line`: the
+/// 1-based line of the candidate, or of the response for `response`) plus `source`; it derefs to the
+/// item, so `check.id` and `check.passed` read as on the rubric.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Check {
-    pub id: String,
-    pub title: String,
-    pub must_have: bool,
-    pub passed: bool,
-    pub reason: String,
-    /// 1-based line of the candidate (of the response, for `response`) the reason is about.
-    pub line: Option<usize>,
+    #[serde(flatten)]
+    pub item: Item,
     pub source: CheckSource,
+}
+
+impl std::ops::Deref for Check {
+    type Target = Item;
+    fn deref(&self) -> &Item {
+        &self.item
+    }
 }
 
 /// The first failing call of a function.

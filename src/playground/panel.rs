@@ -1,0 +1,466 @@
+//! The grade panel's state: one struct changed only through [`Action`]s by a pure reducer
+//! ([`Panel::reduce`]), as in Yew's `function_todomvc` example. `web::grade` holds it with
+//! `use_reducer`, dispatches what the page, the checker worker and the grading worker say, and
+//! draws what [`Panel::static_view`] and the typed statuses describe.
+//!
+//! Two rules the reducer keeps:
+//! - a static verdict is shown only when it answers the newest request, so an old verdict never
+//!   stands for a new answer;
+//! - a worker message about another job than the current one (after a reset, a new task or a new
+//!   run) is dropped.
+
+use crate::check::Item;
+use crate::protocol::checker::Reply;
+use crate::protocol::{ErrorCode, FunctionReport, GradeResult, HelloReply, ServerMessage};
+
+/// The static checker (a web worker loaded after the first paint) as the page sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckerStatus {
+    /// Not asked for yet.
+    Idle,
+    /// Downloading and compiling.
+    Loading,
+    Ready,
+    /// It could not load, or stopped; the reason is for the user.
+    Failed(String),
+}
+
+/// What the page knows about the grading worker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkerStatus {
+    Probing,
+    Connected(HelloReply),
+    Absent(String),
+}
+
+/// A stage of a running job, as the worker's `progress` names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Accepted, waiting for a slot.
+    Queued,
+    /// The response was read and the static rubric ran.
+    Static,
+    /// The reference's run finished.
+    Reference,
+    /// The candidate's run finished.
+    Candidate,
+    /// A stage this build does not know (a newer worker).
+    Other(String),
+}
+
+impl Stage {
+    pub fn from_wire(s: &str) -> Stage {
+        match s {
+            "queued" => Stage::Queued,
+            "static" => Stage::Static,
+            "reference" => Stage::Reference,
+            "candidate" => Stage::Candidate,
+            other => Stage::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Stage::Queued => "queued",
+            Stage::Static => "static",
+            Stage::Reference => "reference",
+            Stage::Candidate => "candidate",
+            Stage::Other(s) => s,
+        }
+    }
+}
+
+/// Why a job ended without a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobFailure {
+    /// The worker answered with an error.
+    Worker(ErrorCode),
+    /// The connection failed or closed before the final reply.
+    Connection,
+}
+
+impl JobFailure {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            JobFailure::Worker(code) => code.as_str(),
+            JobFailure::Connection => "connection",
+        }
+    }
+}
+
+/// The hidden-test job of the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Job {
+    None,
+    Sent { id: String },
+    Running { id: String, done: usize, total: usize, stage: Stage },
+    Done(Box<GradeResult>),
+    Failed { failure: JobFailure, message: String },
+}
+
+impl Job {
+    /// The id of a job still waiting for its final reply.
+    pub fn pending_id(&self) -> Option<&str> {
+        match self {
+            Job::Sent { id } | Job::Running { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// The newest request to the static checker: its id, and the page's clock when it was sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Asked {
+    pub id: u64,
+    pub at: Option<f64>,
+}
+
+/// Everything the grade panel shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// The answer in the text area.
+    pub text: String,
+    /// The "share with solution" link made for this text, if one was asked for.
+    pub share_link: Option<String>,
+    pub checker: CheckerStatus,
+    /// The newest checker request (none when the answer is empty).
+    pub asked: Option<Asked>,
+    /// The newest checker reply and the page's clock at its arrival.
+    pub reply: Option<(Reply, Option<f64>)>,
+    pub worker: WorkerStatus,
+    pub job: Job,
+}
+
+/// Everything that changes the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Another task is shown: start from this answer (a solution shared in the link, or empty).
+    NewTask(String),
+    /// The answer was typed, pasted, dropped or filled in.
+    SetText(String),
+    /// A share link was made for the current answer.
+    Shared(String),
+    Checker(CheckerStatus),
+    /// A request was sent to the checker (`None`: the answer is empty, nothing to check).
+    Asked(Option<Asked>),
+    /// The checker answered, at this time.
+    CheckerReply(Reply, Option<f64>),
+    Worker(WorkerStatus),
+    /// A grade job was sent to the worker.
+    JobStarted(String),
+    /// A message from the worker about a job (or its hello).
+    Server(ServerMessage),
+    /// The connection of job `id` ended before its final reply, and why.
+    Lost {
+        id: String,
+        why: String,
+    },
+}
+
+/// What the static part of the panel shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StaticView<'a> {
+    /// Nothing to check yet.
+    Empty,
+    /// Waiting for the checker, which is in this state.
+    Pending(&'a CheckerStatus),
+    /// The newest answer cannot be read as a solution.
+    Unreadable(&'a str),
+    /// The rubric of the newest answer.
+    Verdict {
+        how: &'a str,
+        items: &'a [Item],
+        passed: bool,
+        /// Milliseconds spent in the checker.
+        ms: Option<f64>,
+        /// Milliseconds from the request to the reply, as the page saw them.
+        waited: Option<f64>,
+    },
+}
+
+impl Default for Panel {
+    fn default() -> Self {
+        Panel::new(CheckerStatus::Idle)
+    }
+}
+
+impl Panel {
+    /// An empty panel; the checker may already be loaded (it lives as long as the page).
+    pub fn new(checker: CheckerStatus) -> Panel {
+        Panel {
+            text: String::new(),
+            share_link: None,
+            checker,
+            asked: None,
+            reply: None,
+            worker: WorkerStatus::Probing,
+            job: Job::None,
+        }
+    }
+
+    /// The panel after an action.
+    pub fn reduce(mut self, action: Action) -> Panel {
+        match action {
+            Action::NewTask(text) => {
+                self.text = text;
+                self.share_link = None;
+                self.job = Job::None;
+            }
+            Action::SetText(text) => {
+                if text != self.text {
+                    self.share_link = None;
+                }
+                self.text = text;
+            }
+            Action::Shared(link) => self.share_link = Some(link),
+            Action::Checker(status) => self.checker = status,
+            Action::Asked(asked) => self.asked = asked,
+            Action::CheckerReply(reply, at) => match reply {
+                // A checker that stopped is a status, not a verdict.
+                Reply::Failed { why } => self.checker = CheckerStatus::Failed(why),
+                Reply::Ready => self.checker = CheckerStatus::Ready,
+                reply => self.reply = Some((reply, at)),
+            },
+            Action::Worker(w) => self.worker = w,
+            Action::JobStarted(id) => self.job = Job::Sent { id },
+            Action::Lost { id, why } => {
+                if self.job.pending_id() == Some(id.as_str()) {
+                    self.job = Job::Failed { failure: JobFailure::Connection, message: why };
+                }
+            }
+            Action::Server(msg) => {
+                // Replies to an earlier job (after a reset or a new task) are dropped.
+                if msg.id().is_some() && msg.id() != self.job.pending_id() {
+                    return self;
+                }
+                match msg {
+                    ServerMessage::Hello(h) => self.worker = WorkerStatus::Connected(h),
+                    ServerMessage::Accepted(a) => {
+                        self.job = Job::Running { id: a.id, done: 0, total: 0, stage: Stage::Queued }
+                    }
+                    ServerMessage::Progress(p) => {
+                        self.job =
+                            Job::Running { id: p.id, done: p.done, total: p.total, stage: Stage::from_wire(&p.stage) }
+                    }
+                    ServerMessage::Result(r) => self.job = Job::Done(Box::new(r)),
+                    ServerMessage::Error(e) => {
+                        self.job = Job::Failed { failure: JobFailure::Worker(e.code), message: e.message }
+                    }
+                }
+            }
+        }
+        self
+    }
+
+    /// Whether there is an answer to check or grade.
+    pub fn has_answer(&self) -> bool {
+        !self.text.trim().is_empty()
+    }
+
+    /// A job is waiting for its final reply.
+    pub fn busy(&self) -> bool {
+        self.job.pending_id().is_some()
+    }
+
+    /// The hidden tests can be started now.
+    pub fn can_run(&self) -> bool {
+        matches!(self.worker, WorkerStatus::Connected(_)) && !self.busy() && self.has_answer()
+    }
+
+    /// What the static part shows: the newest reply only when it answers the newest request.
+    pub fn static_view(&self) -> StaticView<'_> {
+        let Some(asked) = &self.asked else { return StaticView::Empty };
+        let answer = match &self.reply {
+            Some((r @ (Reply::Verdict { id, .. } | Reply::Unreadable { id, .. }), at)) if *id == asked.id => {
+                Some((r, at))
+            }
+            _ => None,
+        };
+        match answer {
+            None => StaticView::Pending(&self.checker),
+            Some((Reply::Unreadable { why, .. }, _)) => StaticView::Unreadable(why),
+            Some((Reply::Verdict { how, items, ms, .. }, at)) => StaticView::Verdict {
+                how,
+                items,
+                passed: Reply::passed(items),
+                ms: *ms,
+                waited: match (asked.at, at) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                },
+            },
+            Some(_) => StaticView::Pending(&self.checker),
+        }
+    }
+}
+
+/// The functions of a result whose hidden tests did not all pass.
+pub fn failing_functions(r: &GradeResult) -> impl Iterator<Item = &FunctionReport> {
+    r.functions.iter().filter(|f| f.status != "pass")
+}
+
+/// Every function of a result passed (and there was at least one).
+pub fn all_functions_pass(r: &GradeResult) -> bool {
+    !r.functions.is_empty() && failing_functions(r).next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Accepted, GradeResult, Limits, Progress, PROTOCOL_VERSION};
+    use std::borrow::Cow;
+
+    fn item(id: &'static str, must_have: bool, passed: bool) -> Item {
+        Item { id: Cow::Borrowed(id), title: id.into(), must_have, passed, reason: String::new(), line: None }
+    }
+
+    fn hello() -> HelloReply {
+        HelloReply {
+            v: 1,
+            server: "cabrito test".into(),
+            limits: Limits {
+                max_message_bytes: 1,
+                max_jobs_per_connection: 1,
+                max_queued_jobs: 1,
+                workers: 1,
+                default_trials: 1,
+                max_trials: 1,
+                job_timeout_seconds: 1.0,
+                idle_timeout_seconds: 1.0,
+                handshake_timeout_seconds: 1.0,
+                max_connections: 1,
+            },
+            generator_versions: vec![1],
+            isolation: String::new(),
+        }
+    }
+
+    fn result(id: &str, passed: bool) -> GradeResult {
+        let mut r: GradeResult =
+            serde_json::from_str(&format!(r#"{{"v":1,"id":"{id}","passed":{passed},"checks":[],"functions":[]}}"#))
+                .unwrap();
+        r.message = "m".into();
+        r
+    }
+
+    fn run(actions: impl IntoIterator<Item = Action>) -> Panel {
+        actions.into_iter().fold(Panel::default(), Panel::reduce)
+    }
+
+    #[test]
+    fn only_the_reply_to_the_newest_request_is_shown() {
+        let p = run([
+            Action::SetText("x = 1".into()),
+            Action::Asked(Some(Asked { id: 1, at: Some(10.0) })),
+            Action::SetText("x = 2".into()),
+            Action::Asked(Some(Asked { id: 2, at: Some(20.0) })),
+            Action::Checker(CheckerStatus::Ready),
+            Action::CheckerReply(
+                Reply::Verdict { id: 1, how: "read as bare".into(), items: vec![item("a", true, true)], ms: None },
+                Some(25.0),
+            ),
+        ]);
+        assert_eq!(p.static_view(), StaticView::Pending(&CheckerStatus::Ready));
+        let items = vec![item("a", true, true), item("b", false, false)];
+        let p = p.reduce(Action::CheckerReply(
+            Reply::Verdict { id: 2, how: "read as diff".into(), items: items.clone(), ms: Some(1.5) },
+            Some(26.0),
+        ));
+        assert_eq!(
+            p.static_view(),
+            StaticView::Verdict { how: "read as diff", items: &items, passed: true, ms: Some(1.5), waited: Some(6.0) }
+        );
+        let p = p.reduce(Action::CheckerReply(
+            Reply::Verdict { id: 2, how: String::new(), items: vec![item("c", true, false)], ms: None },
+            None,
+        ));
+        assert!(matches!(p.static_view(), StaticView::Verdict { passed: false, waited: None, .. }));
+        let p = p.reduce(Action::CheckerReply(Reply::Unreadable { id: 2, why: "no hunk".into() }, None));
+        assert_eq!(p.static_view(), StaticView::Unreadable("no hunk"));
+        // An emptied answer shows nothing, whatever came before.
+        let p = p.reduce(Action::Asked(None));
+        assert_eq!(p.static_view(), StaticView::Empty);
+    }
+
+    #[test]
+    fn a_checker_that_fails_is_a_status() {
+        let p = run([
+            Action::Asked(Some(Asked { id: 1, at: None })),
+            Action::Checker(CheckerStatus::Loading),
+            Action::CheckerReply(Reply::Failed { why: "no wasm".into() }, None),
+        ]);
+        assert_eq!(p.checker, CheckerStatus::Failed("no wasm".into()));
+        assert_eq!(p.static_view(), StaticView::Pending(&CheckerStatus::Failed("no wasm".into())));
+    }
+
+    #[test]
+    fn a_job_goes_through_typed_stages_and_ignores_other_jobs() {
+        let p = run([Action::Worker(WorkerStatus::Connected(hello())), Action::SetText("code".into())]);
+        assert!(p.can_run());
+        let p = p.reduce(Action::JobStarted("j1".into()));
+        assert!(p.busy() && !p.can_run());
+        let accepted = ServerMessage::Accepted(Accepted { v: 1, id: "j1".into(), spec: String::new(), trials: 3 });
+        let p = p.reduce(Action::Server(accepted));
+        assert_eq!(p.job, Job::Running { id: "j1".into(), done: 0, total: 0, stage: Stage::Queued });
+        let progress = |id: &str, done, stage: &str| {
+            Action::Server(ServerMessage::Progress(Progress {
+                v: PROTOCOL_VERSION,
+                id: id.into(),
+                done,
+                total: 3,
+                stage: stage.into(),
+                checks: vec![],
+            }))
+        };
+        let p = p.reduce(progress("j1", 2, "reference"));
+        assert_eq!(p.job, Job::Running { id: "j1".into(), done: 2, total: 3, stage: Stage::Reference });
+        // A message about another job changes nothing.
+        let p2 = p.clone().reduce(progress("old", 3, "candidate"));
+        assert_eq!(p2, p);
+        let p2 = p.clone().reduce(Action::Server(ServerMessage::Result(result("old", true))));
+        assert_eq!(p2, p);
+        let p2 = p.clone().reduce(Action::Lost { id: "old".into(), why: "gone".into() });
+        assert_eq!(p2, p);
+        let p = p.reduce(progress("j1", 3, "warp"));
+        assert!(matches!(&p.job, Job::Running { stage: Stage::Other(s), .. } if s == "warp"));
+        let done = p.clone().reduce(Action::Server(ServerMessage::Result(result("j1", true))));
+        assert!(matches!(&done.job, Job::Done(r) if r.passed) && done.can_run());
+        let Job::Done(r) = &done.job else { panic!() };
+        assert!(!all_functions_pass(r), "no functions is not all passing");
+        let failed =
+            p.clone().reduce(Action::Server(ServerMessage::error(Some("j1".into()), ErrorCode::Timeout, "slow")));
+        assert_eq!(failed.job, Job::Failed { failure: JobFailure::Worker(ErrorCode::Timeout), message: "slow".into() });
+        let lost = p.reduce(Action::Lost { id: "j1".into(), why: "closed".into() });
+        assert_eq!(lost.job, Job::Failed { failure: JobFailure::Connection, message: "closed".into() });
+        assert_eq!(JobFailure::Connection.as_str(), "connection");
+    }
+
+    #[test]
+    fn a_new_task_resets_the_answer_the_link_and_the_job() {
+        let p = run([
+            Action::SetText("a".into()),
+            Action::Shared("#/task?solution=x".into()),
+            Action::JobStarted("j".into()),
+        ]);
+        assert!(p.share_link.is_some() && p.busy());
+        // The same text keeps the link; another text drops it.
+        let same = p.clone().reduce(Action::SetText("a".into()));
+        assert!(same.share_link.is_some());
+        assert!(p.clone().reduce(Action::SetText("b".into())).share_link.is_none());
+        let p = p.reduce(Action::NewTask("shared".into()));
+        assert_eq!((p.text.as_str(), p.share_link.as_ref(), &p.job), ("shared", None, &Job::None));
+        // A late reply to the old job is dropped.
+        let p = p.reduce(Action::Server(ServerMessage::Result(result("j", true))));
+        assert_eq!(p.job, Job::None);
+        assert!(!p.clone().reduce(Action::SetText("  \n".into())).has_answer());
+    }
+
+    #[test]
+    fn the_hello_connects_and_stages_read_back() {
+        let p = run([Action::Server(ServerMessage::Hello(hello()))]);
+        assert!(matches!(p.worker, WorkerStatus::Connected(_)));
+        for s in ["queued", "static", "reference", "candidate", "later"] {
+            assert_eq!(Stage::from_wire(s).as_str(), s);
+        }
+    }
+}

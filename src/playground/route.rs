@@ -1,0 +1,403 @@
+//! The URL fragment: which page, and for a task page, which spec.
+//!
+//! A share link is `#/task?v=1&kind=…&domain=…&axis=…&n=…&seed=…`. Parsing never panics: a
+//! malformed or out-of-range link becomes [`Route::BadLink`] with a one-line reason and the nearest
+//! valid spec, which the app offers instead of a blank page.
+
+use crate::spec::{knob, TaskSpec, Values, KNOBS};
+
+/// What a fragment asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Route {
+    /// The landing page: a card per kind and domain.
+    Gallery,
+    /// How a task grows with `n`: the spec's kind, domain, axis and seed at the paper's sizes.
+    Scale(TaskSpec),
+    /// A task page for a valid spec.
+    Task(TaskSpec),
+    /// A link that could not be read, why, and the closest task that can be shown.
+    BadLink { message: String, nearest: TaskSpec },
+}
+
+/// The path of the task page.
+pub const TASK_PATH: &str = "/task";
+/// The path of the scale page.
+pub const SCALE_PATH: &str = "/scale";
+/// The path of the gallery (also the page of an empty fragment).
+pub const GALLERY_PATH: &str = "/gallery";
+/// The key that asks for the read-only embed (in the page's query or the fragment's); it is not
+/// part of the spec.
+pub const EMBED_KEY: &str = "embed";
+
+/// The fragment (with its `#`) of a spec's task page.
+pub fn fragment(spec: &TaskSpec) -> String {
+    crate::task::link(spec)
+}
+
+/// The fragment of a spec's scale page.
+pub fn scale_fragment(spec: &TaskSpec) -> String {
+    format!("#{SCALE_PATH}?{}", spec.to_query())
+}
+
+/// Read a fragment such as `#/task?v=1&n=5` (the `#` is optional).
+pub fn parse(fragment: &str) -> Route {
+    match parse_raw(fragment) {
+        // Decoded link text may hold line breaks or other control characters: the message stays
+        // one line whatever the link.
+        Route::BadLink { message, nearest } => Route::BadLink { message: one_line(&message), nearest },
+        route => route,
+    }
+}
+
+/// `s` with control characters shown as escapes (`\n`, `\u{0}`), so a message is one line.
+fn one_line(s: &str) -> String {
+    s.chars().flat_map(|c| if c.is_control() { c.escape_debug().collect::<Vec<_>>() } else { vec![c] }).collect()
+}
+
+fn parse_raw(fragment: &str) -> Route {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    let (path, query) = match f.split_once('?') {
+        Some((p, q)) => (p, q),
+        None => (f, ""),
+    };
+    if matches!(path, "" | "/" | GALLERY_PATH) {
+        return Route::Gallery;
+    }
+    let scale = path == SCALE_PATH;
+    if !matches!(path, TASK_PATH | "/task/" | SCALE_PATH) {
+        return Route::BadLink {
+            message: format!(
+                "there is no page '{}'; a task link looks like #/task?v=1&kind=add_parameter&n=25&seed=0",
+                shorten(&decode(path), 60)
+            ),
+            nearest: TaskSpec::default(),
+        };
+    }
+    let pairs = match split_query(query) {
+        Ok(mut p) => {
+            p.retain(|(k, _)| !is_extra_key(k));
+            p
+        }
+        Err(message) => {
+            let nearest = nearest_valid(&well_formed_pairs(query));
+            return Route::BadLink { message, nearest };
+        }
+    };
+    match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(spec) if scale => Route::Scale(spec),
+        Ok(spec) => Route::Task(spec),
+        Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
+    }
+}
+
+/// Keys of a task link that are not part of the spec: the embed flag and a shared solution.
+fn is_extra_key(k: &str) -> bool {
+    let k = k.trim();
+    k == EMBED_KEY || k == super::share::SOLUTION_KEY
+}
+
+/// Whether the page's query (`?embed=1` before the `#`) or the fragment's asks for the embed.
+pub fn embed_requested(search: &str, fragment: &str) -> bool {
+    let in_query = |q: &str| {
+        q.split('&').any(|item| {
+            let (k, v) = item.split_once('=').unwrap_or((item, "1"));
+            decode(k).trim() == EMBED_KEY && !matches!(decode(v).trim(), "0" | "false" | "no")
+        })
+    };
+    let fragment_query = fragment.split_once('?').map_or("", |(_, q)| q);
+    in_query(search.strip_prefix('?').unwrap_or(search)) || in_query(fragment_query)
+}
+
+/// Split a query into decoded `key=value` pairs; an item without `=` is an error.
+pub fn split_query(query: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for item in query.split('&').filter(|s| !s.is_empty()) {
+        match item.split_once('=') {
+            Some((k, v)) => out.push((decode(k), decode(v))),
+            None => {
+                return Err(format!(
+                    "the link part '{}' is not of the form key=value (for example n=25)",
+                    shorten(&decode(item), 40)
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The decodable `key=value` items of a query, skipping the malformed ones.
+fn well_formed_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter_map(|item| item.split_once('=').map(|(k, v)| (decode(k), decode(v))))
+        .filter(|(k, _)| !is_extra_key(k))
+        .collect()
+}
+
+/// The closest valid spec to some pairs: repeatedly clamp an out-of-range number into its range, or
+/// drop the key the spec parser complains about, until the spec parses. Ends at the default spec.
+pub fn nearest_valid(pairs: &[(String, String)]) -> TaskSpec {
+    let mut pairs: Vec<(String, String)> = pairs.to_vec();
+    // Each round removes a pair or clamps one into range, so this terminates well within the bound.
+    for _ in 0..(2 * pairs.len() + 2) {
+        match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+            Ok(spec) => return spec,
+            Err(e) => {
+                let positions: Vec<usize> =
+                    pairs.iter().enumerate().filter(|(_, (k, _))| k.trim() == e.key).map(|(i, _)| i).collect();
+                let Some(&first) = positions.first() else { break };
+                if positions.len() > 1 {
+                    // A repeated key: keep the first occurrence.
+                    for &i in positions[1..].iter().rev() {
+                        pairs.remove(i);
+                    }
+                    continue;
+                }
+                match clamped(&pairs[first].0, &pairs[first].1) {
+                    Some(c) if c != pairs[first].1.trim() => pairs[first].1 = c,
+                    _ => {
+                        pairs.remove(first);
+                    }
+                }
+            }
+        }
+    }
+    TaskSpec::default()
+}
+
+/// An integer knob's value moved into the knob's range, if the value is a (possibly huge or
+/// negative) integer at all.
+fn clamped(key: &str, value: &str) -> Option<String> {
+    let Values::Int { min, max } = knob(key.trim())?.values else { return None };
+    let v = value.trim();
+    let digits = v.strip_prefix('-').or_else(|| v.strip_prefix('+')).unwrap_or(v);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if v.starts_with('-') {
+        return Some(min.to_string());
+    }
+    Some(
+        match digits.trim_start_matches('0').parse::<u64>() {
+            Ok(x) => x.clamp(min, max),
+            Err(_) if digits.trim_start_matches('0').is_empty() => min,
+            Err(_) => max, // more digits than a u64 holds
+        }
+        .to_string(),
+    )
+}
+
+/// Percent-decode a URL component (`+` is kept: links never encode spaces with it). Invalid escapes
+/// and invalid UTF-8 are kept as text rather than rejected.
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// At most `max` characters of `s`, with an ellipsis when cut (so a huge link cannot flood the page).
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    }
+}
+
+/// The query pairs of a spec with one knob set to a new value (an empty value removes an optional
+/// knob), for the controls.
+pub fn with_value(spec: &TaskSpec, key: &str, value: &str) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = spec.pairs().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    pairs.retain(|(k, _)| k != key);
+    if !value.trim().is_empty() {
+        pairs.push((key.to_string(), value.trim().to_string()));
+    }
+    // Keep knob order so the resulting link reads the same as a generated one.
+    pairs.sort_by_key(|(k, _)| if k == "v" { 0 } else { 1 + KNOBS.iter().position(|kn| kn.key == k).unwrap_or(99) });
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::MAX_N;
+    use proptest::prelude::*;
+
+    fn spec(query: &str) -> TaskSpec {
+        TaskSpec::from_pairs(split_query(query).unwrap()).unwrap()
+    }
+
+    fn bad(fragment: &str) -> (String, TaskSpec) {
+        match parse(fragment) {
+            Route::BadLink { message, nearest } => (message, nearest),
+            other => panic!("{fragment} was accepted as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn links_read_back_to_their_spec() {
+        let s = spec("v=1&kind=extract_helper&domain=array&axis=search&n=40&seed=18446744073709551615");
+        assert_eq!(parse(&fragment(&s)), Route::Task(s.clone()));
+        assert_eq!(parse(&fragment(&s)[1..]), Route::Task(s.clone()));
+        assert_eq!(parse(&scale_fragment(&s)), Route::Scale(s.clone()));
+        assert_eq!(parse("#/task/?v=1&n=9&embed=1&solution=abc"), Route::Task(spec("v=1&n=9")));
+        let (message, _) = bad("#/%0anowhere");
+        assert!(message.contains("'/\\nnowhere'"), "{message}");
+        let (message, _) = bad("#/task?kind=%0d%0a%00");
+        assert!(!message.contains(['\n', '\r', '\0']), "{message}");
+        for g in ["", "#", "#/", "/", "#/gallery", "#/gallery?x=1"] {
+            assert_eq!(parse(g), Route::Gallery, "{g}");
+        }
+        assert_eq!(parse("#/task"), Route::Task(TaskSpec::default()));
+    }
+
+    #[test]
+    fn malformed_links_get_a_one_line_reason_and_the_nearest_task() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("#/task?v=1&kind=nope&n=7&seed=3", "unknown kind 'nope'", "v=1&n=7&seed=3"),
+            ("#/task?v=1&n=0&seed=5", "out of range", "v=1&n=1&seed=5"),
+            ("#/task?v=1&n=99999&domain=string", "out of range", "v=1&domain=string&n=2000"),
+            ("#/task?v=1&n=-4", "must be an integer", "v=1&n=1"),
+            ("#/task?v=1&n=123456789012345678901234567890", "must be an integer", "v=1&n=2000"),
+            ("#/task?v=1&n=000000000000000000000000000000", "out of range", "v=1&n=1"),
+            ("#/task?v=1&seed=abc&n=9", "must be an integer", "v=1&n=9"),
+            ("#/task?v=1&n=5&n=6", "given twice", "v=1&n=5"),
+            ("#/task?v=7&kind=dead_code", "not served", "v=1&kind=dead_code"),
+            ("#/task?v=1&colour=red&seed=4", "unknown key 'colour'", "v=1&seed=4"),
+            ("#/task?v=1&garbage&n=8", "not of the form key=value", "v=1&n=8"),
+            ("#/task?v=1&%ff%fe=1&n=8", "unknown key", "v=1&n=8"),
+            ("#/nowhere?v=1&n=8", "there is no page", "v=1"),
+        ];
+        for (fragment, says, nearest) in cases {
+            let (message, got) = bad(fragment);
+            assert!(message.contains(says), "{fragment}: message '{message}' should say '{says}'");
+            assert!(!message.contains('\n'), "{fragment}: the message is one line");
+            assert_eq!(got, spec(nearest), "{fragment}: nearest task");
+        }
+        // A huge link is named in a short message.
+        let (message, _) = bad(&format!("#/{}", "x".repeat(100_000)));
+        assert!(message.len() < 300, "{} bytes", message.len());
+        let (message, _) = bad(&format!("#/task?{}", "y".repeat(100_000)));
+        assert!(message.len() < 300, "{} bytes", message.len());
+    }
+
+    #[test]
+    fn a_link_repeating_a_key_many_times_still_ends() {
+        let query: String = (0..5000).map(|i| format!("n={i}&")).collect();
+        let (_, nearest) = bad(&format!("#/task?v=1&{query}"));
+        assert_eq!(nearest.n, 1); // the first occurrence, n=0, clamped to 1
+        let query: String = (0..2000).map(|i| format!("k{i}=1&")).collect();
+        assert_eq!(bad(&format!("#/task?{query}n=7")).1, spec("v=1&n=7"));
+    }
+
+    #[test]
+    fn percent_decoding_keeps_what_it_cannot_decode() {
+        assert_eq!(decode("%41%62c"), "Abc");
+        assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%4"), "%4");
+        assert_eq!(decode("%zz%"), "%zz%");
+        assert_eq!(decode("a+b"), "a+b");
+        assert_eq!(decode("%e2%82%ac"), "€");
+        assert_eq!(decode("%e2%82"), "\u{fffd}");
+        assert_eq!(shorten("abcdef", 3), "abc…");
+        assert_eq!(shorten("ab", 3), "ab");
+    }
+
+    #[test]
+    fn embed_flags_and_control_values() {
+        assert!(embed_requested("?embed=1", "#/task?v=1"));
+        assert!(embed_requested("?embed", "#/task?v=1"));
+        assert!(embed_requested("", "#/task?v=1&embed=yes"));
+        assert!(!embed_requested("", "#/task?v=1&embed=0"));
+        assert!(!embed_requested("?x=embed", "#/task?embed=false"));
+        let s = spec("v=1&n=9&seed=3");
+        let pairs = with_value(&s, "seed", " 12 ");
+        assert_eq!(TaskSpec::from_pairs(pairs).unwrap(), spec("v=1&n=9&seed=12"));
+        let with = spec("v=1&n=9&n_init=40");
+        let pairs = with_value(&with, "n_init", "");
+        assert!(pairs.iter().all(|(k, _)| k != "n_init"));
+        assert_eq!(pairs[0].0, "v");
+    }
+
+    fn link_text() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            "#",
+            "/",
+            "/task",
+            "/scale",
+            "?",
+            "&",
+            "=",
+            "%",
+            "%2",
+            "%41",
+            "%ff",
+            "%e2%82",
+            "v",
+            "kind",
+            "domain",
+            "axis",
+            "n",
+            "seed",
+            "n_init",
+            "n_edit",
+            "embed",
+            "solution",
+            "1",
+            "0",
+            "-3",
+            "99999",
+            "18446744073709551616",
+            "dead_code",
+            "math",
+            "search",
+            "é",
+            " ",
+            "+",
+            "\u{0}",
+        ]);
+        prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// Whatever the fragment, reading it ends, and a bad link's nearest task is a valid spec
+        /// whose own link reads back to it.
+        #[test]
+        fn any_fragment_gives_a_page(body in link_text(), prefix in prop::sample::select(vec!["", "#/task?", "#/scale?"])) {
+            let f = format!("{prefix}{body}");
+            match parse(&f) {
+                Route::Gallery => {}
+                Route::Task(s) | Route::Scale(s) => prop_assert!(s.validate().is_ok()),
+                Route::BadLink { message, nearest } => {
+                    prop_assert!(!message.is_empty() && !message.contains('\n'));
+                    prop_assert!(nearest.validate().is_ok());
+                    prop_assert!(nearest.n <= MAX_N);
+                    prop_assert_eq!(parse(&fragment(&nearest)), Route::Task(nearest.clone()));
+                }
+            }
+        }
+    }
+}
