@@ -3,7 +3,8 @@
 # first failure. CI runs this (.ci/run); it takes about 5 minutes once the tools are installed.
 #
 #   1. setup            install missing tools (fast when nothing is missing)
-#   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports)
+#   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports), and
+#                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
 #   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
 #   5. app build        trunk build --release into dist/, with its sizes
@@ -44,6 +45,7 @@ elif cargo clippy --all-targets --locked -- -D warnings &&
 else
   echo "clippy: WARNINGS above (advisory run: CABRITO_CLIPPY=advisory)"
 fi
+bash scripts/purity.sh
 done_step
 
 begin "native tests"

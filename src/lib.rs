@@ -2,6 +2,11 @@
 //!
 //! The core (everything but `web` and `native`) is pure: no IO, no clocks, no OS randomness; it
 //! builds for `wasm32-unknown-unknown` and natively and gives byte-identical output on both.
+//!
+//! Purity is checked by clippy: the methods, types and macros listed in `clippy.toml` (files, clocks,
+//! processes, sockets, environment, terminal, OS randomness) are denied here and allowed only in
+//! `native` and `web`.
+#![warn(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)]
 
 pub mod check;
 pub mod domain;
