@@ -4,10 +4,11 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
-const FIXTURES: &str = "../shared/fixtures/cabra-reference";
+mod guard;
+use guard::fixtures;
 
 fn cabrito(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cabrito")).args(args).output().expect("cabrito runs")
@@ -112,9 +113,8 @@ fn responses_in_every_format() {
 
 #[test]
 fn reference_records() {
-    let file = Path::new(FIXTURES).join("function_traversal_en25/tasks/math_function/dead_code.json.gz");
-    if !file.exists() {
-        eprintln!("no fixtures; skipped");
+    let file = fixtures().join("function_traversal_en25/tasks/math_function/dead_code.json.gz");
+    if !guard::fixture(&file) {
         return;
     }
     let f = file.to_str().unwrap();

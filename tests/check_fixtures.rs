@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-const FIXTURES: &str = "../shared/fixtures/cabra-reference";
+mod guard;
+use guard::fixtures;
 
 fn gunzip(path: &Path) -> String {
     let mut s = String::new();
@@ -28,7 +29,7 @@ fn domain_of(task_set: &str) -> Domain {
 
 fn task_files(bucket: &str) -> Vec<(PathBuf, Domain, Kind)> {
     let mut out = Vec::new();
-    let dir = Path::new(FIXTURES).join(bucket).join("tasks");
+    let dir = fixtures().join(bucket).join("tasks");
     let Ok(sets) = std::fs::read_dir(&dir) else { return out };
     for set in sets.flatten() {
         let set_name = set.file_name().to_string_lossy().to_string();
@@ -45,15 +46,15 @@ fn task_files(bucket: &str) -> Vec<(PathBuf, Domain, Kind)> {
 /// `starter_fails`: the static rubric alone tells the starter apart (not for instruction following, where
 /// the deciding item is constraint structure, which comes with that axis).
 fn check_bucket(bucket: &str, starter_fails: bool) -> usize {
-    let files = task_files(bucket);
-    if files.is_empty() {
-        eprintln!("no fixtures under {FIXTURES}/{bucket}; skipped");
+    if !guard::fixture(&fixtures().join(bucket).join("tasks")) {
         return 0;
     }
+    let files = task_files(bucket);
+    assert!(!files.is_empty(), "{}/{bucket}/tasks holds no task files", fixtures().display());
     // Responses by (name, dag_id) → output.
     let mut responses: HashMap<(String, String), String> = HashMap::new();
     for which in ["solution", "starter"] {
-        let p = Path::new(FIXTURES).join(bucket).join("responses").join(format!("{which}.jsonl.gz"));
+        let p = fixtures().join(bucket).join("responses").join(format!("{which}.jsonl.gz"));
         for line in gunzip(&p).lines() {
             let v: Value = serde_json::from_str(line).unwrap();
             let key = (format!("{which}:{}", v["name"].as_str().unwrap()), v["dag_id"].as_str().unwrap().to_string());
@@ -115,18 +116,18 @@ fn instruction_fixtures() {
 /// The reference scorer's own verdicts on `compilation`, `function_existence` and `edit_path` (recorded in
 /// verdicts.json for the reference solution and the starter of every sampled task) agree with ours.
 fn verdict_parity(bucket: &str) -> usize {
-    let path = Path::new(FIXTURES).join(bucket).join("verdicts.json");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("no {}; skipped", path.display());
+    let path = fixtures().join(bucket).join("verdicts.json");
+    if !guard::fixture(&path) {
         return 0;
-    };
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
     let verdicts: Vec<Value> = serde_json::from_str(&text).unwrap();
     let mut records: HashMap<(String, String), Vec<Value>> = HashMap::new();
     let mut compared = 0;
     for v in verdicts {
         let (set, ty) = (v["task_set"].as_str().unwrap(), v["task_type"].as_str().unwrap());
         let recs = records.entry((set.to_string(), ty.to_string())).or_insert_with(|| {
-            let f = Path::new(FIXTURES).join(bucket).join("tasks").join(set).join(format!("{ty}.json.gz"));
+            let f = fixtures().join(bucket).join("tasks").join(set).join(format!("{ty}.json.gz"));
             serde_json::from_str(&gunzip(&f)).unwrap()
         });
         let rec = recs.iter().find(|r| r["dag_id"] == v["dag_id"]).expect("verdict for a sampled task");

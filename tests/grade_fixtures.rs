@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/cabra-reference");
+mod guard;
+use guard::fixtures;
 
 fn gunzip(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap();
@@ -27,7 +28,7 @@ fn gunzip(path: &Path) -> String {
 /// Lay a fixture bucket out in the reference's layout: tasks/<run>/<set>/<type>.json.gz and
 /// responses/<run>/<set>/<type>/code/{solution,starter}.jsonl (split on the extra fields).
 fn layout(bucket: &str, root: &Path) -> String {
-    let base = Path::new(FIXTURES);
+    let base = fixtures();
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(base.join("manifest.json")).unwrap()).unwrap();
     let run = manifest[bucket]["run_name"].as_str().unwrap().to_string();
     for set in std::fs::read_dir(base.join(bucket).join("tasks")).unwrap() {
@@ -67,8 +68,7 @@ fn required(task_type: &str) -> &'static [&'static str] {
 }
 
 fn agree(bucket: &str, trials: usize) {
-    if !Path::new(FIXTURES).exists() {
-        eprintln!("fixtures not present; skipping");
+    if !guard::fixture(&fixtures().join(bucket)) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -87,8 +87,7 @@ fn agree(bucket: &str, trials: usize) {
     let summary = grade_dirs(&args).unwrap_or_else(|e| panic!("grade failed: {e:?}"));
     assert_eq!(summary.problems, 0);
     let verdicts: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(Path::new(FIXTURES).join(bucket).join("verdicts.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join(bucket).join("verdicts.json")).unwrap()).unwrap();
     let mut ours: HashMap<(String, String, String, String), Value> = HashMap::new();
     for v in &verdicts {
         let (resp, set, ty) =
