@@ -13,10 +13,8 @@ pub const GENERATOR_VERSION: u32 = 1;
 pub const SERVED_VERSIONS: &[u32] = &[1];
 /// Largest size accepted for either graph.
 pub const MAX_N: u32 = 2000;
-/// The paper's sizes, offered as presets.
+/// The paper's sizes (of every axis but merge's), offered as presets.
 pub const PAPER_SIZES: &[u32] = &[5, 10, 25, 50, 100, 200];
-/// The fixed size of the other graph on the traversal and search axes.
-pub const FIXED_OTHER_SIZE: u32 = 25;
 
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal : $label:literal),+ $(,)? }) => {
@@ -30,7 +28,7 @@ macro_rules! named_enum {
             pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
             /// A human label for the playground.
             pub fn label(self) -> &'static str { match self { $($name::$variant => $label),+ } }
-            pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
+            pub fn parse(s: &str) -> Option<Self> { Self::ALL.iter().copied().find(|x| x.as_str() == s) }
         }
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
@@ -38,16 +36,37 @@ macro_rules! named_enum {
     };
 }
 
-named_enum!(
-    /// The task kinds, with the reference's task-type names.
-    Kind {
-        DeadCode = "dead_code": "Remove dead code",
-        AddParameter = "add_parameter": "Add a parameter",
-        AddReturnValue = "add_return_value": "Add a return value",
-        CacheFunction = "cache_function": "Cache a function call",
-        ExtractHelper = "extract_helper": "Don't repeat yourself",
-    }
-);
+/// An enum whose every value is defined by a module of its own and reached through one trait
+/// object: the kinds (`kinds::Kind`) and the axes (`axes::Axis`). It gives the machine names (flags,
+/// links, records), the list, the parser, and `def()`, the registry itself: one exhaustive match from
+/// each value to its definition.
+macro_rules! registry {
+    ($(#[$m:meta])* $name:ident: $tr:ident { $($variant:ident = $text:literal => $def:path),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+        )]
+        pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+        impl $name {
+            /// Every value, in registry order (the order of flags, lists and the gallery).
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The machine names, in registry order.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+            /// The machine name used in flags, links and records.
+            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+            pub fn parse(s: &str) -> Option<Self> { Self::ALL.iter().copied().find(|x| x.as_str() == s) }
+            /// The definition: everything particular to this value, behind one interface.
+            pub fn def(self) -> &'static dyn $tr { match self { $($name::$variant => &$def),+ } }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+pub(crate) use registry;
+
+pub use crate::axes::Axis;
+pub use crate::kinds::Kind;
 
 named_enum!(
     /// The value domains.
@@ -58,45 +77,32 @@ named_enum!(
     }
 );
 
-named_enum!(
-    /// The scaling axes this generator version serves.
-    Axis {
-        Traversal = "traversal": "function traversal",
-        Search = "search": "function search",
-    }
-);
-
 /// Axes of the paper that this generator version does not build yet.
 pub const PLANNED_AXES: &[&str] = &["runtime", "instructions"];
 
-impl Kind {
-    /// Smallest edit-graph size the kind can be built from (cache and DRY need a tree with two
-    /// roots, so one edit function cannot work).
-    pub fn min_edit(self) -> u32 {
-        match self {
-            Kind::CacheFunction | Kind::ExtractHelper => 2,
-            _ => 1,
-        }
-    }
-    /// The reference's task-set name for a domain.
-    pub fn task_set(domain: Domain) -> String {
-        format!("{}_function", domain.as_str())
-    }
+/// Which values of a knob a kind is built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support<T: 'static> {
+    /// Only these values.
+    Only(&'static [T]),
+    /// The knob does not apply to the kind: the spec keeps the knob's default, links leave it out,
+    /// and any other value is an error.
+    NotApplicable,
 }
 
-impl Axis {
-    /// The experiment name the reference gives this axis.
-    pub fn experiment(self) -> &'static str {
+impl<T: PartialEq + fmt::Display> Support<T> {
+    /// Does the kind take this value?
+    pub fn allows(&self, value: &T) -> bool {
         match self {
-            Axis::Traversal => "function_traversal",
-            Axis::Search => "function_search",
+            Support::Only(list) => list.contains(value),
+            Support::NotApplicable => false,
         }
     }
-    /// What `n` scales on this axis.
-    pub fn scales(self) -> &'static str {
+    /// `math, string` (or an empty string when the knob does not apply).
+    pub fn names(&self) -> String {
         match self {
-            Axis::Traversal => "|V_edit| = n functions to edit, 25 untouched",
-            Axis::Search => "|V_init| = n untouched functions to search past, 25 to edit",
+            Support::Only(list) => list.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+            Support::NotApplicable => String::new(),
         }
     }
 }
@@ -108,7 +114,16 @@ pub enum Values {
     Int { min: u64, max: u64 },
 }
 
-/// One knob: its key (URL key and CLI long flag), label, help, values and default.
+/// A knob's value once checked against its [`Values`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parsed<'a> {
+    Choice(&'a str),
+    Int(u64),
+}
+
+/// One knob: its key (URL key and CLI long flag), label, help, values and default, and how it is
+/// read from, written to and applies to a [`TaskSpec`]. Everything else (parsing, printing, links,
+/// flags, controls, range checks) is derived from this table.
 #[derive(Clone, Copy, Debug)]
 pub struct Knob {
     pub key: &'static str,
@@ -117,6 +132,37 @@ pub struct Knob {
     pub values: Values,
     /// `None` means "absent unless given" (the explicit size overrides).
     pub default: Option<&'static str>,
+    /// The knob's value in a spec, as text (`None` for an unset optional knob).
+    pub get: fn(&TaskSpec) -> Option<String>,
+    /// Store a checked value in a spec.
+    pub set: fn(&mut TaskSpec, Parsed),
+    /// Whether the knob applies to a spec, judged from the knobs before it (kind, domain, axis come
+    /// first); `Err` names what it does not apply to. A knob that does not apply is left out of
+    /// `canonical()` and links, keeps its default, and may be given only with its default value.
+    pub applies: fn(&TaskSpec) -> Result<(), String>,
+}
+
+fn always(_: &TaskSpec) -> Result<(), String> {
+    Ok(())
+}
+
+fn int(p: Parsed) -> u64 {
+    match p {
+        Parsed::Int(x) => x,
+        Parsed::Choice(_) => 0,
+    }
+}
+
+fn choice<'a>(p: Parsed<'a>) -> &'a str {
+    match p {
+        Parsed::Choice(s) => s,
+        Parsed::Int(_) => "",
+    }
+}
+
+/// A size knob's value (range-checked against [`MAX_N`] before it is stored).
+fn size(p: Parsed) -> u32 {
+    u32::try_from(int(p)).unwrap_or(u32::MAX)
 }
 
 pub const KNOBS: &[Knob] = &[
@@ -126,6 +172,9 @@ pub const KNOBS: &[Knob] = &[
         help: "task kind (the reference's task type)",
         values: Values::Choice(Kind::NAMES),
         default: Some("add_parameter"),
+        get: |s| Some(s.kind.to_string()),
+        set: |s, v| s.kind = Kind::parse(choice(v)).unwrap_or(s.kind),
+        applies: always,
     },
     Knob {
         key: "domain",
@@ -133,6 +182,12 @@ pub const KNOBS: &[Knob] = &[
         help: "value domain of every function",
         values: Values::Choice(Domain::NAMES),
         default: Some("math"),
+        get: |s| Some(s.domain.to_string()),
+        set: |s, v| s.domain = Domain::parse(choice(v)).unwrap_or(s.domain),
+        applies: |s| match s.kind.def().domains() {
+            Support::Only(_) => Ok(()),
+            Support::NotApplicable => Err(s.kind.to_string()),
+        },
     },
     Knob {
         key: "axis",
@@ -140,6 +195,12 @@ pub const KNOBS: &[Knob] = &[
         help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones",
         values: Values::Choice(Axis::NAMES),
         default: Some("traversal"),
+        get: |s| Some(s.axis.to_string()),
+        set: |s, v| s.axis = Axis::parse(choice(v)).unwrap_or(s.axis),
+        applies: |s| match s.kind.def().axes() {
+            Support::Only(_) => Ok(()),
+            Support::NotApplicable => Err(s.kind.to_string()),
+        },
     },
     Knob {
         key: "n",
@@ -147,6 +208,9 @@ pub const KNOBS: &[Knob] = &[
         help: "size along the axis (the paper uses 5, 10, 25, 50, 100, 200)",
         values: Values::Int { min: 1, max: MAX_N as u64 },
         default: Some("25"),
+        get: |s| Some(s.n.to_string()),
+        set: |s, v| s.n = size(v),
+        applies: always,
     },
     Knob {
         key: "seed",
@@ -154,6 +218,9 @@ pub const KNOBS: &[Knob] = &[
         help: "seed of the task; the same spec always gives the same task",
         values: Values::Int { min: 0, max: u64::MAX },
         default: Some("0"),
+        get: |s| Some(s.seed.to_string()),
+        set: |s, v| s.seed = int(v),
+        applies: always,
     },
     Knob {
         key: "n_init",
@@ -161,6 +228,9 @@ pub const KNOBS: &[Knob] = &[
         help: "explicit size of the untouched graph C_init (overrides what the axis implies)",
         values: Values::Int { min: 1, max: MAX_N as u64 },
         default: None,
+        get: |s| s.n_init.map(|x| x.to_string()),
+        set: |s, v| s.n_init = Some(size(v)),
+        applies: graph_kinds,
     },
     Knob {
         key: "n_edit",
@@ -168,8 +238,19 @@ pub const KNOBS: &[Knob] = &[
         help: "explicit size of the edit graph C_edit (overrides what the axis implies)",
         values: Values::Int { min: 1, max: MAX_N as u64 },
         default: None,
+        get: |s| s.n_edit.map(|x| x.to_string()),
+        set: |s, v| s.n_edit = Some(size(v)),
+        applies: graph_kinds,
     },
 ];
+
+/// The explicit graph sizes apply to the kinds made from call graphs.
+fn graph_kinds(s: &TaskSpec) -> Result<(), String> {
+    match s.kind.def().graph() {
+        Some(_) => Ok(()),
+        None => Err(format!("{} (it is not made from call graphs)", s.kind)),
+    }
+}
 
 /// Look a knob up by key.
 pub fn knob(key: &str) -> Option<&'static Knob> {
@@ -188,6 +269,37 @@ impl Knob {
             Values::Int { min, max } => format!("an integer from {min} to {max}"),
         }
     }
+    /// Check a textual value against the knob's values.
+    pub fn parse<'a>(&self, value: &'a str) -> Result<Parsed<'a>, SpecError> {
+        let key = self.key;
+        match self.values {
+            Values::Choice(c) if c.contains(&value) => Ok(Parsed::Choice(value)),
+            Values::Choice(_) => {
+                if key == "axis" && PLANNED_AXES.contains(&value) {
+                    return Err(err(
+                        key,
+                        format!(
+                            "axis '{value}' is not built by generator v{GENERATOR_VERSION} yet; the axes are {}",
+                            Axis::NAMES.join(", ")
+                        ),
+                    ));
+                }
+                Err(err(key, format!("unknown {key} '{value}'; {key} must be {}", self.allowed())))
+            }
+            Values::Int { min, max } => {
+                let parsed: u64 =
+                    value.parse().map_err(|_| err(key, format!("{key} must be {}, got '{value}'", self.allowed())))?;
+                if parsed < min || parsed > max {
+                    return Err(self.out_of_range(parsed));
+                }
+                Ok(Parsed::Int(parsed))
+            }
+        }
+    }
+    fn out_of_range(&self, x: u64) -> SpecError {
+        let key = self.key;
+        err(key, format!("{key} = {x} is out of range; {key} must be {}", self.allowed()))
+    }
 }
 
 /// A spec error: which knob, and a one-line reason naming what is allowed.
@@ -204,11 +316,13 @@ impl fmt::Display for SpecError {
 }
 impl std::error::Error for SpecError {}
 
-fn err(key: &str, message: String) -> SpecError {
+pub(crate) fn err(key: &str, message: String) -> SpecError {
     SpecError { key: key.to_string(), message }
 }
 
-/// Everything that determines a task.
+/// Everything that determines a task. A knob added later gets a field here with
+/// `#[serde(default, skip_serializing_if = …)]` so that the serde form (and so the golden hashes) of
+/// existing specs stays the same.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TaskSpec {
     pub v: u32,
@@ -225,7 +339,7 @@ pub struct TaskSpec {
 
 impl Default for TaskSpec {
     fn default() -> Self {
-        TaskSpec::from_pairs(std::iter::empty::<(&str, &str)>()).expect("defaults are valid")
+        TaskSpec::from_pairs(std::iter::empty::<(&str, &str)>()).unwrap_or_else(|_| TaskSpec::blank())
     }
 }
 
@@ -237,17 +351,29 @@ pub struct GraphSizes {
 }
 
 impl TaskSpec {
+    /// A spec with every knob's default.
     pub fn new(kind: Kind, domain: Domain, axis: Axis, n: u32, seed: u64) -> Self {
-        TaskSpec { v: GENERATOR_VERSION, kind, domain, axis, n, seed, n_init: None, n_edit: None }
+        TaskSpec { kind, domain, axis, n, seed, ..TaskSpec::default() }
+    }
+
+    /// The starting point of [`TaskSpec::from_pairs`], before any knob (default or given) is set.
+    fn blank() -> Self {
+        TaskSpec {
+            v: GENERATOR_VERSION,
+            kind: Kind::ALL[0],
+            domain: Domain::ALL[0],
+            axis: Axis::ALL[0],
+            n: 1,
+            seed: 0,
+            n_init: None,
+            n_edit: None,
+        }
     }
 
     /// The sizes of C_init and C_edit: the axis decides, explicit sizes override.
     pub fn sizes(&self) -> GraphSizes {
-        let (init, edit) = match self.axis {
-            Axis::Traversal => (FIXED_OTHER_SIZE, self.n),
-            Axis::Search => (self.n, FIXED_OTHER_SIZE),
-        };
-        GraphSizes { n_init: self.n_init.unwrap_or(init), n_edit: self.n_edit.unwrap_or(edit) }
+        let s = crate::axes::sizes(self.axis, self.n);
+        GraphSizes { n_init: self.n_init.unwrap_or(s.n_init), n_edit: self.n_edit.unwrap_or(s.n_edit) }
     }
 
     /// Build a spec from `key=value` pairs (URL query, CLI flags). Unknown keys, repeated keys,
@@ -287,99 +413,77 @@ impl TaskSpec {
             }
             given.push((k.to_string(), val.to_string()));
         }
-        let get = |key: &str| -> Option<String> {
-            given
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-                .or_else(|| knob(key).and_then(|k| k.default).map(str::to_string))
-        };
-        let choice = |key: &str| -> Result<String, SpecError> {
-            let kn = knob(key).expect("known knob");
-            let value = get(key).expect("choice knobs have defaults");
-            match kn.values {
-                Values::Choice(c) if c.contains(&value.as_str()) => Ok(value),
-                _ => {
-                    if key == "axis" && PLANNED_AXES.contains(&value.as_str()) {
-                        return Err(err(
-                            key,
-                            format!(
-                                "axis '{value}' is not built by generator v{GENERATOR_VERSION} yet; the axes are {}",
-                                Axis::NAMES.join(", ")
-                            ),
-                        ));
-                    }
-                    Err(err(key, format!("unknown {key} '{value}'; {key} must be {}", kn.allowed())))
+        let mut spec = TaskSpec::blank();
+        spec.v = v.unwrap_or(GENERATOR_VERSION);
+        // Knob order matters: whether a knob applies is judged from the knobs set before it.
+        for k in KNOBS {
+            let value = given.iter().find(|(g, _)| g == k.key).map(|(_, v)| v.as_str());
+            if let (Some(value), Err(what)) = (value, (k.applies)(&spec)) {
+                if Some(value) != k.default {
+                    return Err(err(
+                        k.key,
+                        format!("'{}' does not apply to {what}; leave it out (got '{value}')", k.key),
+                    ));
                 }
             }
-        };
-        let int = |key: &str| -> Result<Option<u64>, SpecError> {
-            let kn = knob(key).expect("known knob");
-            let Some(value) = get(key) else { return Ok(None) };
-            let Values::Int { min, max } = kn.values else { unreachable!("int knob") };
-            let parsed: u64 =
-                value.parse().map_err(|_| err(key, format!("{key} must be {}, got '{value}'", kn.allowed())))?;
-            if parsed < min || parsed > max {
-                return Err(err(key, format!("{key} = {parsed} is out of range; {key} must be {}", kn.allowed())));
+            if let Some(value) = value.or(k.default) {
+                let parsed = k.parse(value)?;
+                (k.set)(&mut spec, parsed);
             }
-            Ok(Some(parsed))
-        };
-        let spec = TaskSpec {
-            v: v.unwrap_or(GENERATOR_VERSION),
-            kind: Kind::parse(&choice("kind")?).expect("validated"),
-            domain: Domain::parse(&choice("domain")?).expect("validated"),
-            axis: Axis::parse(&choice("axis")?).expect("validated"),
-            n: int("n")?.expect("n has a default") as u32,
-            seed: int("seed")?.expect("seed has a default"),
-            n_init: int("n_init")?.map(|x| x as u32),
-            n_edit: int("n_edit")?.map(|x| x as u32),
-        };
+        }
         spec.validate()?;
         Ok(spec)
     }
 
-    /// Check the cross-knob rules (the kind's minimum edit size).
+    /// Check the ranges of every integer knob, and the cross-knob rules: the kind is built for the
+    /// domain and the axis, and the kind's own rules (such as its minimum edit size).
     pub fn validate(&self) -> Result<(), SpecError> {
-        for (key, value) in [("n", Some(self.n)), ("n_init", self.n_init), ("n_edit", self.n_edit)] {
-            if let Some(x) = value {
-                if x == 0 || x > MAX_N {
-                    return Err(err(
-                        key,
-                        format!("{key} = {x} is out of range; {key} must be an integer from 1 to {MAX_N}"),
-                    ));
+        for k in KNOBS {
+            if let (Values::Int { min, max }, Some(text)) = (k.values, (k.get)(self)) {
+                if let Ok(x) = text.parse::<u64>() {
+                    if x < min || x > max {
+                        return Err(k.out_of_range(x));
+                    }
                 }
             }
         }
-        let s = self.sizes();
-        let min = self.kind.min_edit();
-        if s.n_edit < min {
-            let key = if self.n_edit.is_some() || self.axis == Axis::Search { "n_edit" } else { "n" };
+        let def = self.kind.def();
+        if let (Support::Only(_), false) = (def.domains(), def.domains().allows(&self.domain)) {
             return Err(err(
-                key,
+                "domain",
                 format!(
-                    "{} needs at least {min} functions to edit (a tree with two roots), got {}; {key} must be an integer from {min} to {MAX_N}",
-                    self.kind, s.n_edit
+                    "{} is not built for the {} domain; domain must be one of {}",
+                    self.kind,
+                    self.domain,
+                    def.domains().names()
                 ),
             ));
         }
-        Ok(())
+        if let (Support::Only(_), false) = (def.axes(), def.axes().allows(&self.axis)) {
+            let kinds: Vec<&str> =
+                Kind::ALL.iter().filter(|k| k.def().axes().allows(&self.axis)).map(|k| k.as_str()).collect();
+            return Err(err(
+                "axis",
+                format!(
+                    "{} has no {} axis (its axes: {}); the kinds built along it are {}",
+                    self.kind,
+                    self.axis,
+                    def.axes().names(),
+                    kinds.join(", ")
+                ),
+            ));
+        }
+        def.validate(self)
     }
 
-    /// All keys with their values, in knob order, the version first.
+    /// Every key that applies to the spec with its value, in knob order, the version first.
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
         let mut out = vec![("v", self.v.to_string())];
         for k in KNOBS {
-            let value = match k.key {
-                "kind" => Some(self.kind.to_string()),
-                "domain" => Some(self.domain.to_string()),
-                "axis" => Some(self.axis.to_string()),
-                "n" => Some(self.n.to_string()),
-                "seed" => Some(self.seed.to_string()),
-                "n_init" => self.n_init.map(|x| x.to_string()),
-                "n_edit" => self.n_edit.map(|x| x.to_string()),
-                _ => unreachable!("every knob is listed"),
-            };
-            if let Some(value) = value {
+            if (k.applies)(self).is_err() {
+                continue;
+            }
+            if let Some(value) = (k.get)(self) {
                 out.push((k.key, value));
             }
         }

@@ -1,11 +1,9 @@
-//! Spec → task: sample the graph, draw operations, build the kind's programs, write the record.
+//! Spec → task: the task record, and the one entry point that validates a spec and hands it to its
+//! kind ([`crate::kinds::TaskKind::generate`]).
 
-use crate::domain::{self, DomainInfo};
-use crate::graph::{self, sample, CallGraph};
-use crate::kinds::{self, prompt, Built, Ctx, Role};
-use crate::python;
-use crate::rng::{stream, uuid_like};
-use crate::spec::{Kind, SpecError, TaskSpec};
+use crate::graph::CallGraph;
+use crate::kinds::{Built, Role};
+use crate::spec::{SpecError, TaskSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -49,27 +47,25 @@ pub struct Task {
 #[derive(Clone, Debug)]
 pub struct Generated {
     pub task: Task,
-    pub graph: CallGraph,
-    pub built: Built,
+    /// What the app draws beside the code, per family of kinds.
+    pub view: View,
 }
 
-/// The operations of every vertex, each drawn from (graph key, domain, function name) (D3).
-pub fn draw_ops(key: &str, d: &DomainInfo, g: &CallGraph) -> Vec<Vec<String>> {
-    (0..g.len())
-        .map(|v| {
-            let mut rng = stream(key, &format!("ops/{}/{}", d.domain.as_str(), g.name(v)));
-            let k = g.out_degree(v);
-            let (bank, count) = if k <= 1 { (d.unary, 1) } else { (d.binary, k - 1) };
-            (0..count).map(|_| bank[sample::below(&mut rng, bank.len())].to_string()).collect()
-        })
-        .collect()
+/// What a kind gives the app beyond the record. A kind not made from a call graph (Merge
+/// Codebases, variable renaming) adds a variant, and the compiler points at every place that draws one.
+#[derive(Clone, Debug)]
+pub enum View {
+    /// A call-graph kind: the joined graph and the built programs with each function's role.
+    Graph { graph: CallGraph, built: Built },
 }
 
-/// The file order of the functions: a shuffle of the vertices.
-pub fn file_order(key: &str, kind: Kind, n: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    sample::shuffle(&mut stream(key, &format!("order/{}", kind.as_str())), &mut order);
-    order
+impl Generated {
+    /// The call graph and built programs, for the call-graph kinds.
+    pub fn call_graph(&self) -> Option<(&CallGraph, &Built)> {
+        match &self.view {
+            View::Graph { graph, built } => Some((graph, built)),
+        }
+    }
 }
 
 /// The share-link fragment of a spec.
@@ -79,57 +75,18 @@ pub fn link(spec: &TaskSpec) -> String {
 
 /// The reference's run name of a spec's bucket (generation.md §5.2).
 pub fn run_name(spec: &TaskSpec) -> String {
-    let s = spec.sizes();
-    format!(
-        "{}_cn=({},{})_en=({},{})_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)",
-        spec.axis.experiment(),
-        s.n_init,
-        s.n_init,
-        s.n_edit,
-        s.n_edit
-    )
+    crate::axes::run_name(spec)
 }
 
-/// Generate the task of a spec, with its graph and programs.
+/// The reference's task-set name of a spec (`math_function`).
+pub fn task_set(spec: &TaskSpec) -> String {
+    spec.axis.def().task_set(spec.domain)
+}
+
+/// Generate the task of a spec, with what the app draws.
 pub fn generate_full(spec: &TaskSpec) -> Result<Generated, SpecError> {
     spec.validate()?;
-    let key = graph::dag_key(spec);
-    let g = graph::build(spec);
-    let d = domain::info(spec.domain);
-    let ops = draw_ops(&key, d, &g);
-    let order = file_order(&key, spec.kind, g.len());
-    let built = kinds::build(spec.kind, &Ctx { graph: &g, domain: d, ops: &ops, order: &order });
-    let starter_code = python::module(&built.starter);
-    let solution_code = python::module(&built.reference);
-    let statement = prompt::statement(spec.kind, d);
-    let dag_id = uuid_like(&key, "dag_id");
-    let task_set = Kind::task_set(spec.domain);
-    let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
-    let mut edit_set: Vec<String> = built.edit_set().into_iter().map(|v| g.name(v).to_string()).collect();
-    edit_set.sort();
-    let sizes = Sizes {
-        functions: g.len(),
-        functions_to_edit: edit_set.len(),
-        starter_lines: starter_code.lines().count(),
-        starter_chars: starter_code.chars().count(),
-        solution_lines: solution_code.lines().count(),
-        prompt_tokens_estimate: (statement.chars().count() + starter_code.chars().count()).div_ceil(4),
-    };
-    let task = Task {
-        name: format!("{task_set}_{}_{dag_id}", spec.kind.as_str()),
-        dag_id,
-        prompt: statement,
-        starter_code,
-        solution_code,
-        metadata: serde_json::json!({}),
-        spec: spec.clone(),
-        link: link(spec),
-        graph: g.node_link(),
-        roles,
-        edit_set,
-        sizes,
-    };
-    Ok(Generated { task, graph: g, built })
+    spec.kind.def().generate(spec)
 }
 
 /// Generate the task record of a spec.

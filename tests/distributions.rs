@@ -40,7 +40,8 @@ fn level_counts_and_widths_match_the_sampler() {
         let (mut first_sum, mut first_expected) = (0.0, 0.0);
         for seed in 0..SAMPLES {
             // The search axis grows C_init, whose levels the joined graph keeps (wrapper level first).
-            let g = build(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Search, n, seed));
+            let g =
+                build(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Search, n, seed)).expect("a call graph");
             let levels = &g.main_levels[1..];
             assert_eq!(levels.iter().map(Vec::len).sum::<usize>(), n as usize);
             assert!(levels.iter().all(|l| !l.is_empty()));
@@ -98,7 +99,7 @@ fn cross_edges_follow_beta() {
     // Dead code: each dead function makes Bernoulli(0.3) calls into live code.
     let (mut calls, mut dead) = (0usize, 0usize);
     for seed in 0..SAMPLES {
-        let g = build(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 25, seed));
+        let g = build(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 25, seed)).expect("a call graph");
         for v in g.edit_side() {
             dead += 1;
             calls += g.children(v).into_iter().filter(|&c| g.part(c) == cabrito::graph::Part::Init).count();

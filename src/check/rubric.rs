@@ -110,26 +110,32 @@ fn fail(reason: impl Into<String>, line: Option<usize>) -> Outcome {
     Outcome { passed: false, reason: reason.into(), line }
 }
 
-/// When a check is in the rubric, and whether it is a must-have.
-#[derive(Clone, Copy)]
-pub enum Applies {
-    /// Every kind; must-have.
+/// How much an item counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The task fails without it.
     Must,
-    /// Every kind; never a must-have (a diagnostic).
+    /// A diagnostic.
     Nice,
-    /// Every kind; a must-have only for these kinds.
-    MustFor(&'static [Kind]),
-    /// Only these kinds, as a must-have.
-    OnlyMust(&'static [Kind]),
 }
 
-impl Applies {
-    fn for_kind(self, kind: Kind) -> Option<bool> {
-        match self {
-            Applies::Must => Some(true),
-            Applies::Nice => Some(false),
-            Applies::MustFor(k) => Some(k.contains(&kind)),
-            Applies::OnlyMust(k) => k.contains(&kind).then_some(true),
+/// When a check is in the rubric. A kind may list any check in [`crate::kinds::TaskKind::rubric`]
+/// with a level, which overrides this.
+#[derive(Clone, Copy)]
+pub enum Applies {
+    /// Every kind, at this level.
+    All(Level),
+    /// Only the kinds that list it.
+    Listed,
+}
+
+impl Check {
+    /// Whether this check is in a kind's rubric, and as a must-have.
+    fn must_have_for(&self, kind: Kind) -> Option<bool> {
+        let listed = kind.def().rubric().iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+        match (listed, self.applies) {
+            (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
+            (None, Applies::Listed) => None,
         }
     }
 }
@@ -146,45 +152,55 @@ pub struct Check {
 pub const CHECKS: &[Check] = &[
     Check {
         id: "function_existence",
-        applies: Applies::MustFor(&[Kind::DeadCode]),
+        applies: Applies::All(Level::Nice),
         title: |_| "Function existence (the reference's dead-code rule)".into(),
         run: function_existence,
     },
     Check {
         id: "no_missing_functions",
-        applies: Applies::Must,
+        applies: Applies::All(Level::Must),
         title: |_| "Every function of the reference exists".into(),
         run: no_missing_functions,
     },
     Check {
         id: "no_new_functions",
-        applies: Applies::Must,
+        applies: Applies::All(Level::Must),
         title: |_| "No new top-level functions".into(),
         run: no_new_functions,
     },
     Check {
         id: "function_names",
-        applies: Applies::Must,
+        applies: Applies::All(Level::Must),
         title: |_| "Function names preserved".into(),
         run: function_names,
     },
-    Check { id: "no_new_imports", applies: Applies::Must, title: |_| "No new imports".into(), run: no_new_imports },
+    Check {
+        id: "no_new_imports",
+        applies: Applies::All(Level::Must),
+        title: |_| "No new imports".into(),
+        run: no_new_imports,
+    },
     Check {
         id: "no_module_names",
-        applies: Applies::Must,
+        applies: Applies::All(Level::Must),
         title: |_| "No module-level variables or other module code".into(),
         run: no_module_names,
     },
-    Check { id: "main_unchanged", applies: Applies::Must, title: |_| "main() unchanged".into(), run: main_unchanged },
+    Check {
+        id: "main_unchanged",
+        applies: Applies::All(Level::Must),
+        title: |_| "main() unchanged".into(),
+        run: main_unchanged,
+    },
     Check {
         id: "main_guard_unchanged",
-        applies: Applies::Must,
+        applies: Applies::All(Level::Must),
         title: |_| "The `if __name__ == '__main__':` block unchanged".into(),
         run: main_guard_unchanged,
     },
     Check {
         id: "required_parameter",
-        applies: Applies::OnlyMust(&[Kind::AddParameter, Kind::CacheFunction]),
+        applies: Applies::Listed,
         title: |t| {
             let (p, d) = required_parameter_name(t);
             format!("The `{p}` parameter added with its default ({d}) exactly where the reference has it")
@@ -193,7 +209,7 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         id: "parameter_passed",
-        applies: Applies::OnlyMust(&[Kind::AddParameter, Kind::CacheFunction]),
+        applies: Applies::Listed,
         title: |t| {
             format!("`{}` handed on in exactly the calls where the reference passes it", required_parameter_name(t).0)
         },
@@ -201,35 +217,25 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         id: "library_calls",
-        applies: Applies::OnlyMust(&[
-            Kind::AddParameter,
-            Kind::AddReturnValue,
-            Kind::CacheFunction,
-            Kind::ExtractHelper,
-        ]),
+        applies: Applies::Listed,
         title: |t| {
-            let f = match t.kind {
-                Kind::AddParameter => "default()",
-                Kind::AddReturnValue => "external()",
-                Kind::CacheFunction => "slow()",
-                _ => crate::domain::info(t.domain).helper_fn,
-            };
-            format!("The library call (`{f}`) made in exactly the functions where the reference makes it")
+            let f = t.kind.def().library(t.domain).unwrap_or("mylibrary");
+            format!("The library call (`{f}()`) made in exactly the functions where the reference makes it")
         },
         run: library_calls,
     },
     Check {
         id: "return_annotations",
-        applies: Applies::OnlyMust(&[Kind::AddReturnValue, Kind::ExtractHelper]),
+        applies: Applies::Listed,
         title: |t| {
-            let shape = if t.kind == Kind::AddReturnValue { "tuple[T, str]" } else { "tuple[T, H]" };
+            let shape = t.kind.def().tuple_return().unwrap_or("tuple[…]");
             format!("Return annotations `{shape}` exactly where the reference has them")
         },
         run: return_annotations,
     },
     Check {
         id: "edit_path",
-        applies: Applies::Nice,
+        applies: Applies::All(Level::Nice),
         title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
         run: edit_path,
     },
@@ -274,7 +280,7 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
         _ => None,
     };
     for check in CHECKS {
-        let Some(must_have) = check.applies.for_kind(task.kind) else { continue };
+        let Some(must_have) = check.must_have_for(task.kind) else { continue };
         let outcome = match (&blocked, &cand, &starter, &reference) {
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),
@@ -595,10 +601,7 @@ fn main_guard_unchanged(c: &Ctx) -> Outcome {
 
 /// The parameter a kind adds and a description of its default.
 fn required_parameter_name(t: &TaskRef) -> (&'static str, &'static str) {
-    match t.kind {
-        Kind::CacheFunction => ("temp", if t.domain == Domain::String { "''" } else { "0.0" }),
-        _ => (crate::domain::info(t.domain).param, "default()"),
-    }
+    t.kind.def().added_parameter(t.domain).unwrap_or(("", "none"))
 }
 
 /// The parameter names a kind adds: the kind's name, plus the numbered ones of instruction-following

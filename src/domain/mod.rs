@@ -1,5 +1,7 @@
-//! The three value domains: types, operation banks (generation.md §2.3), the names each kind uses
-//! in them (§3), and the `mylibrary` stub values the grader supplies (grading.md §2.3).
+//! The three value domains: types, operation banks (generation.md §2.3), the domain's scalar (the type
+//! of a value that scales or prefixes a value, and how it is applied), and the `mylibrary` stub values
+//! the grader supplies (grading.md §2.3). The names a kind uses in a domain (`mult` / `prefix`,
+//! `get_multiplier` / `get_key`, `temp`'s default) belong to the kind, in `kinds/`.
 
 pub mod stubs;
 
@@ -18,13 +20,10 @@ pub struct DomainInfo {
     pub unary: &'static [&'static str],
     /// Binary operations (k−1 draws for a function with k ≥ 2 callees, folded left).
     pub binary: &'static [&'static str],
-    /// The type of the added parameter, cached value and extracted helper value.
-    pub helper_ty: &'static str,
-    /// The name of the added parameter and of the extracted helper value.
-    pub param: &'static str,
-    /// The helper the DRY task repeats.
-    pub helper_fn: &'static str,
-    /// How a parameter or helper value is applied to a value: `*` or `+` (prepend).
+    /// The type of the domain's scalar: what scales a value (`float`, also for arrays) or prefixes it
+    /// (`str`). Added parameters, cached values and helper values have this type.
+    pub scalar_ty: &'static str,
+    /// How a scalar is applied to a value: `*` or `+` (prepend).
     pub combine: Op,
     /// The script guard's call.
     pub guard_call: &'static str,
@@ -47,9 +46,7 @@ pub const MATH: DomainInfo = DomainInfo {
         "operator.neg",
     ],
     binary: &["operator.add", "operator.sub", "min", "max", "math.hypot", "math.copysign", "math.atan2"],
-    helper_ty: "float",
-    param: "mult",
-    helper_fn: "get_multiplier",
+    scalar_ty: "float",
     combine: Op::Mult,
     guard_call: "main(float(sys.argv[1]))",
 };
@@ -73,9 +70,7 @@ pub const STRING: DomainInfo = DomainInfo {
         "strops.alternate_chars",
         "strops.xor_chars",
     ],
-    helper_ty: "str",
-    param: "prefix",
-    helper_fn: "get_key",
+    scalar_ty: "str",
     combine: Op::Add,
     guard_call: "main(str(sys.argv[1]))",
 };
@@ -97,9 +92,7 @@ pub const ARRAY: DomainInfo = DomainInfo {
         "np.flip",
     ],
     binary: &["np.add", "np.subtract", "np.multiply", "np.maximum", "np.minimum", "np.hypot", "np.arctan2"],
-    helper_ty: "float",
-    param: "mult",
-    helper_fn: "get_multiplier",
+    scalar_ty: "float",
     combine: Op::Mult,
     guard_call: "main(np.array(eval(sys.argv[1])))",
 };
@@ -113,17 +106,9 @@ pub fn info(d: Domain) -> &'static DomainInfo {
 }
 
 impl DomainInfo {
-    /// `x op value`: `mult * X` or `prefix + X`.
+    /// `x op value`: the scalar named `x` applied to a value (`mult * X` or `prefix + X`).
     pub fn apply(&self, x: &str, value: Expr) -> Expr {
         Expr::bin(Expr::name(x), self.combine, value)
-    }
-    /// The default of the cache task's `temp` parameter (`0.0` or `''`).
-    pub fn temp_default(&self) -> Expr {
-        if self.helper_ty == "str" {
-            Expr::Str(String::new())
-        } else {
-            Expr::Float(0.0)
-        }
     }
     /// The imports of a program, with the task's `mylibrary` line first when it has one.
     pub fn module_imports(&self, mylibrary: Option<&str>) -> Vec<String> {

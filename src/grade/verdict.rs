@@ -287,12 +287,10 @@ pub fn behavioural(
     (check("behavioral", outcome, message, meta), results)
 }
 
-/// The check kinds a task must pass (grading.md §5.3 for the traversal and search axes).
+/// The check kinds a task must pass (grading.md §5.3): the kind says
+/// ([`crate::kinds::TaskKind::required_checks`]).
 pub fn required_kinds(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        Kind::DeadCode => &["behavioral", "function_existence"],
-        _ => &["behavioral"],
-    }
+    kind.def().required_checks()
 }
 
 /// The task pass rule (§5.4): every required kind present and passing.

@@ -1,18 +1,7 @@
-//! Graphviz DOT export of a call graph, vertices coloured by role.
+//! Graphviz DOT export of a call graph, vertices coloured by role (the colours of [`Role`]'s table).
 
 use super::CallGraph;
 use crate::kinds::Role;
-
-/// Fill colour of a role (shared with the playground's legend).
-pub fn role_colour(role: Role) -> &'static str {
-    match role {
-        Role::Untouched => "#d9dee7",
-        Role::Edit => "#f6c177",
-        Role::EditLeaf => "#ea9a97",
-        Role::Root | Role::Sink | Role::Lca | Role::Ncd => "#9ccfd8",
-        Role::Dead => "#908caa",
-    }
-}
 
 pub fn to_dot(g: &CallGraph, roles: &[Role]) -> String {
     let mut out =
@@ -22,7 +11,7 @@ pub fn to_dot(g: &CallGraph, roles: &[Role]) -> String {
         out.push_str(&format!(
             "  \"{}\" [fillcolor=\"{}\", tooltip=\"{}\"];\n",
             g.name(v),
-            role_colour(role),
+            role.colour(),
             role.as_str()
         ));
     }

@@ -1,4 +1,5 @@
-//! Call graphs: sampling C_init and C_edit, joining them per kind (generation.md §1.7), naming.
+//! Call graphs: sampling C_init and C_edit, the shared skeleton every graph kind joins its edit graph
+//! to ([`Join`], [`build`]; the joins themselves live with the kinds in `kinds/`), naming.
 //!
 //! The main graph and the edit graph depend only on the sizes and the seed, never on the kind or
 //! the domain, so one seed gives the same untouched code across kinds (as the reference shares one
@@ -14,7 +15,8 @@ use crate::spec::{Kind, TaskSpec};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use sample::{add_layered_edges, below, between, expected_count, geometric_offset, random_dag, uniform, Layered};
+pub use sample::Layered;
+use sample::{add_layered_edges, below, between, expected_count, geometric_offset, random_dag, uniform};
 use serde::Serialize;
 
 /// Sampler constants shared by every experiment of the paper (generation.md §5.1).
@@ -229,6 +231,110 @@ fn split_levels_at(levels: &[Vec<usize>], cut: i64) -> (Vec<Vec<usize>>, Vec<Vec
     (above, below)
 }
 
+/// The shared name pool (generation.md §1.8): main names, then n_edit edit names, the return sink,
+/// the parameter root, n_edit tree names, the cache root, the DRY sink. Every kind draws the same
+/// pool (so one seed names its untouched functions alike across kinds) and takes the slots it uses.
+pub struct NamePlan {
+    pool: Vec<String>,
+    n_main: usize,
+    n_edit: usize,
+}
+
+impl NamePlan {
+    fn main(&self, i: usize) -> String {
+        self.pool[i].clone()
+    }
+    /// The i-th node of the edit DAG E.
+    pub fn edit(&self, i: usize) -> String {
+        self.pool[self.n_main + i].clone()
+    }
+    /// The sink wrapped under E (add return value).
+    pub fn return_sink(&self) -> String {
+        self.pool[self.n_main + self.n_edit].clone()
+    }
+    /// The root wrapped over E (add parameter; also the dead code's root).
+    pub fn param_root(&self) -> String {
+        self.pool[self.n_main + self.n_edit + 1].clone()
+    }
+    /// The i-th node of the tree T.
+    pub fn tree(&self, i: usize) -> String {
+        self.pool[self.n_main + self.n_edit + 2 + i].clone()
+    }
+    /// The root wrapped over T (cache).
+    pub fn cache_root(&self) -> String {
+        self.pool[self.n_main + 2 * self.n_edit + 2].clone()
+    }
+    /// The sink wrapped under reverse(T) (DRY).
+    pub fn extract_sink(&self) -> String {
+        self.pool[self.n_main + 2 * self.n_edit + 3].clone()
+    }
+}
+
+/// The shared skeleton a kind joins its edit graph to (generation.md §1.7): C_init with its
+/// wrapper root already in the graph, the name pool, and the kind's own attach stream
+/// (`graph/attach/<kind>`). A kind's `join` samples its edit graph ([`Join::edit_dag`] or
+/// [`Join::tree`]), splices it in, adds its wrapper, and draws the cross edges.
+pub struct Join {
+    pub cg: CallGraph,
+    pub names: NamePlan,
+    /// The attach stream of the kind.
+    pub rng: Rng,
+    key: String,
+    n_edit: usize,
+}
+
+impl Join {
+    /// Size of C_edit.
+    pub fn n_edit(&self) -> usize {
+        self.n_edit
+    }
+    /// Vertices of C_init and its wrapper (ids `0..n_main`).
+    pub fn n_main(&self) -> usize {
+        self.names.n_main
+    }
+    /// The edit DAG E (stream `graph/edit`): a layered DAG with extra edges.
+    pub fn edit_dag(&self) -> Layered {
+        layered(&mut stream(&self.key, "graph/edit"), self.n_edit, true)
+    }
+    /// The tree T of cache / DRY (stream `graph/tree`): a forest with at least two roots.
+    pub fn tree(&self) -> Layered {
+        tree(&mut stream(&self.key, "graph/tree"), self.n_edit)
+    }
+    /// Splice a sampled graph in as C_edit (its vertex `i` becomes `n_main + i`, named `name(i)`);
+    /// returns the new ids.
+    pub fn splice(&mut self, sub: &Layered, name: impl Fn(&NamePlan, usize) -> String) -> Vec<usize> {
+        let base = self.n_main();
+        for i in 0..sub.n {
+            let node = Node { name: name(&self.names, i), part: Part::Edit };
+            self.cg.g.add_node(node);
+        }
+        for &(u, v) in &sub.edges {
+            self.cg.add_edge(base + u, base + v);
+        }
+        self.cg.edit_levels = sub.levels.iter().map(|l| l.iter().map(|&v| base + v).collect()).collect();
+        (base..base + sub.n).collect()
+    }
+    /// Add C_edit's wrapper (root or sink), the graph's `special` vertex.
+    pub fn add_special(&mut self, name: String) -> usize {
+        let id = self.cg.g.add_node(Node { name, part: Part::Special }).index();
+        self.cg.special = id;
+        id
+    }
+    pub fn add_edge(&mut self, u: usize, v: usize) {
+        self.cg.add_edge(u, v);
+    }
+    /// Draw a cut of the main levels: (levels above it, nearest first; levels below it).
+    pub fn cut(&mut self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let cut = between(&mut self.rng, -1, self.cg.main_levels.len() as i64 - 1);
+        split_levels_at(&self.cg.main_levels, cut)
+    }
+    /// Add about β·|pool| cross edges between endpoints and the pool `levels`, 90% of them in the
+    /// level nearest the cut (generation.md §1.6); `endpoint_to_pool` gives their direction.
+    pub fn attach(&mut self, endpoints: &[usize], levels: &[Vec<usize>], endpoint_to_pool: bool) {
+        attach(&mut self.rng, &mut self.cg, endpoints, levels, endpoint_to_pool);
+    }
+}
+
 /// Add about β·|pool| cross edges between endpoints and the pool, 90% of them in the level
 /// nearest the cut (generation.md §1.6).
 fn attach(rng: &mut Rng, cg: &mut CallGraph, endpoints: &[usize], levels: &[Vec<usize>], endpoint_to_pool: bool) {
@@ -251,40 +357,16 @@ fn attach(rng: &mut Rng, cg: &mut CallGraph, endpoints: &[usize], levels: &[Vec<
     }
 }
 
-/// Positions in the shared name pool (generation.md §1.8): main names, then n_edit edit names,
-/// the return sink, the parameter root, n_edit tree names, the cache root, the DRY sink.
-struct NamePlan {
-    pool: Vec<String>,
-    n_main: usize,
-    n_edit: usize,
+/// The joined call graph of a spec, when its kind is made from one.
+pub fn build(spec: &TaskSpec) -> Option<CallGraph> {
+    let gk = spec.kind.def().graph()?;
+    Some(build_with(spec, spec.kind, |j| gk.join(j)))
 }
 
-impl NamePlan {
-    fn main(&self, i: usize) -> String {
-        self.pool[i].clone()
-    }
-    fn edit(&self, i: usize) -> String {
-        self.pool[self.n_main + i].clone()
-    }
-    fn return_sink(&self) -> String {
-        self.pool[self.n_main + self.n_edit].clone()
-    }
-    fn param_root(&self) -> String {
-        self.pool[self.n_main + self.n_edit + 1].clone()
-    }
-    fn tree(&self, i: usize) -> String {
-        self.pool[self.n_main + self.n_edit + 2 + i].clone()
-    }
-    fn cache_root(&self) -> String {
-        self.pool[self.n_main + 2 * self.n_edit + 2].clone()
-    }
-    fn extract_sink(&self) -> String {
-        self.pool[self.n_main + 2 * self.n_edit + 3].clone()
-    }
-}
-
-/// Sample and join the call graph of a spec.
-pub fn build(spec: &TaskSpec) -> CallGraph {
+/// Sample C_init, name the pool, and let `kind` join its edit graph (the kind's own part of
+/// generation.md §1.7). C_init, C_edit and the names depend only on the sizes and the seed, never on
+/// the kind or the domain; the cross edges come from the kind's own stream.
+pub fn build_with(spec: &TaskSpec, kind: Kind, join: impl FnOnce(&mut Join)) -> CallGraph {
     let sizes = spec.sizes();
     let key = dag_key(spec);
     let (n_init, n_edit) = (sizes.n_init as usize, sizes.n_edit as usize);
@@ -307,129 +389,17 @@ pub fn build(spec: &TaskSpec) -> CallGraph {
     for i in 0..n_main {
         g.add_node(Node { name: names.main(i), part: Part::Init });
     }
-    let mut cg = CallGraph {
-        g,
-        main_levels: main_levels.clone(),
-        edit_levels: vec![],
-        main_root,
-        special: 0,
-        excluded_entries: vec![],
-    };
+    let mut cg = CallGraph { g, main_levels, edit_levels: vec![], main_root, special: 0, excluded_entries: vec![] };
     for &(u, v) in &main.edges {
         cg.add_edge(u, v);
     }
     for &v in &main.levels[0] {
         cg.add_edge(main_root, v);
     }
-
-    let kind = spec.kind;
-    let mut rng = stream(&key, &format!("graph/attach/{}", kind.as_str()));
-    let base = n_main;
-    let splice = |cg: &mut CallGraph, sub: &Layered, name: &dyn Fn(usize) -> String| {
-        for i in 0..sub.n {
-            cg.g.add_node(Node { name: name(i), part: Part::Edit });
-        }
-        for &(u, v) in &sub.edges {
-            cg.add_edge(base + u, base + v);
-        }
-        cg.edit_levels = sub.levels.iter().map(|l| l.iter().map(|&v| base + v).collect()).collect();
-    };
-    let add_special = |cg: &mut CallGraph, name: String| -> usize {
-        let id = cg.g.add_node(Node { name, part: Part::Special }).index();
-        cg.special = id;
-        id
-    };
-    let cut = |rng: &mut Rng| between(rng, -1, main_levels.len() as i64 - 1);
-
-    match kind {
-        Kind::AddReturnValue | Kind::AddParameter | Kind::DeadCode => {
-            let e = layered(&mut stream(&key, "graph/edit"), n_edit, true);
-            splice(&mut cg, &e, &|i| names.edit(i));
-            let edit_nodes: Vec<usize> = (base..base + n_edit).collect();
-            match kind {
-                Kind::AddReturnValue => {
-                    // R = E + sink s; edit nodes call "above" main nodes, s calls "below" ones.
-                    let s = add_special(&mut cg, names.return_sink());
-                    for u in edit_nodes.clone() {
-                        if e.out_degree(u - base) == 0 {
-                            cg.add_edge(u, s);
-                        }
-                    }
-                    let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
-                    attach(&mut rng, &mut cg, &edit_nodes, &above, true);
-                    attach(&mut rng, &mut cg, &[s], &below_levels, true);
-                }
-                Kind::AddParameter => {
-                    // P = root r + E; "above" main nodes call r, "below" main nodes call edit nodes.
-                    let r = add_special(&mut cg, names.param_root());
-                    for u in edit_nodes.clone() {
-                        if e.in_degree(u - base) == 0 {
-                            cg.add_edge(r, u);
-                        }
-                    }
-                    let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
-                    attach(&mut rng, &mut cg, &[r], &above, false);
-                    attach(&mut rng, &mut cg, &edit_nodes, &below_levels, false);
-                }
-                _ => {
-                    // Dead code D = E + its wrapper root; dead functions may call live ones.
-                    let d = add_special(&mut cg, names.param_root());
-                    for u in edit_nodes.clone() {
-                        if e.in_degree(u - base) == 0 {
-                            cg.add_edge(d, u);
-                        }
-                    }
-                    cg.excluded_entries = vec![d];
-                    let callable: Vec<usize> = (0..n_main).filter(|&v| cg.in_degree(v) > 0).collect();
-                    let mut dead: Vec<usize> = edit_nodes.clone();
-                    dead.push(d);
-                    for u in dead {
-                        let count = expected_count(&mut rng, BETA).min(callable.len());
-                        for v in sample::sample(&mut rng, &callable, count) {
-                            cg.add_edge(u, v);
-                        }
-                    }
-                }
-            }
-        }
-        Kind::CacheFunction | Kind::ExtractHelper => {
-            let t = tree(&mut stream(&key, "graph/tree"), n_edit);
-            let leaves: Vec<usize> = (0..t.n).filter(|&u| t.out_degree(u) == 0).map(|u| base + u).collect();
-            let roots: Vec<usize> = t.levels[0].iter().map(|&u| base + u).collect();
-            if kind == Kind::CacheFunction {
-                // C = root c + T; "above" main nodes call c, tree leaves call "below" main nodes.
-                splice(&mut cg, &t, &|i| names.tree(i));
-                let c = add_special(&mut cg, names.cache_root());
-                for &u in &roots {
-                    cg.add_edge(c, u);
-                }
-                let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
-                attach(&mut rng, &mut cg, &[c], &above, false);
-                attach(&mut rng, &mut cg, &leaves, &below_levels, true);
-            } else {
-                // X = reverse(T) + sink x; "above" main nodes call the original leaves, x calls
-                // "below" main nodes.
-                let reversed = Layered {
-                    n: t.n,
-                    levels: t.levels.clone(),
-                    edges: {
-                        let mut e: Vec<(usize, usize)> = t.edges.iter().map(|&(u, v)| (v, u)).collect();
-                        e.sort_by_key(|&(s, _)| s);
-                        e
-                    },
-                };
-                splice(&mut cg, &reversed, &|i| names.tree(i));
-                let x = add_special(&mut cg, names.extract_sink());
-                for &u in &roots {
-                    cg.add_edge(u, x);
-                }
-                let (above, below_levels) = split_levels_at(&main_levels, cut(&mut rng));
-                attach(&mut rng, &mut cg, &leaves, &above, false);
-                attach(&mut rng, &mut cg, &[x], &below_levels, true);
-            }
-        }
-    }
-    cg
+    let rng = stream(&key, &format!("graph/attach/{}", kind.as_str()));
+    let mut j = Join { cg, names, rng, key, n_edit };
+    join(&mut j);
+    j.cg
 }
 
 #[cfg(test)]
@@ -438,11 +408,14 @@ mod tests {
     use crate::spec::{Axis, Domain};
 
     #[test]
-    fn every_kind_builds_acyclic() {
+    fn every_graph_kind_builds_acyclic() {
         for &kind in Kind::ALL {
+            if kind.def().graph().is_none() {
+                continue;
+            }
             for seed in 0..20 {
                 let spec = TaskSpec::new(kind, Domain::Math, Axis::Traversal, 10, seed);
-                let g = build(&spec);
+                let g = build(&spec).expect("a call-graph kind");
                 assert!(g.is_acyclic());
                 assert_eq!(g.len(), 26 + 11);
             }

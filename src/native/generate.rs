@@ -27,8 +27,10 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             write("prompt.md", &format!("{}\n", task.prompt))?;
             write("llm_prompt.md", &llm_prompt(&task.prompt, &task.starter_code))?;
             write("task.json", &serde_json::to_string_pretty(task).expect("a task serialises"))?;
-            write("dag.json", &serde_json::to_string_pretty(&task.graph).expect("json"))?;
-            write("dag.dot", &crate::graph::dot::to_dot(&generated.graph, &generated.built.roles))?;
+            if let Some((graph, built)) = generated.call_graph() {
+                write("dag.json", &serde_json::to_string_pretty(&task.graph).expect("json"))?;
+                write("dag.dot", &crate::graph::dot::to_dot(graph, &built.roles))?;
+            }
             if m.get_flag("json") {
                 println!("{}", serde_json::to_string_pretty(task).expect("a task serialises"));
             } else {

@@ -178,7 +178,7 @@ pub fn reference_record(t: &Task) -> serde_json::Value {
 
 fn write_cell(out: &Path, c: &Cell, tasks: &[Task]) -> Result<(), Failure> {
     let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, 0);
-    let dir = out.join("tasks").join(run_name(&spec)).join(Kind::task_set(c.domain));
+    let dir = out.join("tasks").join(run_name(&spec)).join(crate::task::task_set(&spec));
     std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
     let records: Vec<serde_json::Value> = tasks.iter().map(reference_record).collect();
     let path = dir.join(format!("{}.json", c.kind.as_str()));

@@ -5,10 +5,9 @@
 //! the code view highlights; the selection comes back in through the props.
 
 use super::app::Shown;
-use crate::graph::dot::role_colour;
 use crate::graph::layout::layered;
+use crate::graph::CallGraph;
 use crate::kinds::Role;
-use crate::task::Generated;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -17,20 +16,6 @@ const NODE_H: f64 = 26.0;
 const GAP_X: f64 = 12.0;
 const LAYER_GAP: f64 = 58.0;
 const MARGIN: f64 = 16.0;
-
-/// A human label for a role, for the legend and tooltips.
-pub fn role_label(role: Role) -> &'static str {
-    match role {
-        Role::Untouched => "untouched (leave alone)",
-        Role::Edit => "to edit",
-        Role::EditLeaf => "to edit: edge of the edit graph",
-        Role::Root => "parameter root",
-        Role::Sink => "return sink",
-        Role::Lca => "lowest common ancestor",
-        Role::Ncd => "nearest common descendant",
-        Role::Dead => "dead: delete",
-    }
-}
 
 /// Where everything goes: vertex centres, the `main()` box, the canvas size.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,13 +28,13 @@ pub struct Placed {
 }
 
 /// Place the layered layout on a grid, each layer centred.
-pub fn place(g: &Generated) -> Placed {
-    let layout = layered(&g.graph);
+pub fn place(g: &CallGraph) -> Placed {
+    let layout = layered(g);
     let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
     let width = 2.0 * MARGIN + widest * (NODE_W + GAP_X) - GAP_X;
     let depth = layout.layers.len() as f64;
     let height = 2.0 * MARGIN + (depth + 1.0) * LAYER_GAP - (LAYER_GAP - NODE_H);
-    let mut centre = vec![(0.0, 0.0); g.graph.len()];
+    let mut centre = vec![(0.0, 0.0); g.len()];
     for (li, layer) in layout.layers.iter().enumerate() {
         let row = layer.len() as f64 * (NODE_W + GAP_X) - GAP_X;
         let left = (width - row) / 2.0;
@@ -82,10 +67,11 @@ pub struct GraphProps {
 
 #[function_component(CallGraphSvg)]
 pub fn call_graph_svg(p: &GraphProps) -> Html {
-    let placed = use_memo(p.shown.clone(), |s| place(&s.generated));
-    let g = &p.shown.generated;
-    let cg = &g.graph;
-    let roles = &g.built.roles;
+    let placed = use_memo(p.shown.clone(), |s| s.generated.call_graph().map(|(g, _)| place(g)));
+    let (Some((cg, built)), Some(placed)) = (p.shown.generated.call_graph(), placed.as_ref()) else {
+        return html! {};
+    };
+    let roles = &built.roles;
     let selected = p.selected.as_ref().and_then(|s| cg.index_of(s));
     let near = |u: usize, v: usize| selected == Some(u) || selected == Some(v);
 
@@ -132,9 +118,9 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
         html! {
             <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()}
                 transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                tabindex="0" role="button" aria-label={format!("{name}: {}", role_label(role))}>
-                <title>{ format!("{name}: {}", role_label(role)) }</title>
-                <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role_colour(role)} />
+                tabindex="0" role="button" aria-label={format!("{name}: {}", role.label())}>
+                <title>{ format!("{name}: {}", role.label()) }</title>
+                <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role.colour()} />
                 <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
             </g>
         }
@@ -169,14 +155,13 @@ pub struct LegendProps {
 /// The roles present in the graph, each with its colour and count.
 #[function_component(Legend)]
 pub fn legend(p: &LegendProps) -> Html {
-    let all = [Role::Untouched, Role::Edit, Role::EditLeaf, Role::Root, Role::Sink, Role::Lca, Role::Ncd, Role::Dead];
-    let items = all.iter().filter_map(|&r| {
+    let items = Role::ALL.iter().filter_map(|&r| {
         let count = p.roles.iter().filter(|&&x| x == r).count();
         (count > 0).then(|| {
             html! {
                 <li>
-                    <span class="swatch" style={format!("background:{}", role_colour(r))}></span>
-                    { format!("{} ({count})", role_label(r)) }
+                    <span class="swatch" style={format!("background:{}", r.colour())}></span>
+                    { format!("{} ({count})", r.label()) }
                 </li>
             }
         })

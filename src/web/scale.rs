@@ -3,7 +3,6 @@
 
 use super::app::now;
 use super::route;
-use crate::spec::PAPER_SIZES;
 use crate::task::{generate, Sizes};
 use crate::TaskSpec;
 use yew::prelude::*;
@@ -16,9 +15,11 @@ pub struct Row {
     pub millis: Option<f64>,
 }
 
-/// The spec at each paper size (sizes a kind cannot be built at are left out).
+/// The spec at each of the axis's paper sizes (sizes a kind cannot be built at are left out).
 pub fn rows(spec: &TaskSpec) -> Vec<Row> {
-    PAPER_SIZES
+    spec.axis
+        .def()
+        .paper_sizes()
         .iter()
         .filter_map(|&n| {
             let mut s = spec.clone();

@@ -5,7 +5,8 @@ use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
 use super::route;
-use crate::spec::{Axis, Domain, Kind, Values, KNOBS, PAPER_SIZES};
+use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
+use crate::task::View;
 use crate::TaskSpec;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -88,6 +89,11 @@ pub fn controls(p: &ControlsProps) -> Html {
     let control = |k: &'static crate::spec::Knob| -> Html {
         let id = format!("knob-{}", k.key);
         let value = current(k.key);
+        // A knob that does not apply to this kind stays at its default, greyed out, saying why.
+        let (disabled, help) = match (k.applies)(&p.spec) {
+            Ok(()) => (false, k.help.to_string()),
+            Err(what) => (true, format!("does not apply to {what}")),
+        };
         let input = match k.values {
             Values::Choice(options) => {
                 let change = change.clone();
@@ -96,7 +102,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     change(k.key, el.value());
                 });
                 html! {
-                    <select id={id.clone()} name={k.key} title={k.help} {onchange}>
+                    <select id={id.clone()} name={k.key} title={help.clone()} {disabled} {onchange}>
                         { for options.iter().map(|o| html! {
                             <option value={*o} selected={*o == value}>{ value_label(k.key, o) }</option>
                         }) }
@@ -113,7 +119,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     <input id={id.clone()} name={k.key} type="number" inputmode="numeric"
                         min={min.to_string()} max={max.to_string()} step="1"
                         placeholder={k.default.unwrap_or("from the axis")}
-                        title={k.help} value={value} {onchange} />
+                        title={help.clone()} {disabled} value={value} {onchange} />
                 }
             }
         };
@@ -121,7 +127,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             <label class="knob" for={id}>
                 <span class="knob-label">{ k.label }</span>
                 { input }
-                <span class="knob-help">{ k.help }</span>
+                <span class="knob-help">{ help }</span>
             </label>
         }
     };
@@ -145,7 +151,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             </div>
             <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
                 <span class="knob-label">{ "Paper sizes" }</span>
-                { for PAPER_SIZES.iter().map(|&n| {
+                { for p.spec.axis.def().paper_sizes().iter().map(|&n| {
                     let change = change.clone();
                     let active = p.spec.n == n;
                     let hint = match n {
@@ -243,7 +249,6 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
     let llm = crate::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
-    let roles = Rc::new(p.shown.generated.built.roles.clone());
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
         let active = *tab == which;
@@ -284,6 +289,35 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         },
     };
 
+    // What the kind draws beside the code.
+    let side_panel = match &p.shown.generated.view {
+        View::Graph { built, .. } => {
+            let roles = Rc::new(built.roles.clone());
+            html! {
+                    <section class="panel graph-panel" aria-label="Call graph">
+                        <div class="panel-head">
+                            <h2>{ "Call graph" }</h2>
+                            <div class="zoom">
+                                <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
+                                <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
+                                <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
+                            </div>
+                        </div>
+                        <Legend roles={roles} />
+                        <div class="graph-scroll">
+                            <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
+                        </div>
+                        <p class="hint">
+                            { match &*selected {
+                                Some(f) => format!("Selected: {f} (click it again to clear)"),
+                                None => "Click a function to find it in the code; click a function in the code to find it here.".to_string(),
+                            } }
+                        </p>
+                    </section>
+            }
+        }
+    };
+
     html! {
         <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
             <h1 class="task-title">
@@ -304,26 +338,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </p>
             }
             <div class="task-grid">
-                <section class="panel graph-panel" aria-label="Call graph">
-                    <div class="panel-head">
-                        <h2>{ "Call graph" }</h2>
-                        <div class="zoom">
-                            <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                            <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
-                            <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
-                        </div>
-                    </div>
-                    <Legend roles={roles} />
-                    <div class="graph-scroll">
-                        <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
-                    </div>
-                    <p class="hint">
-                        { match &*selected {
-                            Some(f) => format!("Selected: {f} (click it again to clear)"),
-                            None => "Click a function to find it in the code; click a function in the code to find it here.".to_string(),
-                        } }
-                    </p>
-                </section>
+                { side_panel }
                 <section class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist">
                         { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
@@ -355,21 +370,6 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 }
 
-/// What the scorer checks beyond matching outputs, per kind.
-fn kind_rule(kind: Kind) -> &'static str {
-    match kind {
-        Kind::DeadCode => "every unreachable function is deleted and no reachable one is removed or changed",
-        Kind::AddParameter => "the parameter reaches every function below its root and only terminal functions use it",
-        Kind::AddReturnValue => "the sink's string travels up to the top as a second return value",
-        Kind::CacheFunction => {
-            "slow() is called exactly once, in the lowest common ancestor, and the value passed down"
-        }
-        Kind::ExtractHelper => {
-            "get_multiplier() is called once, in the nearest common descendant, and the value returned up"
-        }
-    }
-}
-
 #[derive(Properties, PartialEq)]
 pub struct TupleProps {
     pub shown: Rc<Shown>,
@@ -379,8 +379,8 @@ pub struct TupleProps {
 #[function_component(TaskTuple)]
 pub fn task_tuple(p: &TupleProps) -> Html {
     let task = &p.shown.generated.task;
-    let library =
-        p.shown.generated.built.mylibrary.map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
+    let kind = task.spec.kind.def();
+    let library = kind.library(task.spec.domain).map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
     html! {
         <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
@@ -393,7 +393,7 @@ pub fn task_tuple(p: &TupleProps) -> Html {
                 <dt>{ "Stopping rule" }</dt>
                 <dd>{ "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff" }</dd>
                 <dt>{ "Scorer" }</dt>
-                <dd>{ format!("exact and black-box: every function returns what the reference returns on 50 random inputs, and {}; the score is 1 only when every check passes", kind_rule(task.spec.kind)) }</dd>
+                <dd>{ format!("exact and black-box: every function returns what the reference returns on 50 random inputs, and {}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain)) }</dd>
             </dl>
         </section>
     }
@@ -402,22 +402,31 @@ pub fn task_tuple(p: &TupleProps) -> Html {
 /// The size the gallery's cards use.
 pub const GALLERY_N: u32 = 10;
 
+/// The specs of the gallery's cards: one per kind and domain it is built for (one card when the
+/// domain does not apply), on the kind's first axis.
+pub fn gallery_specs() -> Vec<TaskSpec> {
+    let mut out = Vec::new();
+    for &kind in Kind::ALL {
+        let def = kind.def();
+        let base = TaskSpec { kind, n: GALLERY_N, ..TaskSpec::default() };
+        let axis = match def.axes() {
+            Support::Only(axes) => axes.first().copied().unwrap_or(base.axis),
+            Support::NotApplicable => base.axis,
+        };
+        let domains = match def.domains() {
+            Support::Only(domains) => domains.to_vec(),
+            Support::NotApplicable => vec![base.domain],
+        };
+        out.extend(domains.into_iter().map(|domain| TaskSpec { domain, axis, ..base.clone() }));
+    }
+    out
+}
+
 /// The landing page: one card per kind × domain (a small task, its call graph and its numbers), and
 /// the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
-    let cards = use_memo((), |_| {
-        let mut out = Vec::new();
-        for &kind in Kind::ALL {
-            for &domain in Domain::ALL {
-                let spec = TaskSpec::new(kind, domain, Axis::Traversal, GALLERY_N, 0);
-                if let Ok(shown) = super::app::show(&spec) {
-                    out.push(shown);
-                }
-            }
-        }
-        out
-    });
+    let cards = use_memo((), |_| gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
     let noop = Callback::from(|_: Option<AttrValue>| ());
     html! {
         <section id="gallery" class="gallery">
@@ -450,16 +459,23 @@ pub fn gallery() -> Html {
             <section class="gallery-row" aria-label="The paper's sizes">
                 <h2>{ "The paper's sizes" }</h2>
                 <table class="sizes">
-                    <thead><tr><th>{ "axis" }</th>{ for PAPER_SIZES.iter().map(|n| html! { <th>{ format!("n = {n}") }</th> }) }</tr></thead>
                     <tbody>
-                        { for Axis::ALL.iter().map(|&axis| html! {
-                            <tr>
-                                <th title={axis.scales()}>{ axis.label() }</th>
-                                { for PAPER_SIZES.iter().map(|&n| {
-                                    let spec = TaskSpec::new(Kind::AddParameter, Domain::Math, axis, n, 0);
-                                    html! { <td><a href={route::fragment(&spec)}>{ "open" }</a></td> }
-                                }) }
-                            </tr>
+                        { for Axis::ALL.iter().map(|&axis| {
+                            // The default kind when it is built along the axis, else the first that is.
+                            let base = TaskSpec::default();
+                            let kind = std::iter::once(base.kind)
+                                .chain(Kind::ALL.iter().copied())
+                                .find(|k| k.def().axes().allows(&axis))
+                                .unwrap_or(base.kind);
+                            html! {
+                                <tr>
+                                    <th title={axis.scales()}>{ axis.label() }</th>
+                                    { for axis.def().paper_sizes().iter().map(|&n| {
+                                        let spec = TaskSpec { kind, axis, n, ..base.clone() };
+                                        html! { <td><a href={route::fragment(&spec)}>{ format!("n = {n}") }</a></td> }
+                                    }) }
+                                </tr>
+                            }
                         }) }
                     </tbody>
                 </table>

@@ -1,0 +1,122 @@
+//! What the five call-graph kinds share (generation.md §1–§3, §6): the [`GraphKind`] interface a
+//! kind implements next to [`TaskKind`], and the pipeline that turns a spec into a task from it:
+//! sample C_init, let the kind join its edit graph ([`crate::graph::Join`]), draw operations and file
+//! order, let the kind transform the plain programs, print them, write the statement and the record.
+
+pub mod program;
+pub mod statement;
+
+pub use program::{Built, Ctx};
+pub use statement::{Example, Named};
+
+use super::{Kind, Role, TaskKind};
+use crate::axes;
+use crate::domain::{self, DomainInfo};
+use crate::graph::{self, sample, CallGraph, Join};
+use crate::python;
+use crate::rng::{stream, uuid_like};
+use crate::spec::{err, Axis, SpecError, TaskSpec, MAX_N};
+use crate::task::{link, Generated, Sizes, Task, View};
+use std::collections::BTreeMap;
+
+/// The axes a call-graph kind that edits functions is built along.
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search];
+
+/// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
+/// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
+pub trait GraphKind: TaskKind {
+    /// The smallest C_edit the kind can be built from, and why (for the error message).
+    fn min_edit(&self) -> (u32, &'static str) {
+        (1, "")
+    }
+    /// Sample the kind's edit graph, splice it in, add its wrapper and cross edges (§1.7). Draws
+    /// only from the join's streams, so the main graph and names stay the same across kinds.
+    fn join(&self, j: &mut Join);
+    /// From the joined graph, the operations and the file order: the starter, the reference
+    /// solution and each function's role (§3).
+    fn transform(&self, cx: &Ctx) -> Built;
+    /// The tiny graph of the statement's worked example.
+    fn example(&self) -> Example;
+    /// The sentence after the worked example, naming its functions by role.
+    fn example_note(&self, named: &Named, d: &DomainInfo) -> String;
+    /// The statement's rules (§6), in the domain's words.
+    fn rules(&self, d: &DomainInfo) -> String;
+}
+
+/// The minimum edit size of a call-graph kind.
+pub fn validate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<(), SpecError> {
+    let s = spec.sizes();
+    let (min, why) = k.min_edit();
+    if s.n_edit < min {
+        let key = axes::edit_size_key(spec);
+        return Err(err(
+            key,
+            format!(
+                "{} needs at least {min} functions to edit ({why}), got {}; {key} must be an integer from {min} to {MAX_N}",
+                spec.kind, s.n_edit
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The operations of every vertex, each drawn from (graph key, domain, function name) (D3).
+pub fn draw_ops(key: &str, d: &DomainInfo, g: &CallGraph) -> Vec<Vec<String>> {
+    (0..g.len())
+        .map(|v| {
+            let mut rng = stream(key, &format!("ops/{}/{}", d.domain.as_str(), g.name(v)));
+            let k = g.out_degree(v);
+            let (bank, count) = if k <= 1 { (d.unary, 1) } else { (d.binary, k - 1) };
+            (0..count).map(|_| bank[sample::below(&mut rng, bank.len())].to_string()).collect()
+        })
+        .collect()
+}
+
+/// The file order of the functions: a shuffle of the vertices.
+pub fn file_order(key: &str, kind: Kind, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    sample::shuffle(&mut stream(key, &format!("order/{}", kind.as_str())), &mut order);
+    order
+}
+
+/// Make the task of a valid spec of a call-graph kind.
+pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecError> {
+    let key = graph::dag_key(spec);
+    let g = graph::build_with(spec, k.kind(), |j| k.join(j));
+    let d = domain::info(spec.domain);
+    let ops = draw_ops(&key, d, &g);
+    let order = file_order(&key, spec.kind, g.len());
+    let bodies = spec.axis.def().bodies(spec);
+    let built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies });
+    let starter_code = python::module(&built.starter);
+    let solution_code = python::module(&built.reference);
+    let statement = statement::statement(k, d);
+    let dag_id = uuid_like(&key, "dag_id");
+    let task_set = spec.axis.def().task_set(spec.domain);
+    let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
+    let mut edit_set: Vec<String> = built.edit_set().into_iter().map(|v| g.name(v).to_string()).collect();
+    edit_set.sort();
+    let sizes = Sizes {
+        functions: g.len(),
+        functions_to_edit: edit_set.len(),
+        starter_lines: starter_code.lines().count(),
+        starter_chars: starter_code.chars().count(),
+        solution_lines: solution_code.lines().count(),
+        prompt_tokens_estimate: (statement.chars().count() + starter_code.chars().count()).div_ceil(4),
+    };
+    let task = Task {
+        name: format!("{task_set}_{}_{dag_id}", spec.kind.as_str()),
+        dag_id,
+        prompt: statement,
+        starter_code,
+        solution_code,
+        metadata: serde_json::json!({}),
+        spec: spec.clone(),
+        link: link(spec),
+        graph: g.node_link(),
+        roles,
+        edit_set,
+        sizes,
+    };
+    Ok(Generated { task, view: View::Graph { graph: g, built } })
+}
