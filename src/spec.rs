@@ -384,6 +384,17 @@ impl TaskSpec {
         K: AsRef<str> + 'a,
         V: AsRef<str> + 'a,
     {
+        TaskSpec::from_pairs_in(KNOBS, pairs)
+    }
+
+    /// [`TaskSpec::from_pairs`] over a knob table (the tests use tables with knobs that apply only
+    /// to some specs).
+    fn from_pairs_in<'a, I, K, V>(knobs: &[Knob], pairs: I) -> Result<TaskSpec, SpecError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str> + 'a,
+        V: AsRef<str> + 'a,
+    {
         let mut given: Vec<(String, String)> = Vec::new();
         let mut v: Option<u32> = None;
         for (k, val) in pairs {
@@ -404,8 +415,8 @@ impl TaskSpec {
                 v = Some(parsed);
                 continue;
             }
-            if knob(k).is_none() {
-                let keys: Vec<&str> = KNOBS.iter().map(|k| k.key).collect();
+            if !knobs.iter().any(|kn| kn.key == k) {
+                let keys: Vec<&str> = knobs.iter().map(|k| k.key).collect();
                 return Err(err(k, format!("unknown key '{k}'; the keys are v, {}", keys.join(", "))));
             }
             if given.iter().any(|(g, _)| g == k) {
@@ -416,7 +427,7 @@ impl TaskSpec {
         let mut spec = TaskSpec::blank();
         spec.v = v.unwrap_or(GENERATOR_VERSION);
         // Knob order matters: whether a knob applies is judged from the knobs set before it.
-        for k in KNOBS {
+        for k in knobs {
             let value = given.iter().find(|(g, _)| g == k.key).map(|(_, v)| v.as_str());
             if let (Some(value), Err(what)) = (value, (k.applies)(&spec)) {
                 if Some(value) != k.default {
@@ -431,14 +442,18 @@ impl TaskSpec {
                 (k.set)(&mut spec, parsed);
             }
         }
-        spec.validate()?;
+        spec.validate_in(knobs)?;
         Ok(spec)
     }
 
     /// Check the ranges of every integer knob, and the cross-knob rules: the kind is built for the
     /// domain and the axis, and the kind's own rules (such as its minimum edit size).
     pub fn validate(&self) -> Result<(), SpecError> {
-        for k in KNOBS {
+        self.validate_in(KNOBS)
+    }
+
+    fn validate_in(&self, knobs: &[Knob]) -> Result<(), SpecError> {
+        for k in knobs {
             if let (Values::Int { min, max }, Some(text)) = (k.values, (k.get)(self)) {
                 if let Ok(x) = text.parse::<u64>() {
                     if x < min || x > max {
@@ -448,38 +463,47 @@ impl TaskSpec {
             }
         }
         let def = self.kind.def();
-        if let (Support::Only(_), false) = (def.domains(), def.domains().allows(&self.domain)) {
+        self.check_support(def.domains(), def.axes())?;
+        def.validate(self)
+    }
+
+    /// The domain and axis are ones the kind (with these supports) is built for; the error names
+    /// what is allowed (for an axis: the kinds built along it).
+    fn check_support(&self, domains: Support<Domain>, axes: Support<Axis>) -> Result<(), SpecError> {
+        if let (Support::Only(_), false) = (domains, domains.allows(&self.domain)) {
             return Err(err(
                 "domain",
                 format!(
                     "{} is not built for the {} domain; domain must be one of {}",
                     self.kind,
                     self.domain,
-                    def.domains().names()
+                    domains.names()
                 ),
             ));
         }
-        if let (Support::Only(_), false) = (def.axes(), def.axes().allows(&self.axis)) {
+        if let (Support::Only(_), false) = (axes, axes.allows(&self.axis)) {
             let kinds: Vec<&str> =
                 Kind::ALL.iter().filter(|k| k.def().axes().allows(&self.axis)).map(|k| k.as_str()).collect();
+            let built = match kinds.as_slice() {
+                [] => "no kind is built along it yet".to_string(),
+                kinds => format!("the kinds built along it are {}", kinds.join(", ")),
+            };
             return Err(err(
                 "axis",
-                format!(
-                    "{} has no {} axis (its axes: {}); the kinds built along it are {}",
-                    self.kind,
-                    self.axis,
-                    def.axes().names(),
-                    kinds.join(", ")
-                ),
+                format!("{} has no {} axis (its axes are {}); {built}", self.kind, self.axis, axes.names()),
             ));
         }
-        def.validate(self)
+        Ok(())
     }
 
     /// Every key that applies to the spec with its value, in knob order, the version first.
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
+        self.pairs_in(KNOBS)
+    }
+
+    fn pairs_in(&self, knobs: &[Knob]) -> Vec<(&'static str, String)> {
         let mut out = vec![("v", self.v.to_string())];
-        for k in KNOBS {
+        for k in knobs {
             if (k.applies)(self).is_err() {
                 continue;
             }
@@ -497,9 +521,14 @@ impl TaskSpec {
 
     /// The readable query of a share link: the version, then only what differs from the defaults.
     pub fn to_query(&self) -> String {
-        self.pairs()
+        self.to_query_in(KNOBS)
+    }
+
+    fn to_query_in(&self, knobs: &[Knob]) -> String {
+        let default = |key: &str| knobs.iter().find(|k| k.key == key).and_then(|k| k.default);
+        self.pairs_in(knobs)
             .into_iter()
-            .filter(|(k, v)| *k == "v" || knob(k).and_then(|kn| kn.default) != Some(v.as_str()))
+            .filter(|(k, v)| *k == "v" || default(k) != Some(v.as_str()))
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join("&")
@@ -540,6 +569,91 @@ mod tests {
         assert!(e.message.contains("not served"), "{e}");
         let e = TaskSpec::from_pairs([("bogus", "1")]).unwrap_err();
         assert!(e.message.contains("unknown key"), "{e}");
+    }
+
+    /// A knob table with a knob that applies only on the search axis (stored in `n_init`).
+    fn table_with_a_search_knob() -> Vec<Knob> {
+        let mut t: Vec<Knob> = KNOBS.iter().filter(|k| !k.key.starts_with("n_")).copied().collect();
+        t.push(Knob {
+            key: "extra",
+            label: "extra",
+            help: "a knob of the search axis",
+            values: Values::Int { min: 1, max: 9 },
+            default: Some("3"),
+            get: |s| s.n_init.map(|x| x.to_string()),
+            set: |s, v| s.n_init = Some(size(v)),
+            applies: |s| if s.axis == Axis::Search { Ok(()) } else { Err(format!("the {} axis", s.axis)) },
+        });
+        t
+    }
+
+    #[test]
+    fn a_knob_that_does_not_apply_is_left_out_and_only_its_default_is_accepted() {
+        let t = table_with_a_search_knob();
+        let parse = |pairs: &[(&str, &str)]| TaskSpec::from_pairs_in(&t, pairs.iter().copied());
+        let e = parse(&[("extra", "5")]).unwrap_err();
+        assert_eq!(e.key, "extra");
+        assert_eq!(e.message, "'extra' does not apply to the traversal axis; leave it out (got '5')");
+        // Its default is accepted (tools that send every key keep working) and left out of links.
+        let s = parse(&[("extra", "3")]).unwrap();
+        assert_eq!(s.pairs_in(&t).iter().filter(|(k, _)| *k == "extra").count(), 0);
+        assert_eq!(s.to_query_in(&t), "v=1");
+        assert_eq!(s, parse(&[]).unwrap());
+        // Where it applies, it is parsed, range-checked and printed like any knob.
+        let s = parse(&[("axis", "search"), ("extra", "5")]).unwrap();
+        assert_eq!(s.to_query_in(&t), "v=1&axis=search&extra=5");
+        assert!(s.canonical().starts_with("v=1&kind=add_parameter"));
+        assert_eq!(parse(&[("axis", "search")]).unwrap().to_query_in(&t), "v=1&axis=search");
+        let e = parse(&[("axis", "search"), ("extra", "12")]).unwrap_err();
+        assert_eq!(e.message, "extra = 12 is out of range; extra must be an integer from 1 to 9");
+        let e = parse(&[("n_init", "5")]).unwrap_err();
+        assert_eq!(e.message, "unknown key 'n_init'; the keys are v, kind, domain, axis, n, seed, extra");
+    }
+
+    #[test]
+    fn an_unsupported_domain_or_axis_names_what_is_allowed() {
+        let s = TaskSpec::new(Kind::DeadCode, Domain::String, Axis::Search, 5, 0);
+        let e = s.check_support(Support::Only(&[Domain::Math]), Support::Only(Axis::ALL)).unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.message.as_str()),
+            ("domain", "dead_code is not built for the string domain; domain must be one of math")
+        );
+        let e = s.check_support(Support::Only(Domain::ALL), Support::Only(&[Axis::Traversal])).unwrap_err();
+        assert_eq!(e.key, "axis");
+        assert_eq!(
+            e.message,
+            format!(
+                "dead_code has no search axis (its axes are traversal); the kinds built along it are {}",
+                Kind::NAMES.join(", ")
+            )
+        );
+        assert!(s.check_support(Support::NotApplicable, Support::NotApplicable).is_ok());
+        // Every registered kind supports the default domain and axis combinations it lists.
+        for &k in Kind::ALL {
+            let def = k.def();
+            for &d in Domain::ALL.iter().filter(|d| def.domains().allows(d)) {
+                for &a in Axis::ALL.iter().filter(|a| def.axes().allows(a)) {
+                    assert!(TaskSpec::new(k, d, a, 10, 0).validate().is_ok(), "{k} {d} {a}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_knob_round_trips_through_its_accessors() {
+        let s = TaskSpec::from_pairs([("kind", "cache_function"), ("n_init", "7"), ("n_edit", "9"), ("seed", "3")])
+            .unwrap();
+        for k in KNOBS {
+            if let Some(text) = (k.get)(&s) {
+                let mut t = TaskSpec::default();
+                (k.set)(&mut t, k.parse(&text).unwrap());
+                assert_eq!((k.get)(&t), Some(text), "{}", k.key);
+            }
+        }
+        assert_eq!(
+            TaskSpec::new(Kind::DeadCode, Domain::Array, Axis::Search, 9, 2).to_query(),
+            "v=1&kind=dead_code&domain=array&axis=search&n=9&seed=2"
+        );
     }
 
     #[test]
