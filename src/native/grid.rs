@@ -1,9 +1,11 @@
-//! `cabrito grid`: the traversal and search part of the paper's grid, in the reference's layout
-//! (`tasks/<run>/<task_set>/<task_type>.json`) and as JSONL, sharded and in parallel.
+//! `cabrito grid`: the paper's grid on every axis this version builds, in the reference's layout
+//! (`tasks/<run>/<task_set>/<task_type>.json`) and as JSONL, sharded and in parallel. The kinds, axes
+//! and sizes come from the registries: each kind on the axes and domains it is built for, each axis at
+//! its paper sizes.
 
 use super::cli::Failure;
-use crate::spec::{Axis, Domain, Kind, TaskSpec, PAPER_SIZES};
-use crate::task::{generate, run_name, Task};
+use crate::spec::{Axis, Domain, Kind, Support, TaskSpec};
+use crate::task::{generate, run_name, task_set, Task};
 use clap::{Arg, ArgMatches, Command};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -12,17 +14,28 @@ use std::path::{Path, PathBuf};
 
 pub fn command() -> Command {
     Command::new("grid")
-        .about("Generate a grid of tasks (by default the paper's traversal and search grid: 3,600 tasks)")
+        .about(format!(
+            "Generate a grid of tasks (by default the paper's grid on every axis this version builds: {} tasks)",
+            thousands(default_grid_tasks(DEFAULT_SAMPLES))
+        ))
         .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("output folder"))
         .arg(list_arg("axes", &Axis::NAMES.join(","), "axes to generate"))
-        .arg(list_arg("kinds", &Kind::NAMES.join(","), "kinds to generate"))
-        .arg(list_arg("domains", &Domain::NAMES.join(","), "domains to generate"))
         .arg(list_arg(
-            "sizes",
-            &PAPER_SIZES.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","),
-            "sizes n along each axis",
+            "kinds",
+            &Kind::NAMES.join(","),
+            "kinds to generate (each on the axes and domains it is built for)",
         ))
-        .arg(Arg::new("samples").long("samples").default_value("20").help("samples (seeds) per cell"))
+        .arg(list_arg("domains", &Domain::NAMES.join(","), "domains to generate"))
+        .arg(Arg::new("sizes").long("sizes").value_name("LIST").help(format!(
+            "sizes n along each axis, comma-separated [default: each axis's paper sizes: {}]",
+            paper_sizes_help()
+        )))
+        .arg(
+            Arg::new("samples")
+                .long("samples")
+                .default_value(DEFAULT_SAMPLES.to_string())
+                .help("samples (seeds) per cell"),
+        )
         .arg(Arg::new("seed").long("seed").default_value("0").help("seed of the first sample; sample i uses seed + i"))
         .arg(
             Arg::new("shard")
@@ -30,6 +43,21 @@ pub fn command() -> Command {
                 .value_name("K/N")
                 .help("generate only shard K of N (K from 1 to N); each shard writes whole files"),
         )
+}
+
+/// The paper's samples per cell.
+const DEFAULT_SAMPLES: u64 = 20;
+
+/// `traversal: 5,10,25,50,100,200; search: …`
+fn paper_sizes_help() -> String {
+    Axis::ALL
+        .iter()
+        .map(|a| {
+            let sizes: Vec<String> = a.def().paper_sizes().iter().map(|n| n.to_string()).collect();
+            format!("{a}: {}", sizes.join(","))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn list_arg(key: &'static str, default: &str, help: &'static str) -> Arg {
@@ -41,12 +69,68 @@ fn list_arg(key: &'static str, default: &str, help: &'static str) -> Arg {
 }
 
 /// One output file: every sample of one (axis, n, domain, kind).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Cell {
     axis: Axis,
     n: u32,
     domain: Domain,
     kind: Kind,
+}
+
+/// The cells of a grid, in (axis, n, domain, kind) order, each kind only on the axes and domains
+/// it is built for (a knob that does not apply to a kind takes its default, once). Also returns
+/// the (kind, axis) pairs left out because the kind is not built along the axis.
+fn cells(axes: &[Axis], sizes: Option<&[u32]>, domains: &[Domain], kinds: &[Kind]) -> (Vec<Cell>, Vec<(Kind, Axis)>) {
+    let defaults = TaskSpec::default();
+    let mut out: Vec<Cell> = Vec::new();
+    let mut skipped = Vec::new();
+    for &axis in axes {
+        for &n in sizes.unwrap_or(axis.def().paper_sizes()) {
+            for &domain in domains {
+                for &kind in kinds {
+                    let def = kind.def();
+                    let axis = match def.axes() {
+                        Support::Only(list) if list.contains(&axis) => axis,
+                        Support::Only(_) => {
+                            if !skipped.contains(&(kind, axis)) {
+                                skipped.push((kind, axis));
+                            }
+                            continue;
+                        }
+                        Support::NotApplicable => defaults.axis,
+                    };
+                    let domain = match def.domains() {
+                        Support::Only(list) if list.contains(&domain) => domain,
+                        Support::Only(_) => continue,
+                        Support::NotApplicable => defaults.domain,
+                    };
+                    let cell = Cell { axis, n, domain, kind };
+                    if !out.contains(&cell) {
+                        out.push(cell);
+                    }
+                }
+            }
+        }
+    }
+    (out, skipped)
+}
+
+/// `3,600`
+fn thousands(x: u64) -> String {
+    let digits = x.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The number of tasks of the default grid.
+fn default_grid_tasks(samples: u64) -> u64 {
+    cells(Axis::ALL, None, Domain::ALL, Kind::ALL).0.len() as u64 * samples
 }
 
 /// Parse `K/N` (1-based K).
@@ -66,7 +150,10 @@ fn parse_list<T>(
     parse: impl Fn(&str) -> Option<T>,
     allowed: &str,
 ) -> Result<Vec<T>, String> {
-    let text = m.get_one::<String>(key).expect("has a default");
+    parse_items(m.get_one::<String>(key).map(String::as_str).unwrap_or(""), key, parse, allowed)
+}
+
+fn parse_items<T>(text: &str, key: &str, parse: impl Fn(&str) -> Option<T>, allowed: &str) -> Result<Vec<T>, String> {
     text.split(',')
         .filter(|s| !s.trim().is_empty())
         .map(|s| parse(s.trim()).ok_or_else(|| format!("--{key}: unknown value '{}'; allowed: {allowed}", s.trim())))
@@ -78,7 +165,10 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let axes = parse_list(m, "axes", Axis::parse, &Axis::NAMES.join(", ")).map_err(usage)?;
     let kinds = parse_list(m, "kinds", Kind::parse, &Kind::NAMES.join(", ")).map_err(usage)?;
     let domains = parse_list(m, "domains", Domain::parse, &Domain::NAMES.join(", ")).map_err(usage)?;
-    let sizes = parse_list(m, "sizes", |s| s.parse::<u32>().ok(), "integers").map_err(usage)?;
+    let sizes = match m.get_one::<String>("sizes") {
+        Some(text) => Some(parse_items(text, "sizes", |s| s.parse::<u32>().ok(), "integers").map_err(usage)?),
+        None => None,
+    };
     let samples: u64 = m
         .get_one::<String>("samples")
         .and_then(|s| s.parse().ok())
@@ -94,15 +184,13 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     };
     let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
 
-    let mut cells = Vec::new();
-    for &axis in &axes {
-        for &n in &sizes {
-            for &domain in &domains {
-                for &kind in &kinds {
-                    cells.push(Cell { axis, n, domain, kind });
-                }
-            }
-        }
+    let (cells, skipped) = cells(&axes, sizes.as_deref(), &domains, &kinds);
+    if cells.is_empty() {
+        let pairs: Vec<String> = skipped.iter().map(|(k, a)| format!("{k} has no {a} axis")).collect();
+        return Err(usage(format!("no task to generate: {}", pairs.join("; "))));
+    }
+    for (kind, axis) in &skipped {
+        eprintln!("cabrito: skipping {kind} on the {axis} axis (it is not built along it)");
     }
     // Validate every spec before writing anything.
     for c in &cells {
@@ -178,10 +266,32 @@ pub fn reference_record(t: &Task) -> serde_json::Value {
 
 fn write_cell(out: &Path, c: &Cell, tasks: &[Task]) -> Result<(), Failure> {
     let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, 0);
-    let dir = out.join("tasks").join(run_name(&spec)).join(crate::task::task_set(&spec));
+    let dir = out.join("tasks").join(run_name(&spec)).join(task_set(&spec));
     std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
     let records: Vec<serde_json::Value> = tasks.iter().map(reference_record).collect();
     let path = dir.join(format!("{}.json", c.kind.as_str()));
     let text = serde_json::to_string_pretty(&records).expect("json");
     std::fs::write(&path, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_grid_is_the_papers() {
+        // 2 axes × 6 sizes × 3 domains × 5 kinds × 20 samples.
+        assert_eq!(default_grid_tasks(20), 3600);
+        assert_eq!(
+            (thousands(3600), thousands(6840), thousands(999), thousands(1_000_000)),
+            ("3,600".into(), "6,840".into(), "999".into(), "1,000,000".into())
+        );
+        let (c, skipped) =
+            cells(&[Axis::Search], Some(&[5, 7]), &[Domain::String], &[Kind::DeadCode, Kind::AddParameter]);
+        assert!(skipped.is_empty());
+        assert_eq!(c.len(), 4);
+        assert_eq!(c[1], Cell { axis: Axis::Search, n: 5, domain: Domain::String, kind: Kind::AddParameter });
+        let (c, _) = cells(&[Axis::Traversal], None, &[Domain::Math], &[Kind::CacheFunction]);
+        assert_eq!(c.iter().map(|c| c.n).collect::<Vec<_>>(), Axis::Traversal.def().paper_sizes());
+    }
 }
