@@ -350,5 +350,19 @@ mod tests {
         assert!(task_passes(Kind::AddParameter, &[pass("behavioral"), fail("function_existence")]));
         assert!(!task_passes(Kind::DeadCode, &[pass("behavioral"), fail("function_existence")]));
         assert!(!task_passes(Kind::DeadCode, &[pass("behavioral")]));
+        // Every kind: all its required checks passing is a pass; any one failing or missing is not.
+        for &kind in Kind::ALL {
+            let required = required_kinds(kind);
+            let all: Vec<CheckResult> = required.iter().map(|k| pass(k)).collect();
+            assert!(task_passes(kind, &all), "{kind}");
+            for i in 0..required.len() {
+                let mut one_fails = all.clone();
+                one_fails[i] = fail(required[i]);
+                assert!(!task_passes(kind, &one_fails), "{kind}: {} fails", required[i]);
+                let mut missing = all.clone();
+                missing.remove(i);
+                assert!(!task_passes(kind, &missing), "{kind}: {} missing", required[i]);
+            }
+        }
     }
 }

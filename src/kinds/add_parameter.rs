@@ -58,7 +58,8 @@ impl TaskKind for AddParameter {
     }
     fn scorer_rule(&self, d: Domain) -> String {
         format!(
-            "`{}` reaches every function below its root, passed by keyword, and only terminal functions use it",
+            "`{}` (defaulting to `{LIBRARY}()`) is passed by keyword to every function below its root, and only \
+             terminal functions use it",
             param(d)
         )
     }

@@ -85,3 +85,63 @@ impl Kind {
         self.def().graph().map_or(1, |g| g.min_edit().0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::generate;
+
+    /// Every `mylibrary` function some kind imports in some domain.
+    fn all_library_functions() -> Vec<&'static str> {
+        let mut out: Vec<&str> =
+            Kind::ALL.iter().flat_map(|k| Domain::ALL.iter().filter_map(move |&d| k.def().library(d))).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The app's sentence about a kind names only the library function its programs import (it once
+    /// told string tasks about `get_multiplier()`, whose helper is `get_key`).
+    #[test]
+    fn the_scorer_rule_names_the_tasks_own_library_function() {
+        let libs = all_library_functions();
+        assert!(libs.len() >= 5, "{libs:?}");
+        for &kind in Kind::ALL {
+            let def = kind.def();
+            let Support::Only(domains) = def.domains() else { continue };
+            for &domain in domains {
+                let Support::Only(axes) = def.axes() else { continue };
+                let spec = TaskSpec::new(kind, domain, axes[0], 5, 1);
+                let task = generate(&spec).unwrap();
+                let rule = def.scorer_rule(domain);
+                for lib in &libs {
+                    let named = rule.contains(&format!("{lib}()"));
+                    let imported = task.starter_code.contains(&format!("from mylibrary import {lib}\n"));
+                    assert!(!named || imported, "{kind} {domain}: the rule names {lib}() but the task imports it not");
+                }
+                if let Some(lib) = def.library(domain) {
+                    assert!(
+                        task.starter_code.starts_with(&format!("from mylibrary import {lib}\n")),
+                        "{kind} {domain}"
+                    );
+                    assert!(rule.contains(&format!("`{lib}()`")), "{kind} {domain}: {rule}");
+                }
+                if let Some((p, _)) = def.added_parameter(domain) {
+                    assert!(task.solution_code.contains(&format!("{p}: ")), "{kind} {domain}: no parameter {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn labels_and_names_are_the_registrys() {
+        for &kind in Kind::ALL {
+            assert_eq!(kind.def().kind(), kind);
+            assert_eq!(Kind::parse(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(kind.as_str()));
+            assert!(!kind.label().is_empty());
+            assert!(!kind.def().required_checks().is_empty());
+        }
+        assert_eq!(Kind::parse("nope"), None);
+    }
+}
