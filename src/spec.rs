@@ -132,6 +132,8 @@ pub struct Knob {
     pub values: Values,
     /// `None` means "absent unless given" (the explicit size overrides).
     pub default: Option<&'static str>,
+    /// A human label of a value, for the app's controls (`None`: the value is its own label).
+    pub value_label: fn(&str) -> Option<&'static str>,
     /// The knob's value in a spec, as text (`None` for an unset optional knob).
     pub get: fn(&TaskSpec) -> Option<String>,
     /// Store a checked value in a spec.
@@ -172,6 +174,7 @@ pub const KNOBS: &[Knob] = &[
         help: "task kind (the reference's task type)",
         values: Values::Choice(Kind::NAMES),
         default: Some("add_parameter"),
+        value_label: |v| Kind::parse(v).map(Kind::label),
         get: |s| Some(s.kind.to_string()),
         set: |s, v| s.kind = Kind::parse(choice(v)).unwrap_or(s.kind),
         applies: always,
@@ -182,6 +185,7 @@ pub const KNOBS: &[Knob] = &[
         help: "value domain of every function",
         values: Values::Choice(Domain::NAMES),
         default: Some("math"),
+        value_label: |v| Domain::parse(v).map(Domain::label),
         get: |s| Some(s.domain.to_string()),
         set: |s, v| s.domain = Domain::parse(choice(v)).unwrap_or(s.domain),
         applies: |s| match s.kind.def().domains() {
@@ -195,6 +199,7 @@ pub const KNOBS: &[Knob] = &[
         help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones",
         values: Values::Choice(Axis::NAMES),
         default: Some("traversal"),
+        value_label: |v| Axis::parse(v).map(Axis::label),
         get: |s| Some(s.axis.to_string()),
         set: |s, v| s.axis = Axis::parse(choice(v)).unwrap_or(s.axis),
         applies: |s| match s.kind.def().axes() {
@@ -208,6 +213,7 @@ pub const KNOBS: &[Knob] = &[
         help: "size along the axis (the paper uses 5, 10, 25, 50, 100, 200)",
         values: Values::Int { min: 1, max: MAX_N as u64 },
         default: Some("25"),
+        value_label: |_| None,
         get: |s| Some(s.n.to_string()),
         set: |s, v| s.n = size(v),
         applies: always,
@@ -218,6 +224,7 @@ pub const KNOBS: &[Knob] = &[
         help: "seed of the task; the same spec always gives the same task",
         values: Values::Int { min: 0, max: u64::MAX },
         default: Some("0"),
+        value_label: |_| None,
         get: |s| Some(s.seed.to_string()),
         set: |s, v| s.seed = int(v),
         applies: always,
@@ -228,6 +235,7 @@ pub const KNOBS: &[Knob] = &[
         help: "explicit size of the untouched graph C_init (overrides what the axis implies)",
         values: Values::Int { min: 1, max: MAX_N as u64 },
         default: None,
+        value_label: |_| None,
         get: |s| s.n_init.map(|x| x.to_string()),
         set: |s, v| s.n_init = Some(size(v)),
         applies: graph_kinds,
@@ -238,6 +246,7 @@ pub const KNOBS: &[Knob] = &[
         help: "explicit size of the edit graph C_edit (overrides what the axis implies)",
         values: Values::Int { min: 1, max: MAX_N as u64 },
         default: None,
+        value_label: |_| None,
         get: |s| s.n_edit.map(|x| x.to_string()),
         set: |s, v| s.n_edit = Some(size(v)),
         applies: graph_kinds,
@@ -580,7 +589,8 @@ mod tests {
             help: "a knob of the search axis",
             values: Values::Int { min: 1, max: 9 },
             default: Some("3"),
-            get: |s| s.n_init.map(|x| x.to_string()),
+            value_label: |_| None,
+        get: |s| s.n_init.map(|x| x.to_string()),
             set: |s, v| s.n_init = Some(size(v)),
             applies: |s| if s.axis == Axis::Search { Ok(()) } else { Err(format!("the {} axis", s.axis)) },
         });

@@ -26,8 +26,9 @@
 //! | `return_annotations` | add_return_value, extract_helper | must | `tuple[T, str]` / `tuple[T, H]` exactly where the reference has them |
 //! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
 //!
-//! Items for later kinds and axes (branch placement, constraint structure, merge difference blocks)
-//! are further entries of [`rubric::CHECKS`].
+//! The kinds column is what the kinds say: each lists its own items and their levels
+//! ([`crate::kinds::TaskKind::rubric`]). Items for later kinds and axes (branch placement, constraint
+//! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
 pub mod program;
 pub mod response;

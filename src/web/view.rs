@@ -35,14 +35,9 @@ pub fn bad_link_banner(p: &BadLinkProps) -> Html {
     }
 }
 
-/// A human label for a knob's value (the enums carry their labels).
+/// A human label for a knob's value (from the knob table).
 pub fn value_label(key: &str, value: &str) -> String {
-    let label = match key {
-        "kind" => Kind::parse(value).map(Kind::label),
-        "domain" => Domain::parse(value).map(Domain::label),
-        "axis" => Axis::parse(value).map(Axis::label),
-        _ => None,
-    };
+    let label = crate::spec::knob(key).and_then(|k| (k.value_label)(value));
     label.map_or_else(|| value.to_string(), str::to_string)
 }
 
