@@ -590,7 +590,7 @@ mod tests {
             values: Values::Int { min: 1, max: 9 },
             default: Some("3"),
             value_label: |_| None,
-        get: |s| s.n_init.map(|x| x.to_string()),
+            get: |s| s.n_init.map(|x| x.to_string()),
             set: |s, v| s.n_init = Some(size(v)),
             applies: |s| if s.axis == Axis::Search { Ok(()) } else { Err(format!("the {} axis", s.axis)) },
         });
