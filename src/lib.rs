@@ -17,6 +17,7 @@ pub mod kinds;
 pub mod playground;
 pub mod protocol;
 pub mod python;
+pub mod results;
 pub mod rng;
 pub mod spec;
 pub mod task;

@@ -1,0 +1,215 @@
+//! CSV tables (RFC 4180: a header row, fields quoted when they hold a comma, quote or line break),
+//! the same text in the app's downloads and in `cabrito report`.
+
+use super::aggregate::{CheckRate, Diff, Flip, Point, Series};
+use super::read::Dataset;
+use super::runs::format_n;
+
+/// One field, quoted when needed.
+pub fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A whole table: header, then rows, each line ending in `\n`.
+pub fn table<I, R>(header: &[&str], rows: I) -> String
+where
+    I: IntoIterator<Item = R>,
+    R: AsRef<[String]>,
+{
+    let mut out = header.iter().map(|h| field(h)).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for r in rows {
+        out.push_str(&r.as_ref().iter().map(|f| field(f)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn num(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" || s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// The accuracy table: `model, axis, kind, domain, n, tasks, passed, accuracy, ci_low, ci_high`,
+/// then `set` (the loaded set's name).
+pub fn accuracy(ds: &Dataset, points: &[Point]) -> String {
+    table(
+        &["model", "axis", "kind", "domain", "n", "tasks", "passed", "accuracy", "ci_low", "ci_high", "set"],
+        points.iter().map(|p| {
+            vec![
+                p.series.model.to_string(),
+                p.axis.to_string(),
+                p.kind.to_string(),
+                p.domain.to_string(),
+                format_n(p.n),
+                p.tasks.to_string(),
+                p.passed.to_string(),
+                num(p.accuracy()),
+                num(p.lo),
+                num(p.hi),
+                set_name(ds, &p.series),
+            ]
+        }),
+    )
+}
+
+fn set_name(ds: &Dataset, s: &Series) -> String {
+    ds.sets.get(s.set).cloned().unwrap_or_default()
+}
+
+/// How often each check failed: `model, axis, n, check, tasks, failed, rate, set`.
+pub fn checks(ds: &Dataset, rates: &[CheckRate]) -> String {
+    table(
+        &["model", "axis", "n", "check", "tasks", "failed", "rate", "set"],
+        rates.iter().map(|r| {
+            vec![
+                r.series.model.to_string(),
+                r.axis.to_string(),
+                format_n(r.n),
+                r.check.to_string(),
+                r.tasks.to_string(),
+                r.failed.to_string(),
+                num(r.rate()),
+                set_name(ds, &r.series),
+            ]
+        }),
+    )
+}
+
+/// Every task result, one row each: the raw results behind every number.
+/// `base` goes before each link's fragment (the playground's address, or empty).
+pub fn tasks(ds: &Dataset, indices: Option<&[usize]>, base: &str) -> String {
+    let all: Vec<usize>;
+    let idx = match indices {
+        Some(i) => i,
+        None => {
+            all = (0..ds.records.len()).collect();
+            &all
+        }
+    };
+    table(
+        &[
+            "model",
+            "axis",
+            "kind",
+            "domain",
+            "n",
+            "passed",
+            "failing_checks",
+            "name",
+            "dag_id",
+            "run",
+            "task_set",
+            "message",
+            "link",
+            "set",
+        ],
+        idx.iter().filter_map(|&i| ds.records.get(i)).map(|r| {
+            vec![
+                r.model.to_string(),
+                r.axis.to_string(),
+                r.kind.to_string(),
+                r.domain.to_string(),
+                format_n(r.n),
+                if r.passed { "1" } else { "0" }.to_string(),
+                r.failing_checks().collect::<Vec<_>>().join(" "),
+                r.name.clone(),
+                r.dag_id.clone(),
+                r.run.to_string(),
+                r.task_set.to_string(),
+                r.message.clone().unwrap_or_default(),
+                ds.link_of(r).map(|q| format!("{base}#/task?{q}")).unwrap_or_default(),
+                ds.sets.get(r.set).cloned().unwrap_or_default(),
+            ]
+        }),
+    )
+}
+
+/// The comparison of two series: `axis, kind, domain, n, a_tasks, a_passed, a_accuracy, b_tasks,
+/// b_passed, b_accuracy, difference, ci_low, ci_high` (B − A, Newcombe 95%).
+pub fn compare(diffs: &[Diff]) -> String {
+    let acc = |p: usize, t: usize| if t == 0 { 0.0 } else { p as f64 / t as f64 };
+    table(
+        &[
+            "axis",
+            "kind",
+            "domain",
+            "n",
+            "a_tasks",
+            "a_passed",
+            "a_accuracy",
+            "b_tasks",
+            "b_passed",
+            "b_accuracy",
+            "difference",
+            "ci_low",
+            "ci_high",
+        ],
+        diffs.iter().map(|d| {
+            vec![
+                d.axis.to_string(),
+                d.kind.to_string(),
+                d.domain.to_string(),
+                format_n(d.n),
+                d.a_tasks.to_string(),
+                d.a_passed.to_string(),
+                num(acc(d.a_passed, d.a_tasks)),
+                d.b_tasks.to_string(),
+                d.b_passed.to_string(),
+                num(acc(d.b_passed, d.b_tasks)),
+                num(d.diff),
+                num(d.lo),
+                num(d.hi),
+            ]
+        }),
+    )
+}
+
+/// The tasks that flipped: `axis, kind, domain, n, name, dag_id, run, a_passed, b_passed`.
+pub fn flips(ds: &Dataset, flips: &[Flip]) -> String {
+    table(
+        &["axis", "kind", "domain", "n", "name", "dag_id", "run", "a_passed", "b_passed"],
+        flips.iter().map(|f| {
+            let (a, b) = (&ds.records[f.a], &ds.records[f.b]);
+            vec![
+                a.axis.to_string(),
+                a.kind.to_string(),
+                a.domain.to_string(),
+                format_n(a.n),
+                a.name.clone(),
+                a.dag_id.clone(),
+                a.run.to_string(),
+                u8::from(a.passed).to_string(),
+                u8::from(b.passed).to_string(),
+            ]
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+        let t = table(&["a", "b"], [vec!["1".to_string(), "x,y".to_string()]]);
+        assert_eq!(t, "a,b\n1,\"x,y\"\n");
+        assert_eq!(num(0.5), "0.5");
+        assert_eq!(num(1.0), "1");
+        assert_eq!(num(0.83888), "0.8389");
+        assert_eq!(num(-0.00001), "0");
+    }
+}

@@ -1,0 +1,162 @@
+//! The Cabrito spec behind a result that does not carry one. A Cabrito `dag_id` is a hash of the
+//! generator version, the two graph sizes and the seed (`graph::dag_key`), so knowing the kind (task
+//! type), the domain (task set) and the sizes (the run name, or the axis and `n`), the seed is found
+//! by hashing the candidates. Tasks of the reference's own generator have other ids and are not
+//! found, which is the honest answer: Cabrito cannot regenerate them.
+
+use super::runs;
+use crate::rng::uuid_like;
+use crate::spec::{Axis, Domain, Kind, TaskSpec, FIXED_OTHER_SIZE, PAPER_SIZES};
+use std::collections::HashMap;
+
+/// Seeds tried per size pair by default (grids use seeds 0, 1, 2, …).
+pub const DEFAULT_MAX_SEED: u64 = 2_000;
+
+/// Finds specs from dag_ids, caching one table of seeds per pair of sizes.
+#[derive(Debug, Default)]
+pub struct SpecFinder {
+    max_seed: u64,
+    tables: HashMap<(u32, u32), HashMap<String, u64>>,
+}
+
+/// The sizes `(n_init, n_edit)` a run name gives (`_cn=(a,a)_en=(b,b)` or `_n=(a,a)`).
+pub fn sizes_of_run(run: &str) -> Option<(u32, u32)> {
+    let grab = |key: &str| -> Option<u32> {
+        let i = run.find(key)? + key.len();
+        let rest = run[i..].strip_prefix('(')?;
+        let (a, _) = rest.split_once(',')?;
+        a.trim().parse().ok()
+    };
+    match (grab("_cn="), grab("_en=")) {
+        (Some(c), Some(e)) => Some((c, e)),
+        _ => grab("_n=").map(|n| (n, n)),
+    }
+}
+
+impl SpecFinder {
+    pub fn new(max_seed: u64) -> SpecFinder {
+        SpecFinder { max_seed, tables: HashMap::new() }
+    }
+
+    fn table(&mut self, sizes: (u32, u32), kind: Kind, domain: Domain) -> &HashMap<String, u64> {
+        let max_seed = self.max_seed;
+        self.tables.entry(sizes).or_insert_with(|| {
+            let mut spec = template(sizes, kind, domain, 0);
+            (0..max_seed)
+                .map(|seed| {
+                    spec.seed = seed;
+                    (uuid_like(&crate::graph::dag_key(&spec), "dag_id"), seed)
+                })
+                .collect()
+        })
+    }
+
+    /// The spec of a Cabrito task from what a result says about it, if one is found.
+    pub fn find(
+        &mut self,
+        run: &str,
+        task_set: &str,
+        task_type: &str,
+        dag_id: &str,
+        axis: &str,
+        n: Option<f64>,
+    ) -> Option<TaskSpec> {
+        let kind = Kind::parse(task_type)?;
+        let domain = Domain::parse(&runs::domain_of(task_set))?;
+        if dag_id.is_empty() {
+            return None;
+        }
+        let n = n.filter(|x| x.fract() == 0.0 && *x >= 1.0).map(|x| x as u32);
+        let fixed = FIXED_OTHER_SIZE;
+        let candidates: Vec<(u32, u32)> = if let Some(s) = sizes_of_run(run) {
+            vec![s]
+        } else {
+            match (axis, n) {
+                ("traversal", Some(n)) => vec![(fixed, n)],
+                ("search", Some(n)) => vec![(n, fixed)],
+                _ => PAPER_SIZES.iter().flat_map(|&n| [(fixed, n), (n, fixed)]).collect(),
+            }
+        };
+        for sizes in candidates {
+            if let Some(&seed) = self.table(sizes, kind, domain).get(dag_id) {
+                let spec = template(sizes, kind, domain, seed);
+                if spec.validate().is_ok() {
+                    return Some(spec);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Give every result without a link the link of its Cabrito task, when the finder finds one.
+/// Returns how many links were added.
+pub fn fill_links(ds: &mut super::read::Dataset, finder: &mut SpecFinder) -> usize {
+    let mut found: HashMap<(String, String, String, String), Option<String>> = HashMap::new();
+    let mut added = 0;
+    for i in 0..ds.records.len() {
+        let r = &ds.records[i];
+        if ds.link_of(r).is_some() {
+            continue;
+        }
+        let key = (r.run.to_string(), r.task_set.to_string(), r.kind.to_string(), r.dag_id.clone());
+        let (axis, n) = (r.axis.to_string(), r.n);
+        let link = found
+            .entry(key)
+            .or_insert_with_key(|(run, set, ty, dag)| finder.find(run, set, ty, dag, &axis, n).map(|s| s.to_query()))
+            .clone();
+        if let Some(l) = link {
+            ds.records[i].link = Some(l);
+            added += 1;
+        }
+    }
+    added
+}
+
+/// The spec of a size pair: traversal when the untouched graph has the fixed size, search when the
+/// edit graph has it, explicit sizes otherwise.
+fn template((n_init, n_edit): (u32, u32), kind: Kind, domain: Domain, seed: u64) -> TaskSpec {
+    let fixed = FIXED_OTHER_SIZE;
+    if n_init == fixed {
+        TaskSpec::new(kind, domain, Axis::Traversal, n_edit, seed)
+    } else if n_edit == fixed {
+        TaskSpec::new(kind, domain, Axis::Search, n_init, seed)
+    } else {
+        let mut s = TaskSpec::new(kind, domain, Axis::Traversal, n_edit, seed);
+        s.n_init = Some(n_init);
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{generate, run_name};
+
+    #[test]
+    fn cabrito_tasks_are_found_and_reference_ones_are_not() {
+        let mut f = SpecFinder::new(50);
+        for (kind, domain, axis, n, seed) in [
+            (Kind::AddParameter, Domain::Math, Axis::Traversal, 200, 7),
+            (Kind::DeadCode, Domain::String, Axis::Search, 50, 0),
+            (Kind::CacheFunction, Domain::Array, Axis::Traversal, 5, 49),
+        ] {
+            let spec = TaskSpec::new(kind, domain, axis, n, seed);
+            let t = generate(&spec).unwrap();
+            let set = Kind::task_set(domain);
+            let run = run_name(&spec);
+            assert_eq!(f.find(&run, &set, kind.as_str(), &t.dag_id, "", None), Some(spec.clone()), "{run}");
+            // Without the run, the axis and n are enough.
+            assert_eq!(f.find("", &set, kind.as_str(), &t.dag_id, axis.as_str(), Some(n as f64)), Some(spec.clone()));
+            // Without either, the paper's sizes are tried.
+            assert_eq!(f.find("", &set, kind.as_str(), &t.dag_id, "?", None).map(|s| s.seed), Some(seed));
+        }
+        assert_eq!(
+            f.find("", "math_function", "add_parameter", "14c62aba-89c2-fba5-648d-f4c0c330ec14", "?", None),
+            None
+        );
+        assert_eq!(f.find("", "math_constraints", "nope", "x", "?", None), None);
+        assert_eq!(sizes_of_run("function_search_cn=(200,200)_en=(25,25)_prop"), Some((200, 25)));
+        assert_eq!(sizes_of_run("runtime_resolution_n=(10,10)_ifhops=5"), Some((10, 10)));
+    }
+}
