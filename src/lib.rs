@@ -21,6 +21,7 @@ pub mod results;
 pub mod rng;
 pub mod spec;
 pub mod task;
+pub mod traces;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;
