@@ -56,6 +56,8 @@ fn command() -> Command {
         .subcommand(super::check::command())
         .subcommand(super::grade::command())
         .subcommand(super::serve::command())
+        .subcommand(super::report::command())
+        .subcommand(super::traces::command())
 }
 
 /// Run the CLI; returns the exit status.
@@ -72,7 +74,7 @@ pub fn run() -> i32 {
     // (`cabrito generate --json | head`): they end quietly instead of failing on a broken pipe. The
     // worker and the grader keep SIGPIPE ignored, since they write to sockets and to candidate
     // processes that may die at any time.
-    if matches!(matches.subcommand_name(), Some("generate" | "link" | "grid" | "check")) {
+    if matches!(matches.subcommand_name(), Some("generate" | "link" | "grid" | "check" | "report" | "traces")) {
         // SAFETY: restoring the default disposition of one signal before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -88,6 +90,8 @@ pub fn run() -> i32 {
         Some(("check", m)) => super::check::run(m),
         Some(("grade", m)) => super::grade::run(m),
         Some(("serve", m)) => super::serve::run(m),
+        Some(("report", m)) => super::report::run(m),
+        Some(("traces", m)) => super::traces::run(m),
         _ => Err(Failure::Usage("unknown command".into())),
     };
     match result {

@@ -246,7 +246,7 @@ pub fn render(c: &Chart) -> String {
         (x_lo, x_hi) = if c.log_x { (1.0, 100.0) } else { (0.0, 1.0) };
     }
     if c.log_x {
-        let pad = if x_hi > x_lo { libm::pow(x_hi / x_lo, 0.06) } else { 2.0 };
+        let pad = if x_hi > x_lo { libm::pow(x_hi / x_lo, 0.07).max(1.15) } else { 2.0 };
         (x_lo, x_hi) = (x_lo / pad, x_hi * pad);
     } else {
         let pad = if x_hi > x_lo { (x_hi - x_lo) * 0.06 } else { 1.0 };

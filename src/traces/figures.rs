@@ -5,6 +5,7 @@
 
 use super::{Group, Label, Session};
 use crate::results::csv;
+use crate::results::input::Problem;
 use crate::results::plot::{Bars, Chart, Line, Panel, Pt};
 use crate::results::runs::{self, format_n};
 use serde_json::json;
@@ -468,4 +469,74 @@ pub fn calls_csv(sessions: &[&Session]) -> String {
         ],
         rows,
     )
+}
+
+/// Every file `cabrito traces` writes: the labels (§8.5) and tokens (§8.6) as JSONL, usage (§8.7),
+/// calls, table 2 and figure 3 as CSV, the figures as SVG and an `index.html` showing them.
+pub fn outputs(sessions: &[&Session], problems: &[Problem]) -> Vec<(String, String)> {
+    use crate::results::page::{html_head, html_table};
+    use crate::results::plot::{esc, render, render_bars};
+    let mut files = Vec::new();
+    let jsonl = |recs: Vec<serde_json::Value>| recs.iter().map(|r| format!("{r}\n")).collect::<String>();
+    files.push(("labels.jsonl".to_string(), sessions.iter().map(|s| jsonl(label_records(s))).collect::<String>()));
+    files.push((
+        "tool_call_token_counts.jsonl".to_string(),
+        sessions.iter().map(|s| jsonl(token_records(s))).collect::<String>(),
+    ));
+    files.push(("usage.csv".to_string(), usage_csv(sessions)));
+    files.push(("calls.csv".to_string(), calls_csv(sessions)));
+    let rows = table2(sessions);
+    files.push(("table2.csv".to_string(), table2_csv(&rows)));
+    let points = figure3(sessions);
+    files.push(("figure3.csv".to_string(), figure3_csv(&points)));
+    let (calls, tokens) = figure3_charts(&points);
+    let svgs = [
+        ("figures/calls.svg", "Tool calls per label group against n (figure 3)", render(&calls)),
+        ("figures/tokens.svg", "Output tokens per label group against n (figure 3)", render(&tokens)),
+        ("figures/labels.svg", "Distribution of labels (table 2)", render_bars(&table2_chart(&rows))),
+    ];
+    let n_calls: usize = sessions.iter().map(|s| s.calls.len()).sum();
+    let mut h = html_head("Cabrito traces");
+    h.push_str("<h1>Agent traces</h1>\n");
+    h.push_str(&format!(
+        "<p class=\"muted\">{} sessions, {n_calls} tool calls, labelled by Cabrito's offline rules (<code>cabrito-rules/1</code>: read, search, understand → Analyze, edit, test; summary, plan and other → Other). Error bars: ± one standard error over sessions.</p>\n",
+        sessions.len()
+    ));
+    for (file, heading, svg) in &svgs {
+        h.push_str(&format!("<h2>{}</h2>\n<figure>{svg}<figcaption class=\"muted\"><a href=\"{file}\">{file}</a></figcaption></figure>\n", esc(heading)));
+    }
+    h.push_str("<h2>Table 2</h2>\n");
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let total = r.total().max(1) as f64;
+            let mut v = vec![r.model.clone(), r.axis.clone(), r.sessions.to_string(), r.total().to_string()];
+            v.extend(
+                Label::ALL
+                    .iter()
+                    .map(|l| format!("{:.1}%", 100.0 * r.counts.get(l).copied().unwrap_or(0) as f64 / total)),
+            );
+            v
+        })
+        .collect();
+    let mut header = vec!["model", "axis", "sessions", "calls"];
+    header.extend(Label::ALL.iter().map(|l| l.as_str()));
+    h.push_str(&html_table(&header, &table, 2));
+    h.push_str("<h2>Files</h2>\n<p>");
+    let names = ["labels.jsonl", "tool_call_token_counts.jsonl", "usage.csv", "calls.csv", "table2.csv", "figure3.csv"];
+    h.push_str(&names.iter().map(|n| format!("<a href=\"{n}\">{n}</a>")).collect::<Vec<_>>().join(" · "));
+    h.push_str("</p>\n");
+    if !problems.is_empty() {
+        h.push_str("<h2>Problems</h2>\n<ul class=\"bad\">");
+        for p in problems.iter().take(500) {
+            h.push_str(&format!("<li>{}</li>", esc(&p.to_string())));
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("<p class=\"muted\">Made by <code>cabrito traces</code>.</p>\n</body></html>\n");
+    files.push(("index.html".to_string(), h));
+    for (file, _, svg) in svgs {
+        files.push((file.to_string(), format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")));
+    }
+    files
 }

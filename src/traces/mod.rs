@@ -12,6 +12,7 @@
 pub mod classify;
 pub mod copilot;
 pub mod figures;
+pub mod join;
 pub mod plain;
 pub mod shell;
 pub mod touch;
