@@ -2,12 +2,13 @@
 //! in Cabrito's, gzipped and plain, malformed lines reported with their line number and skipped,
 //! and the reference's own verdicts (the fixtures) for every axis of the paper.
 
+mod guard;
+
 use cabrito::results::aggregate::{self, Facet, Filter, Series};
 use cabrito::results::read::{Dataset, Role};
 use cabrito::results::runs::format_n;
 use serde_json::{json, Value};
 use std::io::Write;
-use std::path::Path;
 
 const T5: &str = "function_traversal_cn=(25,25)_en=(5,5)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)";
 const S5: &str = "function_search_cn=(5,5)_en=(25,25)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)";
@@ -304,11 +305,11 @@ fn answers_and_links_join() {
 /// solution scores 1 and no starter does (fixtures README), read through the paper's pass rules.
 #[test]
 fn the_reference_verdicts_aggregate_as_the_reference_says() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/cabra-reference");
-    let Ok(manifest) = std::fs::read_to_string(root.join("manifest.json")) else {
-        eprintln!("SKIPPED: no fixtures at {}", root.display());
+    let root = guard::fixtures();
+    if !guard::fixture(&root.join("manifest.json")) {
         return;
-    };
+    }
+    let manifest = std::fs::read_to_string(root.join("manifest.json")).unwrap();
     let manifest: Value = serde_json::from_str(&manifest).unwrap();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut expect: Vec<(String, String, usize)> = Vec::new(); // (axis, n, tasks)
@@ -357,4 +358,30 @@ fn the_reference_verdicts_aggregate_as_the_reference_says() {
     let flips = aggregate::flips(&ds, &a, &b);
     assert_eq!(flips.len(), ds.records.len() / 2);
     assert!(flips.iter().all(|f| f.now_passes));
+}
+
+/// A lone file of Cabrito results (no folder, so no run name): the dag_ids give axis and n.
+#[test]
+fn a_lone_cabrito_file_is_placed_by_its_dag_ids() {
+    use cabrito::{Axis, Domain, Kind, TaskSpec};
+    let specs = [
+        TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 10, 3),
+        TaskSpec::new(Kind::DeadCode, Domain::String, Axis::Search, 50, 11),
+    ];
+    let lines: Vec<String> = specs
+        .iter()
+        .map(|s| {
+            let t = cabrito::generate(s).unwrap();
+            rec(&t.name, &t.dag_id, &[("behavioral", 1, 0, 0), ("function_existence", 1, 0, 0)])
+        })
+        .collect();
+    let mut ds = load(&[("answers.jsonl".into(), lines.join("\n").into_bytes())]);
+    assert!(ds.records.iter().all(|r| &*r.axis == "?" && r.n.is_none()));
+    let placed = cabrito::results::specs::place_unknown(&mut ds, &mut cabrito::results::specs::SpecFinder::new(100));
+    assert_eq!(placed, 2);
+    assert_eq!((&*ds.records[0].axis, ds.records[0].n), ("traversal", Some(10.0)));
+    assert_eq!((&*ds.records[1].axis, ds.records[1].n), ("search", Some(50.0)));
+    assert_eq!(ds.link_of(&ds.records[1]).as_deref(), Some(specs[1].to_query().as_str()));
+    let all = aggregate::accuracy(&ds, Facet::All, &Filter::default());
+    assert_eq!(all.len(), 2);
 }

@@ -17,12 +17,20 @@ pub enum Route {
     Task(TaskSpec),
     /// A link that could not be read, why, and the closest task that can be shown.
     BadLink { message: String, nearest: TaskSpec },
+    /// Results files, plotted (the Results view).
+    Results,
+    /// Agent traces, labelled (the Traces view).
+    Traces,
 }
 
 /// The path of the task page.
 pub const TASK_PATH: &str = "/task";
 /// The path of the scale page.
 pub const SCALE_PATH: &str = "/scale";
+/// The path of the Results view.
+pub const RESULTS_PATH: &str = "/results";
+/// The path of the Traces view.
+pub const TRACES_PATH: &str = "/traces";
 /// The path of the gallery (also the page of an empty fragment).
 pub const GALLERY_PATH: &str = "/gallery";
 /// The key that asks for the read-only embed (in the page's query or the fragment's); it is not
@@ -62,6 +70,12 @@ fn parse_raw(fragment: &str) -> Route {
     };
     if matches!(path, "" | "/" | GALLERY_PATH) {
         return Route::Gallery;
+    }
+    if path == RESULTS_PATH {
+        return Route::Results;
+    }
+    if path == TRACES_PATH {
+        return Route::Traces;
     }
     let scale = path == SCALE_PATH;
     if !matches!(path, TASK_PATH | "/task/" | SCALE_PATH) {

@@ -89,24 +89,45 @@ impl SpecFinder {
     }
 }
 
-/// Give every result without a link the link of its Cabrito task, when the finder finds one.
+/// Give every result without a link the link of its Cabrito task, when the finder finds one; a
+/// result whose run is unknown (a lone file, no folder layout) also gets the task's axis and `n`.
 /// Returns how many links were added.
 pub fn fill_links(ds: &mut super::read::Dataset, finder: &mut SpecFinder) -> usize {
-    let mut found: HashMap<(String, String, String, String), Option<String>> = HashMap::new();
+    fill(ds, finder, false)
+}
+
+/// Only place the results whose axis is unknown (a lone file dropped without its folder), from
+/// their Cabrito dag_ids; cheaper than [`fill_links`] on large sets whose runs are known.
+pub fn place_unknown(ds: &mut super::read::Dataset, finder: &mut SpecFinder) -> usize {
+    fill(ds, finder, true)
+}
+
+fn fill(ds: &mut super::read::Dataset, finder: &mut SpecFinder, only_unknown: bool) -> usize {
+    use std::sync::Arc;
+    let mut found: HashMap<(String, String, String, String), Option<TaskSpec>> = HashMap::new();
     let mut added = 0;
     for i in 0..ds.records.len() {
         let r = &ds.records[i];
-        if ds.link_of(r).is_some() {
+        let unknown = r.run.is_empty() && (&*r.axis == "?" || r.n.is_none());
+        if only_unknown && !unknown {
+            continue;
+        }
+        if !unknown && ds.link_of(r).is_some() {
             continue;
         }
         let key = (r.run.to_string(), r.task_set.to_string(), r.kind.to_string(), r.dag_id.clone());
         let (axis, n) = (r.axis.to_string(), r.n);
-        let link = found
-            .entry(key)
-            .or_insert_with_key(|(run, set, ty, dag)| finder.find(run, set, ty, dag, &axis, n).map(|s| s.to_query()))
-            .clone();
-        if let Some(l) = link {
-            ds.records[i].link = Some(l);
+        let spec =
+            found.entry(key).or_insert_with_key(|(run, set, ty, dag)| finder.find(run, set, ty, dag, &axis, n)).clone();
+        let Some(spec) = spec else { continue };
+        let rec = &mut ds.records[i];
+        if unknown {
+            rec.axis = Arc::from(spec.axis.as_str());
+            rec.n = Some(spec.n as f64);
+            rec.experiment = Arc::from(super::runs::experiment_of_axis(spec.axis.as_str()).as_str());
+        }
+        if rec.link.is_none() {
+            rec.link = Some(spec.to_query());
             added += 1;
         }
     }

@@ -58,7 +58,7 @@ impl State {
     fn build(fragment: &str, previous: Option<&Rc<Shown>>) -> State {
         let route = route::parse(fragment);
         let shown = match &route {
-            Route::Gallery | Route::Scale(_) => None,
+            Route::Gallery | Route::Scale(_) | Route::Results | Route::Traces => None,
             Route::Task(spec) | Route::BadLink { nearest: spec, .. } => Some(match previous {
                 Some(p) if &p.spec == spec => Ok(p.clone()),
                 _ => show(spec),
@@ -72,7 +72,7 @@ impl State {
     /// The spec the controls edit: the shown task's (the default one on the gallery).
     pub fn spec(&self) -> TaskSpec {
         match &self.route {
-            Route::Gallery => TaskSpec::default(),
+            Route::Gallery | Route::Results | Route::Traces => TaskSpec::default(),
             Route::Task(s) | Route::Scale(s) => s.clone(),
             Route::BadLink { nearest, .. } => nearest.clone(),
         }
@@ -205,6 +205,8 @@ pub fn app() -> Html {
     {
         let page_title = match &state.route {
             Route::Gallery => "Cabrito: Cabra coding tasks in your browser".to_string(),
+            Route::Results => "Results · Cabrito".to_string(),
+            Route::Traces => "Traces · Cabrito".to_string(),
             _ => title(&state.spec()),
         };
         use_effect_with(page_title, |t| {
@@ -226,6 +228,8 @@ pub fn app() -> Html {
     let spec = state.spec();
     let body = match &state.shown {
         None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
+        None if state.route == Route::Results => html! { <super::results::ResultsView /> },
+        None if state.route == Route::Traces => html! { <super::traces::TracesView /> },
         None => html! { <Gallery /> },
         Some(Ok(shown)) => {
             html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} /> }
@@ -262,6 +266,8 @@ pub fn app() -> Html {
                     <a id="nav-gallery" href="#/">{ "Gallery" }</a>
                     <a id="nav-task" href={route::fragment(&spec)}>{ "Task" }</a>
                     <a id="nav-scale" href={route::scale_fragment(&spec)}>{ "Scale" }</a>
+                    <a id="nav-results" href={format!("#{}", route::RESULTS_PATH)}>{ "Results" }</a>
+                    <a id="nav-traces" href={format!("#{}", route::TRACES_PATH)}>{ "Traces" }</a>
                     <button id="theme-toggle" type="button" class="button small ghost" onclick={toggle_theme}
                         aria-label="Toggle dark mode">
                         { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
@@ -272,7 +278,7 @@ pub fn app() -> Html {
                 if let Route::BadLink { message, nearest } = &state.route {
                     <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
                 }
-                if !matches!(state.route, Route::Gallery) {
+                if !matches!(state.route, Route::Gallery | Route::Results | Route::Traces) {
                     <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} />
                 }
                 { body }

@@ -5,11 +5,14 @@
 pub mod app;
 pub mod checker;
 pub mod code;
+pub mod files;
 pub mod grade;
 pub mod graph;
+pub mod results;
 pub mod route;
 pub mod scale;
 pub mod share;
+pub mod traces;
 pub mod view;
 
 pub use app::App;

@@ -1,0 +1,651 @@
+//! The Results view (`#/results`): drop or open result files (the reference's result JSONL, Cabrito's
+//! results and `summary.json`, responses and tasks beside them, gzipped or not, files or folders),
+//! and see accuracy against `n` per axis with Wilson intervals, by kind and by domain, the checks
+//! that fail as `n` grows, the counts behind every point, the tasks of a point (each opening in the
+//! task view with the model's answer when the files carry it), and the comparison of two result
+//! sets. Every number and figure comes from the core (`crate::results`), the same code as
+//! `cabrito report`; nothing leaves the browser.
+
+use super::app::{navigate, now};
+use super::files::{self, Read};
+use crate::results::aggregate::{self, all_series, Facet, Filter, Point, Series};
+use crate::results::read::{Dataset, Role};
+use crate::results::runs::format_n;
+use crate::results::specs::{SpecFinder, DEFAULT_MAX_SEED};
+use crate::results::{csv, figures, plot, Problem};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+use yew::platform::spawn_local;
+use yew::prelude::*;
+
+/// Everything loaded, kept while the page lives (so coming back from a task finds it again).
+#[derive(Default)]
+pub struct Loaded {
+    pub ds: Dataset,
+    /// Bumped at every load; the views' memos key on it.
+    pub generation: u64,
+    pub read_ms: Option<f64>,
+}
+
+thread_local! {
+    static DATA: RefCell<Rc<Loaded>> = RefCell::new(Rc::new(Loaded::default()));
+    static FINDER: RefCell<SpecFinder> = RefCell::new(SpecFinder::new(DEFAULT_MAX_SEED));
+}
+
+fn current() -> Rc<Loaded> {
+    DATA.with(|d| d.borrow().clone())
+}
+
+/// Add files to the loaded results (into a new set when asked, or when none is loaded).
+fn load(read: Vec<Result<Read, String>>, new_set: bool) -> Rc<Loaded> {
+    let t0 = now();
+    let old = DATA.with(|d| d.replace(Rc::new(Loaded::default())));
+    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| Loaded {
+        ds: rc.ds.clone(),
+        generation: rc.generation,
+        read_ms: rc.read_ms,
+    });
+    let ok: Vec<&Read> = read.iter().filter_map(|r| r.as_ref().ok()).collect();
+    // A set is named after the folder its files came from, else by its number.
+    let name = ok
+        .first()
+        .and_then(|r| r.path.split('/').next().filter(|f| r.path.contains('/') && !f.is_empty()))
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("set {}", l.ds.sets.len() + 1));
+    let set = if ok.is_empty() && !l.ds.sets.is_empty() {
+        l.ds.sets.len() - 1
+    } else if new_set || l.ds.sets.is_empty() {
+        let name = if l.ds.sets.contains(&name) { format!("{name} ({})", l.ds.sets.len() + 1) } else { name };
+        l.ds.add_set(&name)
+    } else {
+        l.ds.sets.len() - 1
+    };
+    for r in &read {
+        match r {
+            Ok(f) => l.ds.add_file(set, &f.path, &f.bytes),
+            Err(e) => l.ds.problems.push(Problem::file("(drop)", e.clone())),
+        }
+    }
+    // A lone Cabrito result file has no run name: its dag_ids give the axis and n.
+    FINDER.with(|f| crate::results::specs::place_unknown(&mut l.ds, &mut f.borrow_mut()));
+    l.generation += 1;
+    l.read_ms = match (t0, now()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    let rc = Rc::new(l);
+    DATA.with(|d| *d.borrow_mut() = rc.clone());
+    files::mark("cabrito-results-read");
+    rc
+}
+
+/// The fragment that opens a result's task, with its answer in the grade box when there is one.
+fn task_fragment(ds: &Dataset, i: usize) -> Result<String, String> {
+    let r = ds.records.get(i).ok_or("no such result")?;
+    let query = ds.link_of(r).or_else(|| {
+        FINDER
+            .with(|f| f.borrow_mut().find(&r.run, &r.task_set, &r.kind, &r.dag_id, &r.axis, r.n).map(|s| s.to_query()))
+    });
+    let Some(q) = query else {
+        return Err(format!(
+            "'{}' is not a task Cabrito generated (its dag_id matches no Cabrito spec of seeds 0–{}), so it cannot be opened here",
+            r.name,
+            DEFAULT_MAX_SEED - 1
+        ));
+    };
+    let mut frag = format!("#/task?{q}");
+    if let Some(a) = ds.answer_of(r) {
+        frag.push_str(&format!("&{}={}", super::share::SOLUTION_KEY, super::share::encode_solution(a)));
+    }
+    Ok(frag)
+}
+
+/// A point picked on a figure or in a table.
+#[derive(Clone, Debug, PartialEq)]
+struct Cell {
+    series: String,
+    axis: String,
+    kind: String,
+    domain: String,
+    n: String,
+}
+
+impl Cell {
+    fn of(p: &Point) -> Cell {
+        Cell {
+            series: p.series.key(),
+            axis: p.axis.to_string(),
+            kind: p.kind.to_string(),
+            domain: p.domain.to_string(),
+            n: format_n(p.n),
+        }
+    }
+    fn matches(&self, p: &Point) -> bool {
+        *self == Cell::of(p)
+    }
+}
+
+/// The clicked element's point, from its `data-*` attributes.
+fn cell_of_click(e: &MouseEvent) -> Option<Cell> {
+    let t: web_sys::Element = e.target()?.dyn_into().ok()?;
+    let pt = t.closest("circle.pt").ok()??;
+    let a = |k: &str| pt.get_attribute(&format!("data-{k}"));
+    Some(Cell { series: a("series")?, axis: a("axis")?, kind: a("kind")?, domain: a("domain")?, n: a("n")? })
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ExportProps {
+    pub id: AttrValue,
+    pub title: AttrValue,
+    pub svg: Rc<String>,
+    pub csv: Rc<String>,
+}
+
+/// SVG, PNG and CSV buttons for a figure and its table.
+#[function_component(ExportButtons)]
+pub fn export_buttons(p: &ExportProps) -> Html {
+    let svg_click = {
+        let (svg, title) = (p.svg.clone(), p.title.clone());
+        Callback::from(move |_: MouseEvent| {
+            files::download_text(
+                &files::file_name(&title, "svg"),
+                "image/svg+xml",
+                &format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n"),
+            )
+        })
+    };
+    let png_click = {
+        let (svg, title) = (p.svg.clone(), p.title.clone());
+        Callback::from(move |_: MouseEvent| files::download_png(&files::file_name(&title, "png"), &svg))
+    };
+    let csv_click = {
+        let (csv, title) = (p.csv.clone(), p.title.clone());
+        Callback::from(move |_: MouseEvent| files::download_text(&files::file_name(&title, "csv"), "text/csv", &csv))
+    };
+    html! {
+        <span class="exports">
+            <button id={format!("{}-svg", p.id)} type="button" class="button small ghost" onclick={svg_click}>{ "SVG" }</button>
+            <button id={format!("{}-png", p.id)} type="button" class="button small ghost" onclick={png_click}>{ "PNG" }</button>
+            <button id={format!("{}-csv", p.id)} type="button" class="button small ghost" onclick={csv_click}>{ "CSV" }</button>
+        </span>
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Inline SVG made by the core (its text is escaped there).
+fn svg_html(svg: &str) -> Html {
+    Html::from_html_unchecked(AttrValue::from(svg.to_string()))
+}
+
+#[function_component(ResultsView)]
+pub fn results_view() -> Html {
+    let data = use_state(current);
+    let busy = use_state(|| None::<String>);
+    let facet = use_state(|| Facet::All);
+    let hidden = use_state(BTreeSet::<String>::new);
+    let cell = use_state(|| None::<Cell>);
+    let cmp = use_state(|| (String::new(), String::new()));
+    let new_set = use_state(|| false);
+    let note = use_state(|| None::<String>);
+    let plot_ms = use_mut_ref(|| None::<f64>);
+
+    let start_load = {
+        let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
+        Rc::new(
+            move |what: String,
+                  fut: std::pin::Pin<Box<dyn std::future::Future<Output = Vec<Result<Read, String>>>>>| {
+                let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
+                busy.set(Some(what));
+                spawn_local(async move {
+                    let read = fut.await;
+                    busy.set(Some(format!("Reading {} files…", read.len())));
+                    files::yield_now().await;
+                    let loaded = load(read, *new_set);
+                    cell.set(None);
+                    data.set(loaded);
+                    busy.set(None);
+                });
+            },
+        )
+    };
+    let ondrop = {
+        let start_load = start_load.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            let Some(dt) = e.data_transfer() else { return };
+            let items = files::take_drop(&dt);
+            start_load("Reading the dropped files…".into(), Box::pin(files::read_drop(items)));
+        })
+    };
+    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let onpick = {
+        let start_load = start_load.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Some(list) = input.files().map(|l| files::take_list(&l)) {
+                start_load("Reading the chosen files…".into(), Box::pin(files::read_list(list)));
+            }
+            input.set_value("");
+        })
+    };
+    let clear = {
+        let (data, cell) = (data.clone(), cell.clone());
+        Callback::from(move |_: MouseEvent| {
+            DATA.with(|d| {
+                *d.borrow_mut() = Rc::new(Loaded { generation: d.borrow().generation + 1, ..Loaded::default() })
+            });
+            cell.set(None);
+            data.set(current());
+        })
+    };
+    let toggle_new_set = {
+        let new_set = new_set.clone();
+        Callback::from(move |e: Event| {
+            let el: HtmlInputElement = e.target_unchecked_into();
+            new_set.set(el.checked());
+        })
+    };
+
+    let ds = &data.ds;
+    let series = all_series(ds);
+    // The figures: recomputed when the data, the facet or the shown series change.
+    let figs = {
+        let plot_ms = plot_ms.clone();
+        use_memo((Gen((*data).clone()), *facet, (*hidden).clone()), move |(g, facet, hidden)| {
+            let ds = &g.0.ds;
+            let t0 = now();
+            let filter = Filter {
+                series: Some(all_series(ds).into_iter().filter(|s| !hidden.contains(&s.key())).collect()),
+                ..Filter::default()
+            };
+            let points = aggregate::accuracy(ds, *facet, &filter);
+            let chart = plot::render(&figures::accuracy_chart(ds, &points, *facet, "fig-accuracy"));
+            let rates = aggregate::check_failures(ds, &filter);
+            let checks = plot::render(&figures::checks_chart(ds, &rates, "fig-checks"));
+            let acc_csv = csv::accuracy(ds, &points);
+            let checks_csv = csv::checks(ds, &rates);
+            if let (Some(a), Some(b)) = (t0, now()) {
+                *plot_ms.borrow_mut() = Some(b - a);
+            }
+            (points, Rc::new(chart), Rc::new(acc_csv), rates, Rc::new(checks), Rc::new(checks_csv))
+        })
+    };
+    {
+        let generation = data.generation;
+        let has = !ds.records.is_empty() || !ds.counts.is_empty();
+        use_effect_with((generation, *facet), move |_| {
+            if has {
+                files::mark("cabrito-results-plotted");
+            }
+        });
+    }
+    let (points, acc_svg, acc_csv, rates, checks_svg, checks_csv) = &*figs;
+
+    let onfigclick = {
+        let cell = cell.clone();
+        Callback::from(move |e: MouseEvent| {
+            if let Some(c) = cell_of_click(&e) {
+                cell.set(Some(c));
+            }
+        })
+    };
+    let set_facet = {
+        let (facet, cell) = (facet.clone(), cell.clone());
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Some(f) = Facet::parse(&el.value()) {
+                facet.set(f);
+                cell.set(None);
+            }
+        })
+    };
+    let open = {
+        let note = note.clone();
+        Callback::from(move |i: usize| match task_fragment(&current().ds, i) {
+            Ok(f) => navigate(&f),
+            Err(m) => note.set(Some(m)),
+        })
+    };
+
+    let status = match (&*busy, ds.records.is_empty() && ds.counts.is_empty()) {
+        (Some(b), _) => b.clone(),
+        (None, true) => "No results loaded yet.".to_string(),
+        (None, false) => format!(
+            "{} task results and {} summary rows from {} files in {} set{}; {} models; {} problems{}{}",
+            ds.records.len(),
+            ds.counts.len(),
+            ds.files.iter().filter(|f| f.records > 0).count(),
+            ds.sets.len(),
+            if ds.sets.len() == 1 { "" } else { "s" },
+            series.len(),
+            ds.problems.len(),
+            data.read_ms.map(|m| format!(" · read in {m:.0} ms")).unwrap_or_default(),
+            plot_ms.borrow().map(|m| format!(" · plotted in {m:.0} ms")).unwrap_or_default(),
+        ),
+    };
+
+    html! {
+        <section id="results" class="results">
+            <h1>{ "Results" }</h1>
+            <p class="lead">{ "Drop the results of a grid — the reference's result JSONL, the folder `cabrito grade` writes (with summary.json), responses and tasks beside them, gzipped or not, several models at once — and see accuracy against n as in the paper. Everything is computed in this page; nothing is uploaded." }</p>
+            <div id="results-drop" class="dropzone" ondrop={ondrop} ondragover={ondragover}>
+                <p>{ "Drop result files or folders here, or " }
+                    <label class="button small">{ "choose files" }<input id="results-files" type="file" multiple=true accept=".jsonl,.json,.gz" onchange={onpick.clone()} /></label>
+                    { " " }
+                    <label class="button small">{ "choose a folder" }<input id="results-folder" type="file" webkitdirectory=true onchange={onpick} /></label>
+                </p>
+                <label class="check"><input id="results-new-set" type="checkbox" checked={*new_set} onchange={toggle_new_set} />{ " load the next files as a new set (to compare before and after)" }</label>
+                { " " }
+                <button id="results-clear" type="button" class="button small ghost" onclick={clear}>{ "Clear" }</button>
+            </div>
+            <p id="results-status" class="stats" data-records={ds.records.len().to_string()} data-rows={ds.counts.len().to_string()}
+                data-read-ms={data.read_ms.map(|m| format!("{m:.1}"))} data-plot-ms={plot_ms.borrow().map(|m| format!("{m:.1}"))}
+                data-busy={busy.is_some().to_string()} aria-live="polite">{ status }</p>
+            if let Some(n) = &*note {
+                <p id="results-note" class="error" role="alert">{ n.clone() }</p>
+            }
+            { files_and_problems(ds) }
+            if !series.is_empty() {
+                <section class="panel" aria-label="Accuracy">
+                    <div class="panel-head">
+                        <h2>{ "Accuracy against n" }</h2>
+                        <div class="actions">
+                            <label>{ "Split " }
+                                <select id="results-facet" onchange={set_facet}>
+                                    { for Facet::ALL.iter().map(|f| html! { <option value={f.as_str()} selected={*f == *facet}>{ f.label() }</option> }) }
+                                </select>
+                            </label>
+                            <ExportButtons id="export-accuracy" title="accuracy" svg={acc_svg.clone()} csv={acc_csv.clone()} />
+                        </div>
+                    </div>
+                    { series_toggles(ds, &series, &hidden) }
+                    <div id="fig-accuracy-wrap" class="figure-wrap" onclick={onfigclick.clone()}>{ svg_html(acc_svg) }</div>
+                    <p class="hint">{ "Click a point to list its tasks. Error bars are Wilson 95% intervals." }</p>
+                    { cell_panel(ds, points, &cell, &open) }
+                    <details class="counts">
+                        <summary>{ "The counts behind every point" }</summary>
+                        { points_table(ds, points, &cell) }
+                    </details>
+                </section>
+                <section class="panel" aria-label="Failing checks">
+                    <div class="panel-head">
+                        <h2>{ "Which checks fail as n grows" }</h2>
+                        <ExportButtons id="export-checks" title="checks" svg={checks_svg.clone()} csv={checks_csv.clone()} />
+                    </div>
+                    <div id="fig-checks-wrap" class="figure-wrap">{ svg_html(checks_svg) }</div>
+                    { worst_table(rates) }
+                </section>
+                { compare_panel(ds, &series, &cmp, *facet, &open) }
+            }
+        </section>
+    }
+}
+
+/// The loaded data as a memo key: equal when it is the same generation.
+struct Gen(Rc<Loaded>);
+
+impl PartialEq for Gen {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.generation == other.0.generation
+    }
+}
+
+fn files_and_problems(ds: &Dataset) -> Html {
+    if ds.files.is_empty() {
+        return html! {};
+    }
+    let (answers, links) = ds.answers_and_links();
+    let role = |r: Role| match r {
+        Role::Results => "results",
+        Role::Responses => "responses",
+        Role::Tasks => "tasks",
+        Role::Summary => "summary",
+        Role::Skipped => "skipped",
+    };
+    html! {
+        <details id="results-files-list" class="files">
+            <summary>{ format!("{} files ({answers} answers and {links} task links joined)", ds.files.len()) }</summary>
+            <table class="sizes">
+                <thead><tr><th>{ "file" }</th><th>{ "set" }</th><th>{ "read as" }</th><th>{ "records" }</th><th>{ "bad lines" }</th></tr></thead>
+                <tbody>
+                    { for ds.files.iter().take(500).map(|f| html! {
+                        <tr><td class="l">{ f.path.clone() }</td><td>{ ds.sets.get(f.set).cloned().unwrap_or_default() }</td><td>{ role(f.role) }</td><td>{ f.records }</td><td>{ f.bad_lines }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            if !ds.problems.is_empty() {
+                <ul id="results-problems" class="problems">
+                    { for ds.problems.iter().take(200).map(|p| html! { <li>{ p.to_string() }</li> }) }
+                </ul>
+            }
+        </details>
+    }
+}
+
+fn series_toggles(ds: &Dataset, series: &[Series], hidden: &UseStateHandle<BTreeSet<String>>) -> Html {
+    let colours = figures::colours(ds);
+    html! {
+        <div id="series-toggles" class="series-toggles" role="group" aria-label="Lines shown">
+            { for series.iter().enumerate().map(|(i, s)| {
+                let key = s.key();
+                let on = !hidden.contains(&key);
+                let onchange = {
+                    let (hidden, key) = (hidden.clone(), key.clone());
+                    Callback::from(move |_: Event| {
+                        let mut h = (*hidden).clone();
+                        if !h.remove(&key) {
+                            h.insert(key.clone());
+                        }
+                        hidden.set(h);
+                    })
+                };
+                let colour = plot::colour(colours.get(s).copied().unwrap_or(0));
+                html! {
+                    <label class="check series-toggle">
+                        <input id={format!("series-{i}")} type="checkbox" checked={on} {onchange} data-series={key.clone()} />
+                        <span class="swatch" style={format!("background:{colour}")}></span>{ s.name(ds) }
+                    </label>
+                }
+            }) }
+        </div>
+    }
+}
+
+fn points_table(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>) -> Html {
+    html! {
+        <table id="results-table" class="sizes">
+            <thead><tr><th>{ "model" }</th><th>{ "axis" }</th><th>{ "kind" }</th><th>{ "domain" }</th><th>{ "n" }</th><th>{ "tasks" }</th><th>{ "passed" }</th><th>{ "accuracy" }</th><th>{ "Wilson 95%" }</th></tr></thead>
+            <tbody>
+                { for points.iter().map(|p| {
+                    let onclick = {
+                        let (cell, c) = (cell.clone(), Cell::of(p));
+                        Callback::from(move |_: MouseEvent| cell.set(Some(c.clone())))
+                    };
+                    let selected = cell.as_ref().is_some_and(|c| c.matches(p));
+                    html! {
+                        <tr class={classes!("clickable", selected.then_some("selected"))} {onclick}>
+                            <td class="l">{ p.series.name(ds) }</td><td>{ p.axis.to_string() }</td><td>{ p.kind.to_string() }</td><td>{ p.domain.to_string() }</td>
+                            <td>{ format_n(p.n) }</td><td>{ p.tasks }</td><td>{ p.passed }</td><td>{ pct(p.accuracy()) }</td><td>{ format!("{} – {}", pct(p.lo), pct(p.hi)) }</td>
+                        </tr>
+                    }
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+type Cell_ = Option<Cell>;
+
+/// How many tasks a point's list shows (the CSV has them all).
+const SHOWN_TASKS: usize = 200;
+
+fn cell_panel(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>, open: &Callback<usize>) -> Html {
+    let Some(c) = &**cell else { return html! {} };
+    let Some(p) = points.iter().find(|p| c.matches(p)) else { return html! {} };
+    let csv_text = Rc::new(csv::tasks(ds, Some(&p.records), ""));
+    let save = {
+        let csv_text = csv_text.clone();
+        Callback::from(move |_: MouseEvent| files::download_text("tasks.csv", "text/csv", &csv_text))
+    };
+    let close = {
+        let cell = cell.clone();
+        Callback::from(move |_: MouseEvent| cell.set(None))
+    };
+    html! {
+        <section id="cell-tasks" class="cell-tasks" data-tasks={p.tasks.to_string()}>
+            <div class="panel-head">
+                <h3>{ format!("{} · {} · kind {} · domain {} · n = {}: {}/{} passed", p.series.name(ds), p.axis, p.kind, p.domain, format_n(p.n), p.passed, p.tasks) }</h3>
+                <div class="actions">
+                    <button id="cell-tasks-csv" type="button" class="button small ghost" onclick={save}>{ "CSV" }</button>
+                    <button id="cell-tasks-close" type="button" class="button small ghost" onclick={close}>{ "Close" }</button>
+                </div>
+            </div>
+            if p.records.is_empty() {
+                <p class="hint">{ "These counts come from a summary.json: there are no per-task records behind them." }</p>
+            }
+            <ol class="task-list">
+                { for p.records.iter().take(SHOWN_TASKS).enumerate().map(|(k, &i)| {
+                    let r = &ds.records[i];
+                    let onclick = {
+                        let open = open.clone();
+                        Callback::from(move |_: MouseEvent| open.emit(i))
+                    };
+                    let failing: Vec<&str> = r.failing_checks().collect();
+                    html! {
+                        <li class={classes!("task-row", if r.passed { "passed" } else { "failed" })} data-record={i.to_string()}>
+                            <span class="verdict">{ if r.passed { "✓" } else { "✗" } }</span>
+                            <button id={format!("open-task-{k}")} type="button" class="button small" {onclick} title="Open this task with this model's answer">{ "Open" }</button>
+                            <code>{ format!("{} · {} · {}", r.kind, r.domain, r.dag_id) }</code>
+                            if !failing.is_empty() { <span class="failing">{ format!(" fails: {}", failing.join(", ")) }</span> }
+                            if let Some(m) = &r.message { if !r.passed { <span class="message">{ format!(" — {}", crate::results::input::clip(m, 200)) }</span> } }
+                            if ds.answer_of(r).is_some() { <span class="has-answer" title="The answer is loaded: it opens in the grade box">{ " · answer" }</span> }
+                        </li>
+                    }
+                }) }
+            </ol>
+            if p.records.len() > SHOWN_TASKS {
+                <p class="hint">{ format!("… and {} more (all of them in the CSV).", p.records.len() - SHOWN_TASKS) }</p>
+            }
+        </section>
+    }
+}
+
+fn worst_table(rates: &[aggregate::CheckRate]) -> Html {
+    let worst = aggregate::worst_checks(rates);
+    html! {
+        <table id="checks-table" class="sizes">
+            <thead><tr><th>{ "check" }</th><th>{ "tasks" }</th><th>{ "failed" }</th><th>{ "share" }</th></tr></thead>
+            <tbody>
+                { for worst.iter().map(|(k, f, t)| html! {
+                    <tr><td class="l">{ k.to_string() }</td><td>{ *t }</td><td>{ *f }</td><td>{ pct(if *t == 0 { 0.0 } else { *f as f64 / *t as f64 }) }</td></tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+fn compare_panel(
+    ds: &Dataset,
+    series: &[Series],
+    cmp: &UseStateHandle<(String, String)>,
+    facet: Facet,
+    open: &Callback<usize>,
+) -> Html {
+    if series.len() < 2 {
+        return html! {
+            <section class="panel" aria-label="Compare"><h2>{ "Compare two result sets" }</h2>
+                <p class="hint">{ "Load two models (or the same model twice, ticking “new set” before the second) to compare them." }</p></section>
+        };
+    }
+    let pick = |which: usize| {
+        let cmp = cmp.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let mut v = (*cmp).clone();
+            if which == 0 {
+                v.0 = el.value();
+            } else {
+                v.1 = el.value();
+            }
+            cmp.set(v);
+        })
+    };
+    let select = |id: &'static str, which: usize, value: &str| {
+        html! {
+            <select id={id} onchange={pick(which)}>
+                <option value="" selected={value.is_empty()}>{ "choose…" }</option>
+                { for series.iter().map(|s| html! { <option value={s.key()} selected={s.key() == value}>{ s.name(ds) }</option> }) }
+            </select>
+        }
+    };
+    let (a_key, b_key) = &**cmp;
+    let chosen = match (Series::parse_key(a_key), Series::parse_key(b_key)) {
+        (Some(a), Some(b)) if a != b => Some((a, b)),
+        _ => None,
+    };
+    let body = match chosen {
+        None => {
+            html! { <p class="hint">{ "Choose A and B: the figure shows B − A per axis and n with Newcombe 95% intervals, and the tasks that flipped." }</p> }
+        }
+        Some((a, b)) => {
+            let pooled = aggregate::compare(ds, &a, &b, Facet::All);
+            let cells = aggregate::compare(ds, &a, &b, facet);
+            let flips = aggregate::flips(ds, &a, &b);
+            let svg = Rc::new(plot::render(&figures::compare_chart(ds, &a, &b, &pooled, "fig-compare")));
+            let table_csv = Rc::new(csv::compare(&cells));
+            let flips_csv = Rc::new(csv::flips(ds, &flips));
+            let save_flips = {
+                let f = flips_csv.clone();
+                Callback::from(move |_: MouseEvent| files::download_text("flips.csv", "text/csv", &f))
+            };
+            let up = flips.iter().filter(|f| f.now_passes).count();
+            html! {
+                <>
+                    <div class="panel-head"><span></span><ExportButtons id="export-compare" title="compare" svg={svg.clone()} csv={table_csv} /></div>
+                    <div id="fig-compare-wrap" class="figure-wrap">{ svg_html(&svg) }</div>
+                    <table id="compare-table" class="sizes">
+                        <thead><tr><th>{ "axis" }</th><th>{ "kind" }</th><th>{ "domain" }</th><th>{ "n" }</th><th>{ "A" }</th><th>{ "B" }</th><th>{ "B − A" }</th><th>{ "95%" }</th></tr></thead>
+                        <tbody>
+                            { for cells.iter().map(|d| html! {
+                                <tr><td>{ d.axis.to_string() }</td><td>{ d.kind.to_string() }</td><td>{ d.domain.to_string() }</td><td>{ format_n(d.n) }</td>
+                                    <td>{ format!("{}/{}", d.a_passed, d.a_tasks) }</td><td>{ format!("{}/{}", d.b_passed, d.b_tasks) }</td>
+                                    <td>{ format!("{:+.1}", d.diff * 100.0) }</td><td>{ format!("{:+.1} to {:+.1}", d.lo * 100.0, d.hi * 100.0) }</td></tr>
+                            }) }
+                        </tbody>
+                    </table>
+                    <h3 id="flips-head">{ format!("{} tasks flipped: {up} now pass, {} now fail", flips.len(), flips.len() - up) }
+                        { " " }<button id="flips-csv" type="button" class="button small ghost" onclick={save_flips}>{ "CSV" }</button></h3>
+                    <ol id="flips" class="task-list">
+                        { for flips.iter().take(SHOWN_TASKS).map(|f| {
+                            let r = &ds.records[f.b];
+                            let onclick = { let open = open.clone(); let i = f.b; Callback::from(move |_: MouseEvent| open.emit(i)) };
+                            html! {
+                                <li class={classes!("task-row", if f.now_passes { "passed" } else { "failed" })}>
+                                    <span class="verdict">{ if f.now_passes { "✗ → ✓" } else { "✓ → ✗" } }</span>
+                                    <button type="button" class="button small" {onclick}>{ "Open B" }</button>
+                                    <code>{ format!("{} · n = {} · {} · {} · {}", r.axis, format_n(r.n), r.kind, r.domain, r.dag_id) }</code>
+                                </li>
+                            }
+                        }) }
+                    </ol>
+                </>
+            }
+        }
+    };
+    html! {
+        <section id="compare" class="panel" aria-label="Compare">
+            <h2>{ "Compare two result sets" }</h2>
+            <p class="knobs">
+                <label class="knob">{ "A " }{ select("compare-a", 0, a_key) }</label>
+                <label class="knob">{ "B " }{ select("compare-b", 1, b_key) }</label>
+            </p>
+            { body }
+        </section>
+    }
+}
