@@ -67,6 +67,7 @@ done_step
 begin "browser end-to-end (headless Chromium + cabrito serve)"
 # Under CI a missing dist/ or chromedriver fails instead of skipping.
 cargo test --locked --test browser_e2e -- --nocapture
+cargo test --locked --test results_e2e -- --nocapture
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 

@@ -297,6 +297,8 @@ fn concat_results(dir: &Path, model: &str) -> Res<String> {
 async fn results_view(driver: &WebDriver, base: &str, graded: &Path, shots: &Path) -> Res {
     driver.goto(format!("{base}#/results")).await?;
     wait_for(driver, "the Results view", "return document.getElementById('results-drop') !== null;", 20).await?;
+    let ready = js(driver, "const m = performance.getEntriesByName('cabrito-analysis-ready')[0]; const r = performance.getEntriesByType('resource').find(e => e.name.endsWith('analysis_bg.wasm')); return [m ? m.startTime : null, r ? r.transferSize : null];", vec![]).await?;
+    println!("timing the lazily loaded Results and Traces module: ready {:.0} ms after navigation start (first visit; {} bytes transferred)", ready[0].as_f64().unwrap_or(f64::NAN), ready[1]);
     if driver.find(By::Id("nav-results")).await.is_err() {
         return Err("no Results link in the header".into());
     }

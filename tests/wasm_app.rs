@@ -127,7 +127,7 @@ fn malformed_links_never_panic() {
             s.push(alphabet[r.below(alphabet.len() as u64) as usize]);
         }
         let shown = match route::parse(&s) {
-            Route::Gallery => TaskSpec::default(),
+            Route::Gallery | Route::Results | Route::Traces => TaskSpec::default(),
             Route::Task(spec) | Route::Scale(spec) => spec,
             Route::BadLink { message, nearest } => {
                 assert!(!message.is_empty(), "{s:?}: an empty message");

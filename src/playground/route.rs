@@ -284,6 +284,9 @@ mod tests {
             assert_eq!(parse(g), Route::Gallery, "{g}");
         }
         assert_eq!(parse("#/task"), Route::Task(TaskSpec::default()));
+        assert_eq!(parse("#/results"), Route::Results);
+        assert_eq!(parse("#/traces"), Route::Traces);
+        assert!(matches!(parse("#/results/x"), Route::BadLink { .. }));
     }
 
     #[test]
@@ -403,7 +406,7 @@ mod tests {
         fn any_fragment_gives_a_page(body in link_text(), prefix in prop::sample::select(vec!["", "#/task?", "#/scale?"])) {
             let f = format!("{prefix}{body}");
             match parse(&f) {
-                Route::Gallery => {}
+                Route::Gallery | Route::Results | Route::Traces => {}
                 Route::Task(s) | Route::Scale(s) => prop_assert!(s.validate().is_ok()),
                 Route::BadLink { message, nearest } => {
                     prop_assert!(!message.is_empty() && !message.contains('\n'));

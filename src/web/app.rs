@@ -228,8 +228,8 @@ pub fn app() -> Html {
     let spec = state.spec();
     let body = match &state.shown {
         None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
-        None if state.route == Route::Results => html! { <super::results::ResultsView /> },
-        None if state.route == Route::Traces => html! { <super::traces::TracesView /> },
+        None if state.route == Route::Results => html! { <super::analysis::AnalysisHost view="results" /> },
+        None if state.route == Route::Traces => html! { <super::analysis::AnalysisHost view="traces" /> },
         None => html! { <Gallery /> },
         Some(Ok(shown)) => {
             html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} /> }

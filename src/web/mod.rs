@@ -2,6 +2,7 @@
 //! the task in the browser and shows it.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)] // the shell: the DOM, the browser's clock
 
+pub mod analysis;
 pub mod app;
 pub mod checker;
 pub mod code;
