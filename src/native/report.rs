@@ -55,7 +55,7 @@ pub fn load_dir(ds: &mut Dataset, dir: &Path) -> Result<usize, Failure> {
         return Err(Failure::Usage(format!("{} is not a folder", dir.display())));
     }
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
-    let name = if ds.sets.iter().any(|s| *s == name) { format!("{name} ({})", ds.sets.len() + 1) } else { name };
+    let name = if ds.sets.contains(&name) { format!("{name} ({})", ds.sets.len() + 1) } else { name };
     let set = ds.add_set(&name);
     let mut n = 0;
     for (rel, path) in files_under(dir) {

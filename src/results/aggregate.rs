@@ -222,6 +222,9 @@ impl CheckRate {
     }
 }
 
+/// Series, axis rank, axis, `n`, check.
+type RateKey = (Series, usize, Arc<str>, i64, Arc<str>);
+
 /// The pseudo-check counted when a response could not be read at all.
 pub const UNREADABLE: &str = "response_unreadable";
 
@@ -229,7 +232,7 @@ pub const UNREADABLE: &str = "response_unreadable";
 /// An unreadable response counts as a failed [`UNREADABLE`] check.
 pub fn check_failures(ds: &Dataset, filter: &Filter) -> Vec<CheckRate> {
     let unreadable: Arc<str> = Arc::from(UNREADABLE);
-    let mut map: BTreeMap<(Series, usize, Arc<str>, i64, Arc<str>), CheckRate> = BTreeMap::new();
+    let mut map: BTreeMap<RateKey, CheckRate> = BTreeMap::new();
     for r in &ds.records {
         let s = Series::of(r);
         if !filter.keeps(&s, &r.kind, &r.domain) {

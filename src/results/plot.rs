@@ -118,7 +118,7 @@ fn fmt_num(x: f64) -> String {
 
 /// Ticks for a linear range: about five round values.
 pub fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
     }
     let raw = (hi - lo) / 5.0;
@@ -396,13 +396,16 @@ pub fn render(c: &Chart) -> String {
     out
 }
 
+/// One segment of a bar: colour index, value, tooltip.
+pub type Part = (usize, f64, String);
+
 /// Horizontal stacked bars: one bar per row, one segment per part (a share of the row's total).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bars {
     pub id: String,
     pub title: String,
-    /// Each row: its label and its parts (colour index, value, tooltip).
-    pub rows: Vec<(String, Vec<(usize, f64, String)>)>,
+    /// Each row: its label and its parts.
+    pub rows: Vec<(String, Vec<Part>)>,
     pub legend: Vec<(String, usize)>,
 }
 

@@ -92,6 +92,8 @@ pub struct FileInfo {
 }
 
 type AnswerKey = (usize, Arc<str>, Arc<str>, Arc<str>, Arc<str>, String);
+/// Set, model, run, task set, task type, name, dag_id: a result's identity (the last one wins).
+type RecordKey = (usize, Arc<str>, Arc<str>, Arc<str>, Arc<str>, String, String);
 
 /// Everything loaded: per-task results, summary rows, the problems met.
 #[derive(Clone, Debug, Default)]
@@ -105,7 +107,7 @@ pub struct Dataset {
     answers: HashMap<AnswerKey, String>,
     /// Task name → share-link queries (one per axis when a name is shared).
     links: HashMap<String, Vec<(Arc<str>, String)>>,
-    index: HashMap<(usize, Arc<str>, Arc<str>, Arc<str>, Arc<str>, String, String), usize>,
+    index: HashMap<RecordKey, usize>,
     strings: HashMap<String, Arc<str>>,
 }
 

@@ -35,9 +35,12 @@ enum Load {
     Failed,
 }
 
+/// Called once the module has loaded (or failed to).
+type Waiter = Box<dyn FnOnce(Result<(), String>)>;
+
 thread_local! {
     static LOAD: RefCell<Load> = const { RefCell::new(Load::NotStarted) };
-    static WAITING: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>> = RefCell::new(Vec::new());
+    static WAITING: RefCell<Vec<Waiter>> = RefCell::new(Vec::new());
 }
 
 fn finish(r: Result<(), String>) {

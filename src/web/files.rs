@@ -158,6 +158,9 @@ pub async fn read_drop(items: DropItems) -> Vec<Result<Read, String>> {
     out
 }
 
+/// Files being read, as the views wait for them.
+pub type Reading = std::pin::Pin<Box<dyn std::future::Future<Output = Vec<Result<Read, String>>>>>;
+
 /// Let the page paint before a long computation.
 pub async fn yield_now() {
     gloo::timers::future::TimeoutFuture::new(0).await;
@@ -166,7 +169,7 @@ pub async fn yield_now() {
 /// Set a performance mark (for the benchmarks and the end-to-end test).
 pub fn mark(name: &str) {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.clear_marks_with_mark_name(name);
+        p.clear_marks_with_mark_name(name);
         let _ = p.mark(name);
     }
 }

@@ -197,22 +197,19 @@ pub fn results_view() -> Html {
 
     let start_load = {
         let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
-        Rc::new(
-            move |what: String,
-                  fut: std::pin::Pin<Box<dyn std::future::Future<Output = Vec<Result<Read, String>>>>>| {
-                let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
-                busy.set(Some(what));
-                spawn_local(async move {
-                    let read = fut.await;
-                    busy.set(Some(format!("Reading {} files…", read.len())));
-                    files::yield_now().await;
-                    let loaded = load(read, *new_set);
-                    cell.set(None);
-                    data.set(loaded);
-                    busy.set(None);
-                });
-            },
-        )
+        Rc::new(move |what: String, fut: files::Reading| {
+            let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
+            busy.set(Some(what));
+            spawn_local(async move {
+                let read = fut.await;
+                busy.set(Some(format!("Reading {} files…", read.len())));
+                files::yield_now().await;
+                let loaded = load(read, *new_set);
+                cell.set(None);
+                data.set(loaded);
+                busy.set(None);
+            });
+        })
     };
     let ondrop = {
         let start_load = start_load.clone();

@@ -142,7 +142,7 @@ fn corrected(data: &Loaded, fixes: &Corrections) -> Vec<Session> {
 pub fn corrections_jsonl(data: &Loaded, fixes: &Corrections) -> String {
     let fixed = corrected(data, fixes);
     let mut out = String::new();
-    for ((si, ci), _) in fixes {
+    for (si, ci) in fixes.keys() {
         let Some(s) = fixed.get(*si) else { continue };
         let recs = tf::label_records(s);
         if let Some(mut r) = recs.into_iter().nth(*ci) {
@@ -218,25 +218,22 @@ pub fn traces_view() -> Html {
     let selected = use_state(|| if current().sessions.is_empty() { None } else { Some(0usize) });
     let start_load = {
         let (data, busy, selected) = (data.clone(), busy.clone(), selected.clone());
-        Rc::new(
-            move |what: String,
-                  fut: std::pin::Pin<Box<dyn std::future::Future<Output = Vec<Result<Read, String>>>>>| {
-                let (data, busy, selected) = (data.clone(), busy.clone(), selected.clone());
-                busy.set(Some(what));
-                spawn_local(async move {
-                    let read = fut.await;
-                    busy.set(Some(format!("Reading and labelling {} files…", read.len())));
-                    files::yield_now().await;
-                    let before = current().sessions.len();
-                    let loaded = load(read);
-                    if loaded.sessions.len() > before {
-                        selected.set(Some(before));
-                    }
-                    data.set(loaded);
-                    busy.set(None);
-                });
-            },
-        )
+        Rc::new(move |what: String, fut: files::Reading| {
+            let (data, busy, selected) = (data.clone(), busy.clone(), selected.clone());
+            busy.set(Some(what));
+            spawn_local(async move {
+                let read = fut.await;
+                busy.set(Some(format!("Reading and labelling {} files…", read.len())));
+                files::yield_now().await;
+                let before = current().sessions.len();
+                let loaded = load(read);
+                if loaded.sessions.len() > before {
+                    selected.set(Some(before));
+                }
+                data.set(loaded);
+                busy.set(None);
+            });
+        })
     };
     let ondrop = {
         let start_load = start_load.clone();
