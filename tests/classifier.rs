@@ -232,6 +232,14 @@ proptest! {
     #[test]
     fn shell_lines_never_panic(line in "[ -~\\n]{0,200}") {
         let _ = shell_line(&line);
+        // Nor does finding what such a command touched in a task's code.
+        let call = cabrito::traces::ToolCall {
+            index: 0, turn: 0, request_index: 0, tool: "bash".into(), arguments: serde_json::json!({"command": line, "view_range": [i64::MIN, i64::MAX], "offset": i64::MAX, "limit": i64::MAX, "line": i64::MAX}),
+            output: Some(line.clone()), success: None, output_tokens: None, intention: String::new(), given_label: None,
+            label: Label::Other, rule: String::new(), shell_id: None,
+        };
+        let code = "def a(val):\n    return val\n\ndef main(val):\n    return a(val)\n";
+        let _ = cabrito::traces::touch::touched(&call, code, &cabrito::traces::touch::spans(code));
     }
 
     #[test]

@@ -557,6 +557,19 @@ async fn traces_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err("figure 3 has no point".into());
     }
     console_clean(driver, "the traces view").await?;
+
+    // The whole sample folder through the folder picker: the Copilot sessions are joined to their
+    // tasks by the responses that name them, so they are placed and their task sits beside them.
+    driver.find(By::Id("traces-clear")).await?.click().await?;
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces");
+    driver.find(By::Id("traces-folder")).await?.send_keys(folder.to_string_lossy().as_ref()).await?;
+    wait_for(driver, "the sample folder", "const e = document.getElementById('traces-status'); return e && e.dataset.sessions === '3' && e.dataset.busy === 'false';", 30).await?;
+    let row = js(driver, &format!("const r = [...document.querySelectorAll('#sessions tbody tr')].find(r => r.textContent.includes('{}')); if (!r) return null; r.click(); return r.textContent;", &sid[..8]), vec![]).await?;
+    if !row.as_str().unwrap_or_default().contains("traversal · 10") {
+        return Err(format!("the joined Copilot session's row reads {row}").into());
+    }
+    wait_for(driver, "the joined session's task", &format!("const s = document.getElementById('session'); return s && s.dataset.session === '{sid}' && document.getElementById('trace-graph') !== null;"), 30).await?;
+    console_clean(driver, "a folder of traces with their responses").await?;
     Ok(())
 }
 

@@ -74,11 +74,11 @@ fn ranges(call: &ToolCall, total: usize) -> Vec<(usize, usize)> {
     }
     if let Some(off) = a.get("offset").and_then(int) {
         let lim = a.get("limit").and_then(int).unwrap_or(2000);
-        out.push((clamp(off), clamp(off + lim - 1)));
+        out.push((clamp(off), clamp(off.saturating_add(lim).saturating_sub(1))));
     }
     for k in ["insert_line", "line_number", "line"] {
         if let Some(l) = a.get(k).and_then(int) {
-            out.push((clamp(l), clamp(l + 1)));
+            out.push((clamp(l), clamp(l.saturating_add(1))));
         }
     }
     if let Some(cmd) = a.get("command").and_then(Value::as_str).or_else(|| a.get("cmd").and_then(Value::as_str)) {
@@ -114,7 +114,7 @@ fn ranges(call: &ToolCall, total: usize) -> Vec<(usize, usize)> {
                 });
                 match (*p, n) {
                     ("head", Some(n)) => out.push((1, clamp(n))),
-                    ("tail", Some(n)) => out.push((clamp(total_i - n + 1), total.max(1))),
+                    ("tail", Some(n)) => out.push((clamp(total_i.saturating_sub(n).saturating_add(1)), total.max(1))),
                     _ => {}
                 }
             }
@@ -272,5 +272,23 @@ mod tests {
         assert_eq!(t(call("bash", json!({"command": "head -5 solution.py"}), None)), vec!["a"]);
         assert!(t(call("bash", json!({"command": "ls"}), None)).is_empty());
         assert_eq!(t(call("view", json!({"path": "solution.py", "view_range": [-5, 99999]}), None)).len(), 4);
+        // Absurd numbers are clamped, never overflow.
+        assert_eq!(
+            t(call(
+                "bash",
+                json!({"command": "tail -n 9223372036854775807 solution.py | head -n -9223372036854775808"}),
+                None
+            ))
+            .len(),
+            4
+        );
+        assert_eq!(
+            t(call(
+                "read",
+                json!({"file_path": "solution.py", "offset": i64::MAX, "limit": i64::MAX, "line": i64::MAX}),
+                None
+            )),
+            vec!["main"]
+        );
     }
 }

@@ -37,6 +37,8 @@ pub type Corrections = BTreeMap<(usize, usize), Label>;
 thread_local! {
     static DATA: RefCell<Rc<Loaded>> = RefCell::new(Rc::new(Loaded::default()));
     static FIXES: RefCell<Corrections> = const { RefCell::new(BTreeMap::new()) };
+    static FINDER: RefCell<crate::results::specs::SpecFinder> =
+        RefCell::new(crate::results::specs::SpecFinder::new(crate::results::specs::DEFAULT_MAX_SEED));
 }
 
 fn current() -> Rc<Loaded> {
@@ -113,6 +115,13 @@ fn load(read: Vec<Result<Read, String>>) -> Rc<Loaded> {
             if let Some(note) = tasks.complete(&mut s.task) {
                 l.problems.push(Problem::file(&s.path, note));
             }
+        }
+        // A Cabrito task is found from its dag_id, so the task can sit beside the timeline.
+        if s.task.link.is_none() && !s.task.dag_id.is_empty() {
+            let t = &s.task;
+            s.task.link = FINDER
+                .with(|f| f.borrow_mut().find(&t.run, &t.task_set, &t.task_type, &t.dag_id, "", None))
+                .map(|spec| spec.to_query());
         }
     }
     l.label_ms = ms;
