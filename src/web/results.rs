@@ -235,7 +235,8 @@ pub fn results_view() -> Html {
         let (data, cell) = (data.clone(), cell.clone());
         Callback::from(move |_: MouseEvent| {
             DATA.with(|d| {
-                *d.borrow_mut() = Rc::new(Loaded { generation: d.borrow().generation + 1, ..Loaded::default() })
+                let generation = d.borrow().generation + 1;
+                *d.borrow_mut() = Rc::new(Loaded { generation, ..Loaded::default() });
             });
             cell.set(None);
             data.set(current());

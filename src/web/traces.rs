@@ -268,7 +268,8 @@ pub fn traces_view() -> Html {
         let (data, fixes, selected) = (data.clone(), fixes.clone(), selected.clone());
         Callback::from(move |_: MouseEvent| {
             DATA.with(|d| {
-                *d.borrow_mut() = Rc::new(Loaded { generation: d.borrow().generation + 1, ..Loaded::default() })
+                let generation = d.borrow().generation + 1;
+                *d.borrow_mut() = Rc::new(Loaded { generation, ..Loaded::default() });
             });
             FIXES.with(|f| f.borrow_mut().clear());
             fixes.set(BTreeMap::new());
