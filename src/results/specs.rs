@@ -5,8 +5,9 @@
 //! found, which is the honest answer: Cabrito cannot regenerate them.
 
 use super::runs;
+use crate::axes::Grows;
 use crate::rng::uuid_like;
-use crate::spec::{Axis, Domain, Kind, TaskSpec, FIXED_OTHER_SIZE, PAPER_SIZES};
+use crate::spec::{Axis, Domain, Kind, TaskSpec};
 use std::collections::HashMap;
 
 /// Seeds tried per size pair by default (grids use seeds 0, 1, 2, …).
@@ -67,14 +68,24 @@ impl SpecFinder {
             return None;
         }
         let n = n.filter(|x| x.fract() == 0.0 && *x >= 1.0).map(|x| x as u32);
-        let fixed = FIXED_OTHER_SIZE;
+        // The size pairs an axis makes from n: (n_init, n_edit).
+        let pair = |a: Axis, n: u32| -> Option<(u32, u32)> {
+            let fixed = a.def().fixed_size();
+            match a.def().grows() {
+                Grows::EditGraph => Some((fixed, n)),
+                Grows::InitGraph => Some((n, fixed)),
+                Grows::Neither => None,
+            }
+        };
         let candidates: Vec<(u32, u32)> = if let Some(s) = sizes_of_run(run) {
             vec![s]
         } else {
-            match (axis, n) {
-                ("traversal", Some(n)) => vec![(fixed, n)],
-                ("search", Some(n)) => vec![(n, fixed)],
-                _ => PAPER_SIZES.iter().flat_map(|&n| [(fixed, n), (n, fixed)]).collect(),
+            match (Axis::parse(axis), n) {
+                (Some(a), Some(n)) => pair(a, n).into_iter().collect(),
+                _ => Axis::ALL
+                    .iter()
+                    .flat_map(|&a| a.def().paper_sizes().iter().filter_map(move |&n| pair(a, n)))
+                    .collect(),
             }
         };
         for sizes in candidates {
@@ -134,19 +145,20 @@ fn fill(ds: &mut super::read::Dataset, finder: &mut SpecFinder, only_unknown: bo
     added
 }
 
-/// The spec of a size pair: traversal when the untouched graph has the fixed size, search when the
-/// edit graph has it, explicit sizes otherwise.
+/// The spec of a size pair: the first axis whose `n` makes that pair (traversal when the untouched
+/// graph has its fixed size, search when the edit graph has it), explicit sizes otherwise.
 fn template((n_init, n_edit): (u32, u32), kind: Kind, domain: Domain, seed: u64) -> TaskSpec {
-    let fixed = FIXED_OTHER_SIZE;
-    if n_init == fixed {
-        TaskSpec::new(kind, domain, Axis::Traversal, n_edit, seed)
-    } else if n_edit == fixed {
-        TaskSpec::new(kind, domain, Axis::Search, n_init, seed)
-    } else {
-        let mut s = TaskSpec::new(kind, domain, Axis::Traversal, n_edit, seed);
-        s.n_init = Some(n_init);
-        s
+    for &a in Axis::ALL {
+        let fixed = a.def().fixed_size();
+        match a.def().grows() {
+            Grows::EditGraph if n_init == fixed => return TaskSpec::new(kind, domain, a, n_edit, seed),
+            Grows::InitGraph if n_edit == fixed => return TaskSpec::new(kind, domain, a, n_init, seed),
+            _ => {}
+        }
     }
+    let mut s = TaskSpec::new(kind, domain, Axis::Traversal, n_edit, seed);
+    s.n_init = Some(n_init);
+    s
 }
 
 #[cfg(test)]
@@ -164,7 +176,7 @@ mod tests {
         ] {
             let spec = TaskSpec::new(kind, domain, axis, n, seed);
             let t = generate(&spec).unwrap();
-            let set = Kind::task_set(domain);
+            let set = crate::task::task_set(&spec);
             let run = run_name(&spec);
             assert_eq!(f.find(&run, &set, kind.as_str(), &t.dag_id, "", None), Some(spec.clone()), "{run}");
             // Without the run, the axis and n are enough.

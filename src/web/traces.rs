@@ -611,25 +611,38 @@ struct BesideProps {
 #[function_component(TaskBeside)]
 fn task_beside(p: &BesideProps) -> Html {
     let g = &p.shown.generated;
-    let placed = use_memo(p.shown.clone(), |s| super::graph::place(&s.generated));
-    let cg = &g.graph;
-    let lit = |v: usize| p.marked.contains(cg.name(v));
-    let (w, h) = (placed.width, placed.height);
-    let edges = cg.edges().into_iter().map(|(a, b)| {
-        let (x1, y1) = placed.centre[a];
-        let (x2, y2) = placed.centre[b];
-        html! { <line class={classes!("edge", (lit(a) && lit(b)).then_some("edge-lit"))} x1={format!("{x1:.1}")} y1={format!("{:.1}", y1 + 13.0)} x2={format!("{x2:.1}")} y2={format!("{:.1}", y2 - 13.0)} /> }
-    });
-    let vertices = (0..cg.len()).map(|v| {
-        let (x, y) = placed.centre[v];
-        let name = cg.name(v).to_string();
-        html! {
-            <g class={classes!("vertex", lit(v).then_some("touched"))} id={format!("tv-{name}")} data-name={name.clone()} transform={format!("translate({:.1},{:.1})", x - 29.0, y - 13.0)}>
-                <rect width="58" height="26" rx="6" />
-                <text x="29" y="17" text-anchor="middle">{ name }</text>
-            </g>
+    let placed = use_memo(p.shown.clone(), |s| s.generated.call_graph().map(|(cg, _)| super::graph::place(cg)));
+    // Kinds not made from a call graph have no graph to draw: the code alone is shown.
+    let graph = match (g.call_graph(), &*placed) {
+        (Some((cg, _)), Some(placed)) => {
+            let lit = |v: usize| p.marked.contains(cg.name(v));
+            let (w, h) = (placed.width, placed.height);
+            let edges = cg.edges().into_iter().map(|(a, b)| {
+                let (x1, y1) = placed.centre[a];
+                let (x2, y2) = placed.centre[b];
+                html! { <line class={classes!("edge", (lit(a) && lit(b)).then_some("edge-lit"))} x1={format!("{x1:.1}")} y1={format!("{:.1}", y1 + 13.0)} x2={format!("{x2:.1}")} y2={format!("{:.1}", y2 - 13.0)} /> }
+            });
+            let vertices = (0..cg.len()).map(|v| {
+                let (x, y) = placed.centre[v];
+                let name = cg.name(v).to_string();
+                html! {
+                    <g class={classes!("vertex", lit(v).then_some("touched"))} id={format!("tv-{name}")} data-name={name.clone()} transform={format!("translate({:.1},{:.1})", x - 29.0, y - 13.0)}>
+                        <rect width="58" height="26" rx="6" />
+                        <text x="29" y="17" text-anchor="middle">{ name }</text>
+                    </g>
+                }
+            });
+            html! {
+                <div class="graph-scroll">
+                    <svg id="trace-graph" class="call-graph trace-graph" viewBox={format!("0 0 {w:.0} {h:.0}")} width={format!("{w:.0}")} height={format!("{h:.0}")} style="max-width: 100%; height: auto;" role="img" aria-label="the task's call graph">
+                        <g class="edges">{ for edges }</g>
+                        <g class="vertices">{ for vertices }</g>
+                    </svg>
+                </div>
+            }
         }
-    });
+        _ => html! {},
+    };
     let code = &g.task.starter_code;
     let sp = spans(code);
     let owner: Vec<Option<&str>> = {
@@ -644,12 +657,7 @@ fn task_beside(p: &BesideProps) -> Html {
     html! {
         <div class="task-beside" data-spec={g.task.spec.canonical()}>
             <p class="muted"><a href={g.task.link.clone()}>{ format!("{} · {} · n = {} · seed {}", g.task.spec.kind.label(), g.task.spec.domain, g.task.spec.n, g.task.spec.seed) }</a></p>
-            <div class="graph-scroll">
-                <svg id="trace-graph" class="call-graph trace-graph" viewBox={format!("0 0 {w:.0} {h:.0}")} width={format!("{w:.0}")} height={format!("{h:.0}")} style="max-width: 100%; height: auto;" role="img" aria-label="the task's call graph">
-                    <g class="edges">{ for edges }</g>
-                    <g class="vertices">{ for vertices }</g>
-                </svg>
-            </div>
+            { graph }
             <pre id="trace-code" class="code"><code>
                 { for code.split_inclusive('\n').zip(owner).map(|(line, f)| {
                     let on = f.is_some_and(|f| p.marked.contains(f));
