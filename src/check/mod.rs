@@ -30,9 +30,12 @@
 //! ([`crate::kinds::TaskKind::rubric`]). Items for later kinds and axes (branch placement, constraint
 //! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
+pub mod cpython;
+pub mod existence;
 pub mod program;
 pub mod response;
 pub mod rubric;
+pub mod source;
 
 pub use response::{parse_response, Candidate, Format, ResponseError};
 pub use rubric::{static_checks, Item, Rubric, TaskRef};

@@ -1,121 +1,195 @@
-//! A parsed Python program with the facts the rubric needs: line numbers, top-level functions, imports,
-//! module-level code, and a normaliser that compares statements regardless of formatting and comments.
+//! The one Python front end: every reader of Python (the static rubric, the grading plan, the verdict,
+//! `cabrito check`, `cabrito grade`, the worker, the browser checker) reads a program through
+//! [`Program::read`] or [`Program::parse`], so they share the same guards and the same answers.
 //!
-//! The parser is `ruff_python_parser`; it parses but does not compile, so [`Program::parse`] adds the
-//! errors CPython's compiler reports that are easy to see in the tree (`return` outside a function, `break`
-//! outside a loop, a repeated parameter or keyword argument, …). Statement equality uses ruff's comparable
-//! tree ([`ComparableStmt`]), which ignores positions, parentheses, comments and quoting.
+//! ```text
+//! bytes ──source::decode──▶ text ──source::scan──▶ ruff parse ──cpython::tree_depth──▶ Program::read
+//!   (BOM, coding line,        (NUL, tabs, indentation,             (CPython's recursion      │
+//!    UTF-8 outside comments)   brackets, long integers,             limit, walked without    │
+//!                              nesting certainly too deep)          recursion)               ▼
+//!                                                          cpython::compile_errors ──▶ Program::parse
+//! ```
+//!
+//! `read` accepts what `ast.parse` accepts (the grader filters the candidate's functions from it, as the
+//! reference does); `parse` accepts what `compile()` accepts (the `compilation` item). A program deeper
+//! than a few hundred levels is analysed on a stack sized for it ([`Program::with_stack`]) and taken
+//! apart without recursion when dropped, so no input can overflow the stack, natively or in wasm.
+//!
+//! The parser is `ruff_python_parser`; statement equality uses ruff's comparable tree
+//! ([`ComparableStmt`]), which ignores positions, parentheses, comments and quoting.
 
+use super::cpython;
+pub use super::source::ProgramError;
+use super::source::{scan, LineIndex, MAX_SOURCE_BYTES};
 use ruff_python_ast::comparable::{ComparableExpr, ComparableParameters, ComparableStmt};
+use ruff_python_ast::visitor::transformer::{self, Transformer};
 use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{self as ast, Expr, ModModule, Stmt, StmtFunctionDef};
+use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange, TextSize};
+use std::cell::RefCell;
 
-/// Deepest nesting of statements and expressions the checker analyses. Generated programs stay far
-/// below it (a few dozen levels); the limit keeps hostile input from exhausting the stack.
-pub const MAX_DEPTH: usize = 200;
+/// Trees up to this deep are analysed and dropped on the caller's stack; deeper ones get their own.
+const SHALLOW: usize = 100;
 
-/// CPython's tokenizer refuses more nested brackets than this ("too many nested parentheses").
-pub const MAX_BRACKETS: usize = 200;
-
-/// Why a program could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProgramError {
-    /// 1-based line.
-    pub line: usize,
-    pub message: String,
-}
+/// Stack bytes allowed per level of a deep tree while it is analysed.
+const STACK_PER_LEVEL: usize = 16 * 1024;
 
 /// A parsed program.
 pub struct Program<'s> {
     pub source: &'s str,
-    line_starts: Vec<usize>,
-    /// Only trees shallower than [`MAX_DEPTH`] are kept, so dropping one cannot exhaust the stack.
-    module: ModModule,
+    lines: LineIndex,
+    tree: Tree,
     /// Top-level function name → index in the body of its last `def` (the one Python keeps).
     defs: std::collections::HashMap<String, usize>,
+    /// What `compile()` would refuse that `ast.parse` accepts (the first one by position).
+    compile_error: Option<ProgramError>,
+    depth: usize,
 }
 
-fn line_starts(source: &str) -> Vec<usize> {
-    let mut v = vec![0];
-    v.extend(source.match_indices('\n').map(|(i, _)| i + 1));
-    v
+/// The statements of a module; a deep tree is taken apart without recursion when dropped.
+struct Tree {
+    body: Vec<Stmt>,
+    depth: usize,
 }
 
-fn line_at(starts: &[usize], offset: usize) -> usize {
-    starts.partition_point(|&s| s <= offset).max(1)
+impl Drop for Tree {
+    fn drop(&mut self) {
+        if self.depth > SHALLOW {
+            dismantle(std::mem::take(&mut self.body));
+        }
+    }
+}
+
+/// Drop a tree of any depth with a bounded stack: every statement and expression is moved out of its
+/// parent onto a heap stack before the parent is dropped.
+fn dismantle(body: Vec<Stmt>) {
+    #[derive(Default)]
+    struct Taker {
+        stmts: RefCell<Vec<Stmt>>,
+        exprs: RefCell<Vec<Expr>>,
+    }
+    impl Transformer for Taker {
+        fn visit_stmt(&self, stmt: &mut Stmt) {
+            let pass =
+                Stmt::Pass(ast::StmtPass { node_index: ast::AtomicNodeIndex::NONE, range: TextRange::default() });
+            self.stmts.borrow_mut().push(std::mem::replace(stmt, pass));
+        }
+        fn visit_expr(&self, expr: &mut Expr) {
+            let none = Expr::NoneLiteral(ast::ExprNoneLiteral::default());
+            self.exprs.borrow_mut().push(std::mem::replace(expr, none));
+        }
+    }
+    let t = Taker { stmts: RefCell::new(body), exprs: RefCell::new(Vec::new()) };
+    loop {
+        let next_stmt = t.stmts.borrow_mut().pop();
+        if let Some(mut s) = next_stmt {
+            transformer::walk_stmt(&t, &mut s);
+            drop(s);
+            continue;
+        }
+        let next_expr = t.exprs.borrow_mut().pop();
+        match next_expr {
+            Some(mut e) => {
+                transformer::walk_expr(&t, &mut e);
+                drop(e);
+            }
+            None => break,
+        }
+    }
 }
 
 impl<'s> Program<'s> {
-    /// Parse and check a program the way `compile()` would (as far as a parser can tell).
-    pub fn parse(source: &'s str) -> Result<Program<'s>, ProgramError> {
-        let starts = line_starts(source);
-        if let Some(offset) = source.find('\0') {
-            return Err(ProgramError {
-                line: line_at(&starts, offset),
-                message: "source code cannot contain null bytes (CPython refuses it)".into(),
-            });
+    /// Read a program as `ast.parse` would: the source guards, the tokenizer's rules, syntax, and
+    /// CPython's nesting limits. Compile-time errors are kept for [`Program::compile_error`].
+    pub fn read(source: &'s str) -> Result<Program<'s>, ProgramError> {
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(ProgramError::new(
+                1,
+                format!("the file is {} bytes; at most {MAX_SOURCE_BYTES} bytes (2 MB) are read", source.len()),
+            ));
         }
-        if let Some((offset, what)) = bracket_overflow(source) {
-            return Err(ProgramError { line: line_at(&starts, offset), message: what });
-        }
-        // `parse_unchecked_source` hands back the tree even when there are errors, so a very deep tree is
-        // never dropped (dropping recurses once per level) before the depth guard has seen it.
+        let scanned = scan(source)?;
+        let lines = LineIndex::new(source);
         // Version-dependent syntax is checked against the oldest CPython the tasks target (D4).
         let options = ParseOptions::from(Mode::Module).with_target_version(ast::PythonVersion::PY311);
-        let Some(parsed) = ruff_python_parser::parse_unchecked(source, options).try_into_module() else {
-            return Err(ProgramError { line: 1, message: "not a Python module".into() });
+        let parsed = ruff_python_parser::parse_unchecked(source, options);
+        let syntax =
+            parsed.errors().first().map(|e| (usize::from(e.location.start()), format!("syntax error: {}", e.error)));
+        let unsupported = parsed.unsupported_syntax_errors().first().map(|e| {
+            (
+                usize::from(e.range.start()),
+                format!("syntax error on CPython 3.11, the oldest Python the tasks target: {e}"),
+            )
+        });
+        let body = match parsed.into_syntax() {
+            ast::Mod::Module(m) => m.body.into_iter().collect::<Vec<Stmt>>(),
+            ast::Mod::Expression(_) => return Err(ProgramError::new(1, "not a Python module")),
         };
-        let mut sem = Semantic::default();
-        sem.visit_body(&parsed.syntax().body);
-        if let Some(at) = sem.too_deep {
-            let message = match parsed.errors().first() {
-                Some(e) => format!("syntax error: {}", e.error),
-                None => format!("the code nests statements and expressions more than {MAX_DEPTH} levels deep here; the checker does not analyse programs this deep"),
-            };
-            let line = line_at(&starts, usize::from(parsed.errors().first().map(|e| e.location.start()).unwrap_or(at)));
-            // Leak the deep tree instead of dropping it (input is at most a few MB).
-            std::mem::forget(parsed);
-            return Err(ProgramError { line, message });
+        let (depth, too_deep) = cpython::tree_depth(&body);
+        let tree = Tree { body, depth };
+        // The parser's errors come in source order with the long-integer one (CPython stops at whichever
+        // it meets first); the depth limit is met after parsing.
+        let first = [scanned.deferred, syntax, unsupported].into_iter().flatten().min_by_key(|e| e.0);
+        if let Some((at, message)) = first {
+            return Err(ProgramError::new(lines.line(at), message));
         }
-        if let Some(e) = parsed.errors().first() {
-            let line = line_at(&starts, usize::from(e.location.start()));
-            return Err(ProgramError { line, message: format!("syntax error: {}", e.error) });
+        if let Some(at) = too_deep {
+            return Err(ProgramError::new(
+                lines.line(usize::from(at)),
+                format!(
+                    "the code nests {depth} levels deep; CPython 3.11 refuses more than {} (RecursionError during compilation)",
+                    cpython::MAX_TREE_DEPTH
+                ),
+            ));
         }
-        if let Some(e) = parsed.unsupported_syntax_errors().first() {
-            let line = line_at(&starts, usize::from(e.range.start()));
-            return Err(ProgramError {
-                line,
-                message: format!("syntax error on CPython 3.11, the oldest Python the tasks target: {e}"),
-            });
-        }
-        sem.errors.extend(future_imports(&parsed.syntax().body));
-        let module = parsed.into_syntax();
-        if let Some((at, msg)) = sem.errors.into_iter().min_by_key(|e| e.0) {
-            return Err(ProgramError {
-                line: line_at(&starts, usize::from(at)),
-                message: format!("CPython would reject this: {msg}"),
-            });
-        }
+        let errors = with_stack(depth, || cpython::compile_errors(&tree.body));
+        let compile_error = errors.into_iter().min_by_key(|e| e.0).map(|(at, msg)| {
+            ProgramError::new(lines.line(usize::from(at)), format!("CPython would reject this: {msg}"))
+        });
         let mut defs = std::collections::HashMap::new();
-        for (i, s) in module.body.iter().enumerate() {
+        for (i, s) in tree.body.iter().enumerate() {
             if let Stmt::FunctionDef(f) = s {
                 if !f.is_async {
                     defs.insert(f.name.to_string(), i);
                 }
             }
         }
-        Ok(Program { source, line_starts: starts, module, defs })
+        Ok(Program { source, lines, tree, defs, compile_error, depth })
+    }
+
+    /// Read and compile a program: `Ok` exactly when CPython 3.11's `compile()` accepts it (see
+    /// [`cpython`] for how exactly).
+    pub fn parse(source: &'s str) -> Result<Program<'s>, ProgramError> {
+        let p = Program::read(source)?;
+        match p.compile_error.clone() {
+            Some(e) => Err(e),
+            None => Ok(p),
+        }
+    }
+
+    /// What `compile()` would refuse in a program `ast.parse` reads.
+    pub fn compile_error(&self) -> Option<&ProgramError> {
+        self.compile_error.as_ref()
+    }
+
+    /// The depth of the tree, CPython's way (statements, expressions and patterns on the longest path).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Run an analysis that recurses over this program's tree on a stack big enough for its depth.
+    pub fn with_stack<T>(&self, f: impl FnOnce() -> T) -> T {
+        with_stack(self.depth, f)
     }
 
     pub fn body(&self) -> &[Stmt] {
-        &self.module.body
+        &self.tree.body
     }
 
     /// 1-based line of a byte offset.
     pub fn line(&self, offset: TextSize) -> usize {
-        line_at(&self.line_starts, usize::from(offset))
+        self.lines.line(usize::from(offset))
     }
 
     /// 1-based line where a node starts.
@@ -145,7 +219,7 @@ impl<'s> Program<'s> {
 
     /// The function Python would call by this name: the last top-level `def` of it.
     pub fn function(&self, name: &str) -> Option<&StmtFunctionDef> {
-        match self.module.body.get(*self.defs.get(name)?) {
+        match self.tree.body.get(*self.defs.get(name)?) {
             Some(Stmt::FunctionDef(f)) => Some(f),
             _ => None,
         }
@@ -188,6 +262,22 @@ impl<'s> Program<'s> {
             .collect()
     }
 
+    /// The top-level `def`s (async ones too), in source order, with their source text.
+    pub fn top_defs(&self) -> Vec<TopDef> {
+        self.body()
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::FunctionDef(f) => Some(TopDef {
+                    name: f.name.id.to_string(),
+                    line: self.line_of(&f.name),
+                    is_async: f.is_async,
+                    source: self.slice(s.range()).to_string(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Top-level assignments to a plain name (plain, annotated or augmented), as the reference's
     /// `function_existence` detects them: `(name, line)`.
     pub fn module_assignments(&self) -> Vec<(String, usize)> {
@@ -206,6 +296,27 @@ impl<'s> Program<'s> {
             }
         }
         out
+    }
+}
+
+/// One top-level `def` of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopDef {
+    pub name: String,
+    /// 1-based line of the function's name.
+    pub line: usize,
+    pub is_async: bool,
+    /// Source text, decorators included.
+    pub source: String,
+}
+
+/// Run `f`, which recurses over a tree `depth` levels deep, on a stack big enough for it: the caller's
+/// for shallow trees, a fresh one (from `stacker`, natively and in wasm) for deep ones.
+pub fn with_stack<T>(depth: usize, f: impl FnOnce() -> T) -> T {
+    if depth <= SHALLOW {
+        f()
+    } else {
+        stacker::grow(depth * STACK_PER_LEVEL + (1 << 20), f)
     }
 }
 
@@ -277,27 +388,29 @@ pub fn snippet(s: &str) -> String {
 /// Is this a top-level `if __name__ == '__main__':` style block (any `if` whose test mentions `__name__`)?
 pub fn is_main_guard(s: &Stmt) -> bool {
     let Stmt::If(i) = s else { return false };
-    let mut finder = NameFinder { name: "__name__", found: false };
-    finder.visit_expr(&i.test);
-    finder.found
+    mentions(&i.test, "__name__")
 }
 
-/// Does an expression mention a name? (Trees are at most [`MAX_DEPTH`] deep.)
-struct NameFinder<'n> {
-    name: &'n str,
-    found: bool,
-}
-
-impl<'a> Visitor<'a> for NameFinder<'_> {
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if self.found {
-            return;
-        }
-        if let Expr::Name(n) = expr {
-            self.found |= n.id.as_str() == self.name;
-        }
-        visitor::walk_expr(self, expr);
+/// Does an expression mention a name? (Walked with a heap stack: any depth is safe.)
+fn mentions(root: &Expr, name: &str) -> bool {
+    struct Push<'a> {
+        stack: Vec<&'a Expr>,
     }
+    impl<'a> Visitor<'a> for Push<'a> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            self.stack.push(expr);
+        }
+    }
+    let mut p = Push { stack: vec![root] };
+    while let Some(e) = p.stack.pop() {
+        if let Expr::Name(n) = e {
+            if n.id.as_str() == name {
+                return true;
+            }
+        }
+        visitor::walk_expr(&mut p, e);
+    }
+    false
 }
 
 /// Two statements are equal up to formatting, comments, parentheses and quoting.
@@ -321,314 +434,6 @@ pub fn same_shape(a: &StmtFunctionDef, b: &StmtFunctionDef) -> bool {
 /// Two optional expressions are equal up to formatting.
 pub fn same_expr(a: Option<&Expr>, b: Option<&Expr>) -> bool {
     a.map(ComparableExpr::from) == b.map(ComparableExpr::from)
-}
-
-/// The first place where brackets nest deeper than CPython's tokenizer allows (strings and comments skipped).
-fn bracket_overflow(source: &str) -> Option<(usize, String)> {
-    let b = source.as_bytes();
-    let (mut depth, mut i) = (0usize, 0usize);
-    while i < b.len() {
-        match b[i] {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            q @ (b'\'' | b'"') => {
-                let triple = i + 2 < b.len() && b[i + 1] == q && b[i + 2] == q;
-                let mut j = if triple { i + 3 } else { i + 1 };
-                while j < b.len() {
-                    if b[j] == b'\\' {
-                        j += 2;
-                        continue;
-                    }
-                    if triple {
-                        if j + 2 < b.len() && b[j] == q && b[j + 1] == q && b[j + 2] == q {
-                            j += 3;
-                            break;
-                        }
-                    } else if b[j] == q || b[j] == b'\n' {
-                        j += 1;
-                        break;
-                    }
-                    j += 1;
-                }
-                i = j;
-                continue;
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_BRACKETS {
-                    return Some((
-                        i,
-                        format!("too many nested parentheses (more than {MAX_BRACKETS}; CPython's limit)"),
-                    ));
-                }
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// The compile-time errors a parser accepts but CPython rejects, plus a depth guard.
-#[derive(Default)]
-struct Semantic {
-    in_function: bool,
-    in_async: bool,
-    loops: usize,
-    /// Enclosing function scopes (a class body is not one), the current one included.
-    functions: usize,
-    /// Parameter names of the current function.
-    params: Vec<String>,
-    /// In the current function: a `yield` seen, and the `return <value>` statements.
-    saw_yield: bool,
-    value_returns: Vec<TextSize>,
-    /// Names used so far in the current scope (for `global x` after a use of `x`).
-    seen: std::collections::HashSet<String>,
-    depth: usize,
-    too_deep: Option<TextSize>,
-    errors: Vec<(TextSize, String)>,
-}
-
-/// `from __future__` imports: only at the top (after a docstring), and only known features.
-fn future_imports(body: &[Stmt]) -> Vec<(TextSize, String)> {
-    const FEATURES: &[&str] = &[
-        "nested_scopes",
-        "generators",
-        "division",
-        "absolute_import",
-        "with_statement",
-        "print_function",
-        "unicode_literals",
-        "barry_as_FLUFL",
-        "generator_stop",
-        "annotations",
-    ];
-    let mut errors = Vec::new();
-    let mut at_top = true;
-    for (i, stmt) in body.iter().enumerate() {
-        match stmt {
-            Stmt::ImportFrom(f) if f.level == 0 && f.module.as_ref().is_some_and(|m| m.as_str() == "__future__") => {
-                if !at_top {
-                    errors
-                        .push((stmt.start(), "from __future__ imports must occur at the beginning of the file".into()));
-                }
-                for a in &f.names {
-                    let n = a.name.as_str();
-                    if n == "braces" {
-                        errors.push((a.start(), "not a chance".into()));
-                    } else if !FEATURES.contains(&n) {
-                        errors.push((a.start(), format!("future feature {n} is not defined")));
-                    }
-                }
-            }
-            Stmt::Expr(e) if i == 0 && e.value.is_string_literal_expr() => {}
-            _ => at_top = false,
-        }
-    }
-    errors
-}
-
-/// Starred targets: at most one per tuple/list, and never alone.
-fn check_targets(targets: &[&Expr], errors: &mut Vec<(TextSize, String)>) {
-    for t in targets {
-        match t {
-            Expr::Starred(s) => errors.push((s.start(), "starred assignment target must be in a list or tuple".into())),
-            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
-                if elts.iter().filter(|e| e.is_starred_expr()).count() > 1 =>
-            {
-                errors.push((t.start(), "multiple starred expressions in assignment".into()));
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Semantic {
-    fn enter(&mut self, at: TextSize) -> bool {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.too_deep.get_or_insert(at);
-            self.depth -= 1;
-            return false;
-        }
-        true
-    }
-    /// Run `f` in a new scope: a function (`function`), or a class body.
-    fn scoped(&mut self, function: bool, is_async: bool, params: Vec<String>, f: impl FnOnce(&mut Self)) {
-        let saved = (self.in_function, self.in_async, self.loops, self.functions, self.saw_yield);
-        let saved_params = std::mem::replace(&mut self.params, params);
-        let saved_returns = std::mem::take(&mut self.value_returns);
-        let saved_seen = std::mem::take(&mut self.seen);
-        self.in_function = function;
-        self.in_async = is_async;
-        self.loops = 0;
-        self.saw_yield = false;
-        if function {
-            self.functions += 1;
-        }
-        f(self);
-        if function && is_async && self.saw_yield {
-            for at in std::mem::take(&mut self.value_returns) {
-                self.errors.push((at, "'return' with value in async generator".into()));
-            }
-        }
-        (self.in_function, self.in_async, self.loops, self.functions, self.saw_yield) = saved;
-        self.params = saved_params;
-        self.value_returns = saved_returns;
-        self.seen = saved_seen;
-    }
-}
-
-fn duplicate_parameter(p: &ast::Parameters) -> Option<(TextSize, String)> {
-    let mut seen = std::collections::HashSet::new();
-    let names = p
-        .posonlyargs
-        .iter()
-        .chain(p.args.iter())
-        .map(|a| &a.parameter)
-        .chain(p.vararg.as_deref())
-        .chain(p.kwonlyargs.iter().map(|a| &a.parameter))
-        .chain(p.kwarg.as_deref());
-    for param in names {
-        if !seen.insert(param.name.as_str()) {
-            return Some((
-                param.start(),
-                format!("duplicate argument '{}' in function definition", param.name.as_str()),
-            ));
-        }
-    }
-    None
-}
-
-impl<'a> Visitor<'a> for Semantic {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if self.too_deep.is_some() || !self.enter(stmt.start()) {
-            return;
-        }
-        match stmt {
-            Stmt::FunctionDef(f) => {
-                if let Some(e) = duplicate_parameter(&f.parameters) {
-                    self.errors.push(e);
-                }
-                let params = f.parameters.iter().map(|p| p.name().to_string()).collect();
-                self.scoped(true, f.is_async, params, |s| visitor::walk_stmt(s, stmt));
-            }
-            Stmt::ClassDef(_) => self.scoped(false, false, Vec::new(), |s| visitor::walk_stmt(s, stmt)),
-            Stmt::Assign(a) => {
-                check_targets(&a.targets.iter().collect::<Vec<_>>(), &mut self.errors);
-                visitor::walk_stmt(self, stmt);
-            }
-            Stmt::Global(g) => {
-                for n in &g.names {
-                    if self.in_function && self.params.iter().any(|p| p == n.as_str()) {
-                        self.errors.push((n.start(), format!("name '{}' is parameter and global", n.as_str())));
-                    } else if self.seen.contains(n.as_str()) {
-                        self.errors
-                            .push((n.start(), format!("name '{}' is used prior to global declaration", n.as_str())));
-                    }
-                }
-            }
-            Stmt::For(f) => {
-                check_targets(&[&*f.target], &mut self.errors);
-                self.visit_expr(&f.target);
-                self.visit_expr(&f.iter);
-                if f.is_async && !self.in_async {
-                    self.errors.push((f.start(), "'async for' outside async function".into()));
-                }
-                self.loops += 1;
-                self.visit_body(&f.body);
-                self.loops -= 1;
-                self.visit_body(&f.orelse);
-            }
-            Stmt::While(w) => {
-                self.visit_expr(&w.test);
-                self.loops += 1;
-                self.visit_body(&w.body);
-                self.loops -= 1;
-                self.visit_body(&w.orelse);
-            }
-            Stmt::Return(_) if !self.in_function => {
-                self.errors.push((stmt.start(), "'return' outside function".into()));
-            }
-            Stmt::Return(r) => {
-                if r.value.is_some() {
-                    self.value_returns.push(stmt.start());
-                }
-                visitor::walk_stmt(self, stmt);
-            }
-            Stmt::Break(_) if self.loops == 0 => self.errors.push((stmt.start(), "'break' outside loop".into())),
-            Stmt::Continue(_) if self.loops == 0 => {
-                self.errors.push((stmt.start(), "'continue' not properly in loop".into()))
-            }
-            Stmt::Nonlocal(_) if !self.in_function && self.functions == 0 => {
-                self.errors.push((stmt.start(), "nonlocal declaration not allowed at module level".into()))
-            }
-            Stmt::Nonlocal(n) => {
-                for name in &n.names {
-                    if self.in_function && self.params.iter().any(|p| p == name.as_str()) {
-                        self.errors.push((name.start(), format!("name '{}' is parameter and nonlocal", name.as_str())));
-                    } else if self.seen.contains(name.as_str()) {
-                        self.errors.push((
-                            name.start(),
-                            format!("name '{}' is used prior to nonlocal declaration", name.as_str()),
-                        ));
-                    } else if self.in_function && self.functions < 2 {
-                        // No enclosing function scope can bind it.
-                        self.errors.push((name.start(), format!("no binding for nonlocal '{}' found", name.as_str())));
-                    }
-                }
-            }
-            Stmt::With(w) if w.is_async && !self.in_async => {
-                self.errors.push((stmt.start(), "'async with' outside async function".into()))
-            }
-            _ => visitor::walk_stmt(self, stmt),
-        }
-        self.depth -= 1;
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if self.too_deep.is_some() || !self.enter(expr.start()) {
-            return;
-        }
-        match expr {
-            Expr::Name(n) => {
-                self.seen.insert(n.id.to_string());
-            }
-            Expr::Lambda(_) => self.scoped(true, false, Vec::new(), |s| visitor::walk_expr(s, expr)),
-            Expr::Yield(_) | Expr::YieldFrom(_) if !self.in_function => {
-                self.errors.push((expr.start(), "'yield' outside function".into()));
-            }
-            Expr::Yield(_) | Expr::YieldFrom(_) => {
-                self.saw_yield = true;
-                if matches!(expr, Expr::YieldFrom(_)) && self.in_async {
-                    self.errors.push((expr.start(), "'yield from' inside async function".into()));
-                }
-                visitor::walk_expr(self, expr);
-            }
-            Expr::Await(_) if !self.in_async => {
-                let msg = if self.in_function { "'await' outside async function" } else { "'await' outside function" };
-                self.errors.push((expr.start(), msg.into()));
-            }
-            Expr::Call(c) => {
-                let mut seen = std::collections::HashSet::new();
-                for k in c.arguments.keywords.iter() {
-                    if let Some(arg) = &k.arg {
-                        if !seen.insert(arg.as_str()) {
-                            self.errors.push((k.start(), format!("keyword argument repeated: {}", arg.as_str())));
-                        }
-                    }
-                }
-                visitor::walk_expr(self, expr);
-            }
-            _ => visitor::walk_expr(self, expr),
-        }
-        self.depth -= 1;
-    }
 }
 
 /// Imports and `global` declarations anywhere in a program.

@@ -8,8 +8,7 @@
 //! The items live in one table, [`CHECKS`]; a later item (branch placement, constraint structure, merge
 //! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
 
-use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, Program, ProgramError};
-use super::response::MAX_RESPONSE_BYTES;
+use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
 use crate::{Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use serde::{Deserialize, Serialize};
@@ -244,31 +243,11 @@ pub const CHECKS: &[Check] = &[
 /// Run the static rubric on a candidate program.
 pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
     let mut items = Vec::new();
-    let cand = if candidate.len() > MAX_RESPONSE_BYTES {
-        Err(ProgramError {
-            line: 1,
-            message: format!(
-                "the file is {} bytes; the checker reads at most {MAX_RESPONSE_BYTES} (2 MB)",
-                candidate.len()
-            ),
-        })
-    } else {
-        Program::parse(candidate)
-    };
-    let compilation = Item {
-        id: Cow::Borrowed("compilation"),
-        title: "The file parses and compiles".into(),
-        must_have: true,
-        passed: cand.is_ok(),
-        reason: match &cand {
-            Ok(_) => "parses; no compile-time errors found".into(),
-            Err(e) => e.message.clone(),
-        },
-        line: cand.as_ref().err().map(|e| e.line),
-    };
-    items.push(compilation);
+    let cand = Program::parse(candidate);
+    items.push(compilation_item(&cand));
     let starter = Program::parse(task.starter);
     let reference = Program::parse(task.reference);
+    let depth = [&cand, &starter, &reference].iter().filter_map(|p| p.as_ref().ok()).map(|p| p.depth()).max();
     let blocked: Option<String> = match (&cand, &starter, &reference) {
         (Err(_), _, _) => Some("not checked: the candidate does not parse".into()),
         (_, Err(e), _) => {
@@ -279,9 +258,36 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
         }
         _ => None,
     };
+    with_stack(depth.unwrap_or(0), || run_checks(task, &cand, &starter, &reference, &blocked, &mut items));
+    Rubric { items }
+}
+
+/// The `compilation` item: what CPython 3.11's `compile()` says, through the one front end.
+pub fn compilation_item(cand: &Result<Program, ProgramError>) -> Item {
+    Item {
+        id: Cow::Borrowed("compilation"),
+        title: "The file parses and compiles".into(),
+        must_have: true,
+        passed: cand.is_ok(),
+        reason: match cand {
+            Ok(_) => "parses; no compile-time errors found".into(),
+            Err(e) => e.message.clone(),
+        },
+        line: cand.as_ref().err().map(|e| e.line),
+    }
+}
+
+fn run_checks(
+    task: &TaskRef,
+    cand: &Result<Program, ProgramError>,
+    starter: &Result<Program, ProgramError>,
+    reference: &Result<Program, ProgramError>,
+    blocked: &Option<String>,
+    items: &mut Vec<Item>,
+) {
     for check in CHECKS {
         let Some(must_have) = check.must_have_for(task.kind) else { continue };
-        let outcome = match (&blocked, &cand, &starter, &reference) {
+        let outcome = match (blocked, cand, starter, reference) {
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),
         };
@@ -294,7 +300,6 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
             line: outcome.line,
         });
     }
-    Rubric { items }
 }
 
 /// `a, b, c and 4 more`
@@ -316,47 +321,14 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 // Function sets
 // ------------------------------------------------------------------------------------------------
 
-/// grading.md §4.2, exactly: must-have = reference functions, cannot-have = starter − reference, no extras,
-/// then no module-level assignment to a plain name.
+/// grading.md §4.2, exactly (one implementation, shared with the behavioural grader).
 fn function_existence(c: &Ctx) -> Outcome {
-    let s_start = c.starter.function_names();
-    let s_sol = c.reference.function_names();
-    let s_cand = c.candidate.function_names();
-    let missing: Vec<&str> = s_sol.difference(&s_cand).copied().collect();
-    let forbidden: Vec<&str> = s_cand.iter().filter(|n| s_start.contains(*n) && !s_sol.contains(*n)).copied().collect();
-    let extra: Vec<&str> = s_cand.iter().filter(|n| !s_start.contains(*n) && !s_sol.contains(*n)).copied().collect();
-    if !missing.is_empty() || !forbidden.is_empty() || !extra.is_empty() {
-        let mut parts = Vec::new();
-        if !forbidden.is_empty() {
-            parts.push(format!(
-                "{} still defined: {}",
-                plural(forbidden.len(), "function that must go is", "functions that must go are"),
-                list(&forbidden)
-            ));
-        }
-        if !missing.is_empty() {
-            parts.push(format!(
-                "{} missing: {}",
-                plural(missing.len(), "function that must stay is", "functions that must stay are"),
-                list(&missing)
-            ));
-        }
-        if !extra.is_empty() {
-            parts.push(format!("{}: {}", plural(extra.len(), "unknown function", "unknown functions"), list(&extra)));
-        }
-        let line =
-            forbidden.first().or(extra.first()).and_then(|n| c.candidate.function(n)).map(|f| c.candidate.line_of(f));
-        return fail(parts.join("; "), line);
+    let e = super::existence::function_existence(c.starter, c.reference, c.candidate);
+    if e.passed() {
+        pass(e.message())
+    } else {
+        fail(e.message(), e.line)
     }
-    if let Some((name, line)) = c.candidate.module_assignments().into_iter().next() {
-        return fail(format!("module-level assignment to `{name}`: global variables are not allowed"), Some(line));
-    }
-    let removed = s_start.len() - s_sol.len().min(s_start.len());
-    pass(format!(
-        "the {} functions the reference keeps are there{}, nothing else, and no module-level assignments",
-        s_sol.len(),
-        if removed > 0 { format!(", the {removed} it removes are gone") } else { String::new() }
-    ))
 }
 
 /// D6: every reference function except `main` exists in the candidate.

@@ -10,11 +10,13 @@ pub mod plan;
 pub mod value;
 pub mod verdict;
 
+pub use crate::check::program::ProgramError;
 pub use outcome::{CallResult, PyError, RunOutcome, RunStatus, TrialOutcome};
 pub use plan::{build_plan, reference_functions, task_key, FunctionSpec, Plan, PlanError};
 pub use value::{compare, Comparison, Value};
 pub use verdict::{wilson, CheckResult, FirstFailure, FunctionResult, FunctionStatus, Outcome};
 
+use crate::check::program::Program;
 use crate::domain::stubs::STROPS_SOURCE;
 use crate::spec::{Domain, Kind};
 use serde::{Deserialize, Serialize};
@@ -64,8 +66,9 @@ pub struct Prepared {
 
 /// Plan a task with `trials` trials per function.
 pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
-    let functions = reference_functions(&task.reference)?;
-    let defs = plan::top_defs(&task.reference).map_err(PlanError::Syntax)?;
+    let reference = Program::read(&task.reference).map_err(PlanError::Syntax)?;
+    let functions = plan::functions_of(&reference)?;
+    let defs = reference.top_defs();
     let keep: BTreeSet<String> =
         defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
@@ -85,9 +88,14 @@ pub struct CandidateProgram {
     pub missing: Vec<String>,
 }
 
-/// Filter a candidate against a prepared task; a syntax error is returned with its line.
-pub fn candidate_program(prep: &Prepared, candidate: &str) -> Result<CandidateProgram, plan::SyntaxProblem> {
-    let defs = plan::top_defs(candidate)?;
+/// Filter a candidate against a prepared task. The candidate is read as `ast.parse` reads it (the
+/// reference's step 2): a problem the front end finds is returned with its line.
+pub fn candidate_program(prep: &Prepared, candidate: &str) -> Result<CandidateProgram, ProgramError> {
+    filtered(prep, &Program::read(candidate)?)
+}
+
+fn filtered(prep: &Prepared, candidate: &Program) -> Result<CandidateProgram, ProgramError> {
+    let defs = candidate.top_defs();
     let wanted: BTreeSet<String> = prep.reference_defs.iter().cloned().collect();
     let present: BTreeSet<String> =
         defs.iter().filter(|d| !d.is_async && wanted.contains(&d.name)).map(|d| d.name.clone()).collect();
@@ -223,15 +231,18 @@ pub fn verdict(
     expected: &RunOutcome,
     actual: Option<&RunOutcome>,
 ) -> Verdict {
-    let compilation = verdict::compilation(candidate);
-    let existence = verdict::function_existence(&task.starter, &task.reference, candidate);
-    let (behavioral, functions) = match (candidate_program(prep, candidate), actual) {
+    // Read once, by the one front end; every check below works from this reading.
+    let read = Program::read(candidate);
+    let compilation = verdict::compilation_check(&read);
+    let existence = verdict::existence_check(&task.starter, &task.reference, &read);
+    let program = read.as_ref().map_err(Clone::clone).and_then(|p| filtered(prep, p));
+    let (behavioral, functions) = match (program, actual) {
         (Ok(cp), Some(actual)) => verdict::behavioural(&prep.plan, &cp.tested, &cp.missing, expected, actual),
         (Err(e), _) => (
             CheckResult {
                 kind: "behavioral".into(),
                 outcome: Outcome::Error,
-                message: format!("the candidate has a {e}"),
+                message: format!("the candidate cannot be read: {e}"),
                 metadata: serde_json::json!({"line": e.line}),
             },
             vec![],

@@ -2,6 +2,7 @@
 //! with which argument types, on which inputs, under which `mylibrary` stub block per trial.
 
 use super::value::Value;
+use crate::check::program::Program;
 use crate::domain::stubs;
 use crate::graph::sample::{below, between, uniform};
 use crate::rng::{hex_id, stream, Rng};
@@ -28,99 +29,18 @@ pub struct FunctionSpec {
     pub params: Vec<(String, ArgType)>,
 }
 
-/// One top-level `def` of a program.
-#[derive(Clone, Debug)]
-pub struct TopDef {
-    pub name: String,
-    /// 1-based line of the `def`.
-    pub line: usize,
-    pub is_async: bool,
-    /// Source text, decorators included.
-    pub source: String,
-}
+pub use crate::check::program::{ProgramError, TopDef};
 
-/// A Python syntax error with its 1-based line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntaxProblem {
-    pub line: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for SyntaxProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "syntax error on line {}: {}", self.line, self.message)
-    }
-}
-
-fn line_of(src: &str, offset: usize) -> usize {
-    src.as_bytes()[..offset.min(src.len())].iter().filter(|&&b| b == b'\n').count() + 1
-}
-
-/// Parse a module into its top-level statements.
-pub fn parse(src: &str) -> Result<Vec<Stmt>, SyntaxProblem> {
-    match ruff_python_parser::parse_module(src) {
-        Ok(p) => Ok(p.into_suite().into_iter().collect()),
-        Err(e) => {
-            Err(SyntaxProblem { line: line_of(src, e.location.start().to_usize()), message: e.error.to_string() })
-        }
-    }
-}
-
-/// The top-level `def`s of a module, in source order.
-pub fn top_defs(src: &str) -> Result<Vec<TopDef>, SyntaxProblem> {
-    let body = parse(src)?;
-    Ok(body
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::FunctionDef(f) => {
-                let r = s.range();
-                Some(TopDef {
-                    name: f.name.id.to_string(),
-                    line: line_of(src, f.name.range().start().to_usize()),
-                    is_async: f.is_async,
-                    source: src[r.start().to_usize()..r.end().to_usize()].to_string(),
-                })
-            }
-            _ => None,
-        })
-        .collect())
-}
-
-/// Plain names assigned at module level (plain, annotated or augmented assignment), with lines:
-/// what `function_existence` forbids (grading.md §4.2).
-pub fn module_assignments(src: &str) -> Result<Vec<(String, usize)>, SyntaxProblem> {
-    let body = parse(src)?;
-    let mut out = Vec::new();
-    for s in &body {
-        let line = line_of(src, s.range().start().to_usize());
-        match s {
-            Stmt::Assign(a) => {
-                for t in &a.targets {
-                    if let Expr::Name(n) = t {
-                        out.push((n.id.to_string(), line));
-                    }
-                }
-            }
-            Stmt::AnnAssign(a) => {
-                if let Expr::Name(n) = a.target.as_ref() {
-                    out.push((n.id.to_string(), line));
-                }
-            }
-            Stmt::AugAssign(a) => {
-                if let Expr::Name(n) = a.target.as_ref() {
-                    out.push((n.id.to_string(), line));
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(out)
+/// The top-level `def`s of a module, in source order, read by the one front end.
+pub fn top_defs(src: &str) -> Result<Vec<TopDef>, ProgramError> {
+    Ok(Program::read(src)?.top_defs())
 }
 
 /// Why a reference cannot be planned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlanError {
-    Syntax(SyntaxProblem),
+    /// The reference cannot be read (its line and why).
+    Syntax(ProgramError),
     /// A parameter without annotation (function, parameter).
     Unannotated(String, String),
     /// An annotation the input drawer does not support (function, parameter, annotation text).
@@ -130,7 +50,7 @@ pub enum PlanError {
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PlanError::Syntax(s) => write!(f, "the reference has a {s}"),
+            PlanError::Syntax(s) => write!(f, "the reference cannot be read: {s}"),
             PlanError::Unannotated(func, p) => {
                 write!(f, "parameter '{p}' of reference function '{func}' has no annotation")
             }
@@ -170,9 +90,12 @@ fn arg_type(e: &Expr) -> Option<ArgType> {
             }
         }
         Expr::StringLiteral(s) => {
-            let text = s.value.to_str();
-            let parsed = ruff_python_parser::parse_expression(text).ok()?;
-            arg_type(parsed.expr())
+            // A string annotation is read as a one-line module by the same front end (it is input too).
+            let program = Program::read(s.value.to_str()).ok()?;
+            match program.body() {
+                [Stmt::Expr(e)] => arg_type(&e.value),
+                _ => None,
+            }
         }
         _ => None,
     }
@@ -181,9 +104,15 @@ fn arg_type(e: &Expr) -> Option<ArgType> {
 /// The functions to test: every top-level non-async `def` of the reference except `main`, with its
 /// plain positional parameters (grading.md §3.2 steps 1 and 4).
 pub fn reference_functions(reference: &str) -> Result<Vec<FunctionSpec>, PlanError> {
-    let body = parse(reference).map_err(PlanError::Syntax)?;
+    let program = Program::read(reference).map_err(PlanError::Syntax)?;
+    functions_of(&program)
+}
+
+/// [`reference_functions`] of a program already read.
+pub fn functions_of(program: &Program) -> Result<Vec<FunctionSpec>, PlanError> {
+    let reference = program.source;
     let mut out = Vec::new();
-    for s in &body {
+    for s in program.body() {
         let Stmt::FunctionDef(f) = s else { continue };
         if f.is_async || f.name.id.as_str() == "main" {
             continue;
@@ -331,6 +260,9 @@ mod tests {
             Err(PlanError::Syntax(s)) => assert_eq!(s.line, 3),
             other => panic!("{other:?}"),
         }
+        // A hostile reference is refused by the front end, not overflowed on.
+        let deep = format!("def f(x: float) -> float:\n    return {}1\n", "-".repeat(100_000));
+        assert!(matches!(reference_functions(&deep), Err(PlanError::Syntax(_))));
     }
 
     #[test]
@@ -358,6 +290,7 @@ mod tests {
         let keep: BTreeSet<String> = ["f".to_string()].into();
         let p = filter_program(&defs, &keep);
         assert!(p.starts_with("def f(") && !p.contains("def h") && !p.contains("import"));
-        assert_eq!(module_assignments("x = 1\ny: int = 2\nz += 1\na, b = 1, 2\n").unwrap().len(), 3);
+        let assigned = Program::read("x = 1\ny: int = 2\nz += 1\na, b = 1, 2\n").unwrap().module_assignments();
+        assert_eq!(assigned.len(), 3);
     }
 }

@@ -2,8 +2,10 @@
 //! `function_existence` rule (§4.2), the task pass rule (§5.3–§5.5) and Wilson intervals.
 
 use super::outcome::{CallResult, RunOutcome, RunStatus};
-use super::plan::{module_assignments, top_defs, Plan};
+use super::plan::Plan;
 use super::value::{compare, Comparison, Value};
+use crate::check::existence;
+use crate::check::program::{Program, ProgramError};
 use crate::spec::Kind;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -63,56 +65,41 @@ pub struct FunctionResult {
     pub first_failure: Option<FirstFailure>,
 }
 
-/// The reference's `function_existence` (grading.md §4.2). `None` when a program does not parse
-/// (the check is then an error).
+/// The reference's `function_existence` (grading.md §4.2), by the rule the static rubric uses too
+/// ([`crate::check::existence`]); an error when a program cannot be read.
 pub fn function_existence(starter: &str, reference: &str, candidate: &str) -> CheckResult {
-    let names = |src: &str| -> Result<BTreeSet<String>, String> {
-        top_defs(src)
-            .map(|ds| ds.into_iter().filter(|d| !d.is_async).map(|d| d.name).collect())
-            .map_err(|e| e.to_string())
+    existence_check(starter, reference, &Program::read(candidate))
+}
+
+/// [`function_existence`] of a candidate already read.
+pub fn existence_check(starter: &str, reference: &str, candidate: &Result<Program, ProgramError>) -> CheckResult {
+    let kind = "function_existence";
+    let (s, r) = match (Program::read(starter), Program::read(reference)) {
+        (Ok(s), Ok(r)) => (s, r),
+        (Err(e), _) => return check(kind, Outcome::Error, format!("the starter cannot be read: {e}"), json!({})),
+        (_, Err(e)) => return check(kind, Outcome::Error, format!("the reference cannot be read: {e}"), json!({})),
     };
-    let (s_start, s_sol, s_cand) = match (names(starter), names(reference), names(candidate)) {
-        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-        (Err(e), _, _) => {
-            return check("function_existence", Outcome::Error, format!("the starter has a {e}"), json!({}))
-        }
-        (_, Err(e), _) => {
-            return check("function_existence", Outcome::Error, format!("the reference has a {e}"), json!({}))
-        }
-        (_, _, Err(e)) => {
-            return check("function_existence", Outcome::Error, format!("the candidate has a {e}"), json!({}))
+    let c = match candidate {
+        Ok(c) => c,
+        Err(e) => {
+            return check(kind, Outcome::Error, format!("the candidate cannot be read: {e}"), json!({"line": e.line}))
         }
     };
-    let cannot: BTreeSet<&String> = s_start.difference(&s_sol).collect();
-    let missing: Vec<&String> = s_sol.difference(&s_cand).collect();
-    let forbidden: Vec<&String> = s_cand.iter().filter(|n| cannot.contains(n)).collect();
-    let extra: Vec<&String> = s_cand.iter().filter(|n| !s_sol.contains(*n) && !cannot.contains(n)).collect();
-    let meta = json!({"missing": missing, "forbidden": forbidden, "extra": extra});
-    if !missing.is_empty() || !forbidden.is_empty() || !extra.is_empty() {
-        let mut parts = Vec::new();
-        if !missing.is_empty() {
-            parts.push(format!("missing {}", list(&missing)));
-        }
-        if !forbidden.is_empty() {
-            parts.push(format!("should have been removed: {}", list(&forbidden)));
-        }
-        if !extra.is_empty() {
-            parts.push(format!("not in the reference: {}", list(&extra)));
-        }
-        return check("function_existence", Outcome::Fail, parts.join("; "), meta);
+    let e = existence::function_existence(&s, &r, c);
+    let meta = if e.sets_match() && !e.assignments.is_empty() {
+        json!({"global_variables": e.assignments.iter().map(|(n, _)| n).collect::<Vec<_>>(), "line": e.line})
+    } else {
+        json!({"missing": e.missing, "forbidden": e.forbidden, "extra": e.extra, "line": e.line})
+    };
+    if e.passed() {
+        check(kind, Outcome::Pass, String::new(), meta)
+    } else {
+        check(kind, Outcome::Fail, e.message(), meta)
     }
-    match module_assignments(candidate) {
-        Ok(globals) if !globals.is_empty() => {
-            let names: Vec<String> = globals.iter().map(|(n, l)| format!("{n} (line {l})")).collect();
-            check(
-                "function_existence",
-                Outcome::Fail,
-                format!("module-level assignments are not allowed: {}", names.join(", ")),
-                json!({"global_variables": globals.iter().map(|(n, _)| n).collect::<Vec<_>>()}),
-            )
-        }
-        _ => check("function_existence", Outcome::Pass, String::new(), meta),
-    }
+}
+
+fn check(kind: &str, outcome: Outcome, message: String, metadata: serde_json::Value) -> CheckResult {
+    CheckResult { kind: kind.into(), outcome, message, metadata }
 }
 
 fn list<T: std::fmt::Display>(xs: &[T]) -> String {
@@ -124,15 +111,26 @@ fn list<T: std::fmt::Display>(xs: &[T]) -> String {
     s.join(", ")
 }
 
-fn check(kind: &str, outcome: Outcome, message: String, metadata: serde_json::Value) -> CheckResult {
-    CheckResult { kind: kind.into(), outcome, message, metadata }
+/// `compilation` (grading.md §4.1): what CPython 3.11's `compile()` says of the candidate, by the
+/// front end the static rubric uses (an error, not a failure, otherwise).
+pub fn compilation(candidate: &str) -> CheckResult {
+    compilation_check(&Program::read(candidate))
 }
 
-/// `compilation`: the candidate parses as Python (an error, not a failure, otherwise).
-pub fn compilation(candidate: &str) -> CheckResult {
-    match super::plan::parse(candidate) {
-        Ok(_) => check("compilation", Outcome::Pass, String::new(), json!({})),
-        Err(e) => check("compilation", Outcome::Error, format!("the candidate has a {e}"), json!({"line": e.line})),
+/// [`compilation`] of a candidate already read.
+pub fn compilation_check(candidate: &Result<Program, ProgramError>) -> CheckResult {
+    let problem = match candidate {
+        Ok(p) => p.compile_error(),
+        Err(e) => Some(e),
+    };
+    match problem {
+        None => check("compilation", Outcome::Pass, String::new(), json!({})),
+        Some(e) => check(
+            "compilation",
+            Outcome::Error,
+            format!("the candidate does not compile: {e}"),
+            json!({"line": e.line}),
+        ),
     }
 }
 
@@ -335,12 +333,22 @@ mod tests {
         assert_eq!(function_existence(starter, reference, reference).outcome, Outcome::Pass);
         let r = function_existence(starter, reference, starter);
         assert_eq!(r.outcome, Outcome::Fail);
-        assert!(r.message.contains("'dead'"));
+        assert!(r.message.contains("`dead`") && r.metadata["forbidden"] == json!(["dead"]), "{r:?}");
         let r = function_existence(starter, reference, "def main():\n    a()\n");
-        assert!(r.message.contains("missing 'a'"));
+        assert!(r.message.contains("missing: `a`"), "{}", r.message);
         let r = function_existence(starter, reference, "X = 1\ndef a():\n    pass\n\ndef main():\n    a()\n");
-        assert!(r.message.contains("X (line 1)"));
-        assert_eq!(function_existence(starter, reference, "def (").outcome, Outcome::Error);
+        assert!(r.message.contains("`X` (line 1)") && r.metadata["global_variables"] == json!(["X"]), "{r:?}");
+        let r = function_existence(starter, reference, "def (");
+        assert_eq!((r.outcome, r.metadata["line"].clone()), (Outcome::Error, json!(1)));
+        // One front end: a candidate too deep for CPython is an error with its line, not a crash.
+        let deep = format!("x = {}1\n", "-".repeat(200_000));
+        let c = compilation(&deep);
+        assert_eq!((c.outcome, c.metadata["line"].clone()), (Outcome::Error, json!(1)));
+        assert_eq!(function_existence(starter, reference, &deep).outcome, Outcome::Error);
+        // `compile()` refuses what `ast.parse` reads: compilation errs, the function sets are still judged.
+        let module_return = format!("{reference}\nreturn 1\n");
+        assert_eq!(compilation(&module_return).outcome, Outcome::Error);
+        assert_eq!(function_existence(starter, reference, &module_return).outcome, Outcome::Pass);
     }
 
     #[test]
