@@ -116,9 +116,11 @@ fn bad_input_gets_a_record_naming_the_problem() {
     assert!(ghost["error"].as_str().unwrap().contains("no task with dag_id 'no-such-dag'"), "{ghost}");
     let missing_file = results(root, "math_function", "cache_function", "m");
     assert!(missing_file[0]["error"].as_str().unwrap().contains("no task file"), "{}", missing_file[0]);
+    // A binary file: each line gets its own record naming the line.
     let binary = results(root, "math_function", "add_parameter", "binary");
-    assert_eq!(binary.len(), 1);
-    assert!(binary[0]["error"].as_str().unwrap().contains("not UTF-8"), "{}", binary[0]);
+    assert_eq!(binary.len(), 2);
+    assert!(binary[0]["error"].as_str().unwrap().contains("line 1: not UTF-8"), "{}", binary[0]);
+    assert!(binary[1]["error"].as_str().unwrap().contains("line 2: not a JSON record"), "{}", binary[1]);
     assert!(summary.problems >= 5);
     // The meta file and the summary exist.
     assert!(root
@@ -216,4 +218,41 @@ fn the_binary_grades_and_prints_a_table() {
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["rows"][0]["passed"], json!(2));
     assert_eq!(j["rows"][0]["accuracy"], json!(1.0));
+}
+
+/// One seed's graph is shared by every kind and domain, so `<dag_id>.py` can name several tasks: that
+/// file is not graded, its record lists the tasks, and the other files are graded on. `<name>.py` is exact.
+#[test]
+fn a_dag_id_shared_by_several_tasks_is_an_error_listing_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut tasks = Vec::new();
+    for (kind, domain) in [(Kind::AddParameter, Domain::Math), (Kind::DeadCode, Domain::String)] {
+        let t = cabrito::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 5, 9)).unwrap();
+        let set = format!("{}_function", domain.as_str());
+        let d = root.join("tasks").join(RUN).join(&set);
+        std::fs::create_dir_all(&d).unwrap();
+        let rec = json!([{"name": t.name, "dag_id": t.dag_id, "starter_code": t.starter_code, "solution_code": t.solution_code}]);
+        std::fs::write(d.join(format!("{}.json", kind.as_str())), rec.to_string()).unwrap();
+        tasks.push(t);
+    }
+    assert_eq!(tasks[0].dag_id, tasks[1].dag_id, "one seed, one graph");
+    let sol = root.join("mine");
+    std::fs::create_dir_all(&sol).unwrap();
+    std::fs::write(sol.join(format!("{}.py", tasks[0].dag_id)), &tasks[0].solution_code).unwrap();
+    std::fs::write(sol.join(format!("{}.py", tasks[0].name)), &tasks[0].solution_code).unwrap();
+    let mut a = args(root, (1, 1));
+    a.responses = None;
+    a.solutions = Some(sol);
+    let summary = grade_dirs(&a).unwrap();
+    assert_eq!(summary.problems, 1);
+    let exact = std::fs::read_to_string(
+        root.join("out/results").join(RUN).join("math_function/add_parameter/files/mine.jsonl"),
+    )
+    .unwrap();
+    assert!(exact.contains("\"score\":1"), "{exact}");
+    let ambiguous =
+        std::fs::read_to_string(root.join("out/results/unmatched/unmatched/unmatched/files/mine.jsonl")).unwrap();
+    assert!(ambiguous.contains("matches 2 tasks"), "{ambiguous}");
+    assert!(ambiguous.contains(&tasks[0].name) && ambiguous.contains(&tasks[1].name), "{ambiguous}");
 }

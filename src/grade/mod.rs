@@ -25,6 +25,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Default trials per function (decision D5: the paper's 50).
 pub const DEFAULT_TRIALS: usize = 50;
 
+/// Most trials per function a batch may ask for.
+pub const MAX_TRIALS: usize = 10_000;
+
+/// Seconds one call may take before the harness raises a timeout in it (the reference's 2 s).
+pub const DEFAULT_CALL_TIMEOUT_SECONDS: f64 = 2.0;
+
 /// What grading needs to know about a task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GradeTask {
@@ -119,7 +125,7 @@ pub struct HarnessOptions {
 
 impl Default for HarnessOptions {
     fn default() -> Self {
-        HarnessOptions { memoize: true, restrict_builtins: true, call_timeout: 2.0 }
+        HarnessOptions { memoize: true, restrict_builtins: true, call_timeout: DEFAULT_CALL_TIMEOUT_SECONDS }
     }
 }
 

@@ -5,6 +5,7 @@
 //! usage errors (bad flags, unreadable files, records without the needed fields).
 
 use super::cli::{spec_args, spec_from, Failure};
+use super::records::{self, TaskRecord};
 use crate::check::response::{parse_response, Candidate, ResponseError, MAX_RESPONSE_BYTES};
 use crate::check::rubric::{static_checks, Rubric, TaskRef};
 use crate::spec::KNOBS;
@@ -22,8 +23,8 @@ pub fn command() -> Command {
              The task comes from the spec flags (as `cabrito generate` takes them) or from --task-file: a Cabrito \
              task (`cabrito generate --json`) or a record of the reference implementation (its `<task_type>.json`, \
              possibly gzip'd; an array needs --task-name unless it has one record). The kind and domain of a \
-             reference record are read from its name (`<domain>_function_<task_type>_<dag_id>`); --kind and \
-             --domain override them.\n\n\
+             reference record are read from its place in the layout (`<task_set>/<task_type>.json`) and its name \
+             (`<domain>_function_<task_type>_<dag_id>`), which must agree; --kind and --domain choose.\n\n\
              The solution may be a `# === solution.py ===` file block (optionally inside <solution>…</solution>), \
              a bare Python file, or a unified diff against the starter.\n\n\
              Exit status: 0 when every must-have item passes, 1 when one fails or the response cannot be read, \
@@ -157,7 +158,8 @@ fn report_text(
     out
 }
 
-/// Read the response: at most 2 MB, UTF-8.
+/// Read the response: at most 2 MB, decoded as `python file.py` would read it (a byte-order mark dropped,
+/// a coding line honoured, undecodable bytes refused outside comments).
 fn read_response(path: &str) -> Result<String, Failure> {
     let mut bytes = Vec::new();
     let limit = MAX_RESPONSE_BYTES as u64 + 1;
@@ -177,12 +179,10 @@ fn read_response(path: &str) -> Result<String, Failure> {
             "the solution {path} is larger than {MAX_RESPONSE_BYTES} bytes (2 MB); expected one Python file or response"
         )));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        Failure::Other(format!(
-            "the solution {path} is not UTF-8 text (invalid byte at offset {at}); expected Python source"
-        ))
-    })
+    match crate::check::source::decode(&bytes) {
+        Ok(d) => Ok(d.text.into_owned()),
+        Err(e) => Err(Failure::Other(format!("the solution {path} cannot be read: {e}"))),
+    }
 }
 
 /// The spec flags other than kind and domain (they cannot be combined with a task file).
@@ -217,97 +217,63 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
             others.join(", ")
         )));
     }
-    let value = read_task_file(file)?;
-    let record = pick_record(file, value, m.get_one::<String>("task-name").map(String::as_str))?;
-    let field = |key: &str| -> Result<String, Failure> {
-        record.get(key).and_then(Value::as_str).map(str::to_string).ok_or_else(|| {
-            Failure::Usage(format!(
-                "{file}: the task record has no `{key}` string; expected a Cabrito task or a reference record"
-            ))
+    let path = Path::new(file);
+    let records = records::read_task_records(path).map_err(Failure::Usage)?;
+    let record = pick_record(file, &records, m.get_one::<String>("task-name").map(String::as_str))?;
+    let missing = |key: &str| {
+        Failure::Usage(format!(
+            "{file}: the task record has no `{key}` string; expected a Cabrito task or a reference record"
+        ))
+    };
+    let starter = record.starter.clone().ok_or_else(|| missing("starter_code"))?;
+    let reference = record.reference.clone().ok_or_else(|| missing("solution_code"))?;
+    let source = if record.spec.is_some() { "Cabrito task file" } else { "reference task record" };
+    let parse_kind = |k: &String| {
+        Kind::parse(k).ok_or_else(|| {
+            Failure::Usage(format!("unknown kind `{k}`; kind must be one of {}", Kind::NAMES.join(", ")))
         })
     };
-    let starter = field("starter_code")?;
-    let reference = field("solution_code")?;
-    let name = record.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-    let spec = record.get("spec");
-    let from_spec = |key: &str| spec.and_then(|s| s.get(key)).and_then(Value::as_str).map(str::to_string);
-    let source = if spec.is_some() { "Cabrito task file" } else { "reference task record" };
-    let (name_domain, name_kind) = infer_from_name(&name);
-    let kind = match m.get_one::<String>("kind").cloned().or_else(|| from_spec("kind")) {
-        Some(k) => Kind::parse(&k).ok_or_else(|| {
-            Failure::Usage(format!("unknown kind `{k}`; kind must be one of {}", Kind::NAMES.join(", ")))
-        })?,
-        None => name_kind.ok_or_else(|| {
-            Failure::Usage(format!(
-                "{file}: cannot tell the task kind from the name `{name}`; give --kind ({})",
-                Kind::NAMES.join("|")
-            ))
-        })?,
-    };
-    let domain = match m.get_one::<String>("domain").cloned().or_else(|| from_spec("domain")) {
-        Some(d) => Domain::parse(&d).ok_or_else(|| {
+    let parse_domain = |d: &String| {
+        Domain::parse(d).ok_or_else(|| {
             Failure::Usage(format!("unknown domain `{d}`; domain must be one of {}", Domain::NAMES.join(", ")))
-        })?,
-        None => name_domain.ok_or_else(|| {
-            Failure::Usage(format!(
-                "{file}: cannot tell the domain from the name `{name}`; give --domain ({})",
-                Domain::NAMES.join("|")
-            ))
-        })?,
+        })
     };
-    Ok(Loaded { name, kind, domain, starter, reference, source })
+    let chosen = (
+        m.get_one::<String>("kind").map(parse_kind).transpose()?,
+        m.get_one::<String>("domain").map(parse_domain).transpose()?,
+    );
+    // The file's place in the reference layout (`…/<task_set>/<task_type>.json`), the record's spec and
+    // its name all say what it is; they must agree (or --kind/--domain choose).
+    let place = records::place_of_path(path);
+    let (kind, domain) = records::kind_and_domain(record, place.as_ref(), chosen, file).map_err(Failure::Usage)?;
+    Ok(Loaded { name: record.name.clone(), kind, domain, starter, reference, source })
 }
 
-/// `<domain>_<task set rest>_<task_type>_<dag_id>` → (domain, kind), each when recognisable.
-fn infer_from_name(name: &str) -> (Option<Domain>, Option<Kind>) {
-    let domain = name.split('_').next().and_then(Domain::parse);
-    let kind = Kind::ALL.iter().copied().find(|k| name.contains(&format!("_{}_", k.as_str())));
-    (domain, kind)
-}
-
-fn read_task_file(file: &str) -> Result<Value, Failure> {
-    const MAX_TASK_BYTES: u64 = 512 * 1024 * 1024;
-    let f = std::fs::File::open(file).map_err(|e| Failure::Usage(format!("cannot read the task file {file}: {e}")))?;
-    let mut text = String::new();
-    let read = if Path::new(file).extension().is_some_and(|e| e == "gz") {
-        flate2::read::GzDecoder::new(f).take(MAX_TASK_BYTES).read_to_string(&mut text)
-    } else {
-        f.take(MAX_TASK_BYTES).read_to_string(&mut text)
-    };
-    read.map_err(|e| Failure::Usage(format!("cannot read the task file {file}: {e}")))?;
-    serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("{file} is not valid JSON: {e}")))
-}
-
-fn pick_record(file: &str, value: Value, wanted: Option<&str>) -> Result<Value, Failure> {
-    let matches = |r: &Value, w: &str| {
-        r.get("name").and_then(Value::as_str) == Some(w) || r.get("dag_id").and_then(Value::as_str) == Some(w)
-    };
-    match value {
-        Value::Array(records) => {
-            if let Some(w) = wanted {
-                return records
-                    .into_iter()
-                    .find(|r| matches(r, w))
-                    .ok_or_else(|| Failure::Usage(format!("{file}: no record has the name or dag_id `{w}`")));
-            }
-            match records.len() {
-                0 => Err(Failure::Usage(format!("{file} holds no task records"))),
-                1 => Ok(records.into_iter().next().expect("one record")),
-                n => {
-                    let names: Vec<&str> =
-                        records.iter().take(5).filter_map(|r| r.get("name").and_then(Value::as_str)).collect();
-                    Err(Failure::Usage(format!(
-                        "{file} holds {n} task records; choose one with --task-name (e.g. {})",
-                        names.join(", ")
-                    )))
-                }
-            }
+fn pick_record<'a>(file: &str, records: &'a [TaskRecord], wanted: Option<&str>) -> Result<&'a TaskRecord, Failure> {
+    if let Some(w) = wanted {
+        // The name first, then the dag_id; several records with it is an error listing them.
+        return records::find_record(records, Some(w), None, file)
+            .or_else(|_| records::find_record(records, None, Some(w), file))
+            .map_err(|e| {
+                Failure::Usage(
+                    e.replace(
+                        &format!("no task with dag_id '{w}'"),
+                        &format!("no record has the name or dag_id `{w}`"),
+                    ),
+                )
+            });
+    }
+    match records {
+        [] => Err(Failure::Usage(format!("{file} holds no task records"))),
+        [one] => Ok(one),
+        many => {
+            let names: Vec<&str> = many.iter().take(5).map(|r| r.name.as_str()).collect();
+            Err(Failure::Usage(format!(
+                "{file} holds {} task records; choose one with --task-name (e.g. {})",
+                many.len(),
+                names.join(", ")
+            )))
         }
-        Value::Object(_) => match wanted {
-            Some(w) if !matches(&value, w) => Err(Failure::Usage(format!("{file}: the record is not `{w}`"))),
-            _ => Ok(value),
-        },
-        _ => Err(Failure::Usage(format!("{file}: expected a task record (a JSON object) or an array of them"))),
     }
 }
 
@@ -315,16 +281,19 @@ fn pick_record(file: &str, value: Value, wanted: Option<&str>) -> Result<Value, 
 mod tests {
     use super::*;
 
+    fn rec(name: &str, dag: &str, index: usize) -> TaskRecord {
+        TaskRecord { name: name.into(), dag_id: dag.into(), starter: None, reference: None, spec: None, index }
+    }
+
     #[test]
-    fn names() {
-        assert_eq!(
-            infer_from_name("math_function_add_parameter_14c62aba-89c2"),
-            (Some(Domain::Math), Some(Kind::AddParameter))
-        );
-        assert_eq!(
-            infer_from_name("string_constraints_extract_helper_x"),
-            (Some(Domain::String), Some(Kind::ExtractHelper))
-        );
-        assert_eq!(infer_from_name("whatever"), (None, None));
+    fn picking_a_record() {
+        let recs = [rec("a", "d1", 0), rec("b", "d2", 1)];
+        assert_eq!(pick_record("f", &recs, Some("b")).unwrap().index, 1);
+        assert_eq!(pick_record("f", &recs, Some("d1")).unwrap().index, 0);
+        assert!(pick_record("f", &recs, None).is_err());
+        assert!(pick_record("f", &recs, Some("zz")).is_err());
+        let dup = [rec("a", "d", 0), rec("b", "d", 1)];
+        let Err(Failure::Usage(e)) = pick_record("f", &dup, Some("d")) else { panic!("ambiguous") };
+        assert!(e.contains("matches 2 records"), "{e}");
     }
 }

@@ -1,34 +1,46 @@
 //! `cabrito grade`: grade responses against tasks in the reference's layout (D11), in parallel,
 //! resumably, writing the reference's result records plus a summary with Wilson intervals.
 //!
-//! Inputs: `--tasks DIR` holding `tasks/<run>/<task_set>/<task_type>.json[.gz]` (or those run
-//! folders directly), and either `--responses DIR` holding
-//! `responses/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl[.gz]` (or those run folders
-//! directly), or `--solutions DIR` with one `<dag_id or name>.py` per task.
+//! Inputs (found and read by [`super::records`]): `--tasks DIR` holding
+//! `tasks/<run>/<task_set>/<task_type>.json[.gz]` (or those run folders directly), and either
+//! `--responses DIR` holding `responses/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl[.gz]` (or
+//! those run folders directly), or `--solutions DIR` with one `<task name>.py` (or `<dag_id>.py` when that
+//! dag_id names one task only) per task.
 //! Output: `OUT/results/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl` (+ `.meta.json`)
 //! and `OUT/summary.json`.
+//!
+//! One bad item never stops the batch: a response that cannot be read, matched or graded gets a record
+//! saying why, and every job runs on a thread with a known stack ([`JOB_STACK_BYTES`]) inside
+//! `catch_unwind`, so even a bug that panics on one response costs that response only.
 
 use super::cli::Failure;
+use super::records::{self, Place, TaskRecord};
 use super::runner::{self, GradeOptions};
-use crate::grade::{self, wilson, GradeTask, Outcome, Verdict};
-use crate::spec::{Axis, Kind, TaskSpec};
+use crate::grade::{wilson, GradeTask, Outcome, Verdict, DEFAULT_CALL_TIMEOUT_SECONDS, DEFAULT_TRIALS, MAX_TRIALS};
+use crate::spec::TaskSpec;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+pub use super::records::axis_and_n;
+
+/// Stack of each grading thread: generous, and known (a thread pool's default is not).
+pub const JOB_STACK_BYTES: usize = 64 << 20;
 
 pub fn command() -> Command {
     Command::new("grade")
         .about("Grade responses (reference JSONL layout) or a folder of solutions against tasks, by running them")
         .arg(Arg::new("tasks").long("tasks").required(true).value_name("DIR").help("tasks in the reference layout: DIR/tasks/<run>/<task_set>/<task_type>.json[.gz] (or DIR/<run>/...)"))
         .arg(Arg::new("responses").long("responses").value_name("DIR").help("responses: DIR/responses/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl[.gz] (or DIR/<run>/...)"))
-        .arg(Arg::new("solutions").long("solutions").value_name("DIR").help("instead of --responses: a folder of <dag_id>.py or <task name>.py files"))
+        .arg(Arg::new("solutions").long("solutions").value_name("DIR").help("instead of --responses: a folder of <task name>.py files (<dag_id>.py when that dag_id names one task only)"))
         .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("results go to DIR/results/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl, the summary to DIR/summary.json"))
-        .arg(Arg::new("trials").long("trials").value_name("N").default_value("50").help("trials per function (the paper's 50; the reference code's 5)"))
+        .arg(Arg::new("trials").long("trials").value_name("N").default_value(DEFAULT_TRIALS.to_string()).help(format!("trials per function, 1 to {MAX_TRIALS} (the paper's {DEFAULT_TRIALS}; the reference code's 5)")))
+        .arg(Arg::new("call-timeout").long("call-timeout").value_name("SECONDS").default_value(DEFAULT_CALL_TIMEOUT_SECONDS.to_string()).help("seconds one call of a function may take before it counts as a time-out (the reference's)"))
         .arg(Arg::new("shard").long("shard").value_name("K/N").help("grade only shard K of N of the responses (results files get a .shard-K-of-N suffix)"))
         .arg(Arg::new("jobs").long("jobs").value_name("N").help("parallel gradings (default: one per core)"))
         .arg(Arg::new("no-memoize").long("no-memoize").action(ArgAction::SetTrue).help("do not cache function results per trial"))
@@ -58,8 +70,15 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         .expect("default")
         .parse()
         .ok()
-        .filter(|t| (1..=10_000).contains(t))
-        .ok_or_else(|| usage("--trials must be an integer from 1 to 10000".into()))?;
+        .filter(|t| (1..=MAX_TRIALS).contains(t))
+        .ok_or_else(|| usage(format!("--trials must be an integer from 1 to {MAX_TRIALS}")))?;
+    let call_timeout: f64 = m
+        .get_one::<String>("call-timeout")
+        .expect("default")
+        .parse()
+        .ok()
+        .filter(|t: &f64| t.is_finite() && *t > 0.0 && *t <= 3600.0)
+        .ok_or_else(|| usage("--call-timeout must be a number of seconds above 0 and at most 3600".into()))?;
     let shard = match m.get_one::<String>("shard") {
         Some(s) => super::grid::parse_shard(s).map_err(usage)?,
         None => (1, 1),
@@ -78,6 +97,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     }
     let mut opts = GradeOptions { trials, cache_dir: path("cache"), ..Default::default() };
     opts.harness.memoize = !m.get_flag("no-memoize");
+    opts.harness.call_timeout = call_timeout;
     let args = GradeArgs {
         tasks: path("tasks").expect("required"),
         responses: path("responses"),
@@ -98,49 +118,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Reading.
-
-/// Read a file, gunzipping `.gz`.
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let bytes = if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| format!("{} is not valid gzip: {e}", path.display()))?;
-        out
-    } else {
-        bytes
-    };
-    String::from_utf8(bytes)
-        .map_err(|e| format!("{} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to()))
-}
-
-fn strip_ext(name: &str) -> Option<&str> {
-    name.strip_suffix(".jsonl.gz").or_else(|| name.strip_suffix(".jsonl"))
-}
-
-/// `DIR/<sub>` when it exists, else `DIR`.
-fn root(dir: &Path, sub: &str) -> PathBuf {
-    let inner = dir.join(sub);
-    if inner.is_dir() {
-        inner
-    } else {
-        dir.to_path_buf()
-    }
-}
-
-fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
-fn name_of(p: &Path) -> String {
-    p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-}
+// Jobs.
 
 /// One response file's place: run, task set, task type and the model path (`<backend>/<model>`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -149,6 +127,20 @@ struct Combo {
     task_set: String,
     task_type: String,
     model: String,
+}
+
+impl Combo {
+    fn new(place: &Place, model: &str) -> Combo {
+        Combo {
+            run: place.run.clone(),
+            task_set: place.task_set.clone(),
+            task_type: place.task_type.clone(),
+            model: model.to_string(),
+        }
+    }
+    fn place(&self) -> Place {
+        Place { run: self.run.clone(), task_set: self.task_set.clone(), task_type: self.task_type.clone() }
+    }
 }
 
 /// One unit of work.
@@ -165,52 +157,12 @@ struct Job {
     raw_code: bool,
 }
 
-fn response_files(dir: &Path) -> Result<Vec<(Combo, PathBuf)>, String> {
-    let base = root(dir, "responses");
-    let mut out = Vec::new();
-    for run in sorted_dirs(&base) {
-        for set in sorted_dirs(&run) {
-            for ty in sorted_dirs(&set) {
-                let mut stack = vec![ty.clone()];
-                while let Some(d) = stack.pop() {
-                    let Ok(rd) = std::fs::read_dir(&d) else { continue };
-                    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-                    entries.sort();
-                    for p in entries {
-                        if p.is_dir() {
-                            stack.push(p);
-                        } else if let Some(stem) = strip_ext(&name_of(&p)) {
-                            let rel = p
-                                .parent()
-                                .and_then(|pp| pp.strip_prefix(&ty).ok())
-                                .map(|r| r.to_string_lossy().into_owned())
-                                .unwrap_or_default();
-                            let model = if rel.is_empty() { stem.to_string() } else { format!("{rel}/{stem}") };
-                            out.push((
-                                Combo { run: name_of(&run), task_set: name_of(&set), task_type: name_of(&ty), model },
-                                p,
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(format!(
-            "no response files (<run>/<task_set>/<task_type>/<backend>/<model>.jsonl) under {}",
-            base.display()
-        ));
-    }
-    out.sort();
-    Ok(out)
-}
-
 /// Read a response JSONL: deduplicated by (name, dag_id), the last line winning, first-seen order
-/// kept. Unreadable lines and lines with missing fields become jobs that carry the problem.
+/// kept. Unreadable lines and lines with missing fields become jobs that carry the problem (with the
+/// file and line); the other lines of the file are read on.
 fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
-    let text = match read_text(path) {
-        Ok(t) => t,
+    let lines = match records::read_lines(path) {
+        Ok(l) => l,
         Err(e) => {
             return vec![Job {
                 combo: combo.clone(),
@@ -226,31 +178,31 @@ fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
     type Key = (Option<String>, Option<String>, usize);
     let mut order: Vec<Key> = Vec::new();
     let mut latest: HashMap<Key, Result<String, String>> = HashMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let lineno = i + 1;
+    for (lineno, line) in lines {
         let where_ = format!("{} line {lineno}", path.display());
-        let (key, resp) = match serde_json::from_str::<Json>(line) {
-            Err(e) => ((None, None, lineno), Err(format!("{where_}: not a JSON record ({e})"))),
-            Ok(j) => {
-                let name = j.get("name").and_then(Json::as_str).map(str::to_string);
-                let dag = j.get("dag_id").and_then(Json::as_str).map(str::to_string);
-                let resp = match (&name, &dag, j.get("output")) {
-                    (None, _, _) | (_, None, _) => {
-                        Err(format!("{where_}: the record lacks a string 'name' or 'dag_id'"))
-                    }
-                    (_, _, Some(Json::String(s))) => Ok(s.clone()),
-                    (_, _, Some(Json::Null)) | (_, _, None) => Err(match j.get("error").and_then(Json::as_str) {
-                        Some(e) => format!("the response has no output (its error: {e})"),
-                        None => format!("{where_}: the record has no 'output'"),
-                    }),
-                    (_, _, Some(_)) => Err(format!("{where_}: 'output' is not a string")),
-                };
-                let key = if name.is_some() && dag.is_some() { (name, dag, 0) } else { (name, dag, lineno) };
-                (key, resp)
-            }
+        let (key, resp) = match line {
+            Err(e) => ((None, None, lineno), Err(e)),
+            Ok(l) if l.trim().is_empty() => continue,
+            Ok(l) => match serde_json::from_str::<Json>(&l) {
+                Err(e) => ((None, None, lineno), Err(format!("{where_}: not a JSON record ({e})"))),
+                Ok(j) => {
+                    let name = j.get("name").and_then(Json::as_str).map(str::to_string);
+                    let dag = j.get("dag_id").and_then(Json::as_str).map(str::to_string);
+                    let resp = match (&name, &dag, j.get("output")) {
+                        (None, _, _) | (_, None, _) => {
+                            Err(format!("{where_}: the record lacks a string 'name' or 'dag_id'"))
+                        }
+                        (_, _, Some(Json::String(s))) => Ok(s.clone()),
+                        (_, _, Some(Json::Null)) | (_, _, None) => Err(match j.get("error").and_then(Json::as_str) {
+                            Some(e) => format!("the response has no output (its error: {e})"),
+                            None => format!("{where_}: the record has no 'output'"),
+                        }),
+                        (_, _, Some(_)) => Err(format!("{where_}: 'output' is not a string")),
+                    };
+                    let key = if name.is_some() && dag.is_some() { (name, dag, 0) } else { (name, dag, lineno) };
+                    (key, resp)
+                }
+            },
         };
         if !latest.contains_key(&key) {
             order.push(key.clone());
@@ -267,62 +219,10 @@ fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
         .collect()
 }
 
-/// A task record and where it came from.
-#[derive(Clone, Debug)]
-struct TaskRec {
-    name: String,
-    dag_id: String,
-    starter: Option<String>,
-    reference: Option<String>,
-    spec: Option<TaskSpec>,
-}
+/// The task files read so far, by place.
+type TaskIndex = HashMap<Place, Result<Vec<TaskRecord>, String>>;
 
-type TaskIndex = HashMap<(String, String, String), Result<Vec<TaskRec>, String>>;
-
-fn task_file(tasks_root: &Path, run: &str, set: &str, ty: &str) -> Option<PathBuf> {
-    let dir = tasks_root.join(run).join(set);
-    [format!("{ty}.json"), format!("{ty}.json.gz")].into_iter().map(|f| dir.join(f)).find(|p| p.is_file())
-}
-
-fn load_tasks(path: &Path) -> Result<Vec<TaskRec>, String> {
-    let text = read_text(path)?;
-    let j: Json =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not a JSON list of tasks: {e}", path.display()))?;
-    let list = j.as_array().ok_or_else(|| format!("{} is not a JSON list of tasks", path.display()))?;
-    Ok(list
-        .iter()
-        .map(|r| {
-            let s = |k: &str| r.get(k).and_then(Json::as_str).map(str::to_string);
-            TaskRec {
-                name: s("name").unwrap_or_default(),
-                dag_id: s("dag_id").unwrap_or_default(),
-                starter: s("starter_code"),
-                reference: s("solution_code"),
-                spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
-            }
-        })
-        .collect())
-}
-
-fn all_task_files(tasks_root: &Path) -> Vec<((String, String, String), PathBuf)> {
-    let mut out = Vec::new();
-    for run in sorted_dirs(tasks_root) {
-        for set in sorted_dirs(&run) {
-            let Ok(rd) = std::fs::read_dir(&set) else { continue };
-            let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
-            files.sort();
-            for f in files {
-                let n = name_of(&f);
-                if let Some(ty) = n.strip_suffix(".json.gz").or_else(|| n.strip_suffix(".json")) {
-                    out.push(((name_of(&run), name_of(&set), ty.to_string()), f));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The jobs of `--solutions DIR`: every `<key>.py` matched to a task by dag_id or name.
+/// The jobs of `--solutions DIR`: every `<key>.py` matched to exactly one task by name or dag_id.
 fn solution_jobs(dir: &Path, tasks_root: &Path, index: &mut TaskIndex) -> Result<Vec<Job>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -333,57 +233,52 @@ fn solution_jobs(dir: &Path, tasks_root: &Path, index: &mut TaskIndex) -> Result
     if files.is_empty() {
         return Err(format!("no .py files in {}", dir.display()));
     }
-    let mut by_key: HashMap<String, (String, String, String, String, String)> = HashMap::new();
-    for (combo, path) in all_task_files(tasks_root) {
-        let recs = index.entry(combo.clone()).or_insert_with(|| load_tasks(&path));
+    let (found, problems) = records::task_files(tasks_root);
+    if let Some(p) = problems.first() {
+        return Err(p.clone());
+    }
+    // (place, name, dag_id) of every task, for matching file names.
+    let mut tasks: Vec<((Place, String, String), String, String)> = Vec::new();
+    for (place, path) in found {
+        let recs = index.entry(place.clone()).or_insert_with(|| records::read_task_records(&path));
         if let Ok(recs) = recs {
             for r in recs.iter() {
-                let v = (combo.0.clone(), combo.1.clone(), combo.2.clone(), r.name.clone(), r.dag_id.clone());
-                by_key.insert(r.dag_id.clone(), v.clone());
-                by_key.insert(r.name.clone(), v);
+                tasks.push(((place.clone(), r.name.clone(), r.dag_id.clone()), r.name.clone(), r.dag_id.clone()));
             }
         }
     }
-    let model = format!("files/{}", name_of(dir));
+    let model = format!("files/{}", dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    let unmatched = Place { run: "unmatched".into(), task_set: "unmatched".into(), task_type: "unmatched".into() };
     Ok(files
         .iter()
         .enumerate()
         .map(|(i, f)| {
             let key = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let code = std::fs::read(f)
-                .map_err(|e| format!("cannot read {}: {e}", f.display()))
-                .and_then(|b| String::from_utf8(b).map_err(|_| format!("{} is not UTF-8 text", f.display())));
-            match by_key.get(&key) {
-                Some((run, set, ty, name, dag)) => Job {
-                    combo: Combo {
-                        run: run.clone(),
-                        task_set: set.clone(),
-                        task_type: ty.clone(),
-                        model: model.clone(),
-                    },
+            match records::match_solution(&key, &tasks) {
+                Ok((place, name, dag)) => Job {
+                    combo: Combo::new(place, &model),
                     order: i,
                     name: Some(name.clone()),
                     dag_id: Some(dag.clone()),
-                    response: code,
+                    // Decoded as `python file.py` would (BOM, coding line, bytes in comments).
+                    response: records::read_solution(f).and_then(|bytes| {
+                        crate::check::source::decode(&bytes)
+                            .map(|d| d.text.into_owned())
+                            .map_err(|e| format!("{}: {e}", f.display()))
+                    }),
                     raw_code: true,
                 },
-                None => Job {
-                    combo: Combo {
-                        run: "unmatched".into(),
-                        task_set: "unmatched".into(),
-                        task_type: "unmatched".into(),
-                        model: model.clone(),
-                    },
-                    order: i,
-                    name: Some(key.clone()),
-                    dag_id: None,
-                    response: Err(format!(
-                        "{}: no task has dag_id or name '{key}' under {}",
-                        f.display(),
-                        tasks_root.display()
-                    )),
-                    raw_code: true,
-                },
+                Err(why) => {
+                    eprintln!("{}: not graded: {why}", f.display());
+                    Job {
+                        combo: Combo::new(&unmatched, &model),
+                        order: i,
+                        name: Some(key.clone()),
+                        dag_id: None,
+                        response: Err(format!("{}: {why} (under {})", f.display(), tasks_root.display())),
+                        raw_code: true,
+                    }
+                }
             }
         })
         .collect())
@@ -424,31 +319,22 @@ fn result_record(job: &Job, trials: usize, graded: Result<(Verdict, &'static str
     }
 }
 
-fn find_task<'a>(index: &'a TaskIndex, job: &Job) -> Result<&'a TaskRec, String> {
-    let c = &job.combo;
-    let recs = match index.get(&(c.run.clone(), c.task_set.clone(), c.task_type.clone())) {
+fn find_task<'a>(index: &'a TaskIndex, job: &Job) -> Result<&'a TaskRecord, String> {
+    let place = job.combo.place();
+    let recs = match index.get(&place) {
         Some(Ok(r)) => r,
         Some(Err(e)) => return Err(e.clone()),
-        None => return Err(format!("no task file tasks/{}/{}/{}.json (or .json.gz)", c.run, c.task_set, c.task_type)),
+        None => return Err(format!("no task file tasks/{place}.json (or .json.gz)")),
     };
-    let dag = job.dag_id.as_deref().unwrap_or("");
-    recs.iter()
-        .find(|r| !dag.is_empty() && r.dag_id == dag)
-        .or_else(|| recs.iter().find(|r| Some(r.name.as_str()) == job.name.as_deref()))
-        .ok_or_else(|| format!("no task with dag_id '{dag}' in tasks/{}/{}/{}", c.run, c.task_set, c.task_type))
+    records::find_record(recs, job.name.as_deref(), job.dag_id.as_deref(), &format!("tasks/{place}"))
 }
 
-fn grade_task(rec: &TaskRec, combo: &Combo) -> Result<GradeTask, String> {
-    let kind = match &rec.spec {
-        Some(s) => s.kind,
-        None => Kind::parse(&combo.task_type)
-            .ok_or_else(|| format!("unknown task type '{}' (allowed: {})", combo.task_type, Kind::NAMES.join(", ")))?,
-    };
-    let domain = match &rec.spec {
-        Some(s) => s.domain,
-        None => grade::domain_of_task_set(&combo.task_set)?,
-    };
-    let missing = |f: &str| format!("task '{}' has no '{f}' string", rec.name);
+fn grade_task(rec: &TaskRecord, place: &Place) -> Result<GradeTask, String> {
+    if place.task_set.ends_with("_constraints") {
+        return Err(format!("task set '{}' (instruction following) is not graded by this version", place.task_set));
+    }
+    let (kind, domain) = records::kind_and_domain(rec, Some(place), (None, None), &format!("tasks/{place}"))?;
+    let missing = |f: &str| format!("task {} has no '{f}' string", rec.label());
     Ok(GradeTask {
         kind,
         domain,
@@ -459,20 +345,38 @@ fn grade_task(rec: &TaskRec, combo: &Combo) -> Result<GradeTask, String> {
 }
 
 fn grade_job(job: &Job, index: &TaskIndex, opts: &GradeOptions) -> Json {
-    let graded = (|| {
-        let text = job.response.clone()?;
-        let rec = find_task(index, job)?;
-        let task = grade_task(rec, &job.combo)?;
-        let (code, format) = if job.raw_code {
-            (text, "file")
-        } else {
-            let cand = crate::check::response::parse_response(&text, &task.starter)
-                .map_err(|e| format!("the response cannot be read: {e}"))?;
-            (cand.code, cand.format.as_str())
-        };
-        Ok((runner::grade(&task, &code, opts, &|_, _| {}), format))
-    })();
-    result_record(job, opts.trials, graded)
+    guarded(job, opts.trials, || {
+        let graded = (|| {
+            let text = job.response.clone()?;
+            let rec = find_task(index, job)?;
+            let task = grade_task(rec, &job.combo.place())?;
+            let (code, format) = if job.raw_code {
+                (text, "file")
+            } else {
+                let cand = crate::check::response::parse_response(&text, &task.starter)
+                    .map_err(|e| format!("the response cannot be read: {e}"))?;
+                (cand.code, cand.format.as_str())
+            };
+            Ok((runner::grade(&task, &code, opts, &|_, _| {}), format))
+        })();
+        result_record(job, opts.trials, graded)
+    })
+}
+
+/// The second wall: a panic while grading one job becomes that job's error record.
+fn guarded(job: &Job, trials: usize, f: impl FnOnce() -> Json) -> Json {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(rec) => rec,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            let who = job.name.as_deref().or(job.dag_id.as_deref()).unwrap_or("this response");
+            result_record(job, trials, Err(format!("internal error while grading {who}: {what}")))
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -497,25 +401,6 @@ pub struct Summary {
 }
 
 /// Axis and n of a reference run name (`function_traversal_…_en=(25,25)…`).
-pub fn axis_and_n(run: &str) -> (String, String) {
-    let grab = |key: &str| -> Option<String> {
-        let i = run.find(key)? + key.len();
-        let rest = &run[i..];
-        let end = rest.find(')')?;
-        let (a, b) = rest[..end].split_once(',')?;
-        let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-        let mid = (a + b) / 2.0;
-        Some(if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") })
-    };
-    if run.starts_with("function_traversal") {
-        (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
-    } else if run.starts_with("function_search") {
-        (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
-    } else {
-        (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
-    }
-}
-
 impl Summary {
     fn add(&mut self, combo: &Combo, spec: Option<&TaskSpec>, passed: bool) {
         let (axis, n) = match spec {
@@ -597,6 +482,17 @@ fn earlier(path: &Path, trials: usize) -> HashMap<(Option<String>, Option<String
         .collect()
 }
 
+/// The grading threads: `jobs` of them (one per core by default), each with [`JOB_STACK_BYTES`].
+fn pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    let n = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .stack_size(JOB_STACK_BYTES)
+        .thread_name(|i| format!("cabrito-grade-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {n} grading threads: {e}"))
+}
+
 /// Grade everything `args` names; write results and the summary; return the summary.
 pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let started = std::time::Instant::now();
@@ -604,29 +500,18 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     if !args.tasks.is_dir() {
         return Err(Failure::Usage(format!("--tasks {} is not a folder", args.tasks.display())));
     }
-    let tasks_root = root(&args.tasks, "tasks");
+    let tasks_root = records::root(&args.tasks, "tasks");
     let mut index: TaskIndex = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
     if let Some(dir) = &args.responses {
         if !dir.is_dir() {
             return Err(Failure::Usage(format!("--responses {} is not a folder", dir.display())));
         }
-        for (combo, path) in response_files(dir).map_err(other)? {
-            let key = (combo.run.clone(), combo.task_set.clone(), combo.task_type.clone());
-            if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(key) {
-                let loaded = match task_file(&tasks_root, &combo.run, &combo.task_set, &combo.task_type) {
-                    Some(p) => load_tasks(&p),
-                    None => Err(format!(
-                        "no task file tasks/{}/{}/{}.json (or .json.gz) under {}",
-                        combo.run,
-                        combo.task_set,
-                        combo.task_type,
-                        tasks_root.display()
-                    )),
-                };
-                slot.insert(loaded);
+        for file in records::response_files(dir).map_err(other)? {
+            if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(file.place.clone()) {
+                slot.insert(records::task_file(&tasks_root, &file.place).and_then(|p| records::read_task_records(&p)));
             }
-            jobs.extend(read_responses(&combo, &path));
+            jobs.extend(read_responses(&Combo::new(&file.place, &file.model), &file.path));
         }
     } else if let Some(dir) = &args.solutions {
         jobs = solution_jobs(dir, &tasks_root, &mut index).map_err(other)?;
@@ -699,12 +584,7 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
             })
             .collect()
     };
-    let fresh = match args.jobs {
-        Some(n) => {
-            rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| other(e.to_string()))?.install(work)
-        }
-        None => work(),
-    };
+    let fresh = pool(args.jobs).map_err(other)?.install(work);
     bar.finish_and_clear();
     drop(writers);
 
@@ -779,13 +659,39 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
 mod tests {
     use super::*;
 
+    fn job(name: &str) -> Job {
+        let place = Place { run: "r".into(), task_set: "math_function".into(), task_type: "dead_code".into() };
+        Job {
+            combo: Combo::new(&place, "m"),
+            order: 0,
+            name: Some(name.into()),
+            dag_id: Some("d".into()),
+            response: Ok(String::new()),
+            raw_code: true,
+        }
+    }
+
+    /// A panic in one job is that job's error record, on a pool of the known stack size; the others
+    /// are graded on.
     #[test]
-    fn run_names_give_axis_and_n() {
-        assert_eq!(
-            axis_and_n("function_traversal_cn=(25,25)_en=(200,200)_prop=(0.45,0.55)"),
-            ("traversal".into(), "200".into())
-        );
-        assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
-        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
+    fn a_panicking_job_costs_only_itself() {
+        let pool = pool(Some(2)).unwrap();
+        let recs: Vec<Json> = pool.install(|| {
+            (0..6)
+                .into_par_iter()
+                .map(|i| {
+                    let j = job(&format!("job{i}"));
+                    guarded(&j, 3, || {
+                        if i == 3 {
+                            panic!("boom in job {i}");
+                        }
+                        result_record(&j, 3, Err("fine".into()))
+                    })
+                })
+                .collect()
+        });
+        assert_eq!(recs.len(), 6);
+        assert!(recs[3]["error"].as_str().unwrap().contains("internal error while grading job3: boom in job 3"));
+        assert!(recs.iter().enumerate().all(|(i, r)| i == 3 || r["error"] == json!("fine")));
     }
 }

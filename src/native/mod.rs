@@ -7,6 +7,7 @@ pub mod cli;
 pub mod generate;
 pub mod grade;
 pub mod grid;
+pub mod records;
 pub mod report;
 pub mod runner;
 pub mod sandbox;
