@@ -31,6 +31,7 @@
 //! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
 pub mod cpython;
+pub mod diff;
 pub mod existence;
 pub mod program;
 pub mod response;
