@@ -38,16 +38,28 @@ pub const MAX_STATIC_BLOCKS: usize = 20;
 /// Digits of a decimal integer literal (`sys.int_info.str_digits_check_threshold`).
 pub const MAX_INT_DIGITS: usize = 4300;
 
-/// Parser levels of a statement at module level, before its expression.
+// CPython's parser stack, measured with chains of `lambda:` (two levels each) inside brackets:
+// `x = ` + k brackets + m lambdas + `1` fails exactly when
+// LEVELS_BASE + Σ bracket levels − LEVELS_FIRST_BRACKET_DISCOUNT + 2m reaches MAX_PARSER_LEVELS
+// (checked for k up to 150 and every bracket kind below). Other statement kinds than an assignment
+// start a few levels higher or lower; that, and mixes of constructs, is where the estimate can be off.
+
+/// Parser levels of an assignment's value at module level.
 pub const LEVELS_BASE: usize = 33;
+/// The first bracket of a statement costs this much less than the others.
+pub const LEVELS_FIRST_BRACKET_DISCOUNT: usize = 18;
 /// Parser levels per enclosing compound statement.
-pub const LEVELS_PER_BLOCK: usize = 12;
+pub const LEVELS_PER_BLOCK: usize = 6;
 /// Parser levels of a unary operator, `not`, a conditional expression, `:=`, `*x`, `yield`.
 pub const LEVELS_PER_PREFIX: usize = 1;
 /// Parser levels of a lambda or a `**`.
 pub const LEVELS_PER_LAMBDA_OR_POW: usize = 2;
-/// Parser levels of an f-string's replacement field (parsed on its own in 3.11).
-pub const LEVELS_PER_BRACKET: usize = 28;
+/// Parser levels of a lambda parameter's default value (on top of the lambda's).
+pub const LEVELS_PER_LAMBDA_DEFAULT: usize = 6;
+/// Parser levels of a keyword argument's value (on top of the call's).
+pub const LEVELS_PER_KEYWORD_ARGUMENT: usize = 3;
+/// Parser levels an f-string field's expression starts at: 3.11 parses it with a parser of its own.
+pub const LEVELS_FSTRING_BASE: usize = 71;
 
 /// Parser levels a bracket costs: `(`, `[` or `{`, after an operand (a call or subscript) or not.
 pub fn bracket_levels(open: u8, after_operand: bool) -> usize {
@@ -55,6 +67,16 @@ pub fn bracket_levels(open: u8, after_operand: bool) -> usize {
         (b'(', true) | (b'[', true) => 24,
         (b'(', false) => 28,
         _ => 29,
+    }
+}
+
+/// Extra parser levels for what follows a comma inside a bracket (`(1, X)` costs more than `(X, 1)`).
+pub fn after_comma_levels(open: u8, after_operand: bool) -> usize {
+    match (open, after_operand) {
+        (b'(', true) => 4,
+        (b'[', true) => 3,
+        (b'(', false) => 2,
+        _ => 1,
     }
 }
 

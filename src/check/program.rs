@@ -114,8 +114,11 @@ impl<'s> Program<'s> {
         // Version-dependent syntax is checked against the oldest CPython the tasks target (D4).
         let options = ParseOptions::from(Mode::Module).with_target_version(ast::PythonVersion::PY311);
         let parsed = ruff_python_parser::parse_unchecked(source, options);
-        let syntax =
-            parsed.errors().first().map(|e| (usize::from(e.location.start()), format!("syntax error: {}", e.error)));
+        // CPython reports a syntax error in a file with a bracket left open as that bracket's.
+        let syntax = parsed.errors().first().map(|e| match scanned.unclosed {
+            Some((at, b)) => (at, format!("syntax error: '{b}' was never closed")),
+            None => (usize::from(e.location.start()), format!("syntax error: {}", e.error)),
+        });
         let unsupported = parsed.unsupported_syntax_errors().first().map(|e| {
             (
                 usize::from(e.range.start()),
@@ -617,6 +620,13 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "disagreements with CPython:\n{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn unclosed_brackets_are_named_as_cpython_does() {
+        let e = err("x = 1\ry = 2\rz = (\n");
+        assert_eq!((e.line, e.message.as_str()), (3, "syntax error: '(' was never closed"));
+        assert_eq!(err("x = (\n[1],\n[2,\n").line, 3);
     }
 
     #[test]

@@ -110,6 +110,9 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, ProgramError> {
         return Err(too_large(bytes.len()));
     }
     let body = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+        Some(rest) if rest.starts_with(b"\xef\xbb\xbf") => {
+            return Err(ProgramError::new(1, "invalid non-printable character U+FEFF (a second byte-order mark)"));
+        }
         Some(rest) => {
             notes.push("removed a UTF-8 byte-order mark".to_string());
             rest
@@ -513,6 +516,9 @@ pub struct Scan {
     /// An error CPython reports only when its parser reaches this point (an over-long integer literal):
     /// `(offset, message)`; whichever of it and the first syntax error comes first is reported.
     pub deferred: Option<(usize, String)>,
+    /// The innermost bracket still open at the end: `(offset, bracket)`. CPython reports a syntax error
+    /// in such a file as "'(' was never closed" there.
+    pub unclosed: Option<(usize, char)>,
 }
 
 /// Scan a source (see the module documentation). The errors are CPython 3.11's, with their lines.
@@ -527,9 +533,13 @@ pub fn scan(text: &str) -> Result<Scan, ProgramError> {
             "source code cannot contain null bytes (CPython refuses a NUL byte anywhere in a file)",
         ));
     }
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.starts_with('\u{feff}') {
+        return Err(ProgramError::new(1, "invalid non-printable character U+FEFF (a second byte-order mark)"));
+    }
     let mut s = Scanner::new(text.as_bytes(), &lines);
-    s.run(0, text.len(), Context::Module)?;
-    Ok(Scan { depth_lower_bound: s.max_lb, parser_levels: s.max_levels, deferred: s.deferred })
+    s.run(text.len() - body.len(), text.len(), Context::Module)?;
+    Ok(Scan { depth_lower_bound: s.max_lb, parser_levels: s.max_levels, deferred: s.deferred, unclosed: s.unclosed })
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -551,6 +561,8 @@ enum Open {
     Not,
     /// `lambda params:` before its colon.
     LambdaHead,
+    /// A lambda parameter's default value (`lambda a=…`): closes at a separator.
+    Default,
     /// A lambda's body: closes at a separator.
     LambdaBody,
     /// `x if c else y` from the `if`: closes at a separator.
@@ -566,6 +578,7 @@ impl Open {
         match self {
             Open::Unary | Open::Not | Open::Ternary | Open::Wrap => cpython::LEVELS_PER_PREFIX,
             Open::Pow | Open::LambdaHead | Open::LambdaBody => cpython::LEVELS_PER_LAMBDA_OR_POW,
+            Open::Default => cpython::LEVELS_PER_LAMBDA_DEFAULT,
         }
     }
 }
@@ -575,12 +588,20 @@ impl Open {
 struct Frame {
     /// The opening byte (`(`, `[`, `{`), or 0 for a logical line.
     opener: u8,
+    /// Where the bracket opens.
+    at: usize,
     /// Lower bound and parser levels at the bracket (everything inside is deeper).
     base_lb: usize,
     base_levels: usize,
     opens: Vec<Open>,
-    /// Parser levels of `opens` (each open construct is one tree node).
+    /// Parser levels of `opens` (each open construct but a default value is one tree node).
     open_levels: usize,
+    /// How many of `opens` are lambda defaults (no node of their own).
+    defaults: usize,
+    /// Parser levels of where in the bracket we are (after a comma, in a keyword argument).
+    extra_levels: usize,
+    /// The bracket is a call or subscript (opened after an operand).
+    call: bool,
     /// After a `for` of a comprehension at this level: `if` filters, not conditionals.
     in_comprehension: bool,
     /// The previous significant token ended an operand (a name, number, string, closing bracket).
@@ -599,10 +620,14 @@ impl Frame {
     fn new(opener: u8, base_lb: usize, base_levels: usize) -> Frame {
         Frame {
             opener,
+            at: 0,
             base_lb,
             base_levels,
             opens: Vec::new(),
             open_levels: 0,
+            defaults: 0,
+            extra_levels: 0,
+            call: false,
             in_comprehension: false,
             after_operand: false,
             statement_start: opener == 0,
@@ -612,23 +637,27 @@ impl Frame {
         }
     }
     fn lb(&self) -> usize {
-        self.base_lb + self.opens.len()
+        self.base_lb + self.opens.len() - self.defaults
     }
     fn levels(&self) -> usize {
-        self.base_levels + self.open_levels
+        self.base_levels + self.open_levels + self.extra_levels
     }
     fn push(&mut self, o: Open) {
         self.opens.push(o);
         self.open_levels += o.levels();
+        self.defaults += usize::from(o == Open::Default);
     }
     fn pop(&mut self) -> Option<Open> {
         let o = self.opens.pop()?;
         self.open_levels -= o.levels();
+        self.defaults -= usize::from(o == Open::Default);
         Some(o)
     }
     fn clear(&mut self) {
         self.opens.clear();
         self.open_levels = 0;
+        self.defaults = 0;
+        self.extra_levels = 0;
     }
     /// Close the constructs a token ends: from the innermost, while `closes` says so; a lambda head
     /// stops the closing (its parameters' separators do not end it).
@@ -648,6 +677,7 @@ struct Scanner<'a> {
     max_lb: usize,
     max_levels: usize,
     deferred: Option<(usize, String)>,
+    unclosed: Option<(usize, char)>,
 }
 
 fn keyword(s: &[u8]) -> bool {
@@ -693,7 +723,7 @@ fn keyword(s: &[u8]) -> bool {
 
 impl<'a> Scanner<'a> {
     fn new(b: &'a [u8], lines: &'a LineIndex) -> Scanner<'a> {
-        Scanner { b, lines, max_lb: 0, max_levels: 0, deferred: None }
+        Scanner { b, lines, max_lb: 0, max_levels: 0, deferred: None, unclosed: None }
     }
 
     fn err(&self, at: usize, msg: impl Into<String>) -> ProgramError {
@@ -767,7 +797,7 @@ impl<'a> Scanner<'a> {
                     ),
                 ));
             }
-            if f.levels() > cpython::MAX_PARSER_LEVELS {
+            if f.levels() >= cpython::MAX_PARSER_LEVELS {
                 return Err(self.err(
                     tok_start(tok),
                     format!(
@@ -776,6 +806,10 @@ impl<'a> Scanner<'a> {
                     ),
                 ));
             }
+        }
+        if module && frames.len() > 1 {
+            let f = frames.last().expect("a frame");
+            self.unclosed = Some((f.at, f.opener as char));
         }
         Ok(())
     }
@@ -837,7 +871,8 @@ impl<'a> Scanner<'a> {
             Raw::Str { start, f, content } => {
                 if f {
                     let f0 = frames.last().expect("frame");
-                    let (lb, levels) = (f0.lb() + 2, f0.levels() + cpython::LEVELS_PER_BRACKET);
+                    // 3.11 parses each field with a parser of its own: its stack starts afresh.
+                    let (lb, levels) = (f0.lb() + 2, cpython::LEVELS_FSTRING_BASE);
                     self.fstring(start, content, lb, levels)?;
                 }
                 operand(frames);
@@ -866,7 +901,9 @@ impl<'a> Scanner<'a> {
                         let cost = cpython::bracket_levels(op[0], call);
                         f.header = false;
                         f.statement_start = false;
-                        let (lb, levels) = (f.lb() + node, f.levels() + cost);
+                        let discount = if frames.len() == 1 { cpython::LEVELS_FIRST_BRACKET_DISCOUNT } else { 0 };
+                        let f = frames.last().expect("frame");
+                        let (lb, levels) = (f.lb() + node, (f.levels() + cost).saturating_sub(discount));
                         if frames.len() > depth_limit {
                             let msg = match ctx {
                                 Context::Module => format!(
@@ -880,7 +917,10 @@ impl<'a> Scanner<'a> {
                             };
                             return Err(self.err(s, msg));
                         }
-                        frames.push(Frame::new(op[0], lb, levels));
+                        let mut child = Frame::new(op[0], lb, levels);
+                        child.call = call;
+                        child.at = s;
+                        frames.push(child);
                     }
                     b")" | b"]" | b"}" => {
                         if frames.len() > 1 {
@@ -1055,6 +1095,14 @@ impl<'a> Scanner<'a> {
                     f.clear();
                     f.in_comprehension = false;
                 }
+                if op == b"=" && f.opens.last() == Some(&Open::LambdaHead) {
+                    f.push(Open::Default);
+                } else if f.opener != 0 && op == b"," {
+                    f.extra_levels = cpython::after_comma_levels(f.opener, f.call);
+                } else if f.opener == b'(' && f.call && op == b"=" {
+                    f.extra_levels =
+                        cpython::after_comma_levels(f.opener, f.call).max(cpython::LEVELS_PER_KEYWORD_ARGUMENT);
+                }
             }
             _ if op.len() >= 2 && op.ends_with(b"=") && !matches!(op, b"==" | b"<=" | b">=" | b"!=") => {
                 // Augmented assignment.
@@ -1130,6 +1178,13 @@ mod tests {
         let l = LineIndex::new("a\nb\r\nc\rd");
         assert_eq!((l.line(0), l.line(2), l.line(5), l.line(7)), (1, 2, 3, 4));
         assert_eq!(line_of("a\nb\r\nc\rd", 7), 4);
+    }
+
+    #[test]
+    fn unclosed_brackets() {
+        assert_eq!(scan("x = 1\ry = 2\rz = (\n").unwrap().unclosed, Some((16, '(')));
+        assert_eq!(scan("x = (\n[1],\n[2,\n").unwrap().unclosed, Some((11, '[')));
+        assert_eq!(scan("x = (1)\n").unwrap().unclosed, None);
     }
 
     #[test]
