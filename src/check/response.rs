@@ -227,14 +227,14 @@ fn read_file_blocks(
             let names: Vec<String> = blocks.iter().map(|b| format!("`{}` (line {})", b.1, all[b.0].no)).collect();
             return Err(err(
                 Some(all[blocks[0].0].no),
-                format!("expected a `# === solution.py ===` block; found only {}", names.join(", ")),
+                format!("expected a `# === solution.py ===` block; found only {}", some(&names)),
             ));
         }
     };
     let marker_line = all[block.0].no;
     if blocks.len() > 1 {
         let others: Vec<&str> = blocks.iter().filter(|b| b.0 != block.0).map(|b| b.1).collect();
-        notes.push(format!("ignored other file blocks: {}", others.join(", ")));
+        notes.push(format!("ignored other file blocks: {}", some(&others)));
     }
     notes.push(format!("read the `# === {} ===` block at line {marker_line}", block.1));
     // Strip leading/trailing blank lines (the reference strips newlines), then one fence at each end.
@@ -270,6 +270,17 @@ fn read_file_blocks(
         }
     }
     Ok(Candidate { code: join(content), format: Format::FileBlock, notes })
+}
+
+/// The first few items of a list, and how many more (a response may hold thousands of blocks).
+fn some<S: AsRef<str>>(items: &[S]) -> String {
+    const SHOWN: usize = 5;
+    let mut s: Vec<&str> = items.iter().take(SHOWN).map(|i| i.as_ref()).collect();
+    let more = if items.len() > SHOWN { format!(" and {} more", items.len() - SHOWN) } else { String::new() };
+    if s.is_empty() {
+        s.push("nothing");
+    }
+    format!("{}{more}", s.join(", "))
 }
 
 /// A bare response: the whole text, or the contents of its code fence.
@@ -497,6 +508,14 @@ mod tests {
         }
         let d = "--- a/solution.py\n+++ b/solution.py\n@@ -99999999999999999999999,1 +1 @@\n-x\n+y\n";
         assert!(parse_response(d, STARTER).unwrap_err().message.contains("expected `@@ -START,COUNT"));
+    }
+
+    #[test]
+    fn thousands_of_blocks_give_short_messages() {
+        let e = parse_response(&"# === other.py ===\nx = 1\n".repeat(10_000), "").unwrap_err();
+        assert!(e.message.len() < 200 && e.message.contains("and 9995 more"), "{}", e.message);
+        let c = parse_response(&"# === a.py ===\nx = 1\n# === solution.py ===\ny = 2\n".repeat(5_000), "").unwrap();
+        assert!(c.notes.iter().all(|n| n.len() < 200), "{:?}", c.notes);
     }
 
     #[test]

@@ -178,31 +178,33 @@ fn read_responses(combo: &Combo, path: &Path) -> Vec<Job> {
     type Key = (Option<String>, Option<String>, usize);
     let mut order: Vec<Key> = Vec::new();
     let mut latest: HashMap<Key, Result<String, String>> = HashMap::new();
-    for (lineno, line) in lines {
+    for line in lines {
+        let lineno = line.no;
+        if line.text.trim().is_empty() && line.problem.is_none() {
+            continue;
+        }
         let where_ = format!("{} line {lineno}", path.display());
-        let (key, resp) = match line {
-            Err(e) => ((None, None, lineno), Err(e)),
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => match serde_json::from_str::<Json>(&l) {
-                Err(e) => ((None, None, lineno), Err(format!("{where_}: not a JSON record ({e})"))),
-                Ok(j) => {
-                    let name = j.get("name").and_then(Json::as_str).map(str::to_string);
-                    let dag = j.get("dag_id").and_then(Json::as_str).map(str::to_string);
-                    let resp = match (&name, &dag, j.get("output")) {
-                        (None, _, _) | (_, None, _) => {
-                            Err(format!("{where_}: the record lacks a string 'name' or 'dag_id'"))
-                        }
-                        (_, _, Some(Json::String(s))) => Ok(s.clone()),
-                        (_, _, Some(Json::Null)) | (_, _, None) => Err(match j.get("error").and_then(Json::as_str) {
-                            Some(e) => format!("the response has no output (its error: {e})"),
-                            None => format!("{where_}: the record has no 'output'"),
-                        }),
-                        (_, _, Some(_)) => Err(format!("{where_}: 'output' is not a string")),
-                    };
-                    let key = if name.is_some() && dag.is_some() { (name, dag, 0) } else { (name, dag, lineno) };
-                    (key, resp)
-                }
-            },
+        let (key, resp) = match serde_json::from_str::<Json>(&line.text) {
+            Err(e) => ((None, None, lineno), Err(line.problem.unwrap_or(format!("{where_}: not a JSON record ({e})")))),
+            Ok(j) => {
+                let name = j.get("name").and_then(Json::as_str).map(str::to_string);
+                let dag = j.get("dag_id").and_then(Json::as_str).map(str::to_string);
+                let resp = match (&name, &dag, j.get("output")) {
+                    // A line that is not UTF-8 names its task (read with the bytes replaced) and why.
+                    _ if line.problem.is_some() => Err(line.problem.clone().unwrap_or_default()),
+                    (None, _, _) | (_, None, _) => {
+                        Err(format!("{where_}: the record lacks a string 'name' or 'dag_id'"))
+                    }
+                    (_, _, Some(Json::String(s))) => Ok(s.clone()),
+                    (_, _, Some(Json::Null)) | (_, _, None) => Err(match j.get("error").and_then(Json::as_str) {
+                        Some(e) => format!("the response has no output (its error: {e})"),
+                        None => format!("{where_}: the record has no 'output'"),
+                    }),
+                    (_, _, Some(_)) => Err(format!("{where_}: 'output' is not a string")),
+                };
+                let key = if name.is_some() && dag.is_some() { (name, dag, 0) } else { (name, dag, lineno) };
+                (key, resp)
+            }
         };
         if !latest.contains_key(&key) {
             order.push(key.clone());

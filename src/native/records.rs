@@ -66,9 +66,18 @@ pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     })
 }
 
-/// The lines of a (possibly gzipped) text file, read as a stream: `(line number, text or problem)`.
-/// A line that is not UTF-8 or longer than [`MAX_RESPONSE_LINE_BYTES`] is a problem for that line only.
-pub fn read_lines(path: &Path) -> Result<Vec<(usize, Result<String, String>)>, String> {
+/// One line of a text file: its number, its text (undecodable bytes replaced), and what is wrong with
+/// it if anything (not UTF-8, too long).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextLine {
+    pub no: usize,
+    pub text: String,
+    pub problem: Option<String>,
+}
+
+/// The lines of a (possibly gzipped) text file, read as a stream. A line that is not UTF-8 or longer
+/// than [`MAX_RESPONSE_LINE_BYTES`] carries its problem; the other lines are read on.
+pub fn read_lines(path: &Path) -> Result<Vec<TextLine>, String> {
     let mut r = BufReader::new(open(path)?);
     let mut out = Vec::new();
     let mut no = 0;
@@ -86,18 +95,22 @@ pub fn read_lines(path: &Path) -> Result<Vec<(usize, Result<String, String>)>, S
             // Skip the rest of the over-long line.
             let mut rest = Vec::new();
             r.read_until(b'\n', &mut rest).map_err(|e| format!("{} line {no}: cannot read: {e}", path.display()))?;
-            out.push((no, Err(format!("{} line {no}: longer than {MAX_RESPONSE_LINE_BYTES} bytes", path.display()))));
+            let problem = format!("{} line {no}: longer than {MAX_RESPONSE_LINE_BYTES} bytes", path.display());
+            out.push(TextLine { no, text: String::new(), problem: Some(problem) });
             continue;
         }
-        let line = match String::from_utf8(buf) {
-            Ok(s) => Ok(s.trim_end_matches(['\n', '\r']).to_string()),
-            Err(e) => Err(format!(
-                "{} line {no}: not UTF-8 text (byte {} of the line)",
-                path.display(),
-                e.utf8_error().valid_up_to()
-            )),
+        let (text, problem) = match String::from_utf8(buf) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                let problem = format!(
+                    "{} line {no}: not UTF-8 text (byte {} of the line)",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                );
+                (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(problem))
+            }
         };
-        out.push((no, line));
+        out.push(TextLine { no, text: text.trim_end_matches(['\n', '\r']).to_string(), problem });
     }
     Ok(out)
 }
@@ -587,8 +600,8 @@ mod tests {
         std::fs::write(&p, b"{\"a\":1}\n\xff\xfe\n\n{\"b\":2}").unwrap();
         let lines = read_lines(&p).unwrap();
         assert_eq!(lines.len(), 4);
-        assert!(lines[1].1.as_ref().unwrap_err().contains("line 2: not UTF-8"));
-        assert_eq!(lines[3].1.as_ref().unwrap(), "{\"b\":2}");
+        assert!(lines[1].problem.as_ref().unwrap().contains("line 2: not UTF-8"));
+        assert_eq!((lines[3].text.as_str(), lines[3].problem.is_none()), ("{\"b\":2}", true));
         let t = dir.path().join("tasks/run/math_function");
         std::fs::create_dir_all(&t).unwrap();
         std::fs::write(t.join("dead_code.json"), "[]").unwrap();
