@@ -20,6 +20,18 @@ use std::borrow::Cow;
 /// Largest source (or response) read, in bytes.
 pub const MAX_SOURCE_BYTES: usize = 2 * 1024 * 1024;
 
+/// How deep the parser may recurse (prefix operators, lambdas, conditionals, brackets; a bracket counts
+/// [`RECURSION_PER_BRACKET`]). Natively the parser grows its stack and CPython's own limits come first.
+/// In the browser the engine's call stack is fixed (about 1 MB): measured in headless Chromium, a debug
+/// build of the parser fails near 1,500 nested unary operators or 400 nested lambda defaults, so the
+/// browser checker refuses, with its own message, what it cannot read.
+#[cfg(target_arch = "wasm32")]
+pub const MAX_NESTED_READ: Option<usize> = Some(1000);
+#[cfg(not(target_arch = "wasm32"))]
+pub const MAX_NESTED_READ: Option<usize> = None;
+/// The parser's recursion for one bracket, relative to a unary operator's.
+const RECURSION_PER_BRACKET: usize = 3;
+
 /// Why a program could not be read, with its 1-based line.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ProgramError {
@@ -539,6 +551,9 @@ pub fn scan(text: &str) -> Result<Scan, ProgramError> {
     }
     let mut s = Scanner::new(text.as_bytes(), &lines);
     s.run(text.len() - body.len(), text.len(), Context::Module)?;
+    if let Some(e) = s.too_deep_to_read {
+        return Err(e);
+    }
     Ok(Scan { depth_lower_bound: s.max_lb, parser_levels: s.max_levels, deferred: s.deferred, unclosed: s.unclosed })
 }
 
@@ -581,6 +596,13 @@ impl Open {
             Open::Default => cpython::LEVELS_PER_LAMBDA_DEFAULT,
         }
     }
+    /// Calls the parser makes to read it (ruff's recursion), relative to a unary operator's.
+    fn recursion(self) -> usize {
+        match self {
+            Open::Default => 4,
+            _ => 1,
+        }
+    }
 }
 
 /// One bracket level.
@@ -600,6 +622,9 @@ struct Frame {
     defaults: usize,
     /// Parser levels of where in the bracket we are (after a comma, in a keyword argument).
     extra_levels: usize,
+    /// The parser's recursion (ruff's) at the bracket, and of `opens`.
+    base_recursion: usize,
+    open_recursion: usize,
     /// The bracket is a call or subscript (opened after an operand).
     call: bool,
     /// After a `for` of a comprehension at this level: `if` filters, not conditionals.
@@ -627,6 +652,8 @@ impl Frame {
             open_levels: 0,
             defaults: 0,
             extra_levels: 0,
+            base_recursion: 0,
+            open_recursion: 0,
             call: false,
             in_comprehension: false,
             after_operand: false,
@@ -642,20 +669,26 @@ impl Frame {
     fn levels(&self) -> usize {
         self.base_levels + self.open_levels + self.extra_levels
     }
+    fn recursion(&self) -> usize {
+        self.base_recursion + self.open_recursion
+    }
     fn push(&mut self, o: Open) {
         self.opens.push(o);
         self.open_levels += o.levels();
+        self.open_recursion += o.recursion();
         self.defaults += usize::from(o == Open::Default);
     }
     fn pop(&mut self) -> Option<Open> {
         let o = self.opens.pop()?;
         self.open_levels -= o.levels();
+        self.open_recursion -= o.recursion();
         self.defaults -= usize::from(o == Open::Default);
         Some(o)
     }
     fn clear(&mut self) {
         self.opens.clear();
         self.open_levels = 0;
+        self.open_recursion = 0;
         self.defaults = 0;
         self.extra_levels = 0;
     }
@@ -678,6 +711,7 @@ struct Scanner<'a> {
     max_levels: usize,
     deferred: Option<(usize, String)>,
     unclosed: Option<(usize, char)>,
+    too_deep_to_read: Option<ProgramError>,
 }
 
 fn keyword(s: &[u8]) -> bool {
@@ -723,7 +757,7 @@ fn keyword(s: &[u8]) -> bool {
 
 impl<'a> Scanner<'a> {
     fn new(b: &'a [u8], lines: &'a LineIndex) -> Scanner<'a> {
-        Scanner { b, lines, max_lb: 0, max_levels: 0, deferred: None, unclosed: None }
+        Scanner { b, lines, max_lb: 0, max_levels: 0, deferred: None, unclosed: None, too_deep_to_read: None }
     }
 
     fn err(&self, at: usize, msg: impl Into<String>) -> ProgramError {
@@ -794,6 +828,17 @@ impl<'a> Scanner<'a> {
                     format!(
                         "the code nests more than {} levels deep here; CPython 3.11 refuses it (RecursionError during compilation)",
                         cpython::MAX_TREE_DEPTH
+                    ),
+                ));
+            }
+            if let Some(limit) = MAX_NESTED_READ.filter(|&m| f.recursion() > m && self.too_deep_to_read.is_none()) {
+                // Scan on: if CPython refuses the file further on, say that instead.
+                self.too_deep_to_read = Some(self.err(
+                    tok_start(tok),
+                    format!(
+                        "the code nests more than {limit} operators, brackets and lambdas deep here; the \
+                         checker in the browser reads no deeper (CPython 3.11 may accept it: check it with \
+                         `cabrito check` or the grading worker)"
                     ),
                 ));
             }
@@ -917,7 +962,9 @@ impl<'a> Scanner<'a> {
                             };
                             return Err(self.err(s, msg));
                         }
+                        let recursion = f.recursion() + RECURSION_PER_BRACKET;
                         let mut child = Frame::new(op[0], lb, levels);
+                        child.base_recursion = recursion;
                         child.call = call;
                         child.at = s;
                         frames.push(child);

@@ -1,0 +1,59 @@
+//! The browser checker on the hostile corpus, in headless Chromium: every input gets a reason, and none
+//! overflows the wasm stack or hangs. It goes through the entry point the checker worker serves today
+//! (`web::checker::answer_json`, what `src/bin/checker.rs` answers each message with); repoint [`check`]
+//! when that moves. Prints the time each input takes (for BENCHMARKS; never asserted).
+//!
+//! Run with `cargo test --target wasm32-unknown-unknown --test wasm_hostile -- --nocapture`.
+
+#![cfg(target_arch = "wasm32")]
+
+mod hostile;
+
+use cabrito::web::checker::{answer_json, Reply, Request};
+use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
+use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).expect("a browser window with performance").now()
+}
+
+/// The checker's answer to one request, through the JSON the worker exchanges with the page.
+fn check(req: &Request) -> Reply {
+    serde_json::from_str(&answer_json(&serde_json::to_string(req).expect("json"))).expect("a reply")
+}
+
+#[wasm_bindgen_test]
+fn every_hostile_input_gets_a_reason_in_the_browser() {
+    let t = generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 1)).unwrap();
+    let start = now_ms();
+    let mut wrong = Vec::new();
+    for (i, case) in hostile::corpus().into_iter().enumerate() {
+        let t0 = now_ms();
+        // A page hands the checker text: undecodable bytes arrive as U+FFFD.
+        let req = Request {
+            id: i as u64,
+            kind: Kind::AddParameter,
+            domain: Domain::Math,
+            starter: t.starter_code.clone(),
+            reference: t.solution_code.clone(),
+            response: case.text(),
+        };
+        let reason = match check(&req) {
+            Reply::Verdict { items, .. } => items
+                .iter()
+                .find(|it| it.must_have && !it.passed)
+                .map(|it| format!("{} (line {:?}): {}", it.id, it.line, it.reason))
+                .unwrap_or_default(),
+            Reply::Unreadable { why, .. } => format!("unreadable: {why}"),
+            other => format!("unexpected: {other:?}"),
+        };
+        console_log!("{:32} {:8.1} ms  {}", case.name, now_ms() - t0, reason.chars().take(100).collect::<String>());
+        if reason.is_empty() || reason.starts_with("unexpected") || reason.len() > 1000 {
+            wrong.push(format!("{}: {reason}", case.name));
+        }
+    }
+    console_log!("corpus checked in {:.0} ms", now_ms() - start);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
