@@ -115,10 +115,13 @@ impl<'s> Program<'s> {
         // Version-dependent syntax is checked against the oldest CPython the tasks target (D4).
         let options = ParseOptions::from(Mode::Module).with_target_version(ast::PythonVersion::PY311);
         let parsed = ruff_python_parser::parse_unchecked(source, options);
-        // CPython reports a syntax error in a file with a bracket left open as that bracket's.
-        let syntax = parsed.errors().first().map(|e| match scanned.unclosed {
-            Some((at, b)) => (at, format!("syntax error: '{b}' was never closed")),
-            None => (usize::from(e.location.start()), format!("syntax error: {}", e.error)),
+        // CPython reports a syntax error past a bracket left open as that bracket's.
+        let syntax = parsed.errors().first().map(|e| {
+            let at = usize::from(e.location.start());
+            match scanned.unclosed {
+                Some((open, b)) if open < at => (open, format!("syntax error: '{b}' was never closed")),
+                _ => (at, format!("syntax error: {}", e.error)),
+            }
         });
         let unsupported = parsed.unsupported_syntax_errors().first().map(|e| {
             (

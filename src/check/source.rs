@@ -525,8 +525,9 @@ pub struct Scan {
     pub depth_lower_bound: usize,
     /// The highest parser-stack estimate (CPython's `MAXSTACK` counting, approximate).
     pub parser_levels: usize,
-    /// An error CPython reports only when its parser reaches this point (an over-long integer literal):
-    /// `(offset, message)`; whichever of it and the first syntax error comes first is reported.
+    /// The first error CPython reports only when its tokenizer or parser reaches this point (a `TabError`,
+    /// a bad unindent, an over-long integer literal): `(offset, message)`; whichever of it and the first
+    /// syntax error comes first is reported.
     pub deferred: Option<(usize, String)>,
     /// The innermost bracket still open at the end: `(offset, bracket)`. CPython reports a syntax error
     /// in such a file as "'(' was never closed" there.
@@ -846,7 +847,8 @@ impl<'a> Scanner<'a> {
                 return Err(self.err(
                     tok_start(tok),
                     format!(
-                        "the expression nests too deeply for CPython 3.11's parser here (its stack holds {} levels; MemoryError)",
+                        "the expression nests too deeply for CPython 3.11's parser here (about {} levels; its stack holds {}: MemoryError)",
+                        f.levels(),
                         cpython::MAX_PARSER_LEVELS
                     ),
                 ));
@@ -859,31 +861,33 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// CPython's indentation rules for a line whose first token is code.
+    /// CPython's indentation rules for a line whose first token is code. Too many levels stops the
+    /// scan (the parser would recurse once per level); a `TabError` or a bad unindent is an error at its
+    /// place, reported if no syntax error comes before it, and the scan goes on.
     fn indent(
-        &self,
+        &mut self,
         ind: &mut Vec<usize>,
         alt: &mut Vec<usize>,
         col: usize,
         altcol: usize,
         at: usize,
     ) -> Result<(), ProgramError> {
-        let tab_error = || self.err(at, "inconsistent use of tabs and spaces in indentation (TabError)");
+        const TAB_ERROR: &str = "inconsistent use of tabs and spaces in indentation (TabError)";
         let top = *ind.last().expect("base level");
         let alttop = *alt.last().expect("base level");
         if col == top {
             if altcol != alttop {
-                return Err(tab_error());
+                self.defer(at, TAB_ERROR);
             }
         } else if col > top {
-            if ind.len() >= cpython::MAX_INDENT_LEVELS + 1 {
+            if ind.len() > cpython::MAX_INDENT_LEVELS {
                 return Err(self.err(
                     at,
                     format!("too many levels of indentation (CPython 3.11 allows {})", cpython::MAX_INDENT_LEVELS),
                 ));
             }
             if altcol <= alttop {
-                return Err(tab_error());
+                self.defer(at, TAB_ERROR);
             }
             ind.push(col);
             alt.push(altcol);
@@ -893,13 +897,19 @@ impl<'a> Scanner<'a> {
                 alt.pop();
             }
             if col != *ind.last().expect("level") {
-                return Err(self.err(at, "unindent does not match any outer indentation level"));
-            }
-            if altcol != *alt.last().expect("level") {
-                return Err(tab_error());
+                self.defer(at, "unindent does not match any outer indentation level");
+            } else if altcol != *alt.last().expect("level") {
+                self.defer(at, TAB_ERROR);
             }
         }
         Ok(())
+    }
+
+    /// An error CPython reports when it gets here, unless an earlier one stops it first.
+    fn defer(&mut self, at: usize, message: impl Into<String>) {
+        if self.deferred.as_ref().is_none_or(|d| at < d.0) {
+            self.deferred = Some((at, message.into()));
+        }
     }
 
     fn token(&mut self, tok: Raw, frames: &mut Vec<Frame>, ctx: Context) -> Result<(), ProgramError> {
@@ -986,19 +996,19 @@ impl<'a> Scanner<'a> {
     fn number(&mut self, s: usize, e: usize) {
         let t = &self.b[s..e];
         let decimal_int = t.iter().all(|c| c.is_ascii_digit() || *c == b'_');
-        if !decimal_int || self.deferred.is_some() {
+        if !decimal_int || self.deferred.as_ref().is_some_and(|d| d.0 < s) {
             return;
         }
         let digits = t.iter().filter(|c| c.is_ascii_digit()).count();
         let zero = t.iter().all(|c| *c == b'0' || *c == b'_');
         if digits > cpython::MAX_INT_DIGITS && !zero {
-            self.deferred = Some((
+            self.defer(
                 s,
                 format!(
                     "this integer literal has {digits} digits; CPython 3.11 refuses decimal literals over {} digits at compile time (write it in hexadecimal)",
                     cpython::MAX_INT_DIGITS
                 ),
-            ));
+            );
         }
     }
 
@@ -1216,8 +1226,15 @@ fn expr_end(b: &[u8], from: usize, end: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// The error a scan finds: at once, or deferred (with its line).
     fn scan_err(src: &str) -> ProgramError {
-        scan(src).expect_err(src)
+        match scan(src) {
+            Err(e) => e,
+            Ok(s) => {
+                let (at, message) = s.deferred.expect(src);
+                ProgramError::new(LineIndex::new(src).line(at), message)
+            }
+        }
     }
 
     #[test]
@@ -1250,9 +1267,9 @@ mod tests {
     fn tokenizer_rules() {
         assert_eq!(scan_err("if x:\n    \ty = 1\n\tz = 2\n").line, 3);
         assert!(scan_err("if x:\n\ty = 1\n        z = 2\n").message.contains("TabError"));
-        assert!(scan("if x:\n\ty = 1\n\tz = 2\n").is_ok());
-        assert!(scan("if x:\n    y = 1\n\t# c\n    z = 2\n").is_ok());
-        assert!(scan("x = (1,\n\t2,\n        3)\n").is_ok());
+        assert!(scan("if x:\n\ty = 1\n\tz = 2\n").unwrap().deferred.is_none());
+        assert!(scan("if x:\n    y = 1\n\t# c\n    z = 2\n").unwrap().deferred.is_none());
+        assert!(scan("x = (1,\n\t2,\n        3)\n").unwrap().deferred.is_none());
         let deep: String = (0..100).map(|i| format!("{}if x:\n", " ".repeat(i))).collect();
         assert!(scan_err(&format!("{deep}{}pass\n", " ".repeat(100))).message.contains("indentation"));
         let ok: String = (0..99).map(|i| format!("{}if x:\n", " ".repeat(i))).collect();
