@@ -1,7 +1,7 @@
 //! The browser checker on the hostile corpus, in headless Chromium: every input gets a reason, and none
-//! overflows the wasm stack or hangs. It goes through the entry point the checker worker serves today
-//! (`web::checker::answer_json`, what `src/bin/checker.rs` answers each message with); repoint [`check`]
-//! when that moves. Prints the time each input takes (for BENCHMARKS; never asserted).
+//! overflows the wasm stack or hangs. It goes through the entry point the checker worker serves
+//! (`protocol::checker::answer_text`, what `src/bin/checker.rs` answers each message with), JSON in and
+//! out as the page sends it. Prints the time each input takes (for BENCHMARKS; never asserted).
 //!
 //! Run with `cargo test --target wasm32-unknown-unknown --test wasm_hostile -- --nocapture`.
 
@@ -9,7 +9,7 @@
 
 mod hostile;
 
-use cabrito::web::checker::{answer_json, Reply, Request};
+use cabrito::protocol::checker::{answer_text, Reply, Request};
 use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -21,7 +21,7 @@ fn now_ms() -> f64 {
 
 /// The checker's answer to one request, through the JSON the worker exchanges with the page.
 fn check(req: &Request) -> Reply {
-    serde_json::from_str(&answer_json(&serde_json::to_string(req).expect("json"))).expect("a reply")
+    Reply::parse(&answer_text(&serde_json::to_string(req).expect("json"), &|| None))
 }
 
 #[wasm_bindgen_test]
