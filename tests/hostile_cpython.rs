@@ -7,34 +7,8 @@ mod hostile;
 use cabrito::check::program::Program;
 use cabrito::check::rubric::{static_checks, TaskRef};
 use cabrito::check::source::decode;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Instant;
-
-/// CPython's verdicts on files: file name → (compiles, line).
-pub fn cpython(dir: &std::path::Path, files: &[String]) -> HashMap<String, (bool, Option<u64>, String)> {
-    let version =
-        std::process::Command::new("python3").args(["-c", "import sys; print(sys.version_info[:2])"]).output();
-    let version = version.expect("python3 runs");
-    assert_eq!(String::from_utf8_lossy(&version.stdout).trim(), "(3, 11)", "CPython 3.11 is the reference");
-    // One process per file, as `python3 -c "compile(...)"`: a RecursionError leaves CPython's recursion
-    // counters a little off for the compiles after it in the same process.
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/compile_all.py");
-    let mut text = String::new();
-    for f in files {
-        let out = std::process::Command::new("python3").arg(script).arg(dir.join(f)).output().expect("python3 runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        text.push_str(&String::from_utf8_lossy(&out.stdout));
-    }
-    text.lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            let file =
-                std::path::Path::new(v["file"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned();
-            (file, (v["ok"].as_bool().unwrap(), v["line"].as_u64(), v["error"].as_str().unwrap_or("").to_string()))
-        })
-        .collect()
-}
 
 #[test]
 fn compilation_agrees_with_cpython_on_the_corpus() {
@@ -55,7 +29,9 @@ fn compilation_agrees_with_cpython_on_the_corpus() {
         std::fs::write(dir.path().join(f), &c.bytes).unwrap();
     }
     let started = Instant::now();
-    let theirs = cpython(dir.path(), &files);
+    let paths: Vec<std::path::PathBuf> = files.iter().map(|f| dir.path().join(f)).collect();
+    let theirs: HashMap<String, hostile::CpythonVerdict> =
+        files.iter().cloned().zip(hostile::cpython(&paths)).collect();
     eprintln!("CPython compiled {} files in {:.2} s", files.len(), started.elapsed().as_secs_f64());
     let mut wrong = Vec::new();
     for (c, f) in cases.iter().zip(&files) {

@@ -18,6 +18,33 @@ pub struct Case {
     pub compiles: bool,
 }
 
+/// CPython 3.11's verdict on a file: `(compiles, line, error)`.
+pub type CpythonVerdict = (bool, Option<u64>, String);
+
+/// CPython's verdicts on files, in order: one fresh `python3` per file (`tests/support/compile_all.py`),
+/// a few at a time. Native only.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn cpython(paths: &[std::path::PathBuf]) -> Vec<CpythonVerdict> {
+    let version = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.version_info[:2])"])
+        .output()
+        .expect("python3 runs");
+    assert_eq!(String::from_utf8_lossy(&version.stdout).trim(), "(3, 11)", "CPython 3.11 is the reference");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/compile_all.py");
+    let one = |p: &std::path::PathBuf| -> CpythonVerdict {
+        let out = std::process::Command::new("python3").arg(script).arg(p).output().expect("python3 runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{}: {e}: {}", p.display(), String::from_utf8_lossy(&out.stderr)));
+        (v["ok"].as_bool().unwrap_or(false), v["line"].as_u64(), v["error"].as_str().unwrap_or("").to_string())
+    };
+    let chunk = paths.len().div_ceil(4).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            paths.chunks(chunk).map(|c| s.spawn(move || c.iter().map(one).collect::<Vec<_>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a CPython thread")).collect()
+    })
+}
+
 impl Case {
     /// The text a browser would hand the checker (a page decodes undecodable bytes as U+FFFD).
     pub fn text(&self) -> String {
