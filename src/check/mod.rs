@@ -1,17 +1,22 @@
-//! Static checks of a candidate solution (pure: compiles for wasm): reading responses
-//! ([`response`]), parsing and normalising Python ([`program`]) and the static rubric ([`rubric`]).
+//! Static checks of a candidate solution (pure: compiles for wasm): reading responses ([`response`],
+//! unified diffs in [`diff`]), the one Python front end every reader uses ([`source`] for bytes, lines and
+//! CPython's tokenizer rules, [`program`] for the tree, [`cpython`] for CPython 3.11's compile-time rules
+//! and limits), `function_existence` shared with the grader ([`existence`]) and the static rubric
+//! ([`rubric`]).
 //!
 //! ```text
+//! file bytes ──source::decode──▶ text
 //! response text ──parse_response(text, starter)──▶ Candidate { code, format, notes }
 //!                                                   │
 //! TaskRef { kind, domain, starter, reference } ─────┴─static_checks(task, &code)──▶ Rubric { items }
+//!                                    (each program through Program::parse: source::scan, ruff, cpython)
 //! ```
 //!
 //! The rubric's items, in report order (must = the task fails without it; nice = diagnostic):
 //!
 //! | id | kinds | level | what |
 //! |---|---|---|---|
-//! | `compilation` | all | must | parses, and none of the compile-time errors CPython 3.11 reports that a parser accepts |
+//! | `compilation` | all | must | what CPython 3.11's `compile()` says: syntax, the tokenizer's and compiler's rules and limits (see [`cpython`]) |
 //! | `function_existence` | all | must for dead code, else nice | grading.md §4.2 exactly: reference functions kept, removed ones gone, nothing else, no module-level assignment |
 //! | `no_missing_functions` | all | must | D6: every reference function except `main` exists |
 //! | `no_new_functions` | all | must | no top-level function the task does not have; none defined twice |
