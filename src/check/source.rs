@@ -148,7 +148,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, ProgramError> {
     }
     match std::str::from_utf8(body) {
         Ok(s) => Ok(Decoded { text: Cow::Borrowed(s), notes }),
-        Err(e) => {
+        Err(_) => {
             // CPython 3.11 lets undecodable bytes pass inside comments, and only there.
             let lossy = String::from_utf8_lossy(body);
             let comments = comment_spans(&lossy);
@@ -169,7 +169,6 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, ProgramError> {
                 }
                 shift += 3 - *len as isize;
             }
-            let _ = e;
             notes.push(format!("replaced {} undecodable byte sequence(s) inside comments", bad.len()));
             Ok(Decoded { text: Cow::Owned(lossy.into_owned()), notes })
         }
@@ -914,21 +913,17 @@ impl<'a> Scanner<'a> {
 
     fn token(&mut self, tok: Raw, frames: &mut Vec<Frame>, ctx: Context) -> Result<(), ProgramError> {
         let b = self.b;
-        let depth_limit = match ctx {
-            Context::Module => cpython::MAX_BRACKETS,
-            Context::FStringExpr { .. } => cpython::MAX_BRACKETS,
-        };
         match tok {
             Raw::Number(s, e) => {
                 self.number(s, e);
                 operand(frames);
             }
-            Raw::Str { start, f, content } => {
+            Raw::Str { f, content, .. } => {
                 if f {
                     let f0 = frames.last().expect("frame");
                     // 3.11 parses each field with a parser of its own: its stack starts afresh.
                     let (lb, levels) = (f0.lb() + 2, cpython::LEVELS_FSTRING_BASE);
-                    self.fstring(start, content, lb, levels)?;
+                    self.fstring(content, lb, levels)?;
                 }
                 operand(frames);
             }
@@ -959,7 +954,7 @@ impl<'a> Scanner<'a> {
                         let discount = if frames.len() == 1 { cpython::LEVELS_FIRST_BRACKET_DISCOUNT } else { 0 };
                         let f = frames.last().expect("frame");
                         let (lb, levels) = (f.lb() + node, (f.levels() + cost).saturating_sub(discount));
-                        if frames.len() > depth_limit {
+                        if frames.len() > cpython::MAX_BRACKETS {
                             let msg = match ctx {
                                 Context::Module => format!(
                                     "too many nested parentheses (CPython 3.11 allows {})",
@@ -1012,14 +1007,9 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Scan the expressions inside an f-string (3.11: each `{…}` is parsed on its own).
-    fn fstring(
-        &mut self,
-        start: usize,
-        (cs, ce): (usize, usize),
-        lb: usize,
-        levels: usize,
-    ) -> Result<(), ProgramError> {
+    /// Scan the expressions inside an f-string (3.11: each `{…}` is parsed on its own). Nested f-strings
+    /// recurse here, at most four deep: in 3.11 each must use a quote its enclosing strings do not.
+    fn fstring(&mut self, (cs, ce): (usize, usize), lb: usize, levels: usize) -> Result<(), ProgramError> {
         let b = self.b;
         let mut i = cs;
         // Depth of nested format specs: `{x:{y}}` (CPython allows two levels).
@@ -1044,7 +1034,6 @@ impl<'a> Scanner<'a> {
                 _ => i += 1,
             }
         }
-        let _ = start;
         Ok(())
     }
 
