@@ -5,16 +5,19 @@
 //! Which kinds are built along an axis is said by the kinds ([`crate::kinds::TaskKind::axes`]), so a
 //! kind that lacks an axis gets a one-line error naming the kinds that have it.
 
+pub mod runtime;
 mod search;
 mod traversal;
 
-use crate::spec::{registry, Domain, GraphSizes, TaskSpec, PAPER_SIZES};
+use crate::check::rubric::Level;
+use crate::spec::{registry, Domain, GraphSizes, SpecError, TaskSpec, MAX_N, PAPER_SIZES};
 
 registry!(
     /// The scaling axes this generator version serves.
     Axis: AxisDef {
         Traversal = "traversal" => traversal::Traversal,
         Search = "search" => search::Search,
+        Runtime = "runtime" => runtime::Runtime,
     }
 );
 
@@ -36,6 +39,9 @@ pub enum Grows {
 pub enum Bodies {
     /// Call lines, then one return (generation.md §2.4).
     Plain,
+    /// Runtime resolution: an if/else tree of `check()` guards whose leaves are bodies, one of them
+    /// running (generation.md §4.3; `kinds/graph_kind/runtime.rs` writes them).
+    Branched(runtime::Shape),
 }
 
 /// Everything particular to one axis.
@@ -65,6 +71,27 @@ pub trait AxisDef: Sync {
     /// How the programs' bodies are written.
     fn bodies(&self, _spec: &TaskSpec) -> Bodies {
         Bodies::Plain
+    }
+    /// The largest `n` on this axis (the graph sizes' limit when `n` sizes a graph).
+    fn max_n(&self) -> u32 {
+        MAX_N
+    }
+    /// The sizes part of a run name (`cn=(25,25)_en=(200,200)`).
+    fn run_sizes(&self, s: &GraphSizes) -> String {
+        format!("cn=({},{})_en=({},{})", s.n_init, s.n_init, s.n_edit, s.n_edit)
+    }
+    /// The axis's own rules on a spec whose knobs are each valid.
+    fn validate(&self, _spec: &TaskSpec) -> Result<(), SpecError> {
+        Ok(())
+    }
+    /// The axis's own items of the static rubric (ids of `check::rubric::CHECKS`) and their level;
+    /// they join the kind's ([`crate::kinds::TaskKind::rubric`]).
+    fn rubric(&self) -> &'static [(&'static str, Level)] {
+        &[]
+    }
+    /// The checks the axis adds to the kind's pass rule (static rubric items, graded like the others).
+    fn required_checks(&self) -> &'static [&'static str] {
+        &[]
     }
 }
 
@@ -107,15 +134,12 @@ pub fn edit_size_key(spec: &TaskSpec) -> &'static str {
 /// The reference's run name of a spec's bucket (generation.md §5.2): the experiment, the sampler's
 /// parameters, then what the axis adds.
 pub fn run_name(spec: &TaskSpec) -> String {
-    let s = spec.sizes();
+    let def = spec.axis.def();
     format!(
-        "{}_cn=({},{})_en=({},{})_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1){}",
+        "{}_{}_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1){}",
         spec.axis.experiment(),
-        s.n_init,
-        s.n_init,
-        s.n_edit,
-        s.n_edit,
-        spec.axis.def().run_suffix(spec)
+        def.run_sizes(&spec.sizes()),
+        def.run_suffix(spec)
     )
 }
 
@@ -126,7 +150,7 @@ mod tests {
 
     #[test]
     fn names_and_sizes() {
-        assert_eq!(Axis::NAMES, &["traversal", "search"]);
+        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime"]);
         assert_eq!(sizes(Axis::Traversal, 7), GraphSizes { n_init: 25, n_edit: 7 });
         assert_eq!(sizes(Axis::Search, 7), GraphSizes { n_init: 7, n_edit: 25 });
         for &a in Axis::ALL {

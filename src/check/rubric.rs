@@ -9,7 +9,7 @@
 //! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
-use crate::{Domain, Kind};
+use crate::{Axis, Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -20,8 +20,12 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct TaskRef<'a> {
     pub kind: Kind,
     pub domain: Domain,
+    /// The scaling axis (its own rubric items join the kind's).
+    pub axis: Axis,
     pub starter: &'a str,
     pub reference: &'a str,
+    /// The record's `metadata` (`Value::Null` when the record has none).
+    pub metadata: &'a serde_json::Value,
 }
 
 impl<'a> TaskRef<'a> {
@@ -30,8 +34,10 @@ impl<'a> TaskRef<'a> {
         TaskRef {
             kind: task.spec.kind,
             domain: task.spec.domain,
+            axis: task.spec.axis,
             starter: &task.starter_code,
             reference: &task.solution_code,
+            metadata: &task.metadata,
         }
     }
 }
@@ -129,9 +135,11 @@ pub enum Applies {
 }
 
 impl Check {
-    /// Whether this check is in a kind's rubric, and as a must-have.
-    fn must_have_for(&self, kind: Kind) -> Option<bool> {
-        let listed = kind.def().rubric().iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+    /// Whether this check is in a task's rubric, and as a must-have: the kind's listing, else the
+    /// axis's, else [`Check::applies`].
+    fn must_have_for(&self, task: &TaskRef) -> Option<bool> {
+        let find = |list: &[(&str, Level)]| list.iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+        let listed = find(task.kind.def().rubric()).or_else(|| find(task.axis.def().rubric()));
         match (listed, self.applies) {
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
             (None, Applies::Listed) => None,
@@ -238,6 +246,12 @@ pub const CHECKS: &[Check] = &[
         title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
         run: edit_path,
     },
+    Check {
+        id: "branch_placement",
+        applies: Applies::Listed,
+        title: |_| "Edits only in the branches that run, and every edit the reference makes there".into(),
+        run: super::branches::branch_placement,
+    },
 ];
 
 /// Run the static rubric on a candidate program.
@@ -286,7 +300,7 @@ fn run_checks(
     items: &mut Vec<Item>,
 ) {
     for check in CHECKS {
-        let Some(must_have) = check.must_have_for(task.kind) else { continue };
+        let Some(must_have) = check.must_have_for(task) else { continue };
         let outcome = match (blocked, cand, starter, reference) {
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),

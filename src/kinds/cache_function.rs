@@ -1,6 +1,8 @@
 //! Cache a function call (generation.md §3.4): the leaves of a tree T call `slow()`; call it once in
 //! their lowest common ancestor, store it in `temp` and pass it down.
 
+mod runtime;
+
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -15,9 +17,9 @@ use crate::task::Generated;
 pub struct CacheFunction;
 
 /// The expensive `mylibrary` function.
-const LIBRARY: &str = "slow";
+pub const LIBRARY: &str = "slow";
 /// The cached value's name (a local in the ancestor, a parameter below it).
-const TEMP: &str = "temp";
+pub const TEMP: &str = "temp";
 
 /// The default of the `temp` parameter: the zero of the domain's scalar, as written in the reference
 /// and as the rubric states it.
@@ -171,6 +173,10 @@ impl GraphKind for CacheFunction {
             named.role(Role::EditLeaf),
             named.role(Role::Lca)
         )
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

@@ -336,13 +336,16 @@ fn grade_task(rec: &TaskRecord, place: &Place) -> Result<GradeTask, String> {
         return Err(format!("task set '{}' (instruction following) is not graded by this version", place.task_set));
     }
     let (kind, domain) = records::kind_and_domain(rec, Some(place), (None, None), &format!("tasks/{place}"))?;
+    let axis = records::axis_of(rec, Some(place), &format!("tasks/{place}"))?;
     let missing = |f: &str| format!("task {} has no '{f}' string", rec.label());
     Ok(GradeTask {
         kind,
         domain,
+        axis,
         starter: rec.starter.clone().ok_or_else(|| missing("starter_code"))?,
         reference: rec.reference.clone().ok_or_else(|| missing("solution_code"))?,
         key: if rec.dag_id.is_empty() { rec.name.clone() } else { rec.dag_id.clone() },
+        metadata: rec.metadata.clone(),
     })
 }
 

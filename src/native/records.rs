@@ -220,6 +220,8 @@ pub struct TaskRecord {
     pub reference: Option<String>,
     /// A Cabrito record's spec (kind, domain, axis, sizes exactly).
     pub spec: Option<TaskSpec>,
+    /// The record's `metadata` (`Null` when it has none).
+    pub metadata: Json,
     /// Position in its file (0-based).
     pub index: usize,
 }
@@ -233,6 +235,7 @@ impl TaskRecord {
             starter: s("starter_code"),
             reference: s("solution_code"),
             spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
+            metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
             index,
         }
     }
@@ -336,6 +339,26 @@ pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), Str
     }
 }
 
+/// The axis a run name belongs to: the axis whose experiment name starts it (`runtime_resolution_…`).
+pub fn axis_of_run(run: &str) -> Option<Axis> {
+    Axis::ALL.iter().copied().find(|a| run == a.experiment() || run.starts_with(&format!("{}_", a.experiment())))
+}
+
+/// The axis of a record: its spec's, else its run's (the folder its file sits in), else the first axis
+/// (whose rubric and pass rule add nothing to the kind's). A spec and a run that disagree are an error
+/// naming both.
+pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Axis, String> {
+    let by_run = place.and_then(|p| axis_of_run(&p.run).map(|a| (a, p.run.as_str())));
+    match (rec.spec.as_ref().map(|s| s.axis), by_run) {
+        (Some(a), Some((b, run))) if a != b => Err(format!(
+            "{file}: {} is on the {a} axis by its spec but on the {b} axis by its run '{run}'",
+            rec.label()
+        )),
+        (Some(a), _) | (None, Some((a, _))) => Ok(a),
+        (None, None) => Ok(Axis::ALL[0]),
+    }
+}
+
 /// Axis and n of a reference run name (`function_traversal_…_en=(25,25)…`); `?` when it does not say.
 pub fn axis_and_n(run: &str) -> (String, String) {
     let grab = |key: &str| -> Option<String> {
@@ -351,6 +374,10 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
     } else if run.starts_with("function_search") {
         (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
+    } else if run.starts_with(Axis::Runtime.experiment()) {
+        let hops = run.split("_ifhops=").nth(1).map(|h| h.split('_').next().unwrap_or(h));
+        let hops = hops.filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
+        (Axis::Runtime.as_str().into(), hops.map(str::to_string).unwrap_or_else(|| "?".into()))
     } else {
         (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
     }
@@ -526,7 +553,15 @@ mod tests {
     use super::*;
 
     fn rec(name: &str, dag: &str, i: usize) -> TaskRecord {
-        TaskRecord { name: name.into(), dag_id: dag.into(), starter: None, reference: None, spec: None, index: i }
+        TaskRecord {
+            name: name.into(),
+            dag_id: dag.into(),
+            starter: None,
+            reference: None,
+            spec: None,
+            metadata: Json::Null,
+            index: i,
+        }
     }
 
     #[test]
@@ -552,7 +587,22 @@ mod tests {
             ("traversal".into(), "200".into())
         );
         assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
-        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
+        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200"), ("runtime".into(), "200".into()));
+        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)").1, "?");
+        assert_eq!(axis_of_run("runtime_resolution_n=(10,10)_ifhops=5"), Some(Axis::Runtime));
+        assert_eq!(axis_of_run("function_search_cn=(5,5)"), Some(Axis::Search));
+        assert_eq!(axis_of_run("add_instructions_n=(10,10)"), None);
+        let place = Place {
+            run: "runtime_resolution_x".into(),
+            task_set: "math_function".into(),
+            task_type: "dead_code".into(),
+        };
+        let r = rec("math_function_dead_code_x", "x", 0);
+        assert_eq!(axis_of(&r, Some(&place), "f").unwrap(), Axis::Runtime);
+        assert_eq!(axis_of(&r, None, "f").unwrap(), Axis::Traversal);
+        let mut spec = rec("x", "x", 0);
+        spec.spec = Some(TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Search, 5, 0));
+        assert!(axis_of(&spec, Some(&place), "f").unwrap_err().contains("search axis by its spec but on the runtime"));
     }
 
     #[test]

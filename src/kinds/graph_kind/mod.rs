@@ -4,6 +4,7 @@
 //! order, let the kind transform the plain programs, print them, write the statement and the record.
 
 pub mod program;
+pub mod runtime;
 pub mod statement;
 
 pub use program::{Built, Ctx};
@@ -20,7 +21,7 @@ use crate::task::{link, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
-pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search];
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime];
 
 /// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
 /// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
@@ -41,6 +42,8 @@ pub trait GraphKind: TaskKind {
     fn example_note(&self, named: &Named, d: &DomainInfo) -> String;
     /// The statement's rules (§6), in the domain's words.
     fn rules(&self, d: &DomainInfo) -> String;
+    /// What the runtime axis asks of the kind (`kinds/<kind>/runtime.rs`).
+    fn runtime(&self) -> &'static dyn runtime::RuntimeKind;
 }
 
 /// The minimum edit size of a call-graph kind.
@@ -87,10 +90,15 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let ops = draw_ops(&key, d, &g);
     let order = file_order(&key, spec.kind, g.len());
     let bodies = spec.axis.def().bodies(spec);
-    let built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies });
+    let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
+    let mut built = k.transform(&cx);
+    let branches = match bodies {
+        axes::Bodies::Branched(shape) => Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built)),
+        axes::Bodies::Plain => None,
+    };
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
-    let statement = statement::statement(k, d);
+    let statement = statement::statement(k, d, spec.axis);
     let dag_id = uuid_like(&key, "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
     let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
@@ -117,6 +125,7 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         roles,
         edit_set,
         sizes,
+        runtime: branches,
     };
     Ok(Generated { task, view: View::Graph { graph: g, built } })
 }
