@@ -59,11 +59,13 @@ fn layout(bucket: &str, root: &Path) -> String {
     run
 }
 
-fn required(task_type: &str) -> &'static [&'static str] {
-    if task_type == "dead_code" {
-        &["behavioral", "function_existence"]
-    } else {
-        &["behavioral"]
+/// The reference's pass rule of an experiment (grading.md §5.3).
+fn required(experiment: &str, task_type: &str) -> &'static [&'static str] {
+    match (experiment, task_type == "dead_code") {
+        ("runtime_resolution", true) => &["behavioral", "branch_placement", "function_existence"],
+        ("runtime_resolution", false) => &["behavioral", "branch_placement"],
+        (_, true) => &["behavioral", "function_existence"],
+        (_, false) => &["behavioral"],
     }
 }
 
@@ -73,6 +75,7 @@ fn agree(bucket: &str, trials: usize) {
     }
     let dir = tempfile::tempdir().unwrap();
     let run = layout(bucket, dir.path());
+    let experiment = run.split("_n=").next().unwrap_or("").split("_cn=").next().unwrap_or("").to_string();
     let out: PathBuf = dir.path().join("out");
     let args = GradeArgs {
         tasks: dir.path().to_path_buf(),
@@ -110,7 +113,7 @@ fn agree(bucket: &str, trials: usize) {
             differences.push(format!("{key:?}: not graded"));
             continue;
         };
-        let theirs_pass = required(&key.2).iter().all(|k| {
+        let theirs_pass = required(&experiment, &key.2).iter().all(|k| {
             let s = &v["summary"][k];
             s["pass"].as_u64().unwrap_or(0) > 0 && s["fail"].as_u64() == Some(0) && s["error"].as_u64() == Some(0)
         });
@@ -118,8 +121,14 @@ fn agree(bucket: &str, trials: usize) {
         if theirs_pass != ours_pass {
             differences.push(format!("{key:?}: reference {theirs_pass}, Cabrito {ours_pass}: {}", r["message"]));
         }
-        // Check by check, for the kinds both graders compute.
-        for k in ["compilation", "function_existence", "behavioral"] {
+        // Check by check, for the kinds both graders compute (branch_placement on the runtime axis).
+        let mut kinds = vec!["compilation", "function_existence", "behavioral"];
+        for k in required(&experiment, &key.2) {
+            if !kinds.contains(k) {
+                kinds.push(k);
+            }
+        }
+        for k in kinds {
             let theirs = v["results"].as_array().unwrap().iter().find(|x| x["kind"] == k).map(|x| x["type"].clone());
             let mine = r["results"].as_array().unwrap().iter().find(|x| x["kind"] == k).map(|x| x["type"].clone());
             if theirs != mine {
@@ -141,4 +150,12 @@ fn traversal_en25_agrees_with_the_reference() {
 #[test]
 fn search_cn200_agrees_with_the_reference() {
     agree("function_search_cn200", 2);
+}
+
+/// The runtime bucket (`_ifhops=200`): branch_placement per task and per check too. The reference's
+/// quirk that `runtime_branches` is true for every function task does not change these verdicts: the
+/// flag only decides whether the check runs, and on this axis it always does.
+#[test]
+fn runtime_ifhops200_agrees_with_the_reference() {
+    agree("runtime_resolution_ifhops200", 5);
 }
