@@ -183,6 +183,36 @@ fn runs(conditions: &[(&Expr, bool)]) -> Option<bool> {
     Some(all)
 }
 
+/// The leaf blocks of a function (blocks without an `if`) that run: those whose conditions on the way
+/// all hold. `None` when a condition cannot be evaluated. A generated runtime function has exactly one.
+pub fn running_leaves(p: &Program, f: &StmtFunctionDef) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for (path, b) in blocks(p, f) {
+        if b.items.iter().any(|i| matches!(i, Item::If(_))) {
+            continue;
+        }
+        if runs(&b.conditions)? {
+            out.push(path);
+        }
+    }
+    Some(out)
+}
+
+/// For every function both programs define, the blocks whose content differs (grading.md §4.4's
+/// `changed`), leaving out functions with none.
+pub fn changed_blocks(a: &Program, b: &Program) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out = BTreeMap::new();
+    for f in a.functions() {
+        let name = f.name.as_str();
+        let (Some(x), Some(y)) = (a.function(name), b.function(name)) else { continue };
+        let c = changed(&blocks(a, x), &blocks(b, y));
+        if !c.is_empty() {
+            out.insert(name.to_string(), c);
+        }
+    }
+    out
+}
+
 /// A block's path in words: `the body of f outside its if/else`, `the else branch (line 12)`.
 fn describe(path: &str) -> String {
     if path.is_empty() {
