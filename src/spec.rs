@@ -307,6 +307,22 @@ fn is_default_ratio(r: &u8) -> bool {
     *r == 10
 }
 
+/// A ratio in tenths as its link text (`"0.5"`).
+mod ratio_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(tenths: &u8, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::ratio_text(*tenths))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+        let text = String::deserialize(d)?;
+        super::RATIOS.iter().position(|r| *r == text).map(|i| i as u8).ok_or_else(|| {
+            serde::de::Error::custom(format!("ratio must be one of {}, got '{text}'", super::RATIOS.join(", ")))
+        })
+    }
+}
+
 /// The runtime knobs apply on the runtime axis.
 fn runtime_axis(s: &TaskSpec) -> Result<(), String> {
     if s.axis == Axis::Runtime {
@@ -435,8 +451,14 @@ pub struct TaskSpec {
     /// Runtime resolution: leaves of each function's if/else tree.
     #[serde(default = "default_branches", skip_serializing_if = "is_default_branches")]
     pub branches: u32,
-    /// Runtime resolution: a guard's breadth/depth ratio, in tenths (10 = 1.0).
-    #[serde(default = "default_ratio", skip_serializing_if = "is_default_ratio")]
+    /// Runtime resolution: a guard's breadth/depth ratio, in tenths (10 = 1.0); serialised as the link
+    /// writes it (`"ratio": "0.5"`), so a spec's JSON is also a spec object of link keys.
+    #[serde(
+        rename = "ratio",
+        with = "ratio_serde",
+        default = "default_ratio",
+        skip_serializing_if = "is_default_ratio"
+    )]
     pub ratio_tenths: u8,
 }
 

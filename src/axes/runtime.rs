@@ -176,5 +176,10 @@ mod tests {
         let s = TaskSpec::from_pairs([("axis", "runtime"), ("branches", "8"), ("ratio", "0.5"), ("n", "100")]).unwrap();
         assert_eq!(s.to_query(), "v=1&axis=runtime&n=100&branches=8&ratio=0.5");
         assert_eq!(Shape::of(&s), Shape { hops: 100, branches: 8, breadth: 10, depth: 10 });
+        // A spec's JSON is a spec object of link keys (the worker's grade messages send it so).
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["ratio"], "0.5");
+        assert_eq!(crate::protocol::spec_from_json(&json).unwrap(), s);
+        assert_eq!(serde_json::from_value::<TaskSpec>(json).unwrap(), s);
     }
 }
