@@ -155,9 +155,9 @@ fn verdict_parity(bucket: &str) -> usize {
             let kind = r["kind"].as_str().unwrap();
             // branch_placement is in the rubric on the runtime axis only.
             let ours_has = ours.item(kind).is_some();
-            if !matches!(kind, "compilation" | "function_existence" | "edit_path")
-                && !(kind == "branch_placement" && ours_has)
-            {
+            let compared_here = matches!(kind, "compilation" | "function_existence" | "edit_path")
+                || (kind == "branch_placement" && ours_has);
+            if !compared_here {
                 continue;
             }
             let theirs = r["type"].as_str().unwrap();

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One statement of a block: a statement, or an `if` reduced to its condition.
 #[derive(PartialEq)]
 enum Item<'a> {
-    Stmt(ComparableStmt<'a>),
+    Stmt(Box<ComparableStmt<'a>>),
     If(ComparableExpr<'a>),
 }
 
@@ -78,7 +78,7 @@ fn visit<'a>(
             .iter()
             .map(|s| match s {
                 Stmt::If(i) => Item::If(ComparableExpr::from(&*i.test)),
-                s => Item::Stmt(ComparableStmt::from(s)),
+                s => Item::Stmt(Box::new(ComparableStmt::from(s))),
             })
             .collect(),
         Stmts::Chain(i) => vec![Item::If(ComparableExpr::from(i.test))],
