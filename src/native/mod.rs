@@ -7,6 +7,7 @@ pub mod cli;
 pub mod generate;
 pub mod grade;
 pub mod grid;
+pub mod pool;
 pub mod records;
 pub mod report;
 pub mod runner;
