@@ -188,7 +188,7 @@ ODD_FLAGS = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
 
 
 def raw_key(args, kwargs):
-    key = tuple(map(fast_key, args))
+    key = ("raw", tuple(map(fast_key, args)))
     if kwargs:
         key = (key, tuple((n, fast_key(v)) for n, v in kwargs.items()))
     return key
@@ -196,9 +196,12 @@ def raw_key(args, kwargs):
 
 def memoize(fn):
     """A per-trial cache keyed on the arguments' types and values (ndarrays by shape, dtype and
-    bytes), bound to the function's parameters: `f(v)`, `f(val=v)` and `f(v, m)` with `m` the
-    default are one entry, so a function that every caller reaches with the same `val` runs once.
-    Unhashable arguments bypass it; exceptions are not cached."""
+    bytes). Unhashable arguments bypass it; exceptions are not cached.
+
+    A call is looked up first by its arguments as written (cheap: the common case is a callee
+    reached again the same way), then, on a miss, by the arguments bound to the function's
+    parameters, so `f(v)`, `f(val=v)` and `f(v, m)` with `m` the default are one entry and a
+    function that every caller reaches with the same `val` runs once per trial."""
     cache = {}
     code = fn.__code__
     n = code.co_argcount
@@ -207,12 +210,8 @@ def memoize(fn):
     index = {name: j for j, name in enumerate(names) if j >= posonly}
     plain = not (code.co_flags & ODD_FLAGS) and not code.co_kwonlyargcount
 
-    def key_of(args, kwargs):
-        if not plain:
-            return raw_key(args, kwargs)
-        if not kwargs and len(args) == n:
-            return tuple(map(fast_key, args))
-        if len(args) > n:
+    def bound_key(args, kwargs):
+        if not plain or len(args) > n:
             return None
         vals = list(args) + [MISSING] * (n - len(args))
         for name, v in kwargs.items():
@@ -227,19 +226,32 @@ def memoize(fn):
                 if j < first:
                     return None
                 vals[j] = defaults[j - first]
-        return tuple(map(fast_key, vals))
+        return ("bound", tuple(map(fast_key, vals)))
 
     def wrapper(*args, **kwargs):
         try:
-            key = key_of(args, kwargs)
-            hit = cache if key is None else cache.get(key, cache)
+            if kwargs:
+                vals = args + tuple(kwargs.values())
+                kinds = tuple(map(type, vals))
+                key = (kinds, vals, tuple(kwargs)) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
+            else:
+                kinds = tuple(map(type, args))
+                key = (kinds, args) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
+            hit = cache.get(key, cache)
+            if hit is not cache:
+                return hit
+            bound = bound_key(args, kwargs)
+            if bound is not None:
+                hit = cache.get(bound, cache)
+                if hit is not cache:
+                    cache[key] = hit
+                    return hit
         except Exception:
             return fn(*args, **kwargs)
-        if hit is not cache:
-            return hit
         result = fn(*args, **kwargs)
-        if key is not None:
-            cache[key] = result
+        cache[key] = result
+        if bound is not None:
+            cache[bound] = result
         return result
 
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
@@ -318,9 +330,16 @@ def main():
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         values = trial["values"]
+        # Immutable inputs are decoded once a trial; lists and arrays afresh for every call, so a
+        # call that mutates its input cannot change another's.
+        decoded = [decode(v) for v in values]
+        mutable = frozenset(j for j, v in enumerate(values) if v["t"] in ("list", "ndarray"))
         for i, f, refs in trial["calls"]:
             name, params = functions[f]
-            kwargs = {p: decode(values[r]) for p, r in zip(params, refs)}
+            if mutable:
+                kwargs = {p: decode(values[r]) if r in mutable else decoded[r] for p, r in zip(params, refs)}
+            else:
+                kwargs = dict(zip(params, [decoded[r] for r in refs]))
             fn = g.get(name)
             result = None
             error = None

@@ -70,6 +70,7 @@ struct Pool {
     next_id: AtomicU64,
     enabled: AtomicBool,
     started: AtomicUsize,
+    max_children: AtomicUsize,
 }
 
 fn pool() -> &'static Pool {
@@ -81,12 +82,19 @@ fn pool() -> &'static Pool {
         next_id: AtomicU64::new(1),
         enabled: AtomicBool::new(std::env::var_os("CABRITO_NO_POOL").is_none()),
         started: AtomicUsize::new(0),
+        max_children: AtomicUsize::new(MAX_CHILDREN),
     })
 }
 
 /// Turn the pool on or off for this process (on by default unless `CABRITO_NO_POOL` is set).
 pub fn set_enabled(on: bool) {
     pool().enabled.store(on, Ordering::Release);
+}
+
+/// Runs in flight through the pool at once before runs start fresh processes ([`MAX_CHILDREN`]
+/// by default; tests lower it to exhaust the pool).
+pub fn set_max_children(n: usize) {
+    pool().max_children.store(n, Ordering::Release);
 }
 
 /// Whether runs go through the pool on this machine (enabled and the tier allows it).
@@ -354,7 +362,8 @@ pub fn run(iso: &Isolation, stdin: &[u8], limits: &Limits, wall: Duration) -> Op
         return None;
     }
     let p = pool();
-    if p.in_flight.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_CHILDREN).then_some(n + 1)).is_err() {
+    let max = p.max_children.load(Ordering::Acquire);
+    if p.in_flight.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).is_err() {
         return None;
     }
     let _slot = Slot;
