@@ -152,9 +152,9 @@ fn python_prefix() -> std::path::PathBuf {
 /// a fixture bucket.
 fn fixture_tasks(bucket: &str) -> Vec<(String, GradeTask, String)> {
     use std::io::Read;
-    let base = std::env::var_os("CABRITO_FIXTURES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/cabra-reference"));
+    let base = std::env::var_os("CABRITO_FIXTURES").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/cabra-reference")
+    });
     let mut out = Vec::new();
     let Ok(sets) = std::fs::read_dir(base.join(bucket).join("tasks")) else { return out };
     let mut sets: Vec<_> = sets.map(|e| e.unwrap().path()).collect();
@@ -212,7 +212,9 @@ fn bench_fixture_buckets() {
     eprintln!("isolation: {}", isolation().describe());
     println!("| bucket | tasks | trials | inputs | pool | cold s/task | warm s/task | passed |");
     println!("|---|---|---|---|---|---|---|---|");
-    for bucket in ["function_traversal_en25", "function_search_cn200", "runtime_resolution_ifhops200", "add_instructions_nc200"] {
+    for bucket in
+        ["function_traversal_en25", "function_search_cn200", "runtime_resolution_ifhops200", "add_instructions_nc200"]
+    {
         let tasks = fixture_tasks(bucket);
         if tasks.is_empty() {
             println!("| {bucket} | not gradable by this build | | | | | | |");
@@ -300,7 +302,9 @@ fn dump_requests() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut picks: Vec<(String, GradeTask)> = Vec::new();
     for bucket in ["function_traversal_en25", "function_search_cn200"] {
-        for (label, gt, _) in fixture_tasks(bucket).into_iter().filter(|(l, ..)| l.ends_with("add_parameter")).step_by(2) {
+        for (label, gt, _) in
+            fixture_tasks(bucket).into_iter().filter(|(l, ..)| l.ends_with("add_parameter")).step_by(2)
+        {
             picks.push((format!("{bucket}-{}", label.replace('/', "-")), gt));
         }
     }
@@ -309,9 +313,14 @@ fn dump_requests() {
         picks.push((format!("generated-traversal-math-add_parameter-n{n}"), GradeTask::from_task(&t)));
     }
     for (name, gt) in picks {
-        for (trials, inputs) in [(5, grade::InputScheme::PerFunction), (50, grade::InputScheme::PerFunction), (50, grade::InputScheme::PerTrial)] {
+        for (trials, inputs) in [
+            (5, grade::InputScheme::PerFunction),
+            (50, grade::InputScheme::PerFunction),
+            (50, grade::InputScheme::PerTrial),
+        ] {
             let prep = grade::prepare_with(&gt, trials, inputs).unwrap();
-            let req = grade::request(&prep.plan, &prep.reference_program, &prep.reference_defs, None, &Default::default());
+            let req =
+                grade::request(&prep.plan, &prep.reference_program, &prep.reference_defs, None, &Default::default());
             let path = dir.join(format!("{name}-{trials}-{}.json", inputs.as_str()));
             std::fs::write(&path, serde_json::to_vec(&req).unwrap()).unwrap();
             println!("{} ({} bytes)", path.display(), std::fs::metadata(&path).unwrap().len());

@@ -52,7 +52,11 @@ fn all_say(m: &str, what: &str, clean: &str) -> bool {
 
 /// Every first-failure message of a verdict.
 fn messages(v: &Verdict) -> String {
-    v.functions.iter().filter_map(|f| f.first_failure.as_ref().map(|ff| ff.message.clone())).collect::<Vec<_>>().join("\n")
+    v.functions
+        .iter()
+        .filter_map(|f| f.first_failure.as_ref().map(|ff| ff.message.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]

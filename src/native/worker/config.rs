@@ -270,7 +270,11 @@ mod tests {
                     let spec = TaskSpec::new(kind, domain, axis, max_n, 1);
                     let t = crate::generate(&spec).unwrap();
                     let msg = protocol::ClientMessage::grade("j".to_string(), &spec, t.solution_code, None).to_json();
-                    assert!(msg.len() * 2 <= MAX_MESSAGE_BYTES, "{kind} {domain} {axis} n={max_n}: {} bytes", msg.len());
+                    assert!(
+                        msg.len() * 2 <= MAX_MESSAGE_BYTES,
+                        "{kind} {domain} {axis} n={max_n}: {} bytes",
+                        msg.len()
+                    );
                 }
             }
         }

@@ -3,8 +3,8 @@
 //! send, until the client leaves or times out.
 
 use super::job::job;
-use super::schedule::{estimate_seconds, LARGE_SECONDS};
 use super::origin::origin_allowed;
+use super::schedule::{estimate_seconds, LARGE_SECONDS};
 use super::{log, Shared};
 use crate::protocol::{Accepted, ClientMessage, ErrorCode, HelloReply, ServerMessage, PROTOCOL_VERSION};
 use crate::spec::SERVED_VERSIONS;
@@ -275,10 +275,7 @@ fn on_text(
                 estimated_seconds: Some((estimate * 10.0).ceil() / 10.0),
                 queued_ahead: Some(queued_ahead),
                 note: (estimate >= LARGE_SECONDS).then(|| {
-                    format!(
-                        "a large task: grading takes about {:.0} s; smaller jobs may run first",
-                        estimate.ceil()
-                    )
+                    format!("a large task: grading takes about {:.0} s; smaller jobs may run first", estimate.ceil())
                 }),
             });
             // `accepted` goes out before anything the job sends: the connection loop sends it

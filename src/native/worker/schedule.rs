@@ -141,7 +141,9 @@ impl Scheduler {
                 .iter()
                 .enumerate()
                 .filter(|(_, w)| large_ok || !w.large)
-                .min_by(|(_, a), (_, b)| key(st, a, now).partial_cmp(&key(st, b, now)).unwrap_or(std::cmp::Ordering::Equal))
+                .min_by(|(_, a), (_, b)| {
+                    key(st, a, now).partial_cmp(&key(st, b, now)).unwrap_or(std::cmp::Ordering::Equal)
+                })
                 .map(|(i, _)| i);
             let Some(i) = best else { break };
             let w = st.waiting.swap_remove(i);
