@@ -70,6 +70,9 @@ mod native_bench {
     /// exponential gap of mean `mean_gap` seconds (drawn from a seeded stream).
     async fn student(addr: std::net::SocketAddr, who: u64, trials: usize, mean_gap: f64, until: Instant) -> Vec<f64> {
         let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("connect");
+        // Say hello at once, as the app does (the worker closes connections silent past the handshake timeout).
+        ws.send(Message::text(ClientMessage::hello().to_json())).await.expect("send");
+        let _ = tokio::time::timeout(Duration::from_secs(60), ws.next()).await.expect("hello back");
         let mut rng = cabrito::rng::stream(&format!("student {who}"), "bench/classroom");
         let s = spec(20_000 + who);
         let code = cabrito::generate(&s).expect("task").solution_code;

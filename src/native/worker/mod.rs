@@ -68,7 +68,12 @@ pub(crate) struct Shared {
 
 /// The `/ws` route with its own state (tests build servers with their own configurations).
 pub fn router(cfg: WorkerConfig) -> Router {
-    let isolation = runner::isolation().describe();
+    let mut isolation = runner::isolation().describe();
+    if cfg.grade.pool && super::pool::available(runner::isolation()) {
+        isolation.push_str(
+            "; runs forked from a pre-started interpreter (the pool), each entering its own namespaces, uid and rlimits",
+        );
+    }
     // Start the interpreter pool now, so the first job does not wait for it.
     if cfg.grade.pool {
         std::thread::spawn(|| super::pool::warm(runner::isolation()));
