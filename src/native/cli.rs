@@ -59,6 +59,7 @@ fn command() -> Command {
         .subcommand(super::report::command())
         .subcommand(super::traces::command())
         .subcommand(super::agent::command())
+        .subcommand(super::solve::command())
 }
 
 /// Run the CLI; returns the exit status.
@@ -95,6 +96,7 @@ pub fn run() -> i32 {
         Some(("report", m)) => super::report::run(m),
         Some(("traces", m)) => super::traces::run(m),
         Some(("agent", m)) => super::agent::run(m),
+        Some(("solve", m)) => super::solve::run(m),
         _ => Err(Failure::Usage("unknown command".into())),
     };
     match result {

@@ -13,5 +13,6 @@ pub mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod serve;
+pub mod solve;
 pub mod traces;
 pub mod worker;
