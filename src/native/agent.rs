@@ -11,18 +11,17 @@
 //! The task folder reader and the response records are shared with `cabrito solve`.
 
 use super::cli::{spec_from, Failure};
+use super::records;
 use crate::agents::aci::{plain_task, Aci, PublicChecks};
 use crate::agents::ledger::{Ledger, Prices};
 use crate::agents::settings::{Input, Settings, SETTINGS};
 use crate::agents::Strategy;
-use crate::grade::domain_of_task_set;
 use crate::spec::{Domain, Kind, KNOBS};
 use crate::traces::plain::{Header, PlainTask};
 use clap::{Arg, ArgMatches, Command};
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub fn command() -> Command {
@@ -164,95 +163,68 @@ impl Item {
     }
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let bytes = if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .take(512 * 1024 * 1024)
-            .read_to_end(&mut out)
-            .map_err(|e| format!("{} is not valid gzip: {e}", path.display()))?;
-        out
-    } else {
-        bytes
-    };
-    String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()))
-}
-
-fn sorted(dir: &Path, dirs: bool) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir() == dirs).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
-fn name_of(p: &Path) -> String {
-    p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
-/// Every task under `DIR/tasks/<run>/<task_set>/<task_type>.json[.gz]` (or `DIR/<run>/…`). A file
-/// or record that cannot be used is reported in `problems` and skipped.
+/// Every task under `DIR/tasks/<run>/<task_set>/<task_type>.json[.gz]` (or `DIR/<run>/…`), read
+/// through the shared records reader (`native::records`: its size caps, and kind and domain from
+/// every source that says them). A file or record that cannot be used is reported in `problems`
+/// and skipped.
 pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<Item> {
-    let base = if dir.join("tasks").is_dir() { dir.join("tasks") } else { dir.to_path_buf() };
+    let base = records::root(dir, "tasks");
+    let (files, p) = records::task_files(&base);
+    problems.extend(p);
     let mut out = Vec::new();
-    for run in sorted(&base, true) {
-        for set in sorted(&run, true) {
-            for file in sorted(&set, false) {
-                let n = name_of(&file);
-                let Some(ty) = n.strip_suffix(".json.gz").or_else(|| n.strip_suffix(".json")) else { continue };
-                let (run_name, set_name) = (name_of(&run), name_of(&set));
-                let Some(kind) = Kind::parse(ty) else {
-                    problems.push(format!(
-                        "{}: unknown task type '{ty}' (types: {})",
-                        file.display(),
-                        Kind::NAMES.join(", ")
-                    ));
-                    continue;
-                };
-                let domain = match domain_of_task_set(&set_name) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        problems.push(format!("{}: {e}", file.display()));
-                        continue;
-                    }
-                };
-                let records = match read_text(&file).and_then(|t| {
-                    serde_json::from_str::<Json>(&t).map_err(|e| format!("{} is not JSON: {e}", file.display()))
-                }) {
-                    Ok(Json::Array(list)) => list,
-                    Ok(_) => {
-                        problems.push(format!("{} is not a JSON list of tasks", file.display()));
-                        continue;
-                    }
+    for (place, file) in files {
+        let list = match records::read_text(&file, records::MAX_TASK_FILE_BYTES).and_then(|t| {
+            serde_json::from_str::<Json>(&t).map_err(|e| format!("{} is not valid JSON: {e}", file.display()))
+        }) {
+            Ok(Json::Array(list)) => list,
+            Ok(one @ Json::Object(_)) => vec![one],
+            Ok(_) => {
+                problems.push(format!("{}: expected a list of task records", file.display()));
+                continue;
+            }
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        for (index, r) in list.iter().enumerate() {
+            let s = |k: &str| r.get(k).and_then(Json::as_str).map(str::to_string);
+            let rec = records::TaskRecord {
+                name: s("name").unwrap_or_default(),
+                dag_id: s("dag_id").unwrap_or_default(),
+                starter: s("starter_code"),
+                reference: s("solution_code"),
+                spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
+                index,
+            };
+            let (kind, domain) =
+                match records::kind_and_domain(&rec, Some(&place), (None, None), &file.display().to_string()) {
+                    Ok(kd) => kd,
                     Err(e) => {
                         problems.push(e);
                         continue;
                     }
                 };
-                for (i, r) in records.iter().enumerate() {
-                    let s = |k: &str| r.get(k).and_then(Json::as_str).map(str::to_string);
-                    match (s("name"), s("dag_id"), s("prompt"), s("starter_code"), s("solution_code")) {
-                        (Some(name), Some(dag_id), Some(prompt), Some(starter), Some(reference)) => out.push(Item {
-                            run: run_name.clone(),
-                            task_set: set_name.clone(),
-                            task_type: ty.to_string(),
-                            name,
-                            dag_id,
-                            prompt,
-                            starter,
-                            reference,
-                            kind,
-                            domain,
-                            link: s("link").unwrap_or_default(),
-                        }),
-                        _ => problems.push(format!(
-                            "{} record {}: lacks one of name, dag_id, prompt, starter_code, solution_code",
-                            file.display(),
-                            i + 1
-                        )),
-                    }
-                }
+            match (s("prompt"), rec.starter, rec.reference) {
+                (Some(prompt), Some(starter), Some(reference)) if !rec.name.is_empty() && !rec.dag_id.is_empty() => out
+                    .push(Item {
+                        run: place.run.clone(),
+                        task_set: place.task_set.clone(),
+                        task_type: place.task_type.clone(),
+                        name: rec.name,
+                        dag_id: rec.dag_id,
+                        prompt,
+                        starter,
+                        reference,
+                        kind,
+                        domain,
+                        link: s("link").unwrap_or_default(),
+                    }),
+                _ => problems.push(format!(
+                    "{} record {}: lacks one of name, dag_id, prompt, starter_code, solution_code",
+                    file.display(),
+                    index + 1
+                )),
             }
         }
     }
@@ -412,7 +384,7 @@ fn summary(strategy: Strategy, done: &[Done]) -> String {
     // Sorted by axis, then n as a number, then task type.
     let mut rows: BTreeMap<(String, u64, String, String), Row> = BTreeMap::new();
     for d in done {
-        let (axis, n) = super::grade::axis_and_n(&d.item.run);
+        let (axis, n) = records::axis_and_n(&d.item.run);
         let key = (axis, n.parse::<u64>().unwrap_or(u64::MAX), n, d.item.task_type.clone());
         let r = rows.entry(key).or_default();
         r.tasks += 1;
