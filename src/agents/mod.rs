@@ -12,6 +12,8 @@
 pub mod aci;
 pub mod console;
 pub mod ledger;
+pub mod page;
+pub mod replay;
 pub mod settings;
 pub mod strategies;
 
