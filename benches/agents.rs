@@ -77,5 +77,9 @@ fn main() {
             median(&mut c.ms)
         );
     }
-    eprintln!("{} sessions in {:.1} s", cells.values().map(|c| c.tasks).sum::<usize>(), started.elapsed().as_secs_f64());
+    eprintln!(
+        "{} sessions in {:.1} s",
+        cells.values().map(|c| c.tasks).sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
 }

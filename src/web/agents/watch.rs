@@ -104,11 +104,25 @@ pub fn watch(p: &WatchProps) -> Html {
 
     let call = match steps.get(i) {
         Some(st) => {
-            let args = serde_json::to_string_pretty(&st.arguments).unwrap_or_default();
+            // An edit's texts are shown as code; other arguments as JSON.
+            let text = |k: &str| st.arguments.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            let args = match (text("old"), text("new")) {
+                (old, Some(new)) if st.tool == "edit" => html! {
+                    <>
+                        if let Some(old) = old {
+                            <p class="hint">{ "old" }</p><pre id="call-old" class="prompt">{ old }</pre>
+                        }
+                        <p class="hint">{ "new" }</p><pre id="call-new" class="prompt">{ new }</pre>
+                    </>
+                },
+                _ => {
+                    html! { <pre id="call-args" class="prompt">{ serde_json::to_string(&st.arguments).unwrap_or_default() }</pre> }
+                }
+            };
             html! {
                 <section id="current-call" class="panel call-box" data-tool={st.tool.clone()} data-ok={st.ok.to_string()}>
                     <h3>{ format!("Call {} of {n}: {}", i + 1, describe(st)) }</h3>
-                    <details class="call-args" open={st.tool == "edit"}><summary>{ "Arguments" }</summary><pre id="call-args" class="prompt">{ args }</pre></details>
+                    <details class="call-args" open={st.tool == "edit"}><summary>{ "Arguments" }</summary>{ args }</details>
                     <pre id="call-output" class={classes!("prompt", "call-output", (!st.ok).then_some("refused"))}>{ st.output.clone() }</pre>
                 </section>
             }
@@ -132,11 +146,11 @@ pub fn watch(p: &WatchProps) -> Html {
                     <span class="knob-help">{ p.page.strategy.describe() }</span>
                 </label>
                 <div class="step-buttons" role="group" aria-label="Step through the calls">
-                    <button id="step-start" type="button" class="button small ghost" onclick={go(0)} disabled={i == 0}>{ "⏮" }</button>
+                    <button id="step-start" type="button" class="button small ghost" onclick={go(0)} disabled={i == 0}>{ "« Start" }</button>
                     <button id="step-back" type="button" class="button small ghost" onclick={go(i.saturating_sub(1))} disabled={i == 0}>{ "◀ Back" }</button>
                     <button id="step-play" type="button" class="button small" onclick={toggle}>{ if *playing { "❚❚ Pause" } else { "▶ Play" } }</button>
                     <button id="step-next" type="button" class="button small ghost" onclick={go((i + 1).min(n))} disabled={i >= n}>{ "Next ▶" }</button>
-                    <button id="step-end" type="button" class="button small ghost" onclick={go(n)} disabled={i >= n}>{ "⏭ End" }</button>
+                    <button id="step-end" type="button" class="button small ghost" onclick={go(n)} disabled={i >= n}>{ "End »" }</button>
                     <input id="step-slider" type="range" min="0" max={n.to_string()} value={i.to_string()} oninput={slide} aria-label="call" />
                     <span id="step-label" class="hint" data-at={i.to_string()}>{ if i < n { format!("call {} of {n}", i + 1) } else { format!("end ({n} calls)") } }</span>
                     if let Some(ms) = run.1 {
