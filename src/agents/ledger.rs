@@ -147,6 +147,28 @@ impl Ledger {
     }
 }
 
+impl Ledger {
+    /// One line: turns, the measured input beside the closed form, and the cost.
+    pub fn summary(&self) -> String {
+        let Some(cf) = self.closed_form else { return "no turns".into() };
+        format!(
+            "{} turns · Σ input {:.0} tokens beside P·T + g·T(T−1)/2 = {:.0} (P = {:.0}, g = {:.0}) · {:.0} cached · {:.0} output · ${:.4} at ${}/${}/${} per million input/cached/output (${:.4} without the cache)",
+            self.rows.len(),
+            self.total.input,
+            cf.value,
+            cf.p,
+            cf.g,
+            self.total.cached,
+            self.total.output,
+            self.cost,
+            self.prices.input,
+            self.prices.cached_input,
+            self.prices.output,
+            self.cost_without_cache
+        )
+    }
+}
+
 /// The turns of any trace, with the figures it carries (turns without an input figure count 0).
 pub fn turns_of(session: &crate::traces::Session) -> Vec<TurnTokens> {
     session
@@ -226,6 +248,30 @@ mod tests {
                 assert!(l.cost < l.cost_without_cache);
             }
         }
+    }
+
+    /// Any trace: a model's plain trace, with the server's figures per turn (two calls in turn 0).
+    #[test]
+    fn the_ledger_of_a_read_trace_uses_its_turns() {
+        let text = "{\"type\":\"session\",\"format\":\"cabrito-trace/1\",\"session_id\":\"m\"}\n\
+            {\"tool\":\"view\",\"arguments\":{},\"turn\":0,\"tokens\":{\"input\":1000,\"cached\":0,\"output\":40}}\n\
+            {\"tool\":\"search\",\"arguments\":{},\"turn\":0}\n\
+            {\"tool\":\"edit\",\"arguments\":{},\"turn\":1,\"tokens\":{\"input\":1600,\"cached\":1000,\"output\":100}}\n\
+            {\"type\":\"message\",\"turn\":2,\"content\":\"done\",\"tokens\":{\"input\":2200,\"cached\":1600,\"output\":5}}\n";
+        let s = crate::traces::plain::read("m.jsonl", text);
+        let turns = turns_of(&s);
+        assert_eq!(turns.len(), 3);
+        let l = Ledger::of(&turns, Prices { input: 1.0, cached_input: 0.0, output: 0.0 });
+        // Uncached input only: 1000 + 600 + 600 = 2200 µ$.
+        assert!(close(l.cost, 2200.0e-6), "{}", l.cost);
+        assert_eq!(l.total, TurnTokens { input: 4800.0, cached: 2600.0, output: 145.0 });
+        // Constant growth (600 a turn): the closed form is exact.
+        assert!(close(l.closed_form.unwrap().value, 4800.0));
+        assert!(
+            l.summary().starts_with("3 turns · Σ input 4800 tokens beside P·T + g·T(T−1)/2 = 4800"),
+            "{}",
+            l.summary()
+        );
     }
 
     #[test]

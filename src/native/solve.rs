@@ -16,7 +16,7 @@
 //! (`--retry-errors` retries the failed ones). Token counts come from the server's `usage`.
 //! Nothing is ever sent anywhere but `--endpoint`, and only when it is given.
 
-use super::agent::{jobs_from, load_tasks, settings_args, settings_from, write_file, Item};
+use super::agent::{load_tasks, settings_args, settings_from, write_file, Item};
 use super::cli::Failure;
 use crate::agents::aci::{tool_schemas, Aci};
 use crate::agents::ledger::TurnTokens;
@@ -55,7 +55,6 @@ pub fn command() -> Command {
         .arg(Arg::new("retry-errors").long("retry-errors").action(ArgAction::SetTrue).help("also redo tasks whose earlier answer is an error record"))
         .arg(Arg::new("max-failures").long("max-failures").value_name("N").default_value("5").help("stop starting new tasks after this many failures in a row"))
         .args(settings_args())
-        .arg(Arg::new("jobs").long("jobs").hide(true))
 }
 
 /// How the run goes.
@@ -180,7 +179,6 @@ fn config(m: &ArgMatches) -> Result<Config, Failure> {
 
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let cfg = config(m)?;
-    let _ = jobs_from(m)?;
     let dir = PathBuf::from(m.get_one::<String>("tasks").expect("required"));
     if !dir.is_dir() {
         return Err(Failure::Usage(format!("--tasks {} is not a folder", dir.display())));
