@@ -140,7 +140,7 @@ fn careful_strategies_pay_more_calls_as_n_grows() {
         e.1 += 1;
     }
     let mean = |k: (Strategy, Axis, u32)| calls[&k].0 as f64 / calls[&k].1 as f64;
-    for (&(s, a, n), _) in &calls {
+    for &(s, a, n) in calls.keys() {
         println!("{s:9} {a:9} n = {n:3}: {:.1} calls", mean((s, a, n)));
     }
     for s in [Strategy::Reader, Strategy::Navigator] {
@@ -175,29 +175,4 @@ fn strategies_import_nothing_of_the_task() {
         }
     }
     assert!(files >= 5);
-}
-
-#[test]
-#[ignore]
-fn survey_by_n() {
-    let mut rows: BTreeMap<(String, String, u32), (usize, usize, usize, f64)> = BTreeMap::new();
-    for spec in specs(&[5, 10, 25, 50, 100, 200], &[0, 1]) {
-        let task = cabrito::generate(&spec).unwrap();
-        for &strategy in Strategy::ALL {
-            let aci = agents::run(&task, strategy, Settings::default());
-            let input: f64 = aci.turns(true).iter().map(|t| t.input).sum();
-            let e = rows.entry((strategy.to_string(), spec.axis.to_string(), spec.n)).or_default();
-            e.0 += 1;
-            e.1 += aci.rubric().passed() as usize;
-            e.2 += aci.steps().len();
-            e.3 += input;
-        }
-    }
-    for ((s, a, n), (k, p, c, i)) in rows {
-        println!(
-            "{s:10} {a:10} {n:4}  pass {p:3}/{k:3}  calls {:6.1}  input tokens {:9.0}",
-            c as f64 / k as f64,
-            i / k as f64
-        );
-    }
 }

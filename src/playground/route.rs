@@ -100,7 +100,7 @@ fn parse_raw(fragment: &str) -> Route {
     }
     let pairs = match split_query(query) {
         Ok(mut p) => {
-            p.retain(|(k, _)| !is_extra_key(k) && !(agents && crate::agents::page::is_link_key(k)));
+            p.retain(|(k, _)| !(is_extra_key(k) || (agents && crate::agents::page::is_link_key(k))));
             p
         }
         Err(message) => {
