@@ -156,10 +156,12 @@ impl Item {
     /// The reference layout's response file for a model (`<backend>/<model>`).
     pub fn response_path(&self, out: &Path, model_path: &str) -> PathBuf {
         let mut p = out.join("responses").join(&self.run).join(&self.task_set).join(&self.task_type);
-        for part in model_path.split('/') {
-            p = p.join(part);
+        let parts: Vec<&str> = model_path.split('/').filter(|x| !x.is_empty()).collect();
+        for (i, part) in parts.iter().enumerate() {
+            // The model's name may hold dots (`qwen2.5-coder`): the extension is added, never swapped in.
+            p = if i + 1 == parts.len() { p.join(format!("{part}.jsonl")) } else { p.join(part) };
         }
-        p.with_extension("jsonl")
+        p
     }
 }
 
@@ -423,4 +425,20 @@ fn summary(strategy: Strategy, done: &[Done]) -> String {
     }
     out.push_str("(static: the public checks pass; calls, tokens and cost are means per task; grade the responses with `cabrito grade`)\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_paths_keep_dotted_model_names() {
+        let t = crate::generate(&crate::TaskSpec::default()).unwrap();
+        let i = Item::of_task(&t);
+        let p = i.response_path(Path::new("/o"), "code/org/qwen2.5-coder");
+        assert!(p.ends_with(format!("{}/code/org/qwen2.5-coder.jsonl", i.task_type)), "{}", p.display());
+        assert!(i.session_id("code/org/qwen2.5").starts_with("code-org-qwen2-5-"));
+        assert_eq!(i.session_id("scripted/reader"), i.session_id("scripted/reader"));
+        assert_ne!(i.session_id("scripted/reader"), i.session_id("scripted/navigator"));
+    }
 }
