@@ -2,6 +2,7 @@
 //! and sockets.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)] // the shell: files, processes, sockets, clocks
 
+pub mod agent;
 pub mod check;
 pub mod cli;
 pub mod generate;
@@ -13,5 +14,6 @@ pub mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod serve;
+pub mod solve;
 pub mod traces;
 pub mod worker;

@@ -49,6 +49,9 @@ pub struct ControlsProps {
     /// The page the controls navigate on (the task page or the scale page).
     #[prop_or(false)]
     pub scale: bool,
+    /// … or the agents page (which keeps its own keys).
+    #[prop_or(false)]
+    pub agents: bool,
 }
 
 /// One control per knob of [`KNOBS`]: a select for a choice, a number box for an integer. The
@@ -68,13 +71,20 @@ pub fn controls(p: &ControlsProps) -> Html {
         let spec = p.spec.clone();
         let on_navigate = p.on_navigate.clone();
         let error = error.clone();
-        let scale = p.scale;
+        let (scale, agents) = (p.scale, p.agents);
         Rc::new(move |key: &'static str, value: String| {
             let pairs = route::with_value(&spec, key, &value);
             match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
                 Ok(next) => {
                     error.set(None);
-                    on_navigate.emit(if scale { route::scale_fragment(&next) } else { route::fragment(&next) });
+                    on_navigate.emit(if scale {
+                        route::scale_fragment(&next)
+                    } else if agents {
+                        let page = crate::agents::page::Page::from_fragment(&super::app::current_fragment()).0;
+                        page.fragment(&next)
+                    } else {
+                        route::fragment(&next)
+                    });
                 }
                 Err(e) => error.set(Some(e.to_string())),
             }
@@ -330,6 +340,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <a id="share-link" href={task.link.clone()}>{ share.clone() }</a>
                     { " " }
                     <CopyButton id="copy-link" label="Copy link" text={share} />
+                    { " · " }
+                    <a id="open-agents" href={route::agents_fragment(&task.spec)}>{ "Watch an agent or walk it yourself →" }</a>
                 </p>
             }
             <div class="task-grid">
