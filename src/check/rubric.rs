@@ -236,6 +236,20 @@ pub const CHECKS: &[Check] = &[
         run: return_annotations,
     },
     Check {
+        id: "difference_blocks",
+        applies: Applies::Listed,
+        title: |_| {
+            "Template method: Calculate.compute() calls one custom_compute method per difference; the subclasses keep only those, one return each".into()
+        },
+        run: crate::kinds::merge_codebases::structure::rubric_item,
+    },
+    Check {
+        id: "merge_module_code",
+        applies: Applies::Listed,
+        title: |_| "Only the three classes at module level (no other classes, functions or variables)".into(),
+        run: crate::kinds::merge_codebases::structure::module_code,
+    },
+    Check {
         id: "edit_path",
         applies: Applies::All(Level::Nice),
         title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
