@@ -159,9 +159,9 @@ pub fn dag_id(index: u64) -> String {
     format!("task_{index:05}")
 }
 
-/// A merge record in the reference's format (its six fields), plus Cabrito's `spec`, `link` and
-/// `sizes`.
-pub fn export(task: &Task) -> serde_json::Value {
+/// A merge record in the reference's format, its six fields only (`input`, `input_with_space`,
+/// `prompt`, `solution`, `allowed_transformations`, `allowed_perturbations`): what a run file holds.
+pub fn reference_record(task: &Task) -> serde_json::Value {
     let meta = |k: &str| task.metadata.get(k).cloned().unwrap_or(serde_json::Value::Null);
     json!({
         "input": task.starter_code,
@@ -170,10 +170,18 @@ pub fn export(task: &Task) -> serde_json::Value {
         "solution": task.solution_code,
         "allowed_transformations": meta("allowed_transformations"),
         "allowed_perturbations": meta("allowed_perturbations"),
-        "spec": task.spec,
-        "link": task.link,
-        "sizes": task.sizes,
     })
+}
+
+/// A merge record in the reference's format, plus Cabrito's `spec`, `link` and `sizes`.
+pub fn export(task: &Task) -> serde_json::Value {
+    let mut r = reference_record(task);
+    if let serde_json::Value::Object(m) = &mut r {
+        m.insert("spec".into(), json!(task.spec));
+        m.insert("link".into(), json!(task.link));
+        m.insert("sizes".into(), json!(task.sizes));
+    }
+    r
 }
 
 impl TaskKind for MergeCodebases {
@@ -275,6 +283,9 @@ impl TaskKind for MergeCodebases {
     }
     fn own_grid(&self) -> Option<super::OwnGrid> {
         Some(super::OwnGrid { name: "merge", sizes: GRID_SIZES, samples: GRID_SAMPLES })
+    }
+    fn behaviour(&self) -> crate::grade::Behaviour {
+        crate::grade::Behaviour::Calculators
     }
 }
 

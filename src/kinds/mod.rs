@@ -98,6 +98,10 @@ pub trait TaskKind: Sync {
     fn own_grid(&self) -> Option<OwnGrid> {
         None
     }
+    /// What the behavioural check runs.
+    fn behaviour(&self) -> crate::grade::Behaviour {
+        crate::grade::Behaviour::Functions
+    }
 }
 
 impl Kind {

@@ -7,6 +7,8 @@ pub mod cli;
 pub mod generate;
 pub mod grade;
 pub mod grid;
+pub mod merge_layout;
+pub mod merge_runner;
 pub mod records;
 pub mod report;
 pub mod runner;

@@ -8,7 +8,10 @@
 //! five differences stop the check (fail); any exception in either program makes it an error.
 
 use crate::check::program::Program;
-use crate::grade::{CallResult, CheckResult, FirstFailure, FunctionResult, FunctionStatus, Outcome, RunOutcome, Value};
+use crate::grade::{
+    CallResult, CheckResult, FirstFailure, FunctionResult, FunctionStatus, GradeTask, Outcome, RunOutcome, Value,
+    Verdict,
+};
 use crate::graph::sample::between;
 use crate::rng::stream;
 use ruff_python_ast::Stmt;
@@ -243,6 +246,81 @@ fn finish(
             if stopped { " (stopped early)" } else { "" }
         );
         (check("behavioral", Outcome::Fail, message, meta), results)
+    }
+}
+
+/// A verdict whose every check is an error with `message` (the task cannot be graded, or the
+/// reference did not run).
+pub fn error_verdict(task: &GradeTask, trials: usize, message: String) -> Verdict {
+    let checks = ["compilation", "behavioral", "difference_blocks"]
+        .iter()
+        .map(|k| check(k, Outcome::Error, message.clone(), json!({})))
+        .collect();
+    Verdict {
+        passed: false,
+        kind: task.kind,
+        message,
+        checks,
+        functions: vec![],
+        trials,
+        candidate_stdout: String::new(),
+        candidate_stderr: String::new(),
+        seconds: 0.0,
+    }
+}
+
+/// The verdict of a candidate (grading.md §6.8): `compilation`, then `behavioral` and
+/// `difference_blocks` (both errors when the candidate does not compile). `runs` holds the
+/// reference's and the candidate's runs on `vectors`; `None` when the candidate was not run.
+pub fn verdict(
+    task: &GradeTask,
+    candidate: &str,
+    vectors: &[Vec<i64>],
+    names: &[String],
+    runs: Option<(&RunOutcome, &RunOutcome)>,
+) -> Verdict {
+    let compilation = crate::grade::verdict::compilation(candidate);
+    let (behavioral, functions, structure) = match (compilation.outcome, runs) {
+        (Outcome::Pass, Some((expected, actual))) => {
+            let (b, f) = behavioural(vectors, names, expected, actual);
+            (b, f, difference_blocks(candidate, &task.reference))
+        }
+        (Outcome::Pass, None) => (
+            check("behavioral", Outcome::Error, "the candidate was not run".into(), json!({})),
+            vec![],
+            difference_blocks(candidate, &task.reference),
+        ),
+        _ => {
+            let skipped =
+                |kind: &str| check(kind, Outcome::Error, "skipped because compilation failed".into(), json!({}));
+            (skipped("behavioral"), vec![], skipped("difference_blocks"))
+        }
+    };
+    let checks = vec![compilation, behavioral, structure];
+    let passed = crate::grade::verdict::task_passes(task.kind, &checks);
+    let message = if passed {
+        format!(
+            "passed: CalculateA and CalculateB match the reference on {} argument vectors, and the subclasses keep only the differences",
+            vectors.len()
+        )
+    } else {
+        checks
+            .iter()
+            .find(|c| c.outcome != Outcome::Pass)
+            .map(|c| format!("{}: {}", c.kind, c.message))
+            .unwrap_or_else(|| "failed".into())
+    };
+    let (stdout, stderr) = runs.map(|(_, a)| (a.stdout.clone(), a.stderr.clone())).unwrap_or_default();
+    Verdict {
+        passed,
+        kind: task.kind,
+        message,
+        checks,
+        functions,
+        trials: vectors.len(),
+        candidate_stdout: stdout,
+        candidate_stderr: stderr,
+        seconds: 0.0,
     }
 }
 
