@@ -328,7 +328,12 @@ pub fn verdict(
 pub fn difference_blocks(candidate: &str, reference: &str) -> CheckResult {
     let v = super::structure::difference_blocks_src(candidate, reference);
     let message = if v.outcome == Outcome::Pass { String::new() } else { v.message() };
-    check("difference_blocks", v.outcome, message, v.metadata)
+    let mut metadata = v.metadata;
+    // Cabrito's addition: the line of the first issue (the worker points the page at it).
+    if let (Some(line), serde_json::Value::Object(m)) = (v.issues.first().and_then(|i| i.line), &mut metadata) {
+        m.insert("line".into(), json!(line));
+    }
+    check("difference_blocks", v.outcome, message, metadata)
 }
 
 #[cfg(test)]

@@ -150,8 +150,30 @@ impl Program {
 // ------------------------------------------------------------------------------------------------
 // Values
 
-const P1: u128 = (1 << 61) - 1;
-const P2: u128 = u64::MAX as u128 - 58; // 2^64 - 59
+const P1: u64 = (1 << 61) - 1;
+const P2: u64 = u64::MAX - 58; // 2^64 - 59
+
+/// Residues reduced without division (wasm has no native 128-bit division): modulo 2^61 - 1 by
+/// folding the high bits onto the low ones, modulo 2^64 - 59 by 2^64 ≡ 59.
+fn reduce1(x: u128) -> u64 {
+    let folded = (x & P1 as u128) + (x >> 61);
+    let folded = (folded & P1 as u128) + (folded >> 61);
+    let r = folded as u64;
+    if r >= P1 {
+        r - P1
+    } else {
+        r
+    }
+}
+
+fn reduce2(x: u128) -> u64 {
+    let mut t = (x >> 64) * 59 + (x & u64::MAX as u128);
+    t = (t >> 64) * 59 + (t & u64::MAX as u128);
+    while t >= P2 as u128 {
+        t -= P2 as u128;
+    }
+    t as u64
+}
 
 /// An integer known by its residues modulo two primes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -161,23 +183,24 @@ impl Val {
     pub const ZERO: Val = Val(0, 0);
 
     pub fn from_i64(x: i64) -> Val {
-        let m = |p: u128| -> u64 {
-            let r = (x.unsigned_abs() as u128) % p;
-            (if x < 0 && r != 0 { p - r } else { r }) as u64
-        };
-        Val(m(P1), m(P2))
+        let v = Val::from_u64(x.unsigned_abs());
+        if x < 0 {
+            v.neg()
+        } else {
+            v
+        }
     }
     pub fn from_u64(x: u64) -> Val {
-        Val((x as u128 % P1) as u64, (x as u128 % P2) as u64)
+        Val(reduce1(x as u128), reduce2(x as u128))
     }
     pub fn add(self, o: Val) -> Val {
-        Val(((self.0 as u128 + o.0 as u128) % P1) as u64, ((self.1 as u128 + o.1 as u128) % P2) as u64)
+        Val(reduce1(self.0 as u128 + o.0 as u128), reduce2(self.1 as u128 + o.1 as u128))
     }
     pub fn mul(self, o: Val) -> Val {
-        Val(((self.0 as u128 * o.0 as u128) % P1) as u64, ((self.1 as u128 * o.1 as u128) % P2) as u64)
+        Val(reduce1(self.0 as u128 * o.0 as u128), reduce2(self.1 as u128 * o.1 as u128))
     }
     pub fn neg(self) -> Val {
-        Val(((P1 - self.0 as u128) % P1) as u64, ((P2 - self.1 as u128) % P2) as u64)
+        Val(if self.0 == 0 { 0 } else { P1 - self.0 }, if self.1 == 0 { 0 } else { P2 - self.1 })
     }
 }
 
@@ -210,6 +233,23 @@ pub fn run_lines<'a>(lines: impl IntoIterator<Item = &'a Line>, env: &mut Vec<Va
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reductions_match_division() {
+        let mut x: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(0x1405_7b7e_f767_814f);
+            assert_eq!(reduce1(x) as u128, x % P1 as u128);
+            assert_eq!(reduce2(x) as u128, x % P2 as u128);
+            let small = x >> 64;
+            assert_eq!(reduce1(small) as u128, small % P1 as u128);
+            assert_eq!(reduce2(small) as u128, small % P2 as u128);
+        }
+        for edge in [0u128, 1, P1 as u128, P2 as u128, u64::MAX as u128, u128::MAX, (P1 as u128) * (P1 as u128)] {
+            assert_eq!(reduce1(edge) as u128, edge % P1 as u128);
+            assert_eq!(reduce2(edge) as u128, edge % P2 as u128);
+        }
+    }
 
     #[test]
     fn residues_follow_integer_arithmetic() {

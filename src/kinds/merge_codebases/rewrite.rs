@@ -316,28 +316,36 @@ fn collapse(lines: &mut [Line], rng: &mut Rng) {
 /// that read only parameters moved to the front (keeping their order).
 fn shuffle_lines(p: &Program, lines: Vec<Line>, rng: &mut Rng) -> Vec<Line> {
     let n = lines.len();
-    let deps: Vec<Vec<usize>> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let mut d: Vec<usize> = (0..n).filter(|&j| j != i && l.reads().any(|v| v == lines[j].target)).collect();
-            d.dedup();
-            d
-        })
-        .collect();
-    let mut done = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    while order.len() < n {
-        let ready: Vec<usize> = (0..n).filter(|&i| !done[i] && deps[i].iter().all(|&j| done[j])).collect();
-        if ready.is_empty() {
-            // A cycle cannot happen (targets are defined once, before use); keep the rest in order.
-            order.extend((0..n).filter(|&i| !done[i]));
-            break;
+    let index: std::collections::HashMap<Var, usize> = lines.iter().enumerate().map(|(i, l)| (l.target, i)).collect();
+    // Each line's distinct block dependencies, and who waits on each line.
+    let mut waiting = vec![0usize; n];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, l) in lines.iter().enumerate() {
+        let mut deps: Vec<usize> = l.reads().filter_map(|v| index.get(&v).copied()).filter(|&j| j != i).collect();
+        deps.sort_unstable();
+        deps.dedup();
+        waiting[i] = deps.len();
+        for j in deps {
+            users[j].push(i);
         }
-        let pick = ready[below(rng, ready.len())];
-        done[pick] = true;
-        order.push(pick);
     }
+    // A uniform pick among the ready lines (kept in index order) at every step.
+    let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        let pick = ready.remove(below(rng, ready.len()));
+        order.push(pick);
+        for &u in &users[pick] {
+            waiting[u] -= 1;
+            if waiting[u] == 0 {
+                let at = ready.partition_point(|&x| x < u);
+                ready.insert(at, u);
+            }
+        }
+    }
+    // A cycle cannot happen (targets are defined once, before use); keep any rest in order.
+    let placed: std::collections::HashSet<usize> = order.iter().copied().collect();
+    order.extend((0..n).filter(|i| !placed.contains(i)));
     let mut lines: Vec<Option<Line>> = lines.into_iter().map(Some).collect();
     let shuffled: Vec<Line> = order.into_iter().filter_map(|i| lines[i].take()).collect();
     let (front, back): (Vec<Line>, Vec<Line>) = shuffled.into_iter().partition(|l| l.reads().all(|v| is_param(p, v)));
