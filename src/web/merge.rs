@@ -9,14 +9,19 @@ use crate::kinds::merge_codebases::CLASSES;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The tint of shared block `k` (a hue per block, translucent so it reads in light and dark mode).
+/// The hue of shared block `k`: golden-angle steps, so neighbouring blocks never look alike.
+fn hue(k: usize) -> usize {
+    (40 + k * 137) % 360
+}
+
+/// The tint of shared block `k` (translucent, so it reads in light and dark mode).
 pub fn tint(k: usize) -> String {
-    format!("hsla({}, 75%, 55%, 0.20)", (k * 67 + 200) % 360)
+    format!("hsla({}, 80%, 55%, 0.22)", hue(k))
 }
 
 /// The solid colour of block `k` (graph vertices, the legend).
 pub fn solid(k: usize) -> String {
-    format!("hsl({}, 60%, 55%)", (k * 67 + 200) % 360)
+    format!("hsl({}, 65%, 58%)", hue(k))
 }
 
 fn piece_class(p: Option<Piece>) -> Classes {
@@ -61,7 +66,7 @@ pub fn merge_classes(p: &ClassesProps) -> Html {
         let rows = (first..=last.min(lines.len().saturating_sub(1))).map(|i| {
             let piece = map.iter().find(|&&(l, _)| l == i + 1).map(|&(_, piece)| piece);
             let style = match piece {
-                Some(Piece::Block(k)) => Some(format!("background: {}", tint(k))),
+                Some(Piece::Block(k)) => Some(format!("background-color: {}", tint(k))),
                 _ => None,
             };
             let lit = piece.is_some() && *hovered == piece;
@@ -76,7 +81,6 @@ pub fn merge_classes(p: &ClassesProps) -> Html {
                     } else {
                         html! { <span class={class}>{ text }</span> }
                     }) }
-                    { "\n" }
                 </span>
             }
         });

@@ -83,7 +83,11 @@ pub fn controls(p: &ControlsProps) -> Html {
 
     let control = |k: &'static crate::spec::Knob| -> Html {
         let id = format!("knob-{}", k.key);
-        let value = current(k.key);
+        // A knob that does not apply is not in the spec's pairs; it shows the value it keeps (its default).
+        let value = match current(k.key) {
+            v if v.is_empty() => (k.get)(&p.spec).unwrap_or_default(),
+            v => v,
+        };
         // A knob that does not apply to this kind stays at its default, greyed out, saying why.
         let (disabled, help) = match (k.applies)(&p.spec) {
             Ok(()) => (false, k.help.to_string()),
@@ -391,7 +395,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <CopyButton id="copy-link" label="Copy link" text={share} />
                 </p>
             }
-            <div class="task-grid">
+            <div class={classes!("task-grid", merge.is_some().then_some("merge"))}>
                 { side_panel }
                 <section class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist">
