@@ -178,3 +178,15 @@ fn the_starter_fails_naming_every_leftover_compute() {
         assert!(item.reason.starts_with(&format!("CalculateA.compute (line {a}) is still defined")), "{}", item.reason);
     }
 }
+
+#[test]
+fn the_largest_tasks_are_checked_too() {
+    // Long programs have hundreds of leaves; the return stays shallow enough for the checker's parser.
+    for (n, d, seed) in [(1000, 1, 1), (2000, 10, 2)] {
+        let t = generate(&spec(n, d, seed)).unwrap();
+        passes(&t, &t.solution_code);
+        let r = rubric(&t, &t.starter_code);
+        assert!(!r.item("difference_blocks").unwrap().passed, "{}", t.spec);
+        assert!(r.item("compilation").unwrap().passed, "{}", t.spec);
+    }
+}

@@ -26,7 +26,7 @@ fn outcome(v: &Verdict, kind: &str) -> Outcome {
 
 #[test]
 fn reference_passes_and_starter_fails_difference_blocks() {
-    let specs: Vec<TaskSpec> = [(5, 1, 0), (10, 1, 1), (25, 2, 2), (50, 3, 3), (200, 1, 4), (200, 10, 5)]
+    let specs: Vec<TaskSpec> = [(5, 1, 0), (10, 1, 1), (25, 2, 2), (50, 3, 3), (200, 1, 4), (200, 10, 5), (1000, 1, 6)]
         .iter()
         .map(|&(n, d, s)| spec(n, d, s))
         .collect();

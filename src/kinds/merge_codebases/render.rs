@@ -121,8 +121,17 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
     Starter { text: w.text, lines: maps }
 }
 
+/// Leaves summed in one flat chain at most; longer sums are written as parenthesised groups of this
+/// many, so the expression stays shallow for parsers with a depth limit (a flat `a + b + …` of 250
+/// names nests 250 levels; the value is the same).
+const SUM_GROUP: usize = 100;
+
 fn sum(vars: &[Var], names: &[String]) -> String {
-    vars.iter().map(|&v| names[v].as_str()).collect::<Vec<_>>().join(" + ")
+    let flat = |vs: &[Var]| vs.iter().map(|&v| names[v].as_str()).collect::<Vec<_>>().join(" + ");
+    if vars.len() <= SUM_GROUP {
+        return flat(vars);
+    }
+    vars.chunks(SUM_GROUP).map(|c| format!("({})", flat(c))).collect::<Vec<_>>().join(" + ")
 }
 
 /// The reference solution: `Calculate.compute()` holds every shared line as the canonical program
@@ -191,6 +200,17 @@ mod tests {
         assert_eq!(expr(&[t(&[0], 2, false), t(&[1, 2], 1, false)], &names), "2 * x + y * z");
         assert_eq!(expr(&[t(&[0, 1], 3, true), t(&[2], 1, true)], &names), "-3 * (x * y) - z");
         assert_eq!(expr(&[t(&[0, 1, 2], 1, true), t(&[0], 4, false)], &names), "-x * y * z + 4 * x");
+    }
+
+    #[test]
+    fn long_sums_are_grouped() {
+        let names: Vec<String> = (0..250).map(|i| format!("v{i}")).collect();
+        let vars: Vec<Var> = (0..250).collect();
+        assert_eq!(sum(&vars[..3], &names), "v0 + v1 + v2");
+        assert_eq!(sum(&vars[..100], &names).matches('(').count(), 0);
+        let long = sum(&vars, &names);
+        assert_eq!(long.matches('(').count(), 3);
+        assert!(long.starts_with("(v0 + v1") && long.ends_with("v248 + v249)"), "{long}");
     }
 
     #[test]
