@@ -12,7 +12,7 @@ use crate::graph::names::symbolic_pool;
 use crate::graph::sample::{below, sample, shuffle};
 use crate::rng::Rng;
 use rand::RngExt;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The rewrites, by index in [`Transformations::ITEMS`].
 pub const RENAME: usize = 0;
@@ -154,23 +154,25 @@ fn rewrite_block(
 fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng) -> bool {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     shuffle(rng, &mut order);
+    // Every use of every variable in the block: (line, term, times in that term). A line never reads
+    // its own target, so the uses of a line's target are all in other lines.
+    let mut uses: BTreeMap<Var, Vec<(usize, usize, usize)>> = BTreeMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        for (j, t) in l.terms.iter().enumerate() {
+            for (k, &f) in t.factors.iter().enumerate() {
+                if !t.factors[..k].contains(&f) {
+                    let times = t.factors.iter().filter(|&&x| x == f).count();
+                    uses.entry(f).or_default().push((i, j, times));
+                }
+            }
+        }
+    }
     for src in order {
         let name = lines[src].target;
         if live_out.contains(&name) || !reads_non_param(p, &lines[src].terms) {
             continue;
         }
-        let uses: Vec<(usize, usize, usize)> = lines
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != src)
-            .flat_map(|(i, l)| {
-                l.terms.iter().enumerate().filter_map(move |(j, t)| {
-                    let k = t.factors.iter().filter(|&&f| f == name).count();
-                    (k > 0).then_some((i, j, k))
-                })
-            })
-            .collect();
-        let &[(consumer, term, 1)] = uses.as_slice() else { continue };
+        let Some(&[(consumer, term, 1)]) = uses.get(&name).map(Vec::as_slice) else { continue };
         if consumer < src || lines[consumer].terms.len() - 1 + lines[src].terms.len() > MAX_TERMS {
             continue;
         }
@@ -316,7 +318,7 @@ fn collapse(lines: &mut [Line], rng: &mut Rng) {
 /// that read only parameters moved to the front (keeping their order).
 fn shuffle_lines(p: &Program, lines: Vec<Line>, rng: &mut Rng) -> Vec<Line> {
     let n = lines.len();
-    let index: std::collections::HashMap<Var, usize> = lines.iter().enumerate().map(|(i, l)| (l.target, i)).collect();
+    let index: BTreeMap<Var, usize> = lines.iter().enumerate().map(|(i, l)| (l.target, i)).collect();
     // Each line's distinct block dependencies, and who waits on each line.
     let mut waiting = vec![0usize; n];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -344,7 +346,7 @@ fn shuffle_lines(p: &Program, lines: Vec<Line>, rng: &mut Rng) -> Vec<Line> {
         }
     }
     // A cycle cannot happen (targets are defined once, before use); keep any rest in order.
-    let placed: std::collections::HashSet<usize> = order.iter().copied().collect();
+    let placed: BTreeSet<usize> = order.iter().copied().collect();
     order.extend((0..n).filter(|i| !placed.contains(i)));
     let mut lines: Vec<Option<Line>> = lines.into_iter().map(Some).collect();
     let shuffled: Vec<Line> = order.into_iter().filter_map(|i| lines[i].take()).collect();
