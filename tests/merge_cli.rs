@@ -108,7 +108,7 @@ fn grid_writes_the_merge_run_files() {
         for (i, r) in records.iter().enumerate() {
             assert_eq!(r.as_object().unwrap().len(), 6);
             let spec =
-                cabrito::native::merge_layout::spec_of_run(run.file_stem().unwrap().to_str().unwrap(), i).unwrap();
+                cabrito::native::records::merge_spec_of_run(run.file_stem().unwrap().to_str().unwrap(), i).unwrap();
             assert_eq!(spec.seed, 10 + i as u64);
             assert_eq!(r["solution"], cabrito::generate(&spec).unwrap().solution_code);
         }
