@@ -185,7 +185,7 @@ impl Val {
     pub fn from_i64(x: i64) -> Val {
         let v = Val::from_u64(x.unsigned_abs());
         if x < 0 {
-            v.neg()
+            -v
         } else {
             v
         }
@@ -193,22 +193,34 @@ impl Val {
     pub fn from_u64(x: u64) -> Val {
         Val(reduce1(x as u128), reduce2(x as u128))
     }
-    pub fn add(self, o: Val) -> Val {
+}
+
+impl std::ops::Add for Val {
+    type Output = Val;
+    fn add(self, o: Val) -> Val {
         Val(reduce1(self.0 as u128 + o.0 as u128), reduce2(self.1 as u128 + o.1 as u128))
     }
-    pub fn mul(self, o: Val) -> Val {
+}
+
+impl std::ops::Mul for Val {
+    type Output = Val;
+    fn mul(self, o: Val) -> Val {
         Val(reduce1(self.0 as u128 * o.0 as u128), reduce2(self.1 as u128 * o.1 as u128))
     }
-    pub fn neg(self) -> Val {
+}
+
+impl std::ops::Neg for Val {
+    type Output = Val;
+    fn neg(self) -> Val {
         Val(if self.0 == 0 { 0 } else { P1 - self.0 }, if self.1 == 0 { 0 } else { P2 - self.1 })
     }
 }
 
 /// The value of a term in an environment (one value per variable).
 pub fn term_value(t: &Term, env: &[Val]) -> Val {
-    let v = t.factors.iter().fold(Val::from_u64(t.coeff), |acc, &f| acc.mul(env[f]));
+    let v = t.factors.iter().fold(Val::from_u64(t.coeff), |acc, &f| acc * env[f]);
     if t.neg {
-        v.neg()
+        -v
     } else {
         v
     }
@@ -216,7 +228,7 @@ pub fn term_value(t: &Term, env: &[Val]) -> Val {
 
 /// The value of a line's right-hand side.
 pub fn line_value(l: &Line, env: &[Val]) -> Val {
-    l.terms.iter().fold(Val::ZERO, |acc, t| acc.add(term_value(t, env)))
+    l.terms.iter().fold(Val::ZERO, |acc, t| acc + term_value(t, env))
 }
 
 /// Run lines in order, storing each target's value (the environment grows as needed).
@@ -255,15 +267,15 @@ mod tests {
     fn residues_follow_integer_arithmetic() {
         let a = Val::from_i64(-7);
         let b = Val::from_i64(12);
-        assert_eq!(a.add(b), Val::from_i64(5));
-        assert_eq!(a.mul(b), Val::from_i64(-84));
-        assert_eq!(a.neg(), Val::from_i64(7));
-        assert_eq!(Val::from_i64(0).neg(), Val::ZERO);
-        assert_eq!(Val::from_u64(u64::MAX), Val::from_i64(-1).add(Val::from_u64(u64::MAX)).add(Val::from_i64(1)));
+        assert_eq!(a + b, Val::from_i64(5));
+        assert_eq!(a * b, Val::from_i64(-84));
+        assert_eq!(-a, Val::from_i64(7));
+        assert_eq!(-Val::from_i64(0), Val::ZERO);
+        assert_eq!(Val::from_u64(u64::MAX), Val::from_i64(-1) + Val::from_u64(u64::MAX) + Val::from_i64(1));
         // (2^40)^2 = 2^80 wraps around neither modulus the same way as u128 would overflow.
         let big = Val::from_u64(1 << 40);
-        assert_ne!(big.mul(big), Val::ZERO);
-        assert_eq!(big.mul(big).add(big.mul(big).neg()), Val::ZERO);
+        assert_ne!(big * big, Val::ZERO);
+        assert_eq!(big * big + -(big * big), Val::ZERO);
     }
 
     #[test]

@@ -286,7 +286,9 @@ fn collapse(lines: &mut [Line], rng: &mut Rng) {
     }
     let i = below(rng, lines.len());
     let line = &mut lines[i];
-    let mut groups: Vec<((Vec<Var>, bool), Vec<usize>)> = Vec::new();
+    // (sorted factors, sign) → the terms with them, in first-appearance order.
+    type Group = ((Vec<Var>, bool), Vec<usize>);
+    let mut groups: Vec<Group> = Vec::new();
     for (j, t) in line.terms.iter().enumerate() {
         let mut f = t.factors.clone();
         f.sort_unstable();

@@ -79,7 +79,7 @@ pub fn starter_value(p: &Program, c: &ClassCode, class: usize, args: &[Val]) -> 
     let mut env = vec![Val::ZERO; c.names.len()];
     env[..args.len()].copy_from_slice(args);
     run_lines(class_lines(p, c, class), &mut env);
-    p.leaves.iter().fold(Val::ZERO, |acc, &v| acc.add(env[v]))
+    p.leaves.iter().fold(Val::ZERO, |acc, &v| acc + env[v])
 }
 
 /// The value a class's `compute()` returns in the solution, on one argument vector.
@@ -95,7 +95,7 @@ pub fn solution_value(p: &Program, class: usize, args: &[Val]) -> Val {
             }
         }
     }
-    p.leaves.iter().fold(Val::ZERO, |acc, &v| acc.add(env[v]))
+    p.leaves.iter().fold(Val::ZERO, |acc, &v| acc + env[v])
 }
 
 /// Both classes of the starter equal the solution's on (1, …, params) and random vectors, and the

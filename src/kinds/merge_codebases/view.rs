@@ -127,9 +127,7 @@ impl MergeView {
         // A canonical variable keeps a name in a class when the class still assigns it (or it is a parameter).
         let assigned = |class: usize| -> Vec<bool> {
             let mut a = vec![false; p.names.len()];
-            for v in 0..p.params {
-                a[v] = true;
-            }
+            a.iter_mut().take(p.params).for_each(|x| *x = true);
             for (i, item) in p.items.iter().enumerate() {
                 for l in super::rewrite::item_lines(p, &made.classes[class], i, class) {
                     if l.target < a.len() {
