@@ -51,6 +51,9 @@ pub fn command() -> Command {
 /// The paper's samples per cell.
 const DEFAULT_SAMPLES: u64 = 20;
 
+/// Why a kind with a grid of its own is not on an axis's grid (also how the quiet skips are found).
+const OWN_GRID: &str = "it has a grid of its own";
+
 /// `merge (the merge_codebases grid: n 5,…,200, 50 samples each)`
 fn own_grids_help() -> String {
     Kind::ALL
@@ -160,7 +163,7 @@ fn cells(
                 for &kind in kinds {
                     let def = kind.def();
                     if let Some(own) = def.own_grid() {
-                        skip(format!("{kind} on the {axis} axis (it has a grid of its own: --axes {})", own.name));
+                        skip(format!("{kind} on the {axis} axis ({OWN_GRID}: --axes {})", own.name));
                         continue;
                     }
                     let axis = match def.axes() {
@@ -263,7 +266,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     if cells.is_empty() {
         return Err(usage(format!("no task to generate: {}", skipped.join("; "))));
     }
-    for why in &skipped {
+    // Kinds with a grid of their own are left out of the axes' grids quietly unless --kinds named them.
+    let kinds_given = m.value_source("kinds") == Some(clap::parser::ValueSource::CommandLine);
+    for why in skipped.iter().filter(|w| kinds_given || !w.contains(OWN_GRID)) {
         eprintln!("cabrito: skipping {why}");
     }
     // Validate every spec before writing anything.
