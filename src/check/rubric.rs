@@ -116,6 +116,9 @@ pub enum Level {
     Must,
     /// A diagnostic.
     Nice,
+    /// Not in this kind's rubric: a kind lists with it an item every kind has that means nothing for
+    /// it (the function-level items of a task without top-level functions).
+    Off,
 }
 
 /// When a check is in the rubric. A kind may list any check in [`crate::kinds::TaskKind::rubric`]
@@ -133,8 +136,8 @@ impl Check {
     fn must_have_for(&self, kind: Kind) -> Option<bool> {
         let listed = kind.def().rubric().iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
         match (listed, self.applies) {
+            (Some(Level::Off), _) | (None, Applies::All(Level::Off)) | (None, Applies::Listed) => None,
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
-            (None, Applies::Listed) => None,
         }
     }
 }
@@ -231,6 +234,20 @@ pub const CHECKS: &[Check] = &[
             format!("Return annotations `{shape}` exactly where the reference has them")
         },
         run: return_annotations,
+    },
+    Check {
+        id: "difference_blocks",
+        applies: Applies::Listed,
+        title: |_| {
+            "Template method: Calculate.compute() calls one custom_compute method per difference; the subclasses keep only those, one return each".into()
+        },
+        run: crate::kinds::merge_codebases::structure::rubric_item,
+    },
+    Check {
+        id: "merge_module_code",
+        applies: Applies::Listed,
+        title: |_| "Only the three classes at module level (no other classes, functions or variables)".into(),
+        run: crate::kinds::merge_codebases::structure::module_code,
     },
     Check {
         id: "edit_path",

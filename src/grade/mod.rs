@@ -31,6 +31,15 @@ pub const MAX_TRIALS: usize = 10_000;
 /// Seconds one call may take before the harness raises a timeout in it (the reference's 2 s).
 pub const DEFAULT_CALL_TIMEOUT_SECONDS: f64 = 2.0;
 
+/// What a kind's behavioural check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Every reference function, on random inputs per trial (grading.md §3).
+    Functions,
+    /// `CalculateA().compute` and `CalculateB().compute` on argument vectors (grading.md §6.8; merge).
+    Calculators,
+}
+
 /// What grading needs to know about a task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GradeTask {

@@ -9,6 +9,8 @@ pub mod generate;
 pub mod grade;
 pub mod grid;
 pub mod pool;
+pub mod merge_layout;
+pub mod merge_runner;
 pub mod records;
 pub mod report;
 pub mod runner;

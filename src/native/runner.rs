@@ -318,7 +318,8 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn outcome_from_raw(raw: RawRun, shape: &[usize]) -> RunOutcome {
+/// Read a run's result channel into per-trial outcomes (`shape[t]`: calls of trial `t`).
+pub(crate) fn outcome_from_raw(raw: RawRun, shape: &[usize]) -> RunOutcome {
     if let RunStatus::SpawnFailed { .. } = raw.status {
         return RunOutcome::failed(raw.status, shape.len(), 0);
     }
@@ -467,6 +468,10 @@ fn prepared(task: &GradeTask, trials: usize, scheme: InputScheme) -> Result<Arc<
 /// Grade a candidate solution of a task. `progress(done, total)` is called as the runs finish
 /// (total 2: the reference run, then the candidate run). Never panics on hostile input.
 pub fn grade(task: &GradeTask, candidate_code: &str, opts: &GradeOptions, progress: &dyn Fn(usize, usize)) -> Verdict {
+    match task.kind.def().behaviour() {
+        grade::Behaviour::Functions => {}
+        grade::Behaviour::Calculators => return super::merge_runner::grade(task, candidate_code, opts, progress),
+    }
     let start = Instant::now();
     let prep = match prepared(task, opts.trials, opts.inputs) {
         Ok(p) => p,

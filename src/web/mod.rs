@@ -11,6 +11,7 @@ pub mod files;
 pub mod grade;
 pub mod graph;
 pub mod lazy;
+pub mod merge;
 pub mod results;
 pub mod route;
 pub mod scale;
