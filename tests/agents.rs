@@ -10,13 +10,18 @@ use cabrito::spec::{Axis, Kind, Support, TaskSpec};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Every kind on every axis and domain it is built for, at these sizes and seeds.
+/// The axes the scripted strategies are written for: they follow call lines and returns, and never
+/// evaluate a runtime guard, so on the runtime axis they edit branches that never run (a measurement
+/// for later, not a property).
+const STRATEGY_AXES: &[Axis] = &[Axis::Traversal, Axis::Search];
+
+/// Every kind on every axis (of [`STRATEGY_AXES`]) and domain it is built for, at these sizes and seeds.
 fn specs(sizes: &[u32], seeds: &[u64]) -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &kind in Kind::ALL {
         let def = kind.def();
         let (Support::Only(domains), Support::Only(axes)) = (def.domains(), def.axes()) else { continue };
-        for &axis in axes {
+        for &axis in axes.iter().filter(|a| STRATEGY_AXES.contains(a)) {
             for &domain in domains {
                 for &n in sizes {
                     for &seed in seeds {
@@ -144,7 +149,7 @@ fn careful_strategies_pay_more_calls_as_n_grows() {
         println!("{s:9} {a:9} n = {n:3}: {:.1} calls", mean((s, a, n)));
     }
     for s in [Strategy::Reader, Strategy::Navigator] {
-        for &a in Axis::ALL {
+        for &a in STRATEGY_AXES {
             assert!(mean((s, a, 50)) > mean((s, a, 5)), "{s} {a}");
         }
     }
