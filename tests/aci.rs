@@ -6,7 +6,7 @@
 use cabrito::agents::aci::{Aci, ToolName};
 use cabrito::agents::{self, Settings, Strategy as Scripted};
 use cabrito::grade::{self, GradeTask};
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito::spec::{Axis, Domain, Kind, Support, TaskSpec};
 use cabrito::traces::plain;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -135,7 +135,9 @@ fn hidden_inputs(t: &cabrito::Task) -> Vec<String> {
 
 #[test]
 fn the_hidden_tests_are_never_reachable() {
-    for kind in Kind::ALL {
+    // Every kind with hidden tests over a call graph (merge_codebases's classes have no `val` inputs).
+    for kind in Kind::ALL.iter().filter(|k| matches!(k.def().axes(), Support::Only(a) if a.contains(&Axis::Traversal)))
+    {
         let t = cabrito::generate(&TaskSpec::new(*kind, Domain::Math, Axis::Traversal, 10, 9)).unwrap();
         let inputs = hidden_inputs(&t);
         assert!(!inputs.is_empty());
