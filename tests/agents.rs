@@ -6,22 +6,32 @@
 use cabrito::agents::{self, Settings, Strategy};
 use cabrito::grade::GradeTask;
 use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::spec::{Axis, Kind, Support, TaskSpec};
+use cabrito::spec::{Axis, Domain, Kind, Support, TaskSpec};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// The axes the scripted strategies are written for: they follow call lines and returns, and never
-/// evaluate a runtime guard, so on the runtime axis they edit branches that never run (a measurement
-/// for later, not a property).
-const STRATEGY_AXES: &[Axis] = &[Axis::Traversal, Axis::Search];
+/// The axes of the call-graph kinds: traversal and search (calls and returns), runtime (the same,
+/// in the branch that runs, found by running the file's `check` from its text).
+const GRAPH_AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime];
+/// The axes on which `n` sizes the program (on runtime it is a guard's hops).
+const SIZED_AXES: &[Axis] = &[Axis::Traversal, Axis::Search];
 
-/// Every kind on every axis (of [`STRATEGY_AXES`]) and domain it is built for, at these sizes and seeds.
-fn specs(sizes: &[u32], seeds: &[u64]) -> Vec<TaskSpec> {
+/// Every kind on every axis of `axes` and domain it is built for, at these sizes and seeds, and the
+/// kinds without axes (merge_codebases) once per seed.
+fn specs_on(axes: &[Axis], sizes: &[u32], seeds: &[u64]) -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &kind in Kind::ALL {
         let def = kind.def();
-        let (Support::Only(domains), Support::Only(axes)) = (def.domains(), def.axes()) else { continue };
-        for &axis in axes.iter().filter(|a| STRATEGY_AXES.contains(a)) {
+        let (Support::Only(domains), Support::Only(kind_axes)) = (def.domains(), def.axes()) else {
+            for &seed in seeds {
+                let spec = TaskSpec::new(kind, Domain::ALL[0], Axis::ALL[0], sizes[0], seed);
+                if spec.validate().is_ok() {
+                    out.push(spec);
+                }
+            }
+            continue;
+        };
+        for &axis in kind_axes.iter().filter(|a| axes.contains(a)) {
             for &domain in domains {
                 for &n in sizes {
                     for &seed in seeds {
@@ -37,6 +47,10 @@ fn specs(sizes: &[u32], seeds: &[u64]) -> Vec<TaskSpec> {
     out
 }
 
+fn specs(sizes: &[u32], seeds: &[u64]) -> Vec<TaskSpec> {
+    specs_on(GRAPH_AXES, sizes, seeds)
+}
+
 /// Seeds spread over the range, not only the first few.
 fn seeds(k: u64) -> Vec<u64> {
     (0..k).map(|i| i * 7919 % 100_003 + i).collect()
@@ -45,6 +59,8 @@ fn seeds(k: u64) -> Vec<u64> {
 struct Run {
     spec: TaskSpec,
     strategy: Strategy,
+    /// The strategy's own refusal (the function `cabrito agent` and the agents page ask).
+    refused: Option<String>,
     calls: usize,
     static_pass: bool,
     failing: String,
@@ -56,9 +72,14 @@ fn run(spec: &TaskSpec, strategy: Strategy) -> Run {
     let task = cabrito::generate(spec).expect("generates");
     let aci = agents::run(&task, strategy, Settings::default());
     let rubric = aci.rubric();
+    let refused = strategy.refuses(&task.prompt);
+    if refused.is_some() {
+        assert!(aci.steps().is_empty(), "{strategy} refused {} but made calls", spec.canonical());
+    }
     Run {
         spec: spec.clone(),
         strategy,
+        refused,
         calls: aci.steps().len(),
         static_pass: rubric.passed(),
         failing: rubric.failed_must_haves().map(|i| format!("{}: {}", i.id, i.reason)).collect::<Vec<_>>().join("; "),
@@ -72,8 +93,9 @@ fn graded(r: &Run) -> bool {
     grade(&GradeTask::from_task(&r.task), &r.response, &opts, &|_, _| {}).passed
 }
 
-/// The careful strategies pass the static rubric on every task of both axes at n ≤ 25, over many
-/// seeds and every kind and domain.
+/// The careful strategies pass the static rubric on every task of every axis at n ≤ 25, over many
+/// seeds and every kind and domain, but the ones they say they cannot do (merge_codebases, whose
+/// refusal names the reason), which they leave untouched.
 #[test]
 fn careful_strategies_pass_every_small_task_statically() {
     let all = specs(&[5, 10, 25], &seeds(6));
@@ -81,11 +103,41 @@ fn careful_strategies_pass_every_small_task_statically() {
         all.par_iter().flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st))).collect();
     let bad: Vec<String> = runs
         .iter()
-        .filter(|r| !r.static_pass)
+        .filter(|r| r.refused.is_none() && !r.static_pass)
         .map(|r| format!("{} {}: {}", r.strategy, r.spec.canonical(), r.failing))
         .collect();
     assert!(bad.is_empty(), "{} of {} runs fail:\n{}", bad.len(), runs.len(), bad.join("\n"));
-    assert!(runs.len() >= 2 * 5 * 3 * 2 * 3 * 6, "{} runs", runs.len());
+    let done = runs.iter().filter(|r| r.refused.is_none()).count();
+    assert!(done >= 2 * 5 * 3 * 3 * 3 * 6, "{done} runs");
+    // What they refuse: merge_codebases only, with the reason.
+    for r in runs.iter().filter(|r| r.refused.is_some()) {
+        assert_eq!(r.spec.kind, Kind::MergeCodebases, "{}", r.spec.canonical());
+        assert!(r.refused.as_deref().is_some_and(|w| w.contains("symbolic")), "{:?}", r.refused);
+    }
+    assert!(runs.iter().any(|r| r.refused.is_some()));
+}
+
+/// The strategies' guard interpreter agrees with the generator's exact evaluation of `check`
+/// (read from the emitted helper's source) on many calls, short and long.
+#[test]
+fn guard_interpreter_agrees_with_the_generator() {
+    use cabrito::agents::strategies::guards::{Judge, PATIENT};
+    use cabrito::axes::runtime::guard::{Call, CHECK_SOURCE};
+    let mut judge = Judge::new(PATIENT);
+    assert!(judge.learn(CHECK_SOURCE));
+    let mut checked = 0;
+    for x in (1..=100).step_by(7) {
+        for a in [1, 3, 5, 7, 9] {
+            for b in [1, 5, 9] {
+                for steps in [0, 1, 3, 25, 200, 1000] {
+                    let c = Call { x, a, b, target: 0, steps };
+                    assert_eq!(judge.decide_source(&c.source()), Some(c.value()), "{}", c.source());
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000);
 }
 
 /// The careful strategies' answers pass the real grader (CPython runs of the hidden tests).
@@ -95,7 +147,7 @@ fn careful_strategies_pass_the_real_grader() {
     let failures: Vec<String> = all
         .par_iter()
         .flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st)))
-        .filter(|r| !graded(r))
+        .filter(|r| r.refused.is_none() && !graded(r))
         .map(|r| format!("{} {}", r.strategy, r.spec.canonical()))
         .collect();
     assert!(failures.is_empty(), "graded as failing:\n{}", failures.join("\n"));
@@ -106,8 +158,8 @@ fn careful_strategies_pass_the_real_grader() {
 #[test]
 fn myopic_fails_as_n_grows() {
     let sizes = [5u32, 25, 100];
-    let all = specs(&sizes, &seeds(2));
-    let runs: Vec<Run> = all.par_iter().map(|s| run(s, Strategy::Myopic)).collect();
+    let all = specs_on(SIZED_AXES, &sizes, &seeds(2));
+    let runs: Vec<Run> = all.par_iter().map(|s| run(s, Strategy::Myopic)).filter(|r| r.refused.is_none()).collect();
     let mut rate: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
     for r in &runs {
         let e = rate.entry(r.spec.n).or_default();
@@ -137,6 +189,7 @@ fn careful_strategies_pay_more_calls_as_n_grows() {
     let runs: Vec<Run> = all
         .par_iter()
         .flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator, Strategy::Myopic].map(|st| run(s, st)))
+        .filter(|r| r.refused.is_none())
         .collect();
     let mut calls: BTreeMap<(Strategy, Axis, u32), (usize, usize)> = BTreeMap::new();
     for r in &runs {
@@ -149,7 +202,7 @@ fn careful_strategies_pay_more_calls_as_n_grows() {
         println!("{s:9} {a:9} n = {n:3}: {:.1} calls", mean((s, a, n)));
     }
     for s in [Strategy::Reader, Strategy::Navigator] {
-        for &a in STRATEGY_AXES {
+        for &a in SIZED_AXES {
             assert!(mean((s, a, 50)) > mean((s, a, 5)), "{s} {a}");
         }
     }

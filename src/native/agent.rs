@@ -353,6 +353,16 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     for p in &problems {
         eprintln!("cabrito: skipped: {p}");
     }
+    // Tasks the strategy cannot do get one line each, not an answer.
+    let (items, refused): (Vec<Item>, Vec<Item>) =
+        items.into_iter().partition(|i| strategy.refuses(&i.prompt).is_none());
+    for i in &refused {
+        let why = strategy.refuses(&i.prompt).unwrap_or_default();
+        eprintln!("cabrito: skipped: {} ({}): {why}", i.name, i.task_type);
+    }
+    if items.is_empty() {
+        return Err(usage(format!("{strategy}: no task it can do among the {} given", refused.len())));
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()

@@ -4,6 +4,7 @@
 //! (parsed with the same Python parser the checks use), the `def` lines it has seen, and the calls
 //! between them it knows of.
 
+use super::guards::{Judge, PATIENT};
 use crate::check::program::Program;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{Expr, Stmt};
@@ -205,6 +206,15 @@ pub struct Func {
     pub call_statements: Vec<CallStatement>,
     /// Byte ranges of the values of `return` statements.
     pub returns_values: Vec<(usize, usize, bool)>,
+    /// Is the body an `if`/`else` tree (one branch runs)? Then `calls`, `call_statements`,
+    /// `returns_values`, `body_line` and `indent` are those of the branch that runs.
+    pub branched: bool,
+    /// Was the branch that runs worked out (false: the first branch is a guess)?
+    pub leaf_known: bool,
+    /// Functions the conditions on the way to that branch call.
+    pub guard_callees: Vec<String>,
+    /// Every call of the text, whatever branch it is in.
+    pub all_calls: Vec<CallSite>,
 }
 
 struct Collect {
@@ -302,9 +312,60 @@ impl<'a> Visitor<'a> for Collect {
     }
 }
 
+/// The statements of the branch that runs in a body that is an `if`/`else` tree, the conditions
+/// evaluated on the way, and whether every one of them was settled (an unsettled one takes the
+/// first branch: a guess). A body that is not such a tree is its own branch.
+fn running_branch<'b>(body: &'b [Stmt], judge: Option<&Judge>) -> (&'b [Stmt], Vec<&'b Expr>, bool, bool) {
+    let (mut cur, mut tests, mut branched, mut known) = (body, Vec::new(), false, true);
+    while let [Stmt::If(i)] = cur {
+        if !i.elif_else_clauses.last().is_some_and(|c| c.test.is_none()) {
+            break;
+        }
+        branched = true;
+        let clauses = std::iter::once((Some(&*i.test), &i.body[..]))
+            .chain(i.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body[..])));
+        let mut chosen = &i.body[..];
+        for (test, body) in clauses {
+            let Some(t) = test else {
+                chosen = body;
+                break;
+            };
+            tests.push(t);
+            match judge.and_then(|j| j.decide(t)) {
+                Some(true) => {
+                    chosen = body;
+                    break;
+                }
+                Some(false) => continue,
+                None => {
+                    known = false;
+                    chosen = body;
+                    break;
+                }
+            }
+        }
+        cur = chosen;
+    }
+    (cur, tests, branched, known)
+}
+
+/// The names a condition calls.
+fn called_names(e: &Expr) -> Vec<String> {
+    let mut c = Collect { calls: Vec::new(), statements: Vec::new(), returns: Vec::new() };
+    c.visit_expr(e);
+    c.calls.into_iter().map(|s| s.callee).collect()
+}
+
 impl Func {
     /// Parse a function's text (a `def` at column 0). `None` when it is not one readable function.
+    /// A body that is an `if`/`else` tree takes its first branch as the one that runs (see
+    /// [`Func::parse_with`]).
     pub fn parse(text: &str, line: usize) -> Option<Func> {
+        Func::parse_with(text, line, None)
+    }
+
+    /// Parse a function's text, settling which branch of an `if`/`else` body runs with `judge`.
+    pub fn parse_with(text: &str, line: usize, judge: Option<&Judge>) -> Option<Func> {
         let program = Program::parse(text).ok()?;
         let [Stmt::FunctionDef(f)] = program.body() else { return None };
         let (ps, pe): (usize, usize) = (f.parameters.start().into(), f.parameters.end().into());
@@ -316,7 +377,9 @@ impl Func {
         if params_close < ps {
             return None;
         }
-        let first: usize = f.body.first()?.start().into();
+        let (leaf, tests, branched, leaf_known) = running_branch(&f.body, judge);
+        let first: usize = leaf.first()?.start().into();
+        let last: usize = leaf.last()?.end().into();
         let body_line = text[..first].rfind('\n').map_or(0, |i| i + 1);
         let indent = text[body_line..first].to_string();
         if !indent.chars().all(char::is_whitespace) {
@@ -325,6 +388,21 @@ impl Func {
         let mut c = Collect { calls: Vec::new(), statements: Vec::new(), returns: Vec::new() };
         c.visit_body(&f.body);
         c.calls.sort_by_key(|s| s.start);
+        let all_calls = c.calls.clone();
+        let mut guard_callees: Vec<String> = Vec::new();
+        for t in &tests {
+            for n in called_names(t) {
+                if !guard_callees.contains(&n) {
+                    guard_callees.push(n);
+                }
+            }
+        }
+        if branched {
+            let inside = |s: usize| (first..last).contains(&s);
+            c.calls.retain(|x| inside(x.start));
+            c.statements.retain(|x| inside(x.start));
+            c.returns.retain(|x| inside(x.0));
+        }
         Some(Func {
             name: f.name.to_string(),
             line,
@@ -337,6 +415,10 @@ impl Func {
             calls: c.calls,
             call_statements: c.statements,
             returns_values: c.returns,
+            branched,
+            leaf_known,
+            guard_callees,
+            all_calls,
         })
     }
 
@@ -361,18 +443,52 @@ pub struct Model {
     pub funcs: BTreeMap<String, Func>,
     /// Known calls between functions of the file (caller, callee).
     pub edges: BTreeSet<(String, String)>,
+    /// Functions that conditions call on the way to a running branch (caller, helper).
+    pub guard_edges: BTreeSet<(String, String)>,
+    /// Helpers whose conditions could not be settled (not seen whole, not understood, or too long
+    /// to run within the strategy's patience): the branches their callers edit are guesses.
+    pub unsure: BTreeSet<String>,
 }
 
 impl Model {
+    /// The model of a careful strategy (patient with conditions).
     pub fn of(sight: &Sight) -> Model {
+        Model::of_with(sight, PATIENT)
+    }
+
+    /// The model of a strategy that runs at most `budget` statements to settle a condition.
+    pub fn of_with(sight: &Sight, budget: u64) -> Model {
         let defs = sight.defs();
-        let mut funcs = BTreeMap::new();
-        for (name, &line) in &defs {
-            if let Some(f) = sight.function_text(line).and_then(|t| Func::parse(&t, line)) {
-                funcs.insert(name.clone(), f);
+        let texts: BTreeMap<&String, (usize, String)> =
+            defs.iter().filter_map(|(n, &l)| Some((n, (l, sight.function_text(l)?)))).collect();
+        // First the plain reading, to learn which helpers the conditions call; then learn those
+        // helpers (when seen whole) and read every body again, settling its conditions.
+        let plain: Vec<Func> = texts.values().filter_map(|(l, t)| Func::parse(t, *l)).collect();
+        let helpers: BTreeSet<&String> = plain.iter().flat_map(|f| f.guard_callees.iter()).collect();
+        let mut judge = Judge::new(budget);
+        for h in helpers {
+            if let Some((_, t)) = texts.get(h) {
+                judge.learn(t);
             }
         }
-        let mut edges: BTreeSet<(String, String)> = sight.edges.clone();
+        let mut funcs = BTreeMap::new();
+        let mut unsure = BTreeSet::new();
+        let mut guard_edges = BTreeSet::new();
+        for (name, (line, t)) in &texts {
+            if let Some(f) = Func::parse_with(t, *line, Some(&judge)) {
+                if !f.leaf_known {
+                    unsure.extend(f.guard_callees.iter().cloned());
+                }
+                for g in &f.guard_callees {
+                    guard_edges.insert((f.name.clone(), g.clone()));
+                }
+                funcs.insert((*name).clone(), f);
+            }
+        }
+        // A call a search showed counts only when its caller has not been read whole (the
+        // caller's running branch says which of its calls are made).
+        let mut edges: BTreeSet<(String, String)> =
+            sight.edges.iter().filter(|(a, _)| !funcs.contains_key(a)).cloned().collect();
         for f in funcs.values() {
             for c in f.callee_names() {
                 if defs.contains_key(c) {
@@ -380,7 +496,7 @@ impl Model {
                 }
             }
         }
-        Model { defs, funcs, edges }
+        Model { defs, funcs, edges, guard_edges, unsure }
     }
 
     /// Known callees of `f` among the file's functions.

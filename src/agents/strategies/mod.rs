@@ -13,6 +13,7 @@
 //! - [`Strategy::Myopic`] reads the top of the file, makes one search and one more view, and
 //!   edits as if that were the whole program; it never checks.
 
+pub mod guards;
 pub mod know;
 mod myopic;
 mod navigator;
@@ -67,8 +68,28 @@ impl Strategy {
         format!("scripted/{}", self.as_str())
     }
 
+    /// Why the strategy cannot do the task this statement asks for, in one line (`None`: it can).
+    /// Read from the statement alone, as everything a strategy knows; the CLI, the agents page and
+    /// the tests all ask this before running one, and a refused task gets this line, not an answer.
+    pub fn refuses(self, statement: &str) -> Option<String> {
+        if recipe::Recipe::read(statement).is_some() {
+            return None;
+        }
+        let title = statement.lines().next().unwrap_or("").to_lowercase();
+        let why = if title.contains("merge two") {
+            "merging the two classes needs symbolic algebra to tell which lines really differ (the shared blocks are rewritten into equal but different-looking code), which the scripted strategies do not do"
+        } else {
+            "the statement asks for a procedure the scripted strategies do not know (they follow the call-graph refactorings: dead code, add a parameter, add a return value, cache a call, don't repeat yourself)"
+        };
+        Some(format!("{self} cannot do this task: {why}"))
+    }
+
     /// Run the strategy on the statement through the tools.
+    /// A strategy that [refuses](Strategy::refuses) the task makes no call at all.
     pub fn run(self, tools: &mut Tools, statement: &str) {
+        if self.refuses(statement).is_some() {
+            return;
+        }
         match self {
             Strategy::Reader => reader::run(tools, statement),
             Strategy::Navigator => navigator::run(tools, statement),

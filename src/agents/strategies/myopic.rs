@@ -1,8 +1,13 @@
 //! `myopic`: read the top of the file (two windows), search once for what the statement names,
 //! view one window at the first hit not yet seen, and edit as if that were the whole program.
-//! Functions it never saw do not exist for it; it submits without checking.
+//! Functions it never saw do not exist for it; it submits without checking. It settles an `if`
+//! condition only when that takes a few steps in its head ([`PATIENCE`] statements of the helper);
+//! a longer one it guesses to be true.
 
 use super::know::{Model, Sight};
+
+/// Statements of a condition's helper `myopic` is willing to run (a dozen steps of a loop).
+pub const PATIENCE: u64 = 40;
 use super::recipe::Recipe;
 use crate::agents::aci::Tools;
 
@@ -23,7 +28,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
         let start = line.saturating_sub(2).max(1);
         sight.absorb(&tools.view(start, start + w - 1));
     }
-    let plan = recipe.plan(&Model::of(&sight), &sight, false);
+    let plan = recipe.plan(&Model::of_with(&sight, PATIENCE), &sight, false);
     super::apply(tools, &plan);
     tools.submit();
 }

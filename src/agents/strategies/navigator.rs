@@ -133,7 +133,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
     // The index: every def line.
     nav.search_all("def ");
     match &recipe {
-        Recipe::DeadCode => nav.down(&["main".to_string()]),
+        Recipe::DeadCode { .. } => nav.down(&["main".to_string()]),
         Recipe::AddParameter { decl, .. } => {
             let roots = nav.holders(decl);
             nav.down(&roots);

@@ -9,8 +9,9 @@ use std::collections::BTreeSet;
 /// What a statement asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Recipe {
-    /// Delete every function `main()` cannot reach.
-    DeadCode,
+    /// Delete every function `main()` cannot reach; when the statement says so, calls to them left
+    /// in branches that never run become `left` (`val`).
+    DeadCode { left: Option<String> },
     /// Thread the parameter `name` (declared as `decl`) below the function that has it; terminals
     /// apply it with `op` (`mult * X`, `prefix + X`).
     AddParameter { name: String, decl: String, op: String },
@@ -69,7 +70,12 @@ impl Recipe {
         let q = quoted(statement);
         let find = |pred: &dyn Fn(&str) -> bool| q.iter().copied().find(|s| pred(s)).map(str::to_string);
         if title.contains("dead code") {
-            Some(Recipe::DeadCode)
+            // "every call to a deleted function that is left (…) is replaced by `val`"
+            let left = statement
+                .find("is replaced by `")
+                .and_then(|at| statement[at + "is replaced by `".len()..].split('`').next())
+                .map(str::to_string);
+            Some(Recipe::DeadCode { left })
         } else if title.contains("add a parameter") {
             // "already takes the parameter `mult: float=default()`"
             let at = statement.find("takes the parameter `")? + "takes the parameter `".len();
@@ -110,7 +116,7 @@ impl Recipe {
     /// The text one search finds the recipe's starting points by.
     pub fn anchor(&self) -> String {
         match self {
-            Recipe::DeadCode => "def main(".into(),
+            Recipe::DeadCode { .. } => "def main(".into(),
             Recipe::AddParameter { decl, .. } => decl.clone(),
             Recipe::AddReturnValue { lib, .. } => format!("{lib}("),
             Recipe::CacheFunction { lib, .. } => format!("{lib}()"),
@@ -122,9 +128,9 @@ impl Recipe {
     /// are every top-level statement of the file (a strategy that listed them all), so a function
     /// ends where the next `def` starts even when its lines were not seen.
     pub fn plan(&self, m: &Model, sight: &Sight, trust_defs: bool) -> Plan {
-        let mut plan = Plan::default();
+        let mut plan = Plan { missing: m.unsure.clone(), ..Plan::default() };
         match self {
-            Recipe::DeadCode => dead_code(m, sight, trust_defs, &mut plan),
+            Recipe::DeadCode { left } => dead_code(m, sight, trust_defs, left.as_deref(), &mut plan),
             Recipe::AddParameter { name, decl, op } => add_parameter(m, name, decl, op, &mut plan),
             Recipe::AddReturnValue { lib, annotation, suffix } => {
                 add_return_value(m, lib, annotation, suffix, &mut plan)
@@ -227,12 +233,25 @@ fn or_self(set: BTreeSet<String>, f: &str) -> BTreeSet<String> {
     s
 }
 
-fn dead_code(m: &Model, sight: &Sight, trust_defs: bool, plan: &mut Plan) {
+fn dead_code(m: &Model, sight: &Sight, trust_defs: bool, left: Option<&str>, plan: &mut Plan) {
     if !m.funcs.contains_key("main") {
         plan.missing.insert("main".into());
         return;
     }
-    let reachable = or_self(m.descendants("main"), "main");
+    // Reached by the calls of running branches, and by the conditions on the way to them.
+    let mut reachable = or_self(m.descendants("main"), "main");
+    loop {
+        let more: BTreeSet<String> = m
+            .guard_edges
+            .iter()
+            .filter(|(a, b)| reachable.contains(a) && !reachable.contains(b))
+            .flat_map(|(_, b)| or_self(m.descendants(b), b))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        reachable.extend(more);
+    }
     // A function reached only through functions not seen whole might look dead: note those.
     for r in &reachable {
         if !m.funcs.contains_key(r) {
@@ -254,6 +273,16 @@ fn dead_code(m: &Model, sight: &Sight, trust_defs: bool, plan: &mut Plan) {
             None => {
                 plan.missing.insert(name.clone());
             }
+        }
+    }
+    // Calls left to deleted functions (in branches that never run) become `left`.
+    if let Some(left) = left {
+        for f in m.funcs.values().filter(|f| reachable.contains(&f.name)) {
+            let mut e = Edits::default();
+            for c in f.all_calls.iter().filter(|c| m.defs.contains_key(&c.callee) && !reachable.contains(&c.callee)) {
+                e.replace(c.start, c.end, left.to_string());
+            }
+            rewrite(plan, f, e);
         }
     }
 }

@@ -158,6 +158,9 @@ pub fn watch(p: &WatchProps) -> Html {
                     }
                 </div>
             </div>
+            if let Some(why) = p.page.strategy.refuses(&p.generated.0.task.prompt) {
+                <p id="agent-refuses" class="notice">{ why }</p>
+            }
             <div class="watch-grid">
                 <div class="watch-left">
                     { call }
