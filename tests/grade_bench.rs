@@ -209,6 +209,7 @@ fn per_task(tasks: &[(String, GradeTask, String)], o: &GradeOptions) -> (f64, f6
 }
 
 /// `cargo test --release --test grade_bench bench_fixture_buckets -- --ignored --nocapture`
+/// (`GRADE_BENCH_ROWS=pool` for the default configuration only)
 #[test]
 #[ignore]
 fn bench_fixture_buckets() {
@@ -227,11 +228,16 @@ fn bench_fixture_buckets() {
         let o = GradeOptions::default();
         let _ = grade_one(&tasks[0].1, &tasks[0].2, &o, &|_, _| {});
         for trials in [5, 50] {
+            // GRADE_BENCH_ROWS=pool: only the default configuration (per-trial inputs, the pool).
+            let pool_only = std::env::var("GRADE_BENCH_ROWS").is_ok_and(|v| v == "pool");
             for (inputs, pool) in [
                 (grade::InputScheme::PerTrial, true),
                 (grade::InputScheme::PerTrial, false),
                 (grade::InputScheme::PerFunction, false),
-            ] {
+            ]
+            .into_iter()
+            .take(if pool_only { 1 } else { 3 })
+            {
                 let o = GradeOptions { trials, inputs, pool, ..Default::default() };
                 let (cold, warm, passed) = per_task(&tasks, &o);
                 println!(
