@@ -184,3 +184,50 @@ fn usage_errors_are_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// The runtime axis: a grid's answers (the branch that runs, found by running `check` from its
+/// text) pass the hidden tests; a task the strategy cannot do (merge_codebases) gets one line
+/// saying why, and no answer.
+#[test]
+fn runtime_grid_is_answered_and_merge_is_refused_with_a_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let grid = tmp.path().join("grid");
+    let g = grid.to_str().unwrap();
+    ok(
+        &cabrito(&["grid", "--out", g, "--sizes", "5", "--samples", "1", "--domains", "math", "--axes", "runtime"]),
+        "grid",
+    );
+    let out = tmp.path().join("run");
+    let o = out.to_str().unwrap();
+    let s = ok(&cabrito(&["agent", "--strategy", "reader", "--tasks", g, "--out", o]), "agent");
+    assert_eq!(s.lines().filter(|l| l.contains("runtime") && l.contains("1/1")).count(), 5, "{s}");
+    let graded = tmp.path().join("graded");
+    let gr = ok(
+        &cabrito(&[
+            "grade",
+            "--tasks",
+            g,
+            "--responses",
+            o,
+            "--out",
+            graded.to_str().unwrap(),
+            "--trials",
+            "3",
+            "--json",
+        ]),
+        "grade",
+    );
+    let summary: Value = serde_json::from_str(&gr).unwrap();
+    let rows = summary["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 5, "{summary}");
+    for r in rows {
+        assert_eq!(r["passed"], r["tasks"], "{r}");
+    }
+    let merge = tmp.path().join("merge");
+    let r =
+        cabrito(&["agent", "--strategy", "navigator", "--kind", "merge_codebases", "--out", merge.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(err.lines().any(|l| l.contains("navigator cannot do this task") && l.contains("symbolic")), "{err}");
+    assert!(files(&merge.join("responses"), ".jsonl").is_empty());
+}

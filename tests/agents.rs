@@ -117,6 +117,50 @@ fn careful_strategies_pass_every_small_task_statically() {
     assert!(runs.iter().any(|r| r.refused.is_some()));
 }
 
+/// The runtime knobs: 4 and 8 leaves, and guards of several calls joined by `^` (ratio below 1.0);
+/// the careful strategies still edit only the branch that runs, and the grader agrees on a sample.
+#[test]
+fn careful_strategies_pass_every_runtime_shape() {
+    let mut all = Vec::new();
+    for spec in specs_on(&[Axis::Runtime], &[10], &seeds(2)) {
+        for (branches, ratio) in [(4, 5), (8, 10), (8, 2)] {
+            all.push(TaskSpec { branches, ratio_tenths: ratio, ..spec.clone() });
+        }
+    }
+    all.retain(|s| s.kind != Kind::MergeCodebases && s.validate().is_ok());
+    let runs: Vec<Run> =
+        all.par_iter().flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st))).collect();
+    let bad: Vec<String> = runs
+        .iter()
+        .filter(|r| !r.static_pass)
+        .map(|r| format!("{} {}: {}", r.strategy, r.spec.canonical(), r.failing))
+        .collect();
+    assert!(bad.is_empty(), "{} of {} runs fail:\n{}", bad.len(), runs.len(), bad.join("\n"));
+    assert!(runs.len() >= 2 * 5 * 3 * 3 * 2, "{} runs", runs.len());
+    let sample: Vec<&Run> = runs.iter().filter(|r| r.spec.seed == 0 && r.spec.domain == Domain::Math).collect();
+    let failing: Vec<String> =
+        sample.par_iter().filter(|r| !graded(r)).map(|r| format!("{} {}", r.strategy, r.spec.canonical())).collect();
+    assert!(failing.is_empty(), "graded as failing:\n{}", failing.join("\n"));
+}
+
+/// On the runtime axis `myopic` settles a condition only when it takes a few steps: it passes the
+/// small-hop tasks it sees whole and guesses branches as the hops grow (the rubric's
+/// branch_placement then fails).
+#[test]
+fn myopic_guesses_branches_as_hops_grow() {
+    let all = specs_on(&[Axis::Runtime], &[2, 50], &seeds(2));
+    let runs: Vec<Run> = all.par_iter().map(|s| run(s, Strategy::Myopic)).filter(|r| r.refused.is_none()).collect();
+    let mut rate: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    for r in &runs {
+        let e = rate.entry(r.spec.n).or_default();
+        e.0 += r.static_pass as usize;
+        e.1 += 1;
+    }
+    println!("myopic on runtime, static pass rate by hops: {rate:?}");
+    let frac = |n: u32| rate[&n].0 as f64 / rate[&n].1 as f64;
+    assert!(frac(50) < frac(2) && frac(50) < 0.2, "{rate:?}");
+}
+
 /// The strategies' guard interpreter agrees with the generator's exact evaluation of `check`
 /// (read from the emitted helper's source) on many calls, short and long.
 #[test]
