@@ -3,7 +3,9 @@
 //! every turn, the previous turn's input cached), the static rubric's pass rate, and the time per
 //! task (the strategy's whole session through the interface, one thread, release build).
 //! Every kind and domain, `SEEDS` seeds per cell. Prints a markdown table; accuracy under the real
-//! grader comes from `scripts/bench_agents.sh` (BENCHMARKS.md).
+//! grader comes from `scripts/bench_agents.sh` (BENCHMARKS.md). `AGENTS_BENCH_AXES=runtime` (a
+//! comma-separated list) runs only those axes; kinds a strategy refuses (merge_codebases) have no axis
+//! and are not in the table.
 
 use cabrito::agents::{self, Settings, Strategy};
 use cabrito::spec::{Axis, Kind, Support, TaskSpec};
@@ -34,7 +36,9 @@ fn median(v: &mut [f64]) -> f64 {
 fn main() {
     let mut cells: BTreeMap<(Strategy, Axis, u32), Cell> = BTreeMap::new();
     let started = Instant::now();
-    for &axis in Axis::ALL {
+    let only: Option<Vec<Axis>> =
+        std::env::var("AGENTS_BENCH_AXES").ok().map(|v| v.split(',').filter_map(Axis::parse).collect());
+    for &axis in Axis::ALL.iter().filter(|a| only.as_ref().is_none_or(|o| o.contains(a))) {
         for &n in axis.def().paper_sizes() {
             for &kind in Kind::ALL {
                 let def = kind.def();

@@ -72,11 +72,14 @@ impl Strategy {
     /// Read from the statement alone, as everything a strategy knows; the CLI, the agents page and
     /// the tests all ask this before running one, and a refused task gets this line, not an answer.
     pub fn refuses(self, statement: &str) -> Option<String> {
-        if recipe::Recipe::read(statement).is_some() {
+        let title = statement.lines().next().unwrap_or("").to_lowercase();
+        let numbered = title.contains("numbered requirements") || statement.contains("How to apply the requirements");
+        if !numbered && recipe::Recipe::read(statement).is_some() {
             return None;
         }
-        let title = statement.lines().next().unwrap_or("").to_lowercase();
-        let why = if title.contains("merge two") {
+        let why = if numbered {
+            "the instructions axis asks for numbered requirement lines (temporaries, asserts, prints, comments) in a prescribed order in every touched function, over several indexed values, and the scripted strategies do not write them yet"
+        } else if title.contains("merge two") {
             "merging the two classes needs symbolic algebra to tell which lines really differ (the shared blocks are rewritten into equal but different-looking code), which the scripted strategies do not do"
         } else {
             "the statement asks for a procedure the scripted strategies do not know (they follow the call-graph refactorings: dead code, add a parameter, add a return value, cache a call, don't repeat yourself)"
@@ -126,5 +129,21 @@ fn apply(tools: &mut Tools, plan: &Plan) {
         if let Change::Rewrite { old, new, .. } = c {
             tools.replace(old, new);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_name_the_reason() {
+        let merge = "Refactor `solution.py`: merge two calculators with the template method pattern.\n\n…";
+        assert!(Strategy::Reader.refuses(merge).is_some_and(|w| w.contains("symbolic")));
+        let numbered = "Refactor `solution.py`: add a parameter, over several indexed values at once, while obeying a list of numbered requirements.\n\nHow to apply the requirements:\n…";
+        assert!(Strategy::Navigator.refuses(numbered).is_some_and(|w| w.contains("requirement")));
+        let plain = "Refactor `solution.py`: remove dead code.\n\n…";
+        assert_eq!(Strategy::Myopic.refuses(plain), None);
+        assert!(Strategy::Myopic.refuses("Write a poem.").is_some_and(|w| w.starts_with("myopic cannot")));
     }
 }

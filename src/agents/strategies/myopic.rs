@@ -8,7 +8,7 @@ use super::know::{Model, Sight};
 
 /// Statements of a condition's helper `myopic` is willing to run (a dozen steps of a loop).
 pub const PATIENCE: u64 = 40;
-use super::recipe::Recipe;
+use super::recipe::{carried_comment, Recipe};
 use crate::agents::aci::Tools;
 
 pub fn run(tools: &mut Tools, statement: &str) {
@@ -28,7 +28,9 @@ pub fn run(tools: &mut Tools, statement: &str) {
         let start = line.saturating_sub(2).max(1);
         sight.absorb(&tools.view(start, start + w - 1));
     }
-    let plan = recipe.plan(&Model::of_with(&sight, PATIENCE), &sight, false);
+    let plan = recipe
+        .plan(&Model::of_with(&sight, PATIENCE), &sight, false)
+        .with_comment(carried_comment(statement).as_deref());
     super::apply(tools, &plan);
     tools.submit();
 }

@@ -3,7 +3,7 @@
 //! the functions the statement's rules touch, viewing any it still lacks, check and submit.
 
 use super::know::{calls_name, def_name, Func, Model, Sight};
-use super::recipe::Recipe;
+use super::recipe::{carried_comment, Recipe};
 use crate::agents::aci::Tools;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -133,6 +133,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
     // The index: every def line.
     nav.search_all("def ");
     match &recipe {
+        Recipe::Rename { .. } => nav.ensure("main"),
         Recipe::DeadCode { .. } => nav.down(&["main".to_string()]),
         Recipe::AddParameter { decl, .. } => {
             let roots = nav.holders(decl);
@@ -177,6 +178,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
             break;
         }
     }
+    let plan = plan.with_comment(carried_comment(statement).as_deref());
     super::apply(nav.tools, &plan);
     nav.tools.check();
     nav.tools.submit();

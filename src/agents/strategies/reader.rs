@@ -1,7 +1,7 @@
 //! `reader`: read the whole file, window by window, then edit.
 
 use super::know::{Model, Sight};
-use super::recipe::Recipe;
+use super::recipe::{carried_comment, Recipe};
 use crate::agents::aci::Tools;
 
 pub fn run(tools: &mut Tools, statement: &str) {
@@ -15,7 +15,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
         start += w;
     }
     if let Some(recipe) = Recipe::read(statement) {
-        let plan = recipe.plan(&Model::of(&sight), &sight, false);
+        let plan = recipe.plan(&Model::of(&sight), &sight, false).with_comment(carried_comment(statement).as_deref());
         super::apply(tools, &plan);
     }
     tools.check();

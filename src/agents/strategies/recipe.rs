@@ -24,6 +24,8 @@ pub enum Recipe {
     /// Call `helper` once in the callers' nearest common descendant (`line`), returning `var` up
     /// through functions annotated `annotation`.
     ExtractHelper { helper: String, var: String, line: String, annotation: String },
+    /// Rename variables of `main()` (old → new), everywhere they appear.
+    Rename { table: Vec<(String, String)> },
 }
 
 /// A change to `solution.py`.
@@ -69,7 +71,18 @@ impl Recipe {
         let title = statement.lines().next()?.to_lowercase();
         let q = quoted(statement);
         let find = |pred: &dyn Fn(&str) -> bool| q.iter().copied().find(|s| pred(s)).map(str::to_string);
-        if title.contains("dead code") {
+        if title.starts_with("rename variables") {
+            // "- `old` → `new`" lines, before the rules and the worked example.
+            let head = statement.split("Rules:").next().unwrap_or(statement);
+            let table: Vec<(String, String)> = head
+                .lines()
+                .filter_map(|l| {
+                    let (a, b) = l.strip_prefix("- `")?.split_once("` → `")?;
+                    Some((a.to_string(), b.strip_suffix('`')?.to_string()))
+                })
+                .collect();
+            (!table.is_empty()).then_some(Recipe::Rename { table })
+        } else if title.contains("dead code") {
             // "every call to a deleted function that is left (…) is replaced by `val`"
             let left = statement
                 .find("is replaced by `")
@@ -116,7 +129,7 @@ impl Recipe {
     /// The text one search finds the recipe's starting points by.
     pub fn anchor(&self) -> String {
         match self {
-            Recipe::DeadCode { .. } => "def main(".into(),
+            Recipe::DeadCode { .. } | Recipe::Rename { .. } => "def main(".into(),
             Recipe::AddParameter { decl, .. } => decl.clone(),
             Recipe::AddReturnValue { lib, .. } => format!("{lib}("),
             Recipe::CacheFunction { lib, .. } => format!("{lib}()"),
@@ -139,12 +152,37 @@ impl Recipe {
             Recipe::ExtractHelper { helper, var, line, annotation } => {
                 extract_helper(m, helper, var, line, annotation, &mut plan)
             }
+            Recipe::Rename { table } => rename(m, table, &mut plan),
         }
         plan.changes.sort_by_key(|c| match c {
             Change::Rewrite { name, .. } => m.defs.get(name).copied().unwrap_or(0),
             Change::Delete { first, .. } => *first,
         });
         plan
+    }
+}
+
+/// The comment every changed function must carry, when the statement gives one (the line after
+/// "your comment is:" in its fenced block).
+pub fn carried_comment(statement: &str) -> Option<String> {
+    let at = statement.find("your comment is:")?;
+    let block = statement[at..].split("```python\n").nth(1)?;
+    let line = block.lines().next()?.trim();
+    line.starts_with('#').then(|| line.to_string())
+}
+
+impl Plan {
+    /// Put `comment` on the first line of every function the plan rewrites.
+    pub fn with_comment(mut self, comment: Option<&str>) -> Plan {
+        let Some(comment) = comment else { return self };
+        for c in &mut self.changes {
+            if let Change::Rewrite { new, .. } = c {
+                let Some(eol) = new.find('\n') else { continue };
+                let indent: String = new[eol + 1..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+                new.insert_str(eol + 1, &format!("{indent}{comment}\n"));
+            }
+        }
+        self
     }
 }
 
@@ -388,6 +426,34 @@ fn cache_function(m: &Model, lib: &str, var: &str, line: &str, decl: &str, plan:
     }
 }
 
+fn rename(m: &Model, table: &[(String, String)], plan: &mut Plan) {
+    use ruff_python_ast::visitor::{self, Visitor};
+    struct Names<'t>(&'t [(String, String)], Vec<(usize, usize, String)>);
+    impl<'a> Visitor<'a> for Names<'_> {
+        fn visit_expr(&mut self, e: &'a ruff_python_ast::Expr) {
+            if let ruff_python_ast::Expr::Name(n) = e {
+                if let Some((_, new)) = self.0.iter().find(|(old, _)| old == n.id.as_str()) {
+                    use ruff_text_size::Ranged;
+                    self.1.push((n.start().into(), n.end().into(), new.clone()));
+                }
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let Some(f) = m.funcs.get("main") else {
+        plan.missing.insert("main".into());
+        return;
+    };
+    let Ok(program) = crate::check::program::Program::parse(&f.text) else { return };
+    let mut names = Names(table, Vec::new());
+    names.visit_body(program.body());
+    let mut e = Edits::default();
+    for (s, t, new) in names.1 {
+        e.replace(s, t, new);
+    }
+    rewrite(plan, f, e);
+}
+
 fn extract_helper(m: &Model, helper: &str, var: &str, line: &str, annotation: &str, plan: &mut Plan) {
     let tops: Vec<&str> = m.calling_library(helper);
     if tops.is_empty() {
@@ -440,5 +506,54 @@ fn extract_helper(m: &Model, helper: &str, var: &str, line: &str, annotation: &s
             }
         }
         rewrite(plan, f, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sight_of(code: &str) -> Sight {
+        let mut s = Sight::default();
+        let n = code.lines().count();
+        let mut view = format!("solution.py, lines 1-{n} of {n}:\n");
+        for (i, l) in code.lines().enumerate() {
+            view.push_str(&format!("{}: {l}\n", i + 1));
+        }
+        s.absorb(&view);
+        s
+    }
+
+    #[test]
+    fn renames_every_use_and_nothing_else() {
+        let statement = "Rename variables in `solution.py`.\n\n`main(val)` computes its result through a chain of 3 assignments; each assignment defines a new variable. Rename these 2 variables:\n\n- `x1` → `total`\n- `x2` → `half`\n\nRules:\n1. Apply every rename everywhere.\n\nA worked example. This code:\n<example>\n- `q` → `r`\n</example>\n";
+        let r = Recipe::read(statement).unwrap();
+        assert_eq!(r, Recipe::Rename { table: vec![("x1".into(), "total".into()), ("x2".into(), "half".into())] });
+        let code = "import sys\n\ndef main(val: float):\n    x1 = val + 2\n    x2 = x1 * x1 - 3\n    x12 = x2 / 2\n    return x12 + x1\n";
+        let s = sight_of(code);
+        let plan = r.plan(&Model::of(&s), &s, false);
+        let [Change::Rewrite { new, .. }] = plan.changes.as_slice() else { panic!("{plan:?}") };
+        assert_eq!(
+            new,
+            "def main(val: float):\n    total = val + 2\n    half = total * total - 3\n    x12 = half / 2\n    return x12 + total\n"
+        );
+    }
+
+    #[test]
+    fn the_given_comment_goes_on_every_changed_function() {
+        let statement = "Refactor `solution.py`: add a parameter.\n\nOne more rule: ... your comment is:\n\n```python\n# keep the units in metres\n```\n\nA worked example.";
+        assert_eq!(carried_comment(statement).as_deref(), Some("# keep the units in metres"));
+        assert_eq!(carried_comment("Refactor `solution.py`: add a parameter."), None);
+        let plan = Plan {
+            changes: vec![Change::Rewrite {
+                name: "f".into(),
+                old: String::new(),
+                new: "def f(val: float) -> float:\n    if check(1, 1, 1, 0, num_steps=1):\n        return val\n".into(),
+            }],
+            ..Plan::default()
+        }
+        .with_comment(Some("# c"));
+        let [Change::Rewrite { new, .. }] = plan.changes.as_slice() else { panic!() };
+        assert!(new.starts_with("def f(val: float) -> float:\n    # c\n    if check("), "{new}");
     }
 }
