@@ -213,7 +213,7 @@ impl Run<'_> {
         }
         let (a, b) = (l.int(), r.int());
         // Big values cost more than one tick: keep the budget honest for numbers that explode.
-        let cost = (a.bits().max(b.bits()) / 4096) as u64;
+        let cost = a.bits().max(b.bits()) / 4096;
         self.left = self.left.checked_sub(cost)?;
         Some(V::I(match op {
             Operator::Add => a + b,

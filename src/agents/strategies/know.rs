@@ -318,7 +318,7 @@ impl<'a> Visitor<'a> for Collect {
 fn running_branch<'b>(body: &'b [Stmt], judge: Option<&Judge>) -> (&'b [Stmt], Vec<&'b Expr>, bool, bool) {
     let (mut cur, mut tests, mut branched, mut known) = (body, Vec::new(), false, true);
     while let [Stmt::If(i)] = cur {
-        if !i.elif_else_clauses.last().is_some_and(|c| c.test.is_none()) {
+        if i.elif_else_clauses.last().is_none_or(|c| c.test.is_some()) {
             break;
         }
         branched = true;
