@@ -8,6 +8,7 @@
 mod search;
 mod traversal;
 
+use crate::check::rubric::Level;
 use crate::spec::{registry, Domain, GraphSizes, TaskSpec, PAPER_SIZES};
 
 registry!(
@@ -65,6 +66,15 @@ pub trait AxisDef: Sync {
     /// How the programs' bodies are written.
     fn bodies(&self, _spec: &TaskSpec) -> Bodies {
         Bodies::Plain
+    }
+    /// The axis's own items of the static rubric (ids of `check::rubric::CHECKS`) and their level;
+    /// they join the kind's ([`crate::kinds::TaskKind::rubric`]).
+    fn rubric(&self) -> &'static [(&'static str, Level)] {
+        &[]
+    }
+    /// The checks the axis adds to the kind's pass rule (static rubric items, graded like the others).
+    fn required_checks(&self) -> &'static [&'static str] {
+        &[]
     }
 }
 

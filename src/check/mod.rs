@@ -8,7 +8,7 @@
 //! file bytes ──source::decode──▶ text
 //! response text ──parse_response(text, starter)──▶ Candidate { code, format, notes }
 //!                                                   │
-//! TaskRef { kind, domain, starter, reference } ─────┴─static_checks(task, &code)──▶ Rubric { items }
+//! TaskRef { kind, domain, axis, starter, reference, metadata } ─┴─static_checks(task, &code)──▶ Rubric { items }
 //!                                    (each program through Program::parse: source::scan, ruff, cpython)
 //! ```
 //!

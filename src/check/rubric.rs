@@ -9,7 +9,7 @@
 //! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
-use crate::{Domain, Kind};
+use crate::{Axis, Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -20,8 +20,12 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct TaskRef<'a> {
     pub kind: Kind,
     pub domain: Domain,
+    /// The scaling axis (its own rubric items join the kind's).
+    pub axis: Axis,
     pub starter: &'a str,
     pub reference: &'a str,
+    /// The record's `metadata` (`Value::Null` when the record has none).
+    pub metadata: &'a serde_json::Value,
 }
 
 impl<'a> TaskRef<'a> {
@@ -30,8 +34,10 @@ impl<'a> TaskRef<'a> {
         TaskRef {
             kind: task.spec.kind,
             domain: task.spec.domain,
+            axis: task.spec.axis,
             starter: &task.starter_code,
             reference: &task.solution_code,
+            metadata: &task.metadata,
         }
     }
 }
@@ -129,9 +135,16 @@ pub enum Applies {
 }
 
 impl Check {
-    /// Whether this check is in a kind's rubric, and as a must-have.
-    fn must_have_for(&self, kind: Kind) -> Option<bool> {
-        let listed = kind.def().rubric().iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+    /// Whether this check is in the rubric of a kind on an axis, and as a must-have (the kind's
+    /// listing first, then the axis's).
+    fn must_have_for(&self, kind: Kind, axis: Axis) -> Option<bool> {
+        let listed = kind
+            .def()
+            .rubric()
+            .iter()
+            .chain(axis.def().rubric())
+            .find(|(id, _)| *id == self.id)
+            .map(|&(_, level)| level);
         match (listed, self.applies) {
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
             (None, Applies::Listed) => None,
@@ -286,7 +299,7 @@ fn run_checks(
     items: &mut Vec<Item>,
 ) {
     for check in CHECKS {
-        let Some(must_have) = check.must_have_for(task.kind) else { continue };
+        let Some(must_have) = check.must_have_for(task.kind, task.axis) else { continue };
         let outcome = match (blocked, cand, starter, reference) {
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),

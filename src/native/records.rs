@@ -220,6 +220,8 @@ pub struct TaskRecord {
     pub reference: Option<String>,
     /// A Cabrito record's spec (kind, domain, axis, sizes exactly).
     pub spec: Option<TaskSpec>,
+    /// The record's `metadata` (`Null` when it has none).
+    pub metadata: Json,
     /// Position in its file (0-based).
     pub index: usize,
 }
@@ -233,6 +235,7 @@ impl TaskRecord {
             starter: s("starter_code"),
             reference: s("solution_code"),
             spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
+            metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
             index,
         }
     }
@@ -417,6 +420,37 @@ pub fn kind_and_domain(
     Ok((kind, domain))
 }
 
+/// The axis of a record: its spec's; else the experiment that starts the run name of its place; else the
+/// one axis whose task sets are named like its task set (the `*_constraints` sets of instruction
+/// following), from its place or its name; else the first axis (whose rubric and pass rule add nothing).
+/// A run name and a task set that disagree are an error naming both.
+pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Axis, String> {
+    if let Some(s) = &rec.spec {
+        return Ok(s.axis);
+    }
+    let by_run = place.and_then(|p| Axis::ALL.iter().copied().find(|a| p.run.starts_with(a.experiment())));
+    let owners = |set_of: &dyn Fn(Axis, Domain) -> bool| -> Option<Axis> {
+        let found: Vec<Axis> =
+            Axis::ALL.iter().copied().filter(|&a| Domain::ALL.iter().any(|&d| set_of(a, d))).collect();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let (by_set, set) = match place {
+        Some(p) => (owners(&|a, d| a.def().task_set(d) == p.task_set), p.task_set.clone()),
+        None => (owners(&|a, d| rec.name.starts_with(&format!("{}_", a.def().task_set(d)))), rec.name.clone()),
+    };
+    match (by_run, by_set) {
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "{file}: {} is on the {a} axis by its run name but on the {b} axis by its task set ({set})",
+            rec.label()
+        )),
+        (Some(a), _) | (None, Some(a)) => Ok(a),
+        (None, None) => Ok(Axis::ALL[0]),
+    }
+}
+
 /// The place a task file's path names, when it sits in the layout (`…/<run>/<task_set>/<task_type>.json`
 /// with a known task type and task set).
 pub fn place_of_path(path: &Path) -> Option<Place> {
@@ -526,7 +560,15 @@ mod tests {
     use super::*;
 
     fn rec(name: &str, dag: &str, i: usize) -> TaskRecord {
-        TaskRecord { name: name.into(), dag_id: dag.into(), starter: None, reference: None, spec: None, index: i }
+        TaskRecord {
+            name: name.into(),
+            dag_id: dag.into(),
+            starter: None,
+            reference: None,
+            spec: None,
+            metadata: Json::Null,
+            index: i,
+        }
     }
 
     #[test]
