@@ -78,7 +78,7 @@ named_enum!(
 );
 
 /// Axes of the paper that this generator version does not build yet.
-pub const PLANNED_AXES: &[&str] = &["runtime", "instructions"];
+pub const PLANNED_AXES: &[&str] = &["runtime"];
 
 /// Which values of a knob a kind is built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,7 +251,55 @@ pub const KNOBS: &[Knob] = &[
         set: |s, v| s.n_edit = Some(size(v)),
         applies: graph_kinds,
     },
+    Knob {
+        key: "values",
+        label: "values",
+        help: "instruction following: how many indexed values (mult1 … multN) the refactoring carries, each with its \
+               requirements",
+        values: Values::Int { min: 1, max: crate::axes::instructions::MAX_VALUES as u64 },
+        default: Some(DEFAULT_VALUES_TEXT),
+        value_label: |_| None,
+        get: |s| Some(s.values.to_string()),
+        set: |s, v| s.values = size(v),
+        applies: instructions_axis,
+    },
+    Knob {
+        key: "conditional",
+        label: "conditional %",
+        help: "instruction following: the share (percent) of requirements that apply only in the functions whose name \
+               or place in the call graph meets a stated condition (0, the paper's: every requirement applies in every \
+               function that carries its value)",
+        values: Values::Int { min: 0, max: 100 },
+        default: Some("0"),
+        value_label: |_| None,
+        get: |s| Some(s.conditional.to_string()),
+        set: |s, v| s.conditional = size(v),
+        applies: instructions_axis,
+    },
 ];
+
+const DEFAULT_VALUES_TEXT: &str = "10";
+
+fn default_values() -> u32 {
+    crate::axes::instructions::DEFAULT_VALUES
+}
+
+fn is_default_values(v: &u32) -> bool {
+    *v == crate::axes::instructions::DEFAULT_VALUES
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// The knobs of instruction following apply on its axis.
+fn instructions_axis(s: &TaskSpec) -> Result<(), String> {
+    if s.axis.def().instructions() {
+        Ok(())
+    } else {
+        Err(format!("the {} axis (only to instructions)", s.axis))
+    }
+}
 
 /// The explicit graph sizes apply to the kinds made from call graphs.
 fn graph_kinds(s: &TaskSpec) -> Result<(), String> {
@@ -344,6 +392,12 @@ pub struct TaskSpec {
     pub n_init: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n_edit: Option<u32>,
+    /// Instruction following: the indexed values.
+    #[serde(default = "default_values", skip_serializing_if = "is_default_values")]
+    pub values: u32,
+    /// Instruction following: the percent of conditional requirements.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub conditional: u32,
 }
 
 impl Default for TaskSpec {
@@ -376,6 +430,8 @@ impl TaskSpec {
             seed: 0,
             n_init: None,
             n_edit: None,
+            values: crate::axes::instructions::DEFAULT_VALUES,
+            conditional: 0,
         }
     }
 
@@ -463,6 +519,15 @@ impl TaskSpec {
 
     fn validate_in(&self, knobs: &[Knob]) -> Result<(), SpecError> {
         for k in knobs {
+            // A knob that does not apply keeps its default (specs built in code, not parsed, too).
+            if let Err(what) = (k.applies)(self) {
+                if let Some(value) = (k.get)(self).filter(|v| Some(v.as_str()) != k.default) {
+                    return Err(err(
+                        k.key,
+                        format!("'{}' does not apply to {what}; leave it out (got '{value}')", k.key),
+                    ));
+                }
+            }
             if let (Values::Int { min, max }, Some(text)) = (k.values, (k.get)(self)) {
                 if let Ok(x) = text.parse::<u64>() {
                     if x < min || x > max {
@@ -574,6 +639,17 @@ mod tests {
         assert!(e.message.contains("at least 2"), "{e}");
         let e = TaskSpec::from_pairs([("axis", "runtime")]).unwrap_err();
         assert!(e.message.contains("not built"), "{e}");
+        let e = TaskSpec::from_pairs([("values", "3")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "'values' does not apply to the traversal axis (only to instructions); leave it out (got '3')"
+        );
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("kind", "dead_code")]).unwrap_err();
+        assert!(e.message.starts_with("dead_code has no instructions axis"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "2000"), ("values", "2")]).unwrap_err();
+        assert!(e.message.contains("values"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "bogus")]).unwrap_err();
+        assert!(e.message.contains("unknown axis"), "{e}");
         let e = TaskSpec::from_pairs([("v", "9")]).unwrap_err();
         assert!(e.message.contains("not served"), "{e}");
         let e = TaskSpec::from_pairs([("bogus", "1")]).unwrap_err();
@@ -582,7 +658,11 @@ mod tests {
 
     /// A knob table with a knob that applies only on the search axis (stored in `n_init`).
     fn table_with_a_search_knob() -> Vec<Knob> {
-        let mut t: Vec<Knob> = KNOBS.iter().filter(|k| !k.key.starts_with("n_")).copied().collect();
+        let mut t: Vec<Knob> = KNOBS
+            .iter()
+            .filter(|k| !k.key.starts_with("n_") && k.key != "values" && k.key != "conditional")
+            .copied()
+            .collect();
         t.push(Knob {
             key: "extra",
             label: "extra",

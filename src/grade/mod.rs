@@ -79,8 +79,10 @@ impl GradeTask {
     }
 
     /// The key the inputs are drawn from.
+    /// (Tasks graded with the indexed `mylibrary` have keys of their own, so no cache mixes the libraries.)
     pub fn input_key(&self) -> String {
-        task_key(&format!("{}/{}/{}", self.key, self.kind.as_str(), self.domain.as_str()), &self.reference)
+        let library = if self.axis.def().instructions() { "/indexed" } else { "" };
+        task_key(&format!("{}/{}/{}{library}", self.key, self.kind.as_str(), self.domain.as_str()), &self.reference)
     }
 }
 
@@ -102,7 +104,10 @@ pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
     let keep: BTreeSet<String> =
         defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
-    let plan = build_plan(&task.input_key(), task.domain, functions, trials);
+    let mut plan = build_plan(&task.input_key(), task.domain, functions, trials);
+    if task.axis.def().instructions() {
+        plan.library = crate::domain::stubs::Library::Indexed;
+    }
     Ok(Prepared { plan, reference_program, reference_defs: keep.into_iter().collect() })
 }
 
@@ -167,7 +172,7 @@ pub fn request(
         .trials
         .iter()
         .map(|t| {
-            stubs.entry(t.stub_index.to_string()).or_insert_with(|| plan::stub_source(plan.domain, t.stub_index));
+            stubs.entry(t.stub_index.to_string()).or_insert_with(|| plan::plan_stub_source(plan, t.stub_index));
             let calls: Vec<serde_json::Value> = t
                 .calls
                 .iter()

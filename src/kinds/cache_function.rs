@@ -1,6 +1,7 @@
 //! Cache a function call (generation.md §3.4): the leaves of a tree T call `slow()`; call it once in
 //! their lowest common ancestor, store it in `temp` and pass it down.
 
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -11,6 +12,8 @@ use crate::graph::{Join, Part};
 use crate::python::{self, Expr, Op, Param, Stmt};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
+
+mod instructions;
 
 pub struct CacheFunction;
 
@@ -171,6 +174,10 @@ impl GraphKind for CacheFunction {
             named.role(Role::EditLeaf),
             named.role(Role::Lca)
         )
+    }
+
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
     }
 
     fn rules(&self, d: &DomainInfo) -> String {
