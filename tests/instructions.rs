@@ -153,7 +153,8 @@ fn conditional_requirements_apply_exactly_where_their_condition_holds() {
                     somewhere_not += 1;
                     // The statement states the condition.
                     let c = r.condition.as_ref().unwrap();
-                    let line = format!("\n{}. `{}`, only in the functions {}: ", r.number.unwrap(), r.req.var, c.words());
+                    let line =
+                        format!("\n{}. `{}`, only in the functions {}: ", r.number.unwrap(), r.req.var, c.words());
                     assert!(g.task.prompt.contains(&line), "{s}: {line}");
                 }
                 // Applying every conditional requirement everywhere fails, naming a requirement.
@@ -342,11 +343,16 @@ fn mutants(t: &Task) -> Vec<Mutant> {
             all.extend(new_body);
             all.extend(&lines[end..]);
             // The first assert now comes right after the prints.
-            let first_assert = start + body.iter().position(|l| is(&asserts, l) || is(&prints, l)).unwrap() + group_p.len() + 1;
+            let first_assert =
+                start + body.iter().position(|l| is(&asserts, l) || is(&prints, l)).unwrap() + group_p.len() + 1;
             out.push(Mutant {
                 what: "asserts and prints swapped",
                 code: all.join("\n"),
-                names: vec!["the prints come before the asserts".into(), format!("`{f}`"), format!("line {first_assert}")],
+                names: vec![
+                    "the prints come before the asserts".into(),
+                    format!("`{f}`"),
+                    format!("line {first_assert}"),
+                ],
                 line: first_assert,
             });
         }
@@ -391,12 +397,21 @@ fn mutants_fail_constraint_structure_naming_requirement_function_and_line() {
                     let item = r.item("constraint_structure").unwrap();
                     assert!(!item.passed, "{} {}: the mutant passes\n{}", t.spec, m.what, show(&r));
                     for name in &m.names {
-                        assert!(item.reason.contains(name.as_str()), "{} {}: `{name}` not in: {}", t.spec, m.what, item.reason);
+                        assert!(
+                            item.reason.contains(name.as_str()),
+                            "{} {}: `{name}` not in: {}",
+                            t.spec,
+                            m.what,
+                            item.reason
+                        );
                     }
                     assert_eq!(item.line, Some(m.line), "{} {}: {}", t.spec, m.what, item.reason);
                     // The other must-haves are not what fails.
-                    let others: Vec<&str> =
-                        r.failed_must_haves().map(|i| i.id.as_ref()).filter(|id| *id != "constraint_structure").collect();
+                    let others: Vec<&str> = r
+                        .failed_must_haves()
+                        .map(|i| i.id.as_ref())
+                        .filter(|id| *id != "constraint_structure")
+                        .collect();
                     assert!(others.is_empty(), "{} {}: {others:?}", t.spec, m.what);
                     *seen.entry(m.what).or_default() += 1;
                 }
@@ -426,7 +441,11 @@ fn nested_and_misplaced_lines_are_findings() {
     };
     let rubric = static_checks(&TaskRef::of(t), &nested);
     let item = rubric.item("constraint_structure").unwrap();
-    assert!(!item.passed && item.reason.contains("inside an `if`") && item.reason.contains(&format!("`{f}`")), "{}", item.reason);
+    assert!(
+        !item.passed && item.reason.contains("inside an `if`") && item.reason.contains(&format!("`{f}`")),
+        "{}",
+        item.reason
+    );
     // After the value is first used: move the assert to just before the return of a function that
     // passes the values on.
     let passing = t
@@ -447,4 +466,29 @@ fn nested_and_misplaced_lines_are_findings() {
     let rubric = static_checks(&TaskRef::of(t), &moved.join("\n"));
     let item = rubric.item("constraint_structure").unwrap();
     assert!(!item.passed && item.reason.contains("is first used"), "{}", item.reason);
+}
+
+/// Through the real grader (sandboxed CPython, indexed stubs): the reference scores 1; a dropped
+/// requirement behaves the same but fails `constraint_structure`, which the pass rule requires.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn the_grader_requires_the_requirement_lines() {
+    use cabrito::grade::{GradeTask, Outcome};
+    use cabrito::native::runner::{grade, GradeOptions};
+    let opts = GradeOptions { trials: 3, ..Default::default() };
+    for kind in kinds() {
+        for &domain in Domain::ALL {
+            let g = generate_full(&spec(kind, domain, 25, 21, 20)).unwrap();
+            let t = &g.task;
+            let task = GradeTask::from_task(t);
+            let v = grade(&task, &t.solution_code, &opts, &|_, _| {});
+            assert!(v.passed, "{}: the reference fails: {}", t.spec, v.message);
+            let m = &mutants(t)[0];
+            let v = grade(&task, &m.code, &opts, &|_, _| {});
+            let outcome = |k: &str| v.checks.iter().find(|c| c.kind == k).map(|c| c.outcome);
+            assert_eq!(outcome("behavioral"), Some(Outcome::Pass), "{}: {}", t.spec, v.message);
+            assert_eq!(outcome("constraint_structure"), Some(Outcome::Fail), "{}", t.spec);
+            assert!(!v.passed && v.message.starts_with("constraint_structure: ") && v.message.contains(&m.names[0]));
+        }
+    }
 }

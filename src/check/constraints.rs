@@ -412,14 +412,7 @@ pub fn collect(p: &Program, f: &StmtFunctionDef, g: &BTreeSet<String>, comments:
     for (i, s) in f.body.iter().enumerate() {
         if let Some(key) = stmt_key(s, g) {
             let names = mentioned_in_stmt(s, g);
-            out.push(Found {
-                key,
-                line: p.line_of(s),
-                column: column_of(p, s),
-                text: p.text(s),
-                names,
-                stmt: Some(i),
-            });
+            out.push(Found { key, line: p.line_of(s), column: column_of(p, s), text: p.text(s), names, stmt: Some(i) });
         }
     }
     let (first, last) = (p.line_of(f), p.line(ruff_text_size::Ranged::end(f)));
@@ -698,9 +691,8 @@ fn compare_function(
     let mut extra_left: Vec<Option<&Found>> = extra.iter().copied().map(Some).collect();
     for m in &missing {
         failed = true;
-        let same_names = extra_left
-            .iter()
-            .position(|x| x.is_some_and(|x| x.key.cat() == m.key.cat() && x.names == m.names));
+        let same_names =
+            extra_left.iter().position(|x| x.is_some_and(|x| x.key.cat() == m.key.cat() && x.names == m.names));
         let same_shape = || {
             extra_left
                 .iter()
@@ -819,7 +811,11 @@ fn run(c: &Ctx) -> (Outcome, bool) {
     let g = generated_names(c.reference);
     if g.is_empty() {
         return (
-            Outcome { passed: true, reason: "the reference has no generated values; nothing to check".into(), line: None },
+            Outcome {
+                passed: true,
+                reason: "the reference has no generated values; nothing to check".into(),
+                line: None,
+            },
             true,
         );
     }
