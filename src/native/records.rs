@@ -14,6 +14,7 @@
 //! (`<task_set>_<task_type>_<dag_id>`) says the same; a Cabrito record's `spec` says it exactly. When two
 //! of them disagree the record is refused with both.
 
+use crate::axes::Grows;
 use crate::check::source::MAX_SOURCE_BYTES;
 use crate::spec::{Axis, Domain, Kind, TaskSpec};
 use serde_json::Value as Json;
@@ -350,13 +351,28 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         let mid = (a + b) / 2.0;
         Some(if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") })
     };
-    if run.starts_with("function_traversal") {
-        (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
-    } else if run.starts_with("function_search") {
-        (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
-    } else {
-        (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
+    // The axis whose experiment starts the run; its `n` is in the part of the name `n` sets (`_en=(…)`
+    // when it grows C_edit, `_cn=(…)` when it grows C_init, else the first `key=(…)` of its own suffix).
+    for &axis in Axis::ALL {
+        if !run.starts_with(axis.experiment()) {
+            continue;
+        }
+        let def = axis.def();
+        let key = match def.grows() {
+            Grows::EditGraph => "_en=(".to_string(),
+            Grows::InitGraph => "_cn=(".to_string(),
+            Grows::Neither => {
+                let sample = TaskSpec { axis, ..TaskSpec::default() };
+                let suffix = def.run_suffix(&sample);
+                match suffix.find("=(") {
+                    Some(i) => suffix[..i + 2].to_string(),
+                    None => return (axis.as_str().into(), "?".into()),
+                }
+            }
+        };
+        return (axis.as_str().into(), grab(&key).unwrap_or_else(|| "?".into()));
     }
+    (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
 }
 
 /// What a record is, from every source that says it: an explicit choice (flags), the record's spec, its
@@ -595,6 +611,10 @@ mod tests {
         );
         assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
         assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
+        assert_eq!(
+            axis_and_n("add_instructions_n=(10,10)_prop=(0.45,0.55)_nc=(200,200)_cp=(0.0,0.0)"),
+            ("instructions".into(), "200".into())
+        );
     }
 
     #[test]
