@@ -194,7 +194,7 @@ fn dead_code_has_no_instructions_axis() {
     let e = TaskSpec::from_pairs([("kind", "dead_code"), ("axis", "instructions")]).unwrap_err();
     assert_eq!(
         e.message,
-        "dead_code has no instructions axis (its axes are traversal, search); the kinds built along it are \
+        "dead_code has no instructions axis (its axes are traversal, search, runtime); the kinds built along it are \
          add_parameter, add_return_value, cache_function, extract_helper"
     );
 }

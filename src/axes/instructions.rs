@@ -18,7 +18,7 @@ use crate::check::rubric::Level;
 use crate::graph::{dag_key, CallGraph};
 use crate::python::Stmt;
 use crate::rng::stream;
-use crate::spec::{Domain, TaskSpec};
+use crate::spec::{Domain, GraphSizes, TaskSpec};
 pub use bank::{Bank, Category, Requirement, RuleKind};
 pub use sample::{Condition, Place};
 
@@ -48,6 +48,14 @@ impl AxisDef for Instructions {
     }
     fn fixed_size(&self) -> u32 {
         SIZE
+    }
+    fn run_sizes(&self, s: &GraphSizes) -> String {
+        // The reference's instruction runs size both graphs with one `n`.
+        if s.n_init == s.n_edit {
+            format!("n=({},{})", s.n_init, s.n_init)
+        } else {
+            format!("cn=({},{})_en=({},{})", s.n_init, s.n_init, s.n_edit, s.n_edit)
+        }
     }
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         let cp = format!("{:.1}", f64::from(spec.conditional) / 100.0);

@@ -6,17 +6,19 @@
 //! kind that lacks an axis gets a one-line error naming the kinds that have it.
 
 pub mod instructions;
+pub mod runtime;
 mod search;
 mod traversal;
 
 use crate::check::rubric::Level;
-use crate::spec::{registry, Domain, GraphSizes, TaskSpec, PAPER_SIZES};
+use crate::spec::{registry, Domain, GraphSizes, SpecError, TaskSpec, MAX_N, PAPER_SIZES};
 
 registry!(
     /// The scaling axes this generator version serves.
     Axis: AxisDef {
         Traversal = "traversal" => traversal::Traversal,
         Search = "search" => search::Search,
+        Runtime = "runtime" => runtime::Runtime,
         Instructions = "instructions" => instructions::Instructions,
     }
 );
@@ -39,6 +41,9 @@ pub enum Grows {
 pub enum Bodies {
     /// Call lines, then one return (generation.md §2.4).
     Plain,
+    /// Runtime resolution: an if/else tree of `check()` guards whose leaves are bodies, one of them
+    /// running (generation.md §4.3; `kinds/graph_kind/runtime.rs` writes them).
+    Branched(runtime::Shape),
 }
 
 /// Everything particular to one axis.
@@ -68,6 +73,18 @@ pub trait AxisDef: Sync {
     /// How the programs' bodies are written.
     fn bodies(&self, _spec: &TaskSpec) -> Bodies {
         Bodies::Plain
+    }
+    /// The largest `n` on this axis (the graph sizes' limit when `n` sizes a graph).
+    fn max_n(&self) -> u32 {
+        MAX_N
+    }
+    /// The sizes part of a run name (`cn=(25,25)_en=(200,200)`).
+    fn run_sizes(&self, s: &GraphSizes) -> String {
+        format!("cn=({},{})_en=({},{})", s.n_init, s.n_init, s.n_edit, s.n_edit)
+    }
+    /// The axis's own rules on a spec whose knobs are each valid.
+    fn validate(&self, _spec: &TaskSpec) -> Result<(), SpecError> {
+        Ok(())
     }
     /// The axis's own items of the static rubric (ids of `check::rubric::CHECKS`) and their level;
     /// they join the kind's ([`crate::kinds::TaskKind::rubric`]).
@@ -128,19 +145,14 @@ pub fn edit_size_key(spec: &TaskSpec) -> &'static str {
 }
 
 /// The reference's run name of a spec's bucket (generation.md §5.2): the experiment, the sampler's
-/// parameters (`n=(a,b)` when `n` grows neither graph and both have one size, else `cn=…_en=…`), then
-/// what the axis adds.
+/// parameters ([`AxisDef::run_sizes`]), then what the axis adds.
 pub fn run_name(spec: &TaskSpec) -> String {
-    let s = spec.sizes();
-    let sizes = if spec.axis.def().grows() == Grows::Neither && s.n_init == s.n_edit {
-        format!("n=({},{})", s.n_init, s.n_init)
-    } else {
-        format!("cn=({},{})_en=({},{})", s.n_init, s.n_init, s.n_edit, s.n_edit)
-    };
+    let def = spec.axis.def();
     format!(
-        "{}_{sizes}_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1){}",
+        "{}_{}_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1){}",
         spec.axis.experiment(),
-        spec.axis.def().run_suffix(spec)
+        def.run_sizes(&spec.sizes()),
+        def.run_suffix(spec)
     )
 }
 
@@ -151,7 +163,7 @@ mod tests {
 
     #[test]
     fn names_and_sizes() {
-        assert_eq!(Axis::NAMES, &["traversal", "search", "instructions"]);
+        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime", "instructions"]);
         assert_eq!(sizes(Axis::Instructions, 200), GraphSizes { n_init: 10, n_edit: 10 });
         assert_eq!(sizes(Axis::Traversal, 7), GraphSizes { n_init: 25, n_edit: 7 });
         assert_eq!(sizes(Axis::Search, 7), GraphSizes { n_init: 7, n_edit: 25 });

@@ -135,16 +135,11 @@ pub enum Applies {
 }
 
 impl Check {
-    /// Whether this check is in the rubric of a kind on an axis, and as a must-have (the kind's
-    /// listing first, then the axis's).
-    fn must_have_for(&self, kind: Kind, axis: Axis) -> Option<bool> {
-        let listed = kind
-            .def()
-            .rubric()
-            .iter()
-            .chain(axis.def().rubric())
-            .find(|(id, _)| *id == self.id)
-            .map(|&(_, level)| level);
+    /// Whether this check is in a task's rubric, and as a must-have: the kind's listing, else the
+    /// axis's, else [`Check::applies`].
+    fn must_have_for(&self, task: &TaskRef) -> Option<bool> {
+        let find = |list: &[(&str, Level)]| list.iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+        let listed = find(task.kind.def().rubric()).or_else(|| find(task.axis.def().rubric()));
         match (listed, self.applies) {
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
             (None, Applies::Listed) => None,
@@ -257,6 +252,12 @@ pub const CHECKS: &[Check] = &[
         title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
         run: edit_path,
     },
+    Check {
+        id: "branch_placement",
+        applies: Applies::Listed,
+        title: |_| "Edits only in the branches that run, and every edit the reference makes there".into(),
+        run: super::branches::branch_placement,
+    },
 ];
 
 /// Run the static rubric on a candidate program.
@@ -305,7 +306,7 @@ fn run_checks(
     items: &mut Vec<Item>,
 ) {
     for check in CHECKS {
-        let Some(must_have) = check.must_have_for(task.kind, task.axis) else { continue };
+        let Some(must_have) = check.must_have_for(task) else { continue };
         let outcome = match (blocked, cand, starter, reference) {
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),

@@ -320,9 +320,9 @@ pub fn verdict(
     }
 }
 
-/// The required checks that are items of the static rubric (an axis's `constraint_structure`), run on
-/// the candidate as the rubric runs them: a failed item is a `fail`, an item not checked because the
-/// candidate does not parse an `error`.
+/// The required checks that are items of the static rubric (the runtime axis's `branch_placement`,
+/// instruction following's `constraint_structure`), run on the candidate as the rubric runs them: a
+/// failed item is a `fail`, an item not checked because the candidate does not parse an `error`.
 pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> Vec<CheckResult> {
     const RUN: &[&str] = &["compilation", "function_existence", "behavioral"];
     let ids: Vec<&str> = required.iter().copied().filter(|id| !RUN.contains(id)).collect();

@@ -291,6 +291,11 @@ pub fn required_kinds(kind: Kind) -> &'static [&'static str] {
     kind.def().required_checks()
 }
 
+/// The task pass rule (§5.4): every required kind present and passing.
+pub fn task_passes(kind: Kind, checks: &[CheckResult]) -> bool {
+    passes(required_kinds(kind), checks)
+}
+
 /// The check kinds a task on an axis must pass: the kind's, then the axis's
 /// ([`crate::axes::AxisDef::required_checks`]).
 pub fn required_checks(kind: Kind, axis: Axis) -> Vec<&'static str> {
@@ -299,12 +304,7 @@ pub fn required_checks(kind: Kind, axis: Axis) -> Vec<&'static str> {
     out
 }
 
-/// The task pass rule (§5.4): every required kind present and passing.
-pub fn task_passes(kind: Kind, checks: &[CheckResult]) -> bool {
-    passes(required_kinds(kind), checks)
-}
-
-/// Every check kind of `required` present in `checks` and passing.
+/// The pass rule for a list of required check kinds.
 pub fn passes(required: &[&str], checks: &[CheckResult]) -> bool {
     required.iter().all(|k| {
         let of_kind: Vec<&CheckResult> = checks.iter().filter(|c| c.kind == *k).collect();

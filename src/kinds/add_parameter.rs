@@ -1,6 +1,8 @@
 //! Add a parameter (generation.md §3.2): the root of C_edit already takes `mult` / `prefix`; pass it
 //! down the edit graph by keyword and apply it only in the terminal functions.
 
+mod runtime;
+
 use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
@@ -160,6 +162,10 @@ impl GraphKind for AddParameter {
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
         Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

@@ -1,6 +1,8 @@
 //! Add a return value (generation.md §3.3): the sink of C_edit calls `external()`, which now returns
 //! `(value, str)`; every function that depends on it returns the string too, all the way up.
 
+mod runtime;
+
 use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
@@ -152,6 +154,10 @@ impl GraphKind for AddReturnValue {
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
         Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

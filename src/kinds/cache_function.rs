@@ -1,6 +1,8 @@
 //! Cache a function call (generation.md §3.4): the leaves of a tree T call `slow()`; call it once in
 //! their lowest common ancestor, store it in `temp` and pass it down.
 
+mod runtime;
+
 use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
@@ -18,9 +20,9 @@ mod instructions;
 pub struct CacheFunction;
 
 /// The expensive `mylibrary` function.
-const LIBRARY: &str = "slow";
+pub const LIBRARY: &str = "slow";
 /// The cached value's name (a local in the ancestor, a parameter below it).
-const TEMP: &str = "temp";
+pub const TEMP: &str = "temp";
 
 /// The default of the `temp` parameter: the zero of the domain's scalar, as written in the reference
 /// and as the rubric states it.
@@ -178,6 +180,10 @@ impl GraphKind for CacheFunction {
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
         Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

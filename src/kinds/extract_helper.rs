@@ -2,6 +2,8 @@
 //! domain's helper (`get_multiplier` / `get_key`); call it once in their nearest common descendant
 //! and return the value up.
 
+mod runtime;
+
 use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
@@ -188,6 +190,10 @@ impl GraphKind for ExtractHelper {
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
         Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

@@ -285,9 +285,14 @@ mod tests {
 
     #[test]
     fn the_default_grid_is_the_papers() {
-        // Traversal and search: 2 axes × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
-        // following: 6 sizes × 3 domains × 4 kinds × 20 samples.
-        assert_eq!(default_grid_tasks(20), 3600 + 1440);
+        // Traversal, search and runtime: 3 axes × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
+        // following: 6 sizes × 3 domains × 4 kinds × 20 samples. The paper's whole grid.
+        assert_eq!(default_grid_tasks(20), 5400 + 1440);
+        assert_eq!(default_grid_tasks(20), 6840);
+        let (c, _) = cells(&[Axis::Runtime], None, Domain::ALL, Kind::ALL);
+        assert_eq!(c.len() * 20, 1800);
+        let (c, skipped) = cells(&[Axis::Instructions], None, Domain::ALL, Kind::ALL);
+        assert_eq!((c.len() * 20, skipped.len()), (1440, 1));
         assert_eq!(
             (thousands(3600), thousands(6840), thousands(999), thousands(1_000_000)),
             ("3,600".into(), "6,840".into(), "999".into(), "1,000,000".into())

@@ -14,7 +14,6 @@
 //! (`<task_set>_<task_type>_<dag_id>`) says the same; a Cabrito record's `spec` says it exactly. When two
 //! of them disagree the record is refused with both.
 
-use crate::axes::Grows;
 use crate::check::source::MAX_SOURCE_BYTES;
 use crate::spec::{Axis, Domain, Kind, TaskSpec};
 use serde_json::Value as Json;
@@ -340,6 +339,48 @@ pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), Str
     }
 }
 
+/// The axis a run name belongs to: the axis whose experiment name starts it (`runtime_resolution_…`).
+pub fn axis_of_run(run: &str) -> Option<Axis> {
+    Axis::ALL.iter().copied().find(|a| run == a.experiment() || run.starts_with(&format!("{}_", a.experiment())))
+}
+
+/// The axis of a record from every source that says it: its spec, its run (the folder its file sits
+/// in: the axis whose experiment starts it), its task set when only one axis has that set (instruction
+/// following's `*_constraints`; for a file outside the layout, the set its name starts with). With no
+/// source, the first axis (whose rubric and pass rule add nothing to the kind's). Sources that disagree
+/// are an error naming both.
+pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Axis, String> {
+    let owner = |named: &dyn Fn(&str) -> bool| -> Option<Axis> {
+        let found: Vec<Axis> =
+            Axis::ALL.iter().copied().filter(|&a| Domain::ALL.iter().any(|&d| named(&a.def().task_set(d)))).collect();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let mut said: Vec<(Axis, String)> = Vec::new();
+    if let Some(s) = &rec.spec {
+        said.push((s.axis, "its spec".into()));
+    }
+    if let Some(p) = place {
+        if let Some(a) = axis_of_run(&p.run) {
+            said.push((a, format!("its run '{}'", p.run)));
+        }
+        if let Some(a) = owner(&|set| set == p.task_set) {
+            said.push((a, format!("its task set {}", p.task_set)));
+        }
+    } else if let Some(a) = owner(&|set| rec.name.starts_with(&format!("{set}_"))) {
+        said.push((a, format!("its name '{}'", rec.name)));
+    }
+    let Some((first, by)) = said.first() else { return Ok(Axis::ALL[0]) };
+    match said.iter().find(|(a, _)| a != first) {
+        Some((other, by_other)) => {
+            Err(format!("{file}: {} is on the {first} axis by {by} but on the {other} axis by {by_other}", rec.label()))
+        }
+        None => Ok(*first),
+    }
+}
+
 /// Axis and n of a reference run name (`function_traversal_…_en=(25,25)…`); `?` when it does not say.
 pub fn axis_and_n(run: &str) -> (String, String) {
     let grab = |key: &str| -> Option<String> {
@@ -351,28 +392,19 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         let mid = (a + b) / 2.0;
         Some(if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") })
     };
-    // The axis whose experiment starts the run; its `n` is in the part of the name `n` sets (`_en=(…)`
-    // when it grows C_edit, `_cn=(…)` when it grows C_init, else the first `key=(…)` of its own suffix).
-    for &axis in Axis::ALL {
-        if !run.starts_with(axis.experiment()) {
-            continue;
-        }
-        let def = axis.def();
-        let key = match def.grows() {
-            Grows::EditGraph => "_en=(".to_string(),
-            Grows::InitGraph => "_cn=(".to_string(),
-            Grows::Neither => {
-                let sample = TaskSpec { axis, ..TaskSpec::default() };
-                let suffix = def.run_suffix(&sample);
-                match suffix.find("=(") {
-                    Some(i) => suffix[..i + 2].to_string(),
-                    None => return (axis.as_str().into(), "?".into()),
-                }
-            }
-        };
-        return (axis.as_str().into(), grab(&key).unwrap_or_else(|| "?".into()));
+    if run.starts_with("function_traversal") {
+        (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
+    } else if run.starts_with("function_search") {
+        (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
+    } else if run.starts_with(Axis::Runtime.experiment()) {
+        let hops = run.split("_ifhops=").nth(1).map(|h| h.split('_').next().unwrap_or(h));
+        let hops = hops.filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
+        (Axis::Runtime.as_str().into(), hops.map(str::to_string).unwrap_or_else(|| "?".into()))
+    } else if run.starts_with(Axis::Instructions.experiment()) {
+        (Axis::Instructions.as_str().into(), grab("_nc=(").unwrap_or_else(|| "?".into()))
+    } else {
+        (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
     }
-    (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
 }
 
 /// What a record is, from every source that says it: an explicit choice (flags), the record's spec, its
@@ -434,37 +466,6 @@ pub fn kind_and_domain(
     let kind = agree("kind", chosen.0, &kinds, Kind::as_str, &label, file, Kind::NAMES)?;
     let domain = agree("domain", chosen.1, &domains, Domain::as_str, &label, file, Domain::NAMES)?;
     Ok((kind, domain))
-}
-
-/// The axis of a record: its spec's; else the experiment that starts the run name of its place; else the
-/// one axis whose task sets are named like its task set (the `*_constraints` sets of instruction
-/// following), from its place or its name; else the first axis (whose rubric and pass rule add nothing).
-/// A run name and a task set that disagree are an error naming both.
-pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Axis, String> {
-    if let Some(s) = &rec.spec {
-        return Ok(s.axis);
-    }
-    let by_run = place.and_then(|p| Axis::ALL.iter().copied().find(|a| p.run.starts_with(a.experiment())));
-    let owners = |set_of: &dyn Fn(Axis, Domain) -> bool| -> Option<Axis> {
-        let found: Vec<Axis> =
-            Axis::ALL.iter().copied().filter(|&a| Domain::ALL.iter().any(|&d| set_of(a, d))).collect();
-        match found.as_slice() {
-            [one] => Some(*one),
-            _ => None,
-        }
-    };
-    let (by_set, set) = match place {
-        Some(p) => (owners(&|a, d| a.def().task_set(d) == p.task_set), p.task_set.clone()),
-        None => (owners(&|a, d| rec.name.starts_with(&format!("{}_", a.def().task_set(d)))), rec.name.clone()),
-    };
-    match (by_run, by_set) {
-        (Some(a), Some(b)) if a != b => Err(format!(
-            "{file}: {} is on the {a} axis by its run name but on the {b} axis by its task set ({set})",
-            rec.label()
-        )),
-        (Some(a), _) | (None, Some(a)) => Ok(a),
-        (None, None) => Ok(Axis::ALL[0]),
-    }
 }
 
 /// The place a task file's path names, when it sits in the layout (`…/<run>/<task_set>/<task_type>.json`
@@ -610,10 +611,37 @@ mod tests {
             ("traversal".into(), "200".into())
         );
         assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
-        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
+        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200"), ("runtime".into(), "200".into()));
+        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)").1, "?");
+        assert_eq!(axis_of_run("runtime_resolution_n=(10,10)_ifhops=5"), Some(Axis::Runtime));
+        assert_eq!(axis_of_run("function_search_cn=(5,5)"), Some(Axis::Search));
+        assert_eq!(axis_of_run("add_instructions_n=(10,10)"), Some(Axis::Instructions));
+        assert_eq!(axis_of_run("add_instruction"), None);
+        let place = Place {
+            run: "runtime_resolution_x".into(),
+            task_set: "math_function".into(),
+            task_type: "dead_code".into(),
+        };
+        let r = rec("math_function_dead_code_x", "x", 0);
+        assert_eq!(axis_of(&r, Some(&place), "f").unwrap(), Axis::Runtime);
+        assert_eq!(axis_of(&r, None, "f").unwrap(), Axis::Traversal);
+        let mut spec = rec("x", "x", 0);
+        spec.spec = Some(TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Search, 5, 0));
+        assert!(axis_of(&spec, Some(&place), "f").unwrap_err().contains("search axis by its spec but on the runtime"));
         assert_eq!(
             axis_and_n("add_instructions_n=(10,10)_prop=(0.45,0.55)_nc=(200,200)_cp=(0.0,0.0)"),
             ("instructions".into(), "200".into())
+        );
+        // The constraint task sets belong to instruction following alone.
+        let set =
+            Place { run: "r".into(), task_set: "math_mult_constraints".into(), task_type: "add_parameter".into() };
+        assert_eq!(axis_of(&rec("x", "x", 0), Some(&set), "f").unwrap(), Axis::Instructions);
+        assert_eq!(axis_of(&rec("string_constraints_add_parameter_x", "x", 0), None, "f").unwrap(), Axis::Instructions);
+        let both = Place { run: "function_search_x".into(), ..set };
+        let e = axis_of(&rec("x", "x", 0), Some(&both), "f").unwrap_err();
+        assert!(
+            e.contains("search axis by its run 'function_search_x' but on the instructions axis by its task set"),
+            "{e}"
         );
     }
 

@@ -89,6 +89,8 @@ pub enum Expr {
         method: String,
         args: Vec<Expr>,
     },
+    /// `a ^ b ^ …` (the runtime axis's guards; parenthesised inside other operators).
+    Xor(Vec<Expr>),
 }
 
 impl Expr {
@@ -118,6 +120,12 @@ pub enum Stmt {
     },
     Return(Expr),
     Expr(Expr),
+    /// `if test: … else: …`; an `else` holding only an `if` prints as `elif`, as `ast.unparse` does.
+    If {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
     /// `assert test`.
     Assert(Expr),
     /// A `# text` comment line.
@@ -153,6 +161,8 @@ pub struct Function {
 pub struct Module {
     /// Import lines, in order (`from mylibrary import slow`, `import math`, …).
     pub imports: Vec<String>,
+    /// Helper definitions printed as written after the imports (the runtime axis's `check`).
+    pub helpers: Vec<String>,
     /// The functions in file order, `main` last.
     pub functions: Vec<Function>,
     /// The script guard's call, e.g. `main(float(sys.argv[1]))`.
@@ -252,9 +262,6 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
                 out.push(')');
             }
         }
-        Expr::Int(x) => {
-            let _ = write!(out, "{x}");
-        }
         Expr::Compare { left, op, right: r } => {
             // Comparisons bind looser than arithmetic; they appear only as a whole assert test.
             if parent > 0 {
@@ -296,6 +303,24 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
             }
             out.push(')');
         }
+        Expr::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Expr::Xor(items) => {
+            let paren = parent > 0;
+            if paren {
+                out.push('(');
+            }
+            for (i, a) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" ^ ");
+                }
+                expr_into(a, out, 1, i > 0);
+            }
+            if paren {
+                out.push(')');
+            }
+        }
     }
 }
 
@@ -323,16 +348,45 @@ pub fn expr(e: &Expr) -> String {
     s
 }
 
-/// Print one statement at the given indent.
+/// Print one statement at the given indent (a compound statement on several lines).
 pub fn stmt(s: &Stmt, indent: &str) -> String {
     match s {
         Stmt::Assign { targets, value } => format!("{indent}{} = {}", targets.join(", "), expr(value)),
         Stmt::AnnAssign { target, ann, value } => format!("{indent}{target}: {ann} = {}", expr(value)),
         Stmt::Return(e) => format!("{indent}return {}", expr(e)),
         Stmt::Expr(e) => format!("{indent}{}", expr(e)),
+        Stmt::If { .. } => {
+            let mut lines = Vec::new();
+            if_lines(s, indent, "if", &mut lines);
+            lines.join("\n")
+        }
         Stmt::Assert(e) => format!("{indent}assert {}", expr(e)),
         Stmt::Comment(text) => format!("{indent}# {text}"),
     }
+}
+
+/// The lines of an `if` (`keyword` is `if` or `elif`), folding `else: if …` into `elif`.
+fn if_lines(s: &Stmt, indent: &str, keyword: &str, out: &mut Vec<String>) {
+    let Stmt::If { test, body, orelse } = s else { return };
+    let inner = format!("{indent}    ");
+    out.push(format!("{indent}{keyword} {}:", expr(test)));
+    block(body, &inner, out);
+    match orelse.as_slice() {
+        [] => {}
+        [only @ Stmt::If { .. }] => if_lines(only, indent, "elif", out),
+        rest => {
+            out.push(format!("{indent}else:"));
+            block(rest, &inner, out);
+        }
+    }
+}
+
+/// The lines of a block (`pass` when empty).
+fn block(body: &[Stmt], indent: &str, out: &mut Vec<String>) {
+    if body.is_empty() {
+        out.push(format!("{indent}pass"));
+    }
+    out.extend(body.iter().map(|s| stmt(s, indent)));
 }
 
 /// The `def` line of a function.
@@ -365,6 +419,12 @@ pub fn function(f: &Function) -> String {
 /// trailing newline, as the reference stores its code fields.
 pub fn module(m: &Module) -> String {
     let mut out = m.imports.join("\n");
+    for h in &m.helpers {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(h);
+    }
     for f in &m.functions {
         if !out.is_empty() {
             out.push_str("\n\n");
@@ -419,5 +479,29 @@ mod tests {
             body: vec![Stmt::Return(Expr::Tuple(vec![Expr::name("a"), Expr::name("b")]))],
         };
         assert_eq!(function(&f), "def f(val: float, mult: float=default()) -> float:\n    return (a, b)");
+    }
+
+    #[test]
+    fn ifs_print_as_unparse_does() {
+        let call = |x: i64| Expr::Call {
+            func: "check".into(),
+            args: vec![Expr::Int(x)],
+            kwargs: vec![("num_steps".into(), Expr::Int(3))],
+        };
+        let ret = |n: &str| Stmt::Return(Expr::name(n));
+        let inner = |a: &str, b: &str, x: i64| Stmt::If { test: call(x), body: vec![ret(a)], orelse: vec![ret(b)] };
+        let tree = Stmt::If {
+            test: Expr::Xor(vec![call(1), call(2)]),
+            body: vec![inner("a", "b", 3)],
+            orelse: vec![inner("c", "d", 4)],
+        };
+        assert_eq!(
+            stmt(&tree, "    "),
+            "    if check(1, num_steps=3) ^ check(2, num_steps=3):\n        if check(3, num_steps=3):\n            return a\n        else:\n            return b\n    elif check(4, num_steps=3):\n        return c\n    else:\n        return d"
+        );
+        let e = Expr::Tuple(vec![Expr::Xor(vec![Expr::Int(-1), Expr::Int(2)])]);
+        assert_eq!(expr(&e), "(-1 ^ 2,)");
+        let e = Expr::bin(Expr::name("a"), Op::Add, Expr::Xor(vec![Expr::Int(1), Expr::Int(2)]));
+        assert_eq!(expr(&e), "a + (1 ^ 2)");
     }
 }

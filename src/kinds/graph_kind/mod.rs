@@ -5,6 +5,7 @@
 
 pub mod instructions;
 pub mod program;
+pub mod runtime;
 pub mod statement;
 
 pub use program::{Built, Ctx};
@@ -21,7 +22,7 @@ use crate::task::{link, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
-pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Instructions];
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime, Axis::Instructions];
 
 /// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
 /// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
@@ -46,6 +47,8 @@ pub trait GraphKind: TaskKind {
     fn indexed(&self) -> Option<&dyn instructions::IndexedKind> {
         None
     }
+    /// What the runtime axis asks of the kind (`kinds/<kind>/runtime.rs`).
+    fn runtime(&self) -> &'static dyn runtime::RuntimeKind;
 }
 
 /// The minimum edit size of a call-graph kind.
@@ -94,15 +97,19 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let bodies = spec.axis.def().bodies(spec);
     let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
     let indexed = instructions::setup(k, spec, &g)?;
-    let built = match &indexed {
+    let mut built = match &indexed {
         Some(ix) => ix.kind.transform(&cx, ix.rules.names.len(), &|v| ix.lines(v)),
         None => k.transform(&cx),
+    };
+    let branches = match bodies {
+        axes::Bodies::Branched(shape) => Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built)),
+        axes::Bodies::Plain => None,
     };
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
     let statement = match &indexed {
         Some(ix) => instructions::statement(k, ix, d),
-        None => statement::statement(k, d),
+        None => statement::statement(k, d, spec.axis),
     };
     let dag_id = uuid_like(&format!("{key}{}", spec.axis.def().id_suffix(spec)), "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
@@ -130,6 +137,7 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         roles,
         edit_set,
         sizes,
+        runtime: branches,
     };
     Ok(Generated { task, view: View::Graph { graph: g, built } })
 }

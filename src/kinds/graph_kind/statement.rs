@@ -4,13 +4,15 @@
 //! grader. The kind supplies the rules, the graph and the sentence after the example; this module
 //! assembles them with the rules every answer follows.
 
-use super::{draw_ops, Ctx, GraphKind};
+use super::{draw_ops, runtime, Ctx, GraphKind};
+use crate::axes::runtime::guard::Trajectory;
+use crate::axes::runtime::Shape;
 use crate::axes::Bodies;
 use crate::domain::DomainInfo;
 use crate::graph::{CallGraph, Part};
 use crate::kinds::{Kind, Role};
 use crate::python;
-use crate::spec::Domain;
+use crate::spec::{Axis, Domain};
 
 /// The tiny graph of a kind's worked example.
 pub struct Example {
@@ -73,18 +75,61 @@ pub fn words(d: &DomainInfo, p: &str) -> Words {
     }
 }
 
-/// The worked example of a kind in a domain: (before, after, what happened) — the programs as
-/// Python source and a sentence naming the example's functions by role.
-pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo) -> (String, String, String) {
+/// The guards of the runtime axis's worked examples: one call of three steps, two branches.
+const EXAMPLE_SHAPE: Shape = Shape { hops: 3, branches: 2, breadth: 1, depth: 3 };
+
+/// The worked example of a kind in a domain on an axis: (before, after, what happened) — the programs
+/// as Python source and a sentence naming the example's functions by role (on the runtime axis, with
+/// the branch that runs in each function and one guard worked out).
+pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String, String, String) {
     let ex = k.example();
     let g = CallGraph::from_edges(ex.nodes, ex.edges, ex.main_root, ex.special, ex.excluded);
-    let ops = draw_ops("cabrito-worked-example", d, &g);
+    let key = "cabrito-worked-example";
+    let ops = draw_ops(key, d, &g);
     // Examples keep alphabetical order so they read top-down.
     let mut order: Vec<usize> = (0..g.len()).collect();
     order.sort_by(|&a, &b| g.name(a).cmp(g.name(b)));
-    let built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies: Bodies::Plain });
-    let why = k.example_note(&Named { graph: &g, roles: &built.roles }, d);
+    let bodies = match axis.def().bodies(&crate::TaskSpec::new(k.kind(), d.domain, axis, 3, 0)) {
+        Bodies::Plain => Bodies::Plain,
+        Bodies::Branched(_) => Bodies::Branched(EXAMPLE_SHAPE),
+    };
+    let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
+    let mut built = k.transform(&cx);
+    let mut why = String::new();
+    if let Bodies::Branched(shape) = bodies {
+        let record = runtime::branch(k.runtime(), &cx, key, shape, &mut built);
+        why = branches_note(&record);
+    }
+    let note = k.example_note(&Named { graph: &g, roles: &built.roles }, d);
+    why = if why.is_empty() { note } else { format!("{why}\n\n{note}") };
     (python::module(&built.starter), python::module(&built.reference), why)
+}
+
+/// Which branch runs in each function of a runtime example, with the first guard worked out.
+fn branches_note(r: &crate::axes::runtime::Record) -> String {
+    let mut sides: Vec<String> = Vec::new();
+    for f in &r.functions {
+        sides.push(format!("`{}()` runs {}", f.name, f.describe()));
+    }
+    let mut out = format!("Here {}.", sides.join(", "));
+    if let Some(call) = r.functions.first().and_then(|f| f.guards.first()).and_then(|g| g.calls.first()) {
+        let mut t = Trajectory::new(call.x, call.a, call.b);
+        let mut values = vec![t.value().to_string()];
+        for _ in 0..call.steps {
+            t.step();
+            values.push(t.value().to_string());
+        }
+        let parity = u8::from(t.odd());
+        out.push_str(&format!(
+            " For instance `{}` runs {} and ends {}, so it is {} (target {}).",
+            call.source(),
+            values.join(" → "),
+            if parity == 1 { "odd (1)" } else { "even (0)" },
+            if parity == call.target { "True" } else { "False" },
+            call.target
+        ));
+    }
+    out
 }
 
 /// The rules every answer follows.
@@ -110,23 +155,28 @@ pub(crate) fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
     out
 }
 
-/// The problem statement of a kind in a domain, as a model receives it.
-pub fn statement(k: &dyn GraphKind, d: &DomainInfo) -> String {
-    // A statement depends on the kind and the domain only: build each once per process.
-    const SLOTS: usize = Kind::ALL.len() * Domain::ALL.len();
+/// The problem statement of a kind in a domain on an axis, as a model receives it.
+pub fn statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
+    // A statement depends on the kind, the domain and the axis only: build each once per process.
+    const SLOTS: usize = Kind::ALL.len() * Domain::ALL.len() * Axis::ALL.len();
     static CACHE: [std::sync::OnceLock<String>; SLOTS] = [const { std::sync::OnceLock::new() }; SLOTS];
     let kind = Kind::ALL.iter().position(|&x| x == k.kind()).unwrap_or(0);
     let domain = Domain::ALL.iter().position(|&x| x == d.domain).unwrap_or(0);
-    CACHE[kind * Domain::ALL.len() + domain].get_or_init(|| build_statement(k, d)).clone()
+    let a = Axis::ALL.iter().position(|&x| x == axis).unwrap_or(0);
+    let slot = (kind * Domain::ALL.len() + domain) * Axis::ALL.len() + a;
+    CACHE[slot].get_or_init(|| build_statement(k, d, axis)).clone()
 }
 
-fn build_statement(k: &dyn GraphKind, d: &DomainInfo) -> String {
-    let (before, after, why) = worked_example(k, d);
+fn build_statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
+    let (before, after, why) = worked_example(k, d, axis);
+    let mut rules = k.rules(d);
+    if let Bodies::Branched(_) = axis.def().bodies(&crate::TaskSpec::new(k.kind(), d.domain, axis, 3, 0)) {
+        rules = format!("{rules}\n\n{}\n{}", runtime::common_rule(), k.runtime().rule(d));
+    }
     format!(
         "Refactor `solution.py`: {title}.\n\n{rules}\n\nA worked example. This code:\n<example>\n{before}\n</example>\n\n\
          becomes:\n<output>\n{after}\n</output>\n\n{why}\n\n{restrictions}",
         title = k.label().to_lowercase(),
-        rules = k.rules(d),
         restrictions = restrictions(k.library(d.domain), d),
     )
 }
