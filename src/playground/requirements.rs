@@ -130,8 +130,18 @@ mod tests {
                 ("`print(f'x; line 9 {mult1}')` in `c` (line 7) (and 2 more)".to_string(), Some(7)),
             ]
         );
+        assert_eq!(
+            findings(
+                "requirement 1 asks for `assert mult6 < 125` in `m`, but line 29 has `assert mult6 < 132` instead"
+            ),
+            vec![(
+                "requirement 1 asks for `assert mult6 < 125` in `m`, but line 29 has `assert mult6 < 132` instead"
+                    .to_string(),
+                Some(29)
+            )]
+        );
         assert_eq!(findings("all fine"), vec![("all fine".to_string(), None)]);
-        assert_eq!(findings("`f` is missing; it must carry 3 lines")[1].1, None);
+        assert_eq!(findings("`f` is missing: it must carry 3 lines; `g` is missing: it must carry 2 lines")[1].1, None);
         assert_eq!(findings("line 0"), vec![("line 0".to_string(), None)]);
     }
 }
