@@ -169,6 +169,7 @@ fn graphs_and_programs_hold_their_invariants() {
                     }
                 }
             }
+            Kind::MergeCodebases => unreachable!("not a call-graph kind: tests/merge_props.rs"),
         }
 
         // Starter and reference differ in exactly the edit set.

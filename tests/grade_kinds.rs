@@ -27,7 +27,8 @@ fn specs() -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &axis in Axis::ALL {
         for &domain in Domain::ALL {
-            for &kind in Kind::ALL.iter().filter(|k| k.def().axes().allows(&axis)) {
+            // The call-graph kinds built along the axis (merge has its own: tests/merge_grade.rs).
+            for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some() && k.def().axes().allows(&axis)) {
                 for (n, seed) in [(5, 0), (5, 1), (if axis == Axis::Traversal { 25 } else { 50 }, 2)] {
                     out.push(TaskSpec::new(kind, domain, axis, n, seed));
                 }
@@ -291,6 +292,7 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
                 out.push(expect_failure(task, "helper moved too deep", &mutated, "behavioral", Some(&callee)));
             }
         }
+        Kind::MergeCodebases => unreachable!("merge mutants: tests/merge_grade.rs"),
     }
     out
 }
@@ -299,7 +301,7 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
 fn mutants_fail_for_the_right_reason() {
     let mut specs = Vec::new();
     for &domain in Domain::ALL {
-        for &kind in Kind::ALL {
+        for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some()) {
             for (axis, n, seed) in [(Axis::Traversal, 6, 11), (Axis::Search, 10, 12)] {
                 specs.push(TaskSpec::new(kind, domain, axis, n, seed));
             }

@@ -22,6 +22,7 @@ fn starter_item(kind: Kind) -> &'static str {
         Kind::DeadCode => "function_existence",
         Kind::AddParameter | Kind::CacheFunction => "required_parameter",
         Kind::AddReturnValue | Kind::ExtractHelper => "return_annotations",
+        Kind::MergeCodebases => "difference_blocks",
     }
 }
 

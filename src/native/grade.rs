@@ -41,7 +41,7 @@ pub fn command() -> Command {
         .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("results go to DIR/results/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl, the summary to DIR/summary.json"))
         .arg(Arg::new("trials").long("trials").value_name("N").default_value(DEFAULT_TRIALS.to_string()).help(format!("trials per function, 1 to {MAX_TRIALS} (the paper's {DEFAULT_TRIALS}; the reference code's 5)")))
         .arg(Arg::new("call-timeout").long("call-timeout").value_name("SECONDS").default_value(DEFAULT_CALL_TIMEOUT_SECONDS.to_string()).help("seconds one call of a function may take before it counts as a time-out (the reference's)"))
-        .arg(Arg::new("shard").long("shard").value_name("K/N").help("grade only shard K of N of the responses (results files get a .shard-K-of-N suffix)"))
+        .arg(Arg::new("shard").long("shard").value_name("K/N").help("grade only shard K of N of the responses (results files get a .shard-K-of-N suffix; a later run without --shard merges them)"))
         .arg(Arg::new("jobs").long("jobs").value_name("N").help("parallel gradings (default: one per core)"))
         .arg(Arg::new("no-memoize").long("no-memoize").action(ArgAction::SetTrue).help("do not cache function results per trial"))
         .arg(Arg::new("cache").long("cache").value_name("DIR").help("cache the reference's outputs on disk in DIR"))
@@ -399,6 +399,8 @@ pub struct Summary {
     pub graded: usize,
     pub reused: usize,
     pub problems: usize,
+    /// Shard result files (`<model>.shard-K-of-N.jsonl`) folded into whole files by an unsharded run.
+    pub merged_shards: usize,
     pub seconds: f64,
     pub isolation: String,
 }
@@ -429,7 +431,7 @@ impl Summary {
             })
             .collect();
         json!({"rows": rows, "graded": self.graded, "reused": self.reused, "problems": self.problems,
-               "seconds": self.seconds, "isolation": self.isolation})
+               "merged_shard_files": self.merged_shards, "seconds": self.seconds, "isolation": self.isolation})
     }
 
     pub fn table(&self) -> String {
@@ -449,6 +451,9 @@ impl Summary {
             "graded {} responses ({} reused from earlier runs, {} could not be graded) in {:.1} s\nisolation: {}\n",
             self.graded, self.reused, self.problems, self.seconds, self.isolation
         ));
+        if self.merged_shards > 0 {
+            s.push_str(&format!("merged {} shard result files into whole files\n", self.merged_shards));
+        }
         s
     }
 }
@@ -463,6 +468,25 @@ fn out_path(out: &Path, combo: &Combo, shard: (usize, usize)) -> PathBuf {
         .join(&combo.task_set)
         .join(&combo.task_type)
         .join(format!("{}{suffix}.jsonl", combo.model))
+}
+
+/// The shard files of an unsharded results file: `<model>.shard-K-of-N.jsonl` beside `<model>.jsonl`.
+fn shard_siblings(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else { return vec![] };
+    let prefix = format!("{stem}.shard-");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let Some(name) = p.file_name().and_then(|n| n.to_str()) else { return false };
+            let Some(mid) = name.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".jsonl")) else { return false };
+            super::grid::parse_shard(&mid.replacen("-of-", "/", 1)).is_ok()
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Earlier results of a file that can be reused (same trials), by (name, dag_id).
@@ -506,11 +530,19 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let tasks_root = records::root(&args.tasks, "tasks");
     let mut index: TaskIndex = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
+    let mut merge: Option<Summary> = None;
     if let Some(dir) = &args.responses {
         if !dir.is_dir() {
             return Err(Failure::Usage(format!("--responses {} is not a folder", dir.display())));
         }
-        for file in records::response_files(dir).map_err(other)? {
+        // Merge runs have a layout of their own (native::merge_layout grades them).
+        merge = super::merge_layout::grade_runs(args, dir, &tasks_root)?;
+        let files = match records::response_files(dir) {
+            Ok(f) => f,
+            Err(_) if merge.is_some() => vec![],
+            Err(e) => return Err(other(e)),
+        };
+        for file in files {
             if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(file.place.clone()) {
                 slot.insert(records::task_file(&tasks_root, &file.place).and_then(|p| records::read_task_records(&p)));
             }
@@ -531,7 +563,16 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let mut todo: Vec<Job> = Vec::new();
     for (combo, js) in &combos {
         let path = out_path(&args.out, combo, args.shard);
-        let old = earlier(&path, args.opts.trials);
+        let mut old = earlier(&path, args.opts.trials);
+        if args.shard.1 == 1 {
+            // An unsharded run after `--shard` runs merges them: their records are reused like earlier
+            // ones of this file (what a shard left ungraded is graded now), and the shard files go.
+            for sibling in shard_siblings(&path) {
+                for (k, rec) in earlier(&sibling, args.opts.trials) {
+                    old.entry(k).or_insert(rec);
+                }
+            }
+        }
         for j in js {
             match old.get(&(j.name.clone(), j.dag_id.clone())) {
                 Some(rec) if j.response.is_ok() => {
@@ -644,6 +685,21 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
         let meta_path = path.with_extension("meta.json");
         std::fs::write(&meta_path, serde_json::to_string_pretty(&meta).expect("json"))
             .map_err(|e| other(format!("cannot write {}: {e}", meta_path.display())))?;
+        if args.shard.1 == 1 {
+            // Every record of the shard files is now in the whole file (reused or graded again).
+            for sibling in shard_siblings(&path) {
+                std::fs::remove_file(&sibling)
+                    .map_err(|e| other(format!("cannot remove the merged shard file {}: {e}", sibling.display())))?;
+                let _ = std::fs::remove_file(sibling.with_extension("meta.json"));
+                summary.merged_shards += 1;
+            }
+        }
+    }
+    if let Some(m) = merge {
+        summary.rows.extend(m.rows);
+        summary.graded += m.graded;
+        summary.reused += m.reused;
+        summary.problems += m.problems;
     }
     summary.seconds = started.elapsed().as_secs_f64();
     let name = if args.shard.1 > 1 {
@@ -651,6 +707,14 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     } else {
         "summary.json".into()
     };
+    if args.shard.1 == 1 && summary.merged_shards > 0 {
+        for e in std::fs::read_dir(&args.out).into_iter().flatten().flatten() {
+            let n = e.file_name().to_string_lossy().to_string();
+            if n.starts_with("summary.shard-") && n.ends_with(".json") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
     let sp = args.out.join(name);
     std::fs::create_dir_all(&args.out).map_err(|e| other(format!("cannot create {}: {e}", args.out.display())))?;
     std::fs::write(&sp, serde_json::to_string_pretty(&summary.to_json()).expect("json"))
