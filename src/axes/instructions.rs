@@ -49,6 +49,10 @@ impl AxisDef for Instructions {
     fn fixed_size(&self) -> u32 {
         SIZE
     }
+    fn max_n(&self) -> u32 {
+        // What the default ten values can carry (fewer values carry fewer: `validate` says so).
+        u32::try_from(capacity(DEFAULT_VALUES)).unwrap_or(u32::MAX)
+    }
     fn run_sizes(&self, s: &GraphSizes) -> String {
         // The reference's instruction runs size both graphs with one `n`.
         if s.n_init == s.n_edit {
