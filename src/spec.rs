@@ -79,7 +79,7 @@ named_enum!(
 );
 
 /// Axes of the paper that this generator version does not build yet.
-pub const PLANNED_AXES: &[&str] = &["instructions"];
+pub const PLANNED_AXES: &[&str] = &[];
 
 /// Which values of a knob a kind is built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -432,6 +432,31 @@ pub const KNOBS: &[Knob] = &[
         set: |s, v| s.perturbations = merge::Perturbations(set(v)),
         applies: merge_only,
     },
+    Knob {
+        key: "values",
+        label: "values",
+        help: "instruction following: how many indexed values (mult1 … multN) the refactoring carries, each with its \
+               requirements",
+        values: Values::Int { min: 1, max: crate::axes::instructions::MAX_VALUES as u64 },
+        default: Some(DEFAULT_VALUES_TEXT),
+        value_label: |_| None,
+        get: |s| Some(s.values.to_string()),
+        set: |s, v| s.values = size(v),
+        applies: instructions_axis,
+    },
+    Knob {
+        key: "conditional",
+        label: "conditional %",
+        help: "instruction following: the share (percent) of requirements that apply only in the functions whose name \
+               or place in the call graph meets a stated condition (0, the paper's: every requirement applies in every \
+               function that carries its value)",
+        values: Values::Int { min: 0, max: 100 },
+        default: Some("0"),
+        value_label: |_| None,
+        get: |s| Some(s.conditional.to_string()),
+        set: |s, v| s.conditional = size(v),
+        applies: instructions_axis,
+    },
 ];
 
 /// The largest `n` of any axis: the runtime axis's hops.
@@ -493,6 +518,29 @@ fn merge_only(s: &TaskSpec) -> Result<(), String> {
     match s.kind {
         Kind::MergeCodebases => Ok(()),
         k => Err(format!("{k} (only merge_codebases has it)")),
+    }
+}
+
+const DEFAULT_VALUES_TEXT: &str = "10";
+
+fn default_values() -> u32 {
+    crate::axes::instructions::DEFAULT_VALUES
+}
+
+fn is_default_values(v: &u32) -> bool {
+    *v == crate::axes::instructions::DEFAULT_VALUES
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// The knobs of instruction following apply on its axis.
+fn instructions_axis(s: &TaskSpec) -> Result<(), String> {
+    if s.axis.def().instructions() {
+        Ok(())
+    } else {
+        Err(format!("the {} axis (only to instructions)", s.axis))
     }
 }
 
@@ -652,6 +700,12 @@ pub struct TaskSpec {
     /// Merge: the kinds of difference allowed.
     #[serde(default = "merge::Perturbations::all", skip_serializing_if = "merge::Perturbations::is_all")]
     pub perturbations: merge::Perturbations,
+    /// Instruction following: the indexed values.
+    #[serde(default = "default_values", skip_serializing_if = "is_default_values")]
+    pub values: u32,
+    /// Instruction following: the percent of conditional requirements.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub conditional: u32,
 }
 
 impl Default for TaskSpec {
@@ -691,6 +745,8 @@ impl TaskSpec {
             min_block: merge::default_min_block(),
             transformations: merge::Transformations::all(),
             perturbations: merge::Perturbations::all(),
+            values: crate::axes::instructions::DEFAULT_VALUES,
+            conditional: 0,
         }
     }
 
@@ -903,8 +959,24 @@ mod tests {
         assert!(e.message.contains("integer"), "{e}");
         let e = TaskSpec::from_pairs([("kind", "cache_function"), ("n", "1")]).unwrap_err();
         assert!(e.message.contains("at least 2"), "{e}");
-        let e = TaskSpec::from_pairs([("axis", "instructions")]).unwrap_err();
-        assert!(e.message.contains("not built"), "{e}");
+        // Every axis of the paper is built: the planned list is empty, and all four parse.
+        assert!(PLANNED_AXES.is_empty());
+        for axis in ["traversal", "search", "runtime", "instructions"] {
+            assert!(TaskSpec::from_pairs([("axis", axis)]).is_ok(), "{axis}");
+        }
+        let e = TaskSpec::from_pairs([("values", "3")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "'values' does not apply to the traversal axis (only to instructions); leave it out (got '3')"
+        );
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("kind", "dead_code")]).unwrap_err();
+        assert!(e.message.starts_with("dead_code has no instructions axis"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "200"), ("values", "2")]).unwrap_err();
+        assert!(e.message.contains("do not fit on 2 values") && e.message.contains("raise values"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "721")]).unwrap_err();
+        assert!(e.message.contains("from 1 to 720"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "bogus")]).unwrap_err();
+        assert!(e.message.contains("unknown axis"), "{e}");
         let e = TaskSpec::from_pairs([("v", "9")]).unwrap_err();
         assert!(e.message.contains("not served"), "{e}");
         let e = TaskSpec::from_pairs([("bogus", "1")]).unwrap_err();

@@ -3,6 +3,9 @@
 //! its verdicts.json: score 1 for every solution, 0 for every starter, and the same pass/fail per
 //! required check kind.
 //!
+//! The instruction-following bucket (K = 200) is graded with the indexed `mylibrary` stubs, and its
+//! `constraint_structure` comes from the static rubric.
+//!
 //! Differences a decision explains: none are expected on these buckets. (D6 only changes verdicts
 //! for responses that drop functions, D5 changes which inputs are drawn, not the verdict of a
 //! correct or an unchanged program.)
@@ -64,12 +67,13 @@ fn required(experiment: &str, task_type: &str) -> &'static [&'static str] {
     match (experiment, task_type == "dead_code") {
         ("runtime_resolution", true) => &["behavioral", "branch_placement", "function_existence"],
         ("runtime_resolution", false) => &["behavioral", "branch_placement"],
+        ("add_instructions", _) => &["behavioral", "constraint_structure"],
         (_, true) => &["behavioral", "function_existence"],
         (_, false) => &["behavioral"],
     }
 }
 
-fn agree(bucket: &str, trials: usize) {
+fn agree(bucket: &str, trials: usize, count: usize) {
     if !guard::fixture(&fixtures().join(bucket)) {
         return;
     }
@@ -121,7 +125,8 @@ fn agree(bucket: &str, trials: usize) {
         if theirs_pass != ours_pass {
             differences.push(format!("{key:?}: reference {theirs_pass}, Cabrito {ours_pass}: {}", r["message"]));
         }
-        // Check by check, for the kinds both graders compute (branch_placement on the runtime axis).
+        // Check by check, for the kinds both graders compute (the axis's: branch_placement on the runtime
+        // axis, constraint_structure on instruction following).
         let mut kinds = vec!["compilation", "function_existence", "behavioral"];
         for k in required(&experiment, &key.2) {
             if !kinds.contains(k) {
@@ -139,17 +144,24 @@ fn agree(bucket: &str, trials: usize) {
         assert_eq!(ours_pass, expected_score, "{key:?}: {}", r["message"]);
     }
     assert!(differences.is_empty(), "differences from the reference's verdicts:\n{}", differences.join("\n"));
-    assert_eq!(verdicts.len(), 60);
+    assert_eq!(verdicts.len(), count);
 }
 
 #[test]
 fn traversal_en25_agrees_with_the_reference() {
-    agree("function_traversal_en25", 5);
+    agree("function_traversal_en25", 5, 60);
 }
 
 #[test]
 fn search_cn200_agrees_with_the_reference() {
-    agree("function_search_cn200", 2);
+    agree("function_search_cn200", 2, 60);
+}
+
+/// Instruction following at K = 200: the indexed stubs, behaviour, and constraint_structure through the
+/// static rubric, per task and per required check.
+#[test]
+fn instructions_nc200_agrees_with_the_reference() {
+    agree("add_instructions_nc200", 5, 48);
 }
 
 /// The runtime bucket (`_ifhops=200`): branch_placement per task and per check too. The reference's
@@ -157,5 +169,5 @@ fn search_cn200_agrees_with_the_reference() {
 /// flag only decides whether the check runs, and on this axis it always does.
 #[test]
 fn runtime_ifhops200_agrees_with_the_reference() {
-    agree("runtime_resolution_ifhops200", 5);
+    agree("runtime_resolution_ifhops200", 5, 60);
 }

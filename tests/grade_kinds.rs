@@ -27,8 +27,8 @@ fn specs() -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &axis in Axis::ALL {
         for &domain in Domain::ALL {
-            // The call-graph kinds (merge has its own: tests/merge_grade.rs).
-            for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some()) {
+            // The call-graph kinds built along the axis (merge has its own: tests/merge_grade.rs).
+            for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some() && k.def().axes().allows(&axis)) {
                 for (n, seed) in [(5, 0), (5, 1), (if axis == Axis::Traversal { 25 } else { 50 }, 2)] {
                     out.push(TaskSpec::new(kind, domain, axis, n, seed));
                 }
@@ -63,6 +63,13 @@ fn reference_passes_and_starter_fails_everywhere() {
             };
             if (beh, exist) != expected {
                 bad.push(format!("{spec:?}: starter checks {beh:?}/{exist:?}, expected {expected:?}: {}", s.message));
+            }
+            // Instruction following also requires the requirement lines: the starter has none.
+            if spec.axis.def().instructions() {
+                let (r, st) = (check_outcome(&v, "constraint_structure"), check_outcome(&s, "constraint_structure"));
+                if (r, st) != (Outcome::Pass, Outcome::Fail) {
+                    bad.push(format!("{spec:?}: constraint_structure {r:?} (reference) / {st:?} (starter)"));
+                }
             }
             bad
         })

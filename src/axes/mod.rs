@@ -5,6 +5,7 @@
 //! Which kinds are built along an axis is said by the kinds ([`crate::kinds::TaskKind::axes`]), so a
 //! kind that lacks an axis gets a one-line error naming the kinds that have it.
 
+pub mod instructions;
 pub mod runtime;
 mod search;
 mod traversal;
@@ -18,6 +19,7 @@ registry!(
         Traversal = "traversal" => traversal::Traversal,
         Search = "search" => search::Search,
         Runtime = "runtime" => runtime::Runtime,
+        Instructions = "instructions" => instructions::Instructions,
     }
 );
 
@@ -93,6 +95,17 @@ pub trait AxisDef: Sync {
     fn required_checks(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Instruction following: the kinds' refactorings over indexed values, with requirements to obey
+    /// (`axes/instructions.rs`, `kinds/graph_kind/instructions.rs`).
+    fn instructions(&self) -> bool {
+        false
+    }
+    /// What the axis adds to the key of a task's `dag_id` when `n` does not change the graphs (so
+    /// tasks of one seed at different `n` have different ids); empty for the axes whose `n` sizes a
+    /// graph.
+    fn id_suffix(&self, _spec: &TaskSpec) -> String {
+        String::new()
+    }
 }
 
 impl Axis {
@@ -132,7 +145,7 @@ pub fn edit_size_key(spec: &TaskSpec) -> &'static str {
 }
 
 /// The reference's run name of a spec's bucket (generation.md §5.2): the experiment, the sampler's
-/// parameters, then what the axis adds.
+/// parameters ([`AxisDef::run_sizes`]), then what the axis adds.
 pub fn run_name(spec: &TaskSpec) -> String {
     let def = spec.axis.def();
     format!(
@@ -150,7 +163,8 @@ mod tests {
 
     #[test]
     fn names_and_sizes() {
-        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime"]);
+        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime", "instructions"]);
+        assert_eq!(sizes(Axis::Instructions, 200), GraphSizes { n_init: 10, n_edit: 10 });
         assert_eq!(sizes(Axis::Traversal, 7), GraphSizes { n_init: 25, n_edit: 7 });
         assert_eq!(sizes(Axis::Search, 7), GraphSizes { n_init: 7, n_edit: 25 });
         for &a in Axis::ALL {
@@ -168,6 +182,12 @@ mod tests {
             "function_search_cn=(50,50)_en=(25,25)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)"
         );
         assert_eq!(edit_size_key(&s), "n_edit");
+        // The reference's add_instructions bucket (fixtures/cabra-reference/manifest.json).
+        let s = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Instructions, 200, 0);
+        assert_eq!(
+            run_name(&s),
+            "add_instructions_n=(10,10)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)_nc=(200,200)_cp=(0.0,0.0)"
+        );
         assert_eq!(edit_size_key(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 5, 0)), "n");
     }
 }

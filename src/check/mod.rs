@@ -8,7 +8,7 @@
 //! file bytes ──source::decode──▶ text
 //! response text ──parse_response(text, starter)──▶ Candidate { code, format, notes }
 //!                                                   │
-//! TaskRef { kind, domain, starter, reference } ─────┴─static_checks(task, &code)──▶ Rubric { items }
+//! TaskRef { kind, domain, axis, starter, reference, metadata } ─┴─static_checks(task, &code)──▶ Rubric { items }
 //!                                    (each program through Program::parse: source::scan, ruff, cpython)
 //! ```
 //!
@@ -31,12 +31,14 @@
 //! | `return_annotations` | add_return_value, extract_helper | must | `tuple[T, str]` / `tuple[T, H]` exactly where the reference has them |
 //! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
 //! | `branch_placement` | runtime axis | must | grading.md §4.4: the same if/else blocks changed as in the reference ([`branches`]) |
+//! | `constraint_structure` | the instructions axis | must | grading.md §4.5 ([`constraints`]): the reference's requirement lines in every function, as multisets, and (Cabrito) in the prescribed order, directly in the body, after the value is available and before its first use |
 //!
 //! The kinds column is what the kinds say: each lists its own items and their levels
 //! ([`crate::kinds::TaskKind::rubric`]). Items for later kinds and axes (branch placement, constraint
 //! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
 pub mod branches;
+pub mod constraints;
 pub mod cpython;
 pub mod diff;
 pub mod existence;

@@ -46,6 +46,19 @@ pub struct Program<'s> {
     /// What `compile()` would refuse that `ast.parse` accepts (the first one by position).
     compile_error: Option<ProgramError>,
     depth: usize,
+    /// The `#` comment tokens, in source order.
+    comments: Vec<TextRange>,
+}
+
+/// One `#` comment of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment<'s> {
+    /// 1-based line.
+    pub line: usize,
+    /// 0-based column of the `#`, in bytes.
+    pub column: usize,
+    /// The text after the `#`.
+    pub text: &'s str,
 }
 
 /// The statements of a module; a deep tree is taken apart without recursion when dropped.
@@ -129,6 +142,12 @@ impl<'s> Program<'s> {
                 format!("syntax error on CPython 3.11, the oldest Python the tasks target: {e}"),
             )
         });
+        let comments: Vec<TextRange> = parsed
+            .tokens()
+            .iter()
+            .filter(|t| t.kind() == ruff_python_ast::token::TokenKind::Comment)
+            .map(|t| t.range())
+            .collect();
         let body = match parsed.into_syntax() {
             ast::Mod::Module(m) => m.body.into_iter().collect::<Vec<Stmt>>(),
             ast::Mod::Expression(_) => return Err(ProgramError::new(1, "not a Python module")),
@@ -162,7 +181,7 @@ impl<'s> Program<'s> {
                 }
             }
         }
-        Ok(Program { source, lines, tree, defs, compile_error, depth })
+        Ok(Program { source, lines, tree, defs, compile_error, depth, comments })
     }
 
     /// Read and compile a program: `Ok` exactly when CPython 3.11's `compile()` accepts it (see
@@ -211,6 +230,23 @@ impl<'s> Program<'s> {
 
     fn slice(&self, r: TextRange) -> &str {
         self.source.get(usize::from(r.start())..usize::from(r.end())).unwrap_or("")
+    }
+
+    /// Every `#` comment, in source order.
+    pub fn comments(&self) -> Vec<Comment<'s>> {
+        self.comments
+            .iter()
+            .map(|r| {
+                let start = usize::from(r.start());
+                let line = self.lines.line(start);
+                let line_start = self.source[..start].rfind('\n').map_or(0, |i| i + 1);
+                Comment {
+                    line,
+                    column: start - line_start,
+                    text: self.source.get(start + 1..usize::from(r.end())).unwrap_or(""),
+                }
+            })
+            .collect()
     }
 
     /// Top-level `def`s (not `async def`), in file order, as the reference's function sets count them.

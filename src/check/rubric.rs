@@ -244,6 +244,12 @@ pub const CHECKS: &[Check] = &[
         run: return_annotations,
     },
     Check {
+        id: "constraint_structure",
+        applies: Applies::Listed,
+        title: |_| "Every requirement line in every function it applies to, in the prescribed order".into(),
+        run: super::constraints::constraint_structure,
+    },
+    Check {
         id: "difference_blocks",
         applies: Applies::Listed,
         title: |_| {

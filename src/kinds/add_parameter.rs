@@ -3,6 +3,7 @@
 
 mod runtime;
 
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -13,6 +14,8 @@ use crate::graph::{Join, Part};
 use crate::python::{Expr, Param};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
+
+mod instructions;
 
 pub struct AddParameter;
 
@@ -155,6 +158,10 @@ impl GraphKind for AddParameter {
             named.role(Role::EditLeaf),
             named.role(Role::Untouched)
         )
+    }
+
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
     }
 
     fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {

@@ -4,6 +4,7 @@
 
 mod runtime;
 
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -15,6 +16,8 @@ use crate::graph::{Join, Part};
 use crate::python::{Expr, Op, Stmt};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
+
+mod instructions;
 
 pub struct ExtractHelper;
 
@@ -185,6 +188,10 @@ impl GraphKind for ExtractHelper {
         )
     }
 
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
+    }
+
     fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
         &runtime::Runtime
     }
@@ -215,6 +222,8 @@ impl GraphKind for ExtractHelper {
             apply_short = match d.combine {
                 Op::Mult => format!("`{p} * X`"),
                 Op::Add => format!("`{p} + X`"),
+                Op::Sub => format!("`{p} - X`"),
+                Op::Div => format!("`{p} / X`"),
             },
         )
     }

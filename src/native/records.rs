@@ -499,18 +499,40 @@ pub fn axis_of_run(run: &str) -> Option<Axis> {
     Axis::ALL.iter().copied().find(|a| run == a.experiment() || run.starts_with(&format!("{}_", a.experiment())))
 }
 
-/// The axis of a record: its spec's, else its run's (the folder its file sits in), else the first axis
-/// (whose rubric and pass rule add nothing to the kind's). A spec and a run that disagree are an error
-/// naming both.
+/// The axis of a record from every source that says it: its spec, its run (the folder its file sits
+/// in: the axis whose experiment starts it), its task set when only one axis has that set (instruction
+/// following's `*_constraints`; for a file outside the layout, the set its name starts with). With no
+/// source, the first axis (whose rubric and pass rule add nothing to the kind's). Sources that disagree
+/// are an error naming both.
 pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Axis, String> {
-    let by_run = place.and_then(|p| axis_of_run(&p.run).map(|a| (a, p.run.as_str())));
-    match (rec.spec.as_ref().map(|s| s.axis), by_run) {
-        (Some(a), Some((b, run))) if a != b => Err(format!(
-            "{file}: {} is on the {a} axis by its spec but on the {b} axis by its run '{run}'",
-            rec.label()
-        )),
-        (Some(a), _) | (None, Some((a, _))) => Ok(a),
-        (None, None) => Ok(Axis::ALL[0]),
+    let owner = |named: &dyn Fn(&str) -> bool| -> Option<Axis> {
+        let found: Vec<Axis> =
+            Axis::ALL.iter().copied().filter(|&a| Domain::ALL.iter().any(|&d| named(&a.def().task_set(d)))).collect();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let mut said: Vec<(Axis, String)> = Vec::new();
+    if let Some(s) = &rec.spec {
+        said.push((s.axis, "its spec".into()));
+    }
+    if let Some(p) = place {
+        if let Some(a) = axis_of_run(&p.run) {
+            said.push((a, format!("its run '{}'", p.run)));
+        }
+        if let Some(a) = owner(&|set| set == p.task_set) {
+            said.push((a, format!("its task set {}", p.task_set)));
+        }
+    } else if let Some(a) = owner(&|set| rec.name.starts_with(&format!("{set}_"))) {
+        said.push((a, format!("its name '{}'", rec.name)));
+    }
+    let Some((first, by)) = said.first() else { return Ok(Axis::ALL[0]) };
+    match said.iter().find(|(a, _)| a != first) {
+        Some((other, by_other)) => {
+            Err(format!("{file}: {} is on the {first} axis by {by} but on the {other} axis by {by_other}", rec.label()))
+        }
+        None => Ok(*first),
     }
 }
 
@@ -533,6 +555,8 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         let hops = run.split("_ifhops=").nth(1).map(|h| h.split('_').next().unwrap_or(h));
         let hops = hops.filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
         (Axis::Runtime.as_str().into(), hops.map(str::to_string).unwrap_or_else(|| "?".into()))
+    } else if run.starts_with(Axis::Instructions.experiment()) {
+        (Axis::Instructions.as_str().into(), grab("_nc=(").unwrap_or_else(|| "?".into()))
     } else {
         (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
     }
@@ -777,7 +801,8 @@ mod tests {
         assert_eq!(axis_and_n("runtime_resolution_n=(10,10)").1, "?");
         assert_eq!(axis_of_run("runtime_resolution_n=(10,10)_ifhops=5"), Some(Axis::Runtime));
         assert_eq!(axis_of_run("function_search_cn=(5,5)"), Some(Axis::Search));
-        assert_eq!(axis_of_run("add_instructions_n=(10,10)"), None);
+        assert_eq!(axis_of_run("add_instructions_n=(10,10)"), Some(Axis::Instructions));
+        assert_eq!(axis_of_run("add_instruction"), None);
         let place = Place {
             run: "runtime_resolution_x".into(),
             task_set: "math_function".into(),
@@ -789,6 +814,21 @@ mod tests {
         let mut spec = rec("x", "x", 0);
         spec.spec = Some(TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Search, 5, 0));
         assert!(axis_of(&spec, Some(&place), "f").unwrap_err().contains("search axis by its spec but on the runtime"));
+        assert_eq!(
+            axis_and_n("add_instructions_n=(10,10)_prop=(0.45,0.55)_nc=(200,200)_cp=(0.0,0.0)"),
+            ("instructions".into(), "200".into())
+        );
+        // The constraint task sets belong to instruction following alone.
+        let set =
+            Place { run: "r".into(), task_set: "math_mult_constraints".into(), task_type: "add_parameter".into() };
+        assert_eq!(axis_of(&rec("x", "x", 0), Some(&set), "f").unwrap(), Axis::Instructions);
+        assert_eq!(axis_of(&rec("string_constraints_add_parameter_x", "x", 0), None, "f").unwrap(), Axis::Instructions);
+        let both = Place { run: "function_search_x".into(), ..set };
+        let e = axis_of(&rec("x", "x", 0), Some(&both), "f").unwrap_err();
+        assert!(
+            e.contains("search axis by its run 'function_search_x' but on the instructions axis by its task set"),
+            "{e}"
+        );
     }
 
     #[test]

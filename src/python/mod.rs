@@ -9,22 +9,51 @@ use std::fmt::Write;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
+    Sub,
     Mult,
+    Div,
 }
 
 impl Op {
-    fn text(self) -> &'static str {
+    pub fn text(self) -> &'static str {
         match self {
             Op::Add => "+",
+            Op::Sub => "-",
             Op::Mult => "*",
+            Op::Div => "/",
         }
     }
     fn precedence(self) -> u8 {
         match self {
-            Op::Add => 1,
-            Op::Mult => 2,
+            Op::Add | Op::Sub => 1,
+            Op::Mult | Op::Div => 2,
         }
     }
+}
+
+/// Comparison operators (asserts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Gt,
+    NotEq,
+}
+
+impl Cmp {
+    pub fn text(self) -> &'static str {
+        match self {
+            Cmp::Lt => "<",
+            Cmp::Gt => ">",
+            Cmp::NotEq => "!=",
+        }
+    }
+}
+
+/// One piece of an f-string: literal text, or a name in braces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FPart {
+    Text(String),
+    Name(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +73,22 @@ pub enum Expr {
         right: Box<Expr>,
     },
     Tuple(Vec<Expr>),
-    /// An integer literal.
+    /// An integer literal (negative ones printed with their sign, as `ast.unparse` prints `-5`).
     Int(i64),
+    /// `left op right`.
+    Compare {
+        left: Box<Expr>,
+        op: Cmp,
+        right: Box<Expr>,
+    },
+    /// `f'…{name}…'`.
+    FString(Vec<FPart>),
+    /// `object.method(args)`.
+    Method {
+        object: Box<Expr>,
+        method: String,
+        args: Vec<Expr>,
+    },
     /// `a ^ b ^ …` (the runtime axis's guards; parenthesised inside other operators).
     Xor(Vec<Expr>),
 }
@@ -83,6 +126,10 @@ pub enum Stmt {
         body: Vec<Stmt>,
         orelse: Vec<Stmt>,
     },
+    /// `assert test`.
+    Assert(Expr),
+    /// A `# text` comment line.
+    Comment(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -215,6 +262,34 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
                 out.push(')');
             }
         }
+        Expr::Compare { left, op, right: r } => {
+            // Comparisons bind looser than arithmetic; they appear only as a whole assert test.
+            if parent > 0 {
+                out.push('(');
+            }
+            expr_into(left, out, 1, false);
+            out.push(' ');
+            out.push_str(op.text());
+            out.push(' ');
+            expr_into(r, out, 1, true);
+            if parent > 0 {
+                out.push(')');
+            }
+        }
+        Expr::FString(parts) => out.push_str(&fstring(parts)),
+        Expr::Method { object, method, args } => {
+            expr_into(object, out, 3, false);
+            out.push('.');
+            out.push_str(method);
+            out.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                expr_into(a, out, 0, false);
+            }
+            out.push(')');
+        }
         Expr::Tuple(items) => {
             out.push('(');
             for (i, a) in items.iter().enumerate() {
@@ -249,6 +324,23 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
     }
 }
 
+/// An f-string as `ast.unparse` writes one: single quotes, braces of the text doubled.
+fn fstring(parts: &[FPart]) -> String {
+    let mut text = String::new();
+    for p in parts {
+        match p {
+            FPart::Text(t) => text.push_str(&t.replace('{', "{{").replace('}', "}}")),
+            FPart::Name(n) => {
+                text.push('{');
+                text.push_str(n);
+                text.push('}');
+            }
+        }
+    }
+    // The literal text is quoted like a str (the names in braces hold no quotes or backslashes).
+    format!("f{}", str_repr(&text))
+}
+
 /// Print one expression.
 pub fn expr(e: &Expr) -> String {
     let mut s = String::new();
@@ -268,6 +360,8 @@ pub fn stmt(s: &Stmt, indent: &str) -> String {
             if_lines(s, indent, "if", &mut lines);
             lines.join("\n")
         }
+        Stmt::Assert(e) => format!("{indent}assert {}", expr(e)),
+        Stmt::Comment(text) => format!("{indent}# {text}"),
     }
 }
 
@@ -360,6 +454,21 @@ mod tests {
         assert_eq!(expr(&e), "m1 * m2 * abs(val)");
         let e = Expr::bin(Expr::name("m"), Op::Mult, Expr::bin(Expr::name("a"), Op::Add, x));
         assert_eq!(expr(&e), "m * (a + abs(val))");
+        let e = Expr::bin(Expr::bin(Expr::Str("0".into()), Op::Add, Expr::name("k")), Op::Add, Expr::Str("9".into()));
+        assert_eq!(expr(&e), "'0' + k + '9'");
+        assert_eq!(expr(&Expr::bin(Expr::name("m"), Op::Div, Expr::Float(0.7))), "m / 0.7");
+        let e = Expr::Compare { left: Box::new(Expr::name("m")), op: Cmp::Gt, right: Box::new(Expr::Int(-100)) };
+        assert_eq!(stmt(&Stmt::Assert(e), ""), "assert m > -100");
+        let f =
+            Expr::FString(vec![FPart::Text("x = {".into()), FPart::Name("m".into()), FPart::Text(" (done)".into())]);
+        assert_eq!(expr(&f), "f'x = {{{m} (done)'");
+        let r = Expr::Method {
+            object: Box::new(Expr::name("k")),
+            method: "replace".into(),
+            args: vec![Expr::Str("3".into()), Expr::Str("2".into())],
+        };
+        assert_eq!(expr(&r), "k.replace('3', '2')");
+        assert_eq!(stmt(&Stmt::Comment("note: m".into()), "    "), "    # note: m");
         let f = Function {
             name: "f".into(),
             params: vec![

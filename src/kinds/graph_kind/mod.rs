@@ -3,6 +3,7 @@
 //! sample C_init, let the kind join its edit graph ([`crate::graph::Join`]), draw operations and file
 //! order, let the kind transform the plain programs, print them, write the statement and the record.
 
+pub mod instructions;
 pub mod program;
 pub mod runtime;
 pub mod statement;
@@ -21,7 +22,7 @@ use crate::task::{link, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
-pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime];
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime, Axis::Instructions];
 
 /// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
 /// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
@@ -42,6 +43,10 @@ pub trait GraphKind: TaskKind {
     fn example_note(&self, named: &Named, d: &DomainInfo) -> String;
     /// The statement's rules (§6), in the domain's words.
     fn rules(&self, d: &DomainInfo) -> String;
+    /// The kind's refactoring over indexed values, for instruction following (`kinds/<kind>/instructions.rs`).
+    fn indexed(&self) -> Option<&dyn instructions::IndexedKind> {
+        None
+    }
     /// What the runtime axis asks of the kind (`kinds/<kind>/runtime.rs`).
     fn runtime(&self) -> &'static dyn runtime::RuntimeKind;
 }
@@ -60,7 +65,7 @@ pub fn validate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<(), SpecError> {
             ),
         ));
     }
-    Ok(())
+    instructions::validate(spec)
 }
 
 /// The operations of every vertex, each drawn from (graph key, domain, function name) (D3).
@@ -91,15 +96,22 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let order = file_order(&key, spec.kind, g.len());
     let bodies = spec.axis.def().bodies(spec);
     let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
-    let mut built = k.transform(&cx);
+    let indexed = instructions::setup(k, spec, &g)?;
+    let mut built = match &indexed {
+        Some(ix) => ix.kind.transform(&cx, ix.rules.names.len(), &|v| ix.lines(v)),
+        None => k.transform(&cx),
+    };
     let branches = match bodies {
         axes::Bodies::Branched(shape) => Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built)),
         axes::Bodies::Plain => None,
     };
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
-    let statement = statement::statement(k, d, spec.axis);
-    let dag_id = uuid_like(&key, "dag_id");
+    let statement = match &indexed {
+        Some(ix) => instructions::statement(k, ix, d),
+        None => statement::statement(k, d, spec.axis),
+    };
+    let dag_id = uuid_like(&format!("{key}{}", spec.axis.def().id_suffix(spec)), "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
     let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
     let mut edit_set: Vec<String> = built.edit_set().into_iter().map(|v| g.name(v).to_string()).collect();
@@ -118,7 +130,7 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         prompt: statement,
         starter_code,
         solution_code,
-        metadata: serde_json::json!({}),
+        metadata: indexed.as_ref().map_or_else(|| serde_json::json!({}), |ix| ix.rules.metadata()),
         spec: spec.clone(),
         link: link(spec),
         graph: g.node_link(),

@@ -230,19 +230,26 @@ fn calls_to_val(stmts: &mut [Stmt], gone: &BTreeSet<String>) {
                 args.iter_mut().for_each(|a| expr(a, gone));
                 kwargs.iter_mut().for_each(|(_, a)| expr(a, gone));
             }
-            Expr::Bin { left, right, .. } => {
+            Expr::Bin { left, right, .. } | Expr::Compare { left, right, .. } => {
                 expr(left, gone);
                 expr(right, gone);
             }
             Expr::Tuple(items) | Expr::Xor(items) => items.iter_mut().for_each(|a| expr(a, gone)),
-            Expr::Name(_) | Expr::Float(_) | Expr::Str(_) | Expr::Int(_) => {}
+            Expr::Method { object, args, .. } => {
+                expr(object, gone);
+                args.iter_mut().for_each(|a| expr(a, gone));
+            }
+            Expr::Name(_) | Expr::Float(_) | Expr::Str(_) | Expr::Int(_) | Expr::FString(_) => {}
         }
     }
     for s in stmts {
         match s {
-            Stmt::Assign { value, .. } | Stmt::AnnAssign { value, .. } | Stmt::Return(value) | Stmt::Expr(value) => {
-                expr(value, gone)
-            }
+            Stmt::Assign { value, .. }
+            | Stmt::AnnAssign { value, .. }
+            | Stmt::Return(value)
+            | Stmt::Expr(value)
+            | Stmt::Assert(value) => expr(value, gone),
+            Stmt::Comment(_) => {}
             Stmt::If { test, body, orelse } => {
                 expr(test, gone);
                 calls_to_val(body, gone);

@@ -32,6 +32,12 @@ pub struct Named<'a> {
     roles: &'a [Role],
 }
 
+impl<'a> Named<'a> {
+    pub fn new(graph: &'a CallGraph, roles: &'a [Role]) -> Named<'a> {
+        Named { graph, roles }
+    }
+}
+
 impl Named<'_> {
     /// `` `b()`, `c()` and `d()` ``: the functions with any of these roles, in node order.
     pub fn any(&self, roles: &[Role]) -> String {
@@ -127,7 +133,7 @@ fn branches_note(r: &crate::axes::runtime::Record) -> String {
 }
 
 /// The rules every answer follows.
-fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
+pub(crate) fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
     let lib = match (library, d.domain) {
         (None, Domain::String) => "The `strops` module is supplied when the code runs; do not define it.",
         (None, Domain::Math | Domain::Array) => "",
