@@ -44,6 +44,13 @@ pub fn start() {
     }
 }
 
+/// A random 64-bit number from the browser's `crypto.getRandomValues` (through `getrandom`), for new
+/// seeds and job ids: only the choice is random, never what a seed generates. A browser without
+/// Web Crypto (none that runs this app) falls back to `Math.random`.
+pub fn random_u64() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64)
+}
+
 /// Put a visible notice at the top of the page, so that even an internal error never leaves a
 /// blank page.
 fn show_fatal(text: &str) {

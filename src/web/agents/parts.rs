@@ -299,7 +299,7 @@ async fn hidden_tests(spec: crate::TaskSpec, response: String) -> Result<(bool, 
         return Err(format!("no worker answers at {url}"));
     }
     let (mut tx, mut rx) = ws.split();
-    let id = format!("agent-{}", (js_sys::Math::random() * 1e9) as u64);
+    let id = format!("agent-{:016x}", super::super::random_u64());
     tx.send(Message::Text(ClientMessage::grade(id.clone(), &spec, response, None).to_json()))
         .await
         .map_err(|_| format!("no worker answers at {url}"))?;
