@@ -672,7 +672,7 @@ pub fn gallery() -> Html {
                                     <span class="card-graph">
                                         { match &s.generated.view {
                                             View::Graph { .. } => html! {
-                                                <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+                                                <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} interactive={false} />
                                             },
                                             View::Merge(m) => html! {
                                                 <super::merge::FlowSvg view={Rc::new(m.clone())} zoom={0.32} id={format!("card-flow-{}", kind.as_str())} />
