@@ -419,10 +419,23 @@ async fn timing(driver: &WebDriver, base: &str) -> Res {
         driver.find(By::Id("use-starter")).await?.click().await?;
         wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
         let second = verdict_times(driver).await?;
+        // Three more pastes of the reference (the rubric's "checked in" of each).
+        let mut again = Vec::new();
+        for _ in 0..3 {
+            driver.find(By::Id("use-starter")).await?.click().await?;
+            wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+            driver.find(By::Id("use-reference")).await?.click().await?;
+            wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+            again.push(verdict_times(driver).await?.1);
+        }
         let ready = mark(driver, "cabrito-checker-ready").await?;
         println!(
-            "timing {query}: checker ready {ready}; rubric after a paste: reference {} (checked in {}), starter {} (checked in {})",
-            first.0, first.1, second.0, second.1
+            "timing {query}: checker ready {ready}; rubric after a paste: reference {} (checked in {}), starter {} (checked in {}); the reference again: checked in {}",
+            first.0,
+            first.1,
+            second.0,
+            second.1,
+            again.join(", ")
         );
     }
     Ok(())
@@ -659,7 +672,10 @@ async fn focused(driver: &WebDriver) -> Res<String> {
 async fn keyboard_graph(driver: &WebDriver, selected: &str) -> Res {
     let stops: Vec<String> = serde_json::from_value(
         driver
-            .execute("return [...document.querySelectorAll('#call-graph [tabindex=\"0\"]')].map(e => e.id);", Vec::new())
+            .execute(
+                "return [...document.querySelectorAll('#call-graph [tabindex=\"0\"]')].map(e => e.id);",
+                Vec::new(),
+            )
             .await?
             .json()
             .clone(),

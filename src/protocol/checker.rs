@@ -108,6 +108,34 @@ pub fn answer(req: &Request) -> Reply {
     }
 }
 
+/// A request the worker answers to itself once its wasm has loaded, before it says Ready (the
+/// answer is dropped). The browser compiles wasm with a quick baseline compiler first and optimises
+/// the functions that have run a while, so a fresh worker's first check was slower than later ones;
+/// checking an `add_parameter` answer of about the size of an `n = 200` task first (200 functions,
+/// 800 lines, read as a diff) has the tokenizer, the parser and the rubric optimised before the
+/// first paste.
+pub fn warm_up() -> Request {
+    const FUNCTIONS: usize = 200;
+    let program = |extra: bool| {
+        let mut s = String::from("from mylibrary import mult\n\n");
+        for i in 0..FUNCTIONS {
+            let (params, call) = if extra { (", mult: int = 2", ", mult") } else { ("", "") };
+            let next = if i + 1 < FUNCTIONS { format!("f{}(val{call}) + ", i + 1) } else { String::new() };
+            s.push_str(&format!(
+                "def f{i}(val: int{params}) -> int:\n    x = {next}val * {i}\n    return (x, 1)[0]\n\n"
+            ));
+        }
+        s.push_str("def main():\n    print(f0(3))\n");
+        s
+    };
+    let (starter, reference) = (program(false), program(true));
+    let response = similar::TextDiff::from_lines(&starter, &reference)
+        .unified_diff()
+        .header("a/solution.py", "b/solution.py")
+        .to_string();
+    Request { id: 0, kind: Kind::AddParameter, domain: Domain::Math, starter, reference, response }
+}
+
 /// The answer to one message, as the worker gives it: the request as read from the message (or why
 /// it could not be read), a size check, then [`answer`]. `now` is a clock in milliseconds (the
 /// browser's `performance.now()`) and `start` its reading when the message arrived, so `ms` counts
@@ -198,6 +226,13 @@ mod tests {
         let huge = Request::for_task(1, &t, &"x".repeat(MAX_REQUEST_BYTES));
         let Reply::Failed { why } = answer_timed(Ok(huge), None, &no_clock) else { panic!() };
         assert!(why.contains("the checker reads at most"), "{why}");
+    }
+
+    #[test]
+    fn the_warm_up_request_is_a_full_check() {
+        let Reply::Verdict { how, items, .. } = answer(&warm_up()) else { panic!() };
+        assert!(how.contains("diff"), "{how}");
+        assert!(items.len() > 3 && items[0].passed, "{items:?}");
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub fn serve() {
     let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         let _ = reply_scope.post_message(&answer_value(e.data(), &worker_now));
     });
+    // Warm up before saying Ready (the page is idle now; a request made meanwhile waits in its queue).
+    let _ = crate::protocol::checker::answer(&crate::protocol::checker::warm_up());
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
@@ -62,9 +64,9 @@ pub fn serve() {
 
 /// A message as a structured value (a plain object; `None` as `undefined`).
 pub fn to_value<T: serde::Serialize>(value: &T) -> JsValue {
-    value.serialize(&serde_wasm_bindgen::Serializer::new()).unwrap_or_else(|e| {
-        JsValue::from_str(&format!("the checker could not pass on a message: {e}"))
-    })
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::new())
+        .unwrap_or_else(|e| JsValue::from_str(&format!("the checker could not pass on a message: {e}")))
 }
 
 /// What the worker answers to one message (any value): the reply as a structured value. The
