@@ -80,7 +80,11 @@ fn block_rules<'i>(p: &mut Parser<'i, '_>, media: Option<&str>, out: &mut Vec<Ru
                     .parse_nested_block(|p| -> Result<_, ParseError<'i, ()>> { Ok(declarations(p)) })
                     .unwrap_or_default();
                 for sel in prelude.split(',') {
-                    out.push(Rule { media: media.map(str::to_string), selector: sel.trim().to_string(), decls: decls.clone() });
+                    out.push(Rule {
+                        media: media.map(str::to_string),
+                        selector: sel.trim().to_string(),
+                        decls: decls.clone(),
+                    });
                 }
             }
         }
@@ -163,7 +167,9 @@ fn colour(value: &str, vars: &Vars) -> Rgba {
     if let Some(h) = v.strip_prefix('#') {
         let digits: Vec<f64> = match h.len() {
             3 => h.chars().map(|c| f64::from(c.to_digit(16).expect("hex") * 17) / 255.0).collect(),
-            6 => (0..3).map(|i| f64::from(u8::from_str_radix(&h[2 * i..2 * i + 2], 16).expect("hex")) / 255.0).collect(),
+            6 => {
+                (0..3).map(|i| f64::from(u8::from_str_radix(&h[2 * i..2 * i + 2], 16).expect("hex")) / 255.0).collect()
+            }
             _ => panic!("cannot read the colour {v}"),
         };
         return Rgba([digits[0], digits[1], digits[2]], 1.0);
