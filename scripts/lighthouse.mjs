@@ -43,6 +43,7 @@ const runs = bench
       ['task n=25', task(25), ['desktop', 'mobile'], ['light'], ALL],
       ['gallery', '#/', ['desktop'], ['dark'], CHECK],
       ['task n=25', task(25), ['desktop'], ['dark'], CHECK],
+      ['task runtime', '#/task?v=1&kind=dead_code&axis=runtime&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
       ['scale', '#/scale?v=1&kind=add_parameter', ['desktop'], ['light', 'dark'], CHECK],
       ['results', '#/results', ['desktop'], ['light', 'dark'], CHECK],
       ['traces', '#/traces', ['desktop'], ['light', 'dark'], CHECK],
@@ -93,7 +94,7 @@ try {
         };
         rows.push(row);
         const line = [
-          `${name.padEnd(12)} ${preset.padEnd(7)} ${theme.padEnd(5)}`,
+          `${name.padEnd(13)} ${preset.padEnd(7)} ${theme.padEnd(5)}`,
           row.performance != null ? `performance ${row.performance}` : '',
           row.accessibility != null ? `accessibility ${row.accessibility}` : '',
           row.bestPractices != null ? `best practices ${row.bestPractices}` : '',

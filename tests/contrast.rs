@@ -4,8 +4,9 @@
 //!
 //! Nothing here repeats a colour: the stylesheets are the ones index.html links (in its order), read
 //! with `cssparser`; the themes are their `:root` blocks (custom properties), the syntax classes are
-//! those `web/code.rs` emits (`"tok-…"`), and the backgrounds are `pre`'s and those of every rule
-//! under `.code` or `.merge-code` (selected, hovered, touched, viewed, … lines), composited over it.
+//! those `web/code.rs` emits (`"tok-…"`) plus any colour a rule under `.code` or `.merge-code` sets,
+//! and the backgrounds are `pre`'s and those of every rule under `.code` or `.merge-code` (selected,
+//! hovered, touched, viewed, … lines), composited over it. Such a rule may not set `opacity`.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -236,6 +237,11 @@ fn applies(rule: &Rule, theme: &Theme, sel: &str) -> bool {
         && (rule.selector == format!("{root} {sel}") || (sel == ":root" && rule.selector == root))
 }
 
+/// A rule about code on the page (lines, pieces, tokens in them).
+fn is_code(selector: &str) -> bool {
+    selector.starts_with(".code ") || selector.starts_with(".merge-code ")
+}
+
 #[test]
 fn syntax_colours_have_aa_contrast_in_every_theme() {
     let mut all = Vec::new();
@@ -265,14 +271,14 @@ fn syntax_colours_have_aa_contrast_in_every_theme() {
                 .flat_map(|r| r.decls.iter())
                 .filter(|(k, _)| props.contains(&k.as_str()))
                 .map(|(_, v)| v.clone())
-                .last()
+                .next_back()
         };
         let pre = colour(&last("pre", &["background", "background-color"]).expect("pre has a background"), &vars);
         assert_eq!(pre.1, 1.0, "{}: pre's background is opaque", theme.name);
         // Backgrounds of the code's lines and pieces, over pre's.
         let mut backgrounds = vec![("pre".to_string(), pre)];
         for r in all.iter().filter(|r| r.media.is_none()) {
-            if !(r.selector.starts_with(".code ") || r.selector.starts_with(".merge-code ")) {
+            if !is_code(&r.selector) || r.selector.contains("::") {
                 continue;
             }
             for (k, v) in &r.decls {
@@ -282,13 +288,32 @@ fn syntax_colours_have_aa_contrast_in_every_theme() {
             }
         }
         assert!(backgrounds.len() >= 3, "{}: backgrounds {backgrounds:?}", theme.name);
-        for class in &classes {
-            let value = last(&format!(".{class}"), &["color"]).unwrap_or_else(|| panic!(".{class} has no colour"));
-            let fg = colour(&value, &vars);
-            assert_eq!(fg.1, 1.0, "{}: .{class} is opaque", theme.name);
+        // Foregrounds: each syntax class, and any colour a code rule sets (a line greyed as a whole).
+        // Generated content (`::before` line numbers, `::after` hints) is not text to assistive
+        // technology, and is left out.
+        let mut foregrounds: Vec<(String, String)> = classes
+            .iter()
+            .map(|class| {
+                let value = last(&format!(".{class}"), &["color"]).unwrap_or_else(|| panic!(".{class} has no colour"));
+                (format!(".{class}"), value)
+            })
+            .collect();
+        for r in all.iter().filter(|r| r.media.is_none() && is_code(&r.selector) && !r.selector.contains("::")) {
+            for (k, v) in &r.decls {
+                if k == "color" {
+                    foregrounds.push((r.selector.clone(), v.clone()));
+                }
+                if k == "opacity" {
+                    failures.push(format!("{}: `opacity: {v}` lowers the contrast of every token", r.selector));
+                }
+            }
+        }
+        for (class, value) in &foregrounds {
+            let fg = colour(value, &vars);
+            assert_eq!(fg.1, 1.0, "{}: {class} is opaque", theme.name);
             for (sel, bg) in &backgrounds {
                 let c = contrast(fg, *bg);
-                report.push(format!("{:14} .{class:12} {} on {} ({sel}): {c:.2}", theme.name, fg.hex(), bg.hex()));
+                report.push(format!("{:14} {class:13} {} on {} ({sel}): {c:.2}", theme.name, fg.hex(), bg.hex()));
                 if c < 4.5 {
                     failures.push(report.last().cloned().unwrap_or_default());
                 }

@@ -98,7 +98,7 @@ fn where_the_checkers_time_goes() {
     use cabrito::web::checker::{answer_value, read_reply, to_value};
     for &kind in Kind::ALL {
         let t = generate(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, 200, 11)).unwrap();
-        let task = TaskRef { kind, domain: Domain::Math, starter: &t.starter_code, reference: &t.solution_code };
+        let task = TaskRef::of(&t);
         let reps = 31;
         let read = time(reps, || assert!(parse_response(&t.solution_code, &t.starter_code).is_ok()));
         let parse = time(reps, || assert!(Program::parse(&t.solution_code).is_ok()));

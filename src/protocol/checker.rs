@@ -2,7 +2,7 @@
 //! `web::checker`, the worker's entry point in `src/bin/checker.rs`).
 //!
 //! ```text
-//! page ── Request {id, kind, domain, starter, reference, response} ──► answer_timed()
+//! page ── Request {id, kind, domain, axis, starter, reference, metadata, response} ──► answer_timed()
 //! page ◄── Reply::Verdict {id, how, items, ms} | Reply::Unreadable {id, why} | Reply::Failed {why}
 //! ```
 //!
@@ -133,7 +133,16 @@ pub fn warm_up() -> Request {
         .unified_diff()
         .header("a/solution.py", "b/solution.py")
         .to_string();
-    Request { id: 0, kind: Kind::AddParameter, domain: Domain::Math, starter, reference, response }
+    Request {
+        id: 0,
+        kind: Kind::AddParameter,
+        domain: Domain::Math,
+        axis: first_axis(),
+        starter,
+        reference,
+        metadata: serde_json::Value::Null,
+        response,
+    }
 }
 
 /// The answer to one message, as the worker gives it: the request as read from the message (or why

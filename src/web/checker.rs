@@ -62,10 +62,14 @@ pub fn serve() {
     let _ = scope.post_message(&to_value(&Reply::Ready));
 }
 
-/// A message as a structured value (a plain object; `None` as `undefined`).
+/// A message as a structured value: plain objects (maps too, so the task's `metadata` reads back as
+/// JSON), 64-bit integers as BigInts (a seed may not fit a double), `None` as `undefined`.
 pub fn to_value<T: serde::Serialize>(value: &T) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_large_number_types_as_bigints(true);
     value
-        .serialize(&serde_wasm_bindgen::Serializer::new())
+        .serialize(&serializer)
         .unwrap_or_else(|e| JsValue::from_str(&format!("the checker could not pass on a message: {e}")))
 }
 
