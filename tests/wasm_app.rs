@@ -27,7 +27,18 @@ impl Lcg {
     }
 }
 
+/// A random valid spec: every kind, domain and axis, sizes over each axis's range (drawn again
+/// until the spec is valid, so pairs a kind is not built for are skipped, not linked).
 fn random_spec(r: &mut Lcg) -> TaskSpec {
+    loop {
+        let s = any_spec(r);
+        if s.validate().is_ok() {
+            return s;
+        }
+    }
+}
+
+fn any_spec(r: &mut Lcg) -> TaskSpec {
     let kind = Kind::ALL[r.below(Kind::ALL.len() as u64) as usize];
     let mut s = TaskSpec::new(
         kind,
@@ -102,7 +113,9 @@ fn bad_links_get_a_reason_and_the_nearest_task() {
         ("#/task?v=1&n=5&n=6", "given twice", "v=1&n=5"),
         ("#/task?v=1&kind=cache_function&n=1", "at least 2", "v=1&kind=cache_function"),
         ("#/task?v=7&kind=dead_code", "not served", "v=1&kind=dead_code"),
-        ("#/task?v=1&axis=runtime&seed=4", "not built", "v=1&seed=4"),
+        ("#/task?v=1&axis=instructions&kind=dead_code&seed=4", "has no instructions axis", "v=1&kind=dead_code&seed=4"),
+        ("#/task?v=1&axis=runtime&n=20000&seed=4", "out of range", "v=1&axis=runtime&n=10000&seed=4"),
+        ("#/task?v=1&kind=merge_codebases&domain=string&seed=4", "does not apply", "v=1&kind=merge_codebases&seed=4"),
         ("#/task?v=1&colour=red&seed=4", "unknown key 'colour'", "v=1&seed=4"),
         ("#/task?v=1&garbage&n=8", "not of the form key=value", "v=1&n=8"),
         ("#/gallery/nothing", "there is no page", "v=1"),
