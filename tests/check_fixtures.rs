@@ -6,7 +6,7 @@
 
 use cabrito::check::response::parse_response;
 use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::{Domain, Kind};
+use cabrito::{Axis, Domain, Kind};
 use flate2::read::GzDecoder;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -69,7 +69,7 @@ fn check_bucket(bucket: &str, starter_fails: bool) -> usize {
             let dag = rec["dag_id"].as_str().unwrap().to_string();
             let starter = rec["starter_code"].as_str().unwrap();
             let reference = rec["solution_code"].as_str().unwrap();
-            let task = TaskRef { kind, domain, starter, reference };
+            let task = TaskRef { kind, domain, axis: Axis::ALL[0], starter, reference, metadata: &rec["metadata"] };
             let r = static_checks(&task, reference);
             let failed: Vec<String> = r.failed_must_haves().map(|i| format!("{}: {}", i.id, i.reason)).collect();
             assert!(r.passed(), "{bucket} {name}: reference fails {failed:?}");
@@ -132,7 +132,14 @@ fn verdict_parity(bucket: &str) -> usize {
         });
         let rec = recs.iter().find(|r| r["dag_id"] == v["dag_id"]).expect("verdict for a sampled task");
         let (starter, reference) = (rec["starter_code"].as_str().unwrap(), rec["solution_code"].as_str().unwrap());
-        let task = TaskRef { kind: Kind::parse(ty).unwrap(), domain: domain_of(set), starter, reference };
+        let task = TaskRef {
+            kind: Kind::parse(ty).unwrap(),
+            domain: domain_of(set),
+            axis: Axis::ALL[0],
+            starter,
+            reference,
+            metadata: &rec["metadata"],
+        };
         let code = match v["response"].as_str().unwrap() {
             "solution" => reference,
             _ => starter,

@@ -10,7 +10,7 @@ fn task(kind: Kind, domain: Domain, seed: u64) -> Task {
 }
 
 fn task_ref(t: &Task) -> TaskRef<'_> {
-    TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code }
+    TaskRef::of(t)
 }
 
 fn show(r: &Rubric) -> String {

@@ -61,7 +61,7 @@ fn reference_round_trips_in_every_format() {
         let c = parse_response(&fenced, starter).unwrap_or_else(|e| panic!("{what}: {e}\n{fenced}"));
         assert_eq!(c.format, Format::Diff);
         assert_eq!(&c.code, reference, "{what}: diff without numbers");
-        let task = TaskRef { kind: spec.kind, domain: spec.domain, starter, reference };
+        let task = TaskRef::of(&t);
         assert!(static_checks(&task, &c.code).passed(), "{what}: the diffed reference fails the rubric");
         checked += 1;
     }

@@ -6,7 +6,7 @@ use cabrito::check::rubric::{static_checks, Level, Rubric, TaskRef, CHECKS};
 use cabrito::{generate, Axis, Domain, Kind, Task, TaskSpec};
 
 fn task_ref(t: &Task) -> TaskRef<'_> {
-    TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code }
+    TaskRef::of(t)
 }
 
 fn show(r: &Rubric) -> String {
@@ -155,9 +155,9 @@ mod never_panics {
         #[test]
         fn broken_tasks(s in "(?s).{0,200}") {
             let t = base();
-            let task = TaskRef { kind: Kind::DeadCode, domain: Domain::String, starter: &s, reference: &t.solution_code };
+            let task = TaskRef { kind: Kind::DeadCode, domain: Domain::String, starter: &s, ..TaskRef::of(&t) };
             let _ = static_checks(&task, &t.solution_code);
-            let task = TaskRef { kind: Kind::CacheFunction, domain: Domain::Array, starter: &t.starter_code, reference: &s };
+            let task = TaskRef { kind: Kind::CacheFunction, domain: Domain::Array, reference: &s, ..TaskRef::of(&t) };
             let r = static_checks(&task, &t.solution_code);
             prop_assert!(r.items.len() > 1);
         }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 fn time_one(kind: Kind, domain: Domain, axis: Axis, n: u32, reps: u32) -> (f64, usize) {
     let t = generate(&TaskSpec::new(kind, domain, axis, n, 1)).unwrap();
-    let task = TaskRef { kind, domain, starter: &t.starter_code, reference: &t.solution_code };
+    let task = TaskRef::of(&t);
     let diff = similar::TextDiff::from_lines(&t.starter_code, &t.solution_code).unified_diff().to_string();
     let start = Instant::now();
     for _ in 0..reps {
@@ -48,8 +48,7 @@ fn n200_is_fast_enough() {
 #[test]
 fn a_2mb_candidate_is_checked_quickly() {
     let t = generate(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Search, 200, 1)).unwrap();
-    let task =
-        TaskRef { kind: Kind::DeadCode, domain: Domain::Math, starter: &t.starter_code, reference: &t.solution_code };
+    let task = TaskRef::of(&t);
     // The reference plus tens of thousands of new functions, just under the 2 MB response limit.
     let mut code = t.solution_code.clone();
     let mut i = 0;

@@ -20,8 +20,7 @@ fn compilation_agrees_with_cpython_on_the_corpus() {
         1,
     ))
     .unwrap();
-    let task =
-        TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code };
+    let task = TaskRef::of(&t);
     let dir = tempfile::tempdir().unwrap();
     let cases: Vec<hostile::Case> = hostile::corpus().into_iter().filter(|c| c.python).collect();
     let files: Vec<String> = cases.iter().map(|c| format!("{}.py", c.name)).collect();

@@ -244,7 +244,7 @@ proptest! {
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         let t = cabrito::generate(&cabrito::TaskSpec::new(
             cabrito::Kind::AddParameter, cabrito::Domain::Math, cabrito::Axis::Traversal, 5, 1)).unwrap();
-        let task = TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code };
+        let task = TaskRef::of(&t);
         let text = String::from_utf8_lossy(&bytes);
         let _ = decode(&bytes);
         let _ = static_checks(&task, &text);
@@ -259,7 +259,7 @@ proptest! {
         let text = String::from_utf8(src).unwrap();
         let t = cabrito::generate(&cabrito::TaskSpec::new(
             cabrito::Kind::DeadCode, cabrito::Domain::Math, cabrito::Axis::Traversal, 5, 1)).unwrap();
-        let task = TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code };
+        let task = TaskRef::of(&t);
         let _ = static_checks(&task, &text);
         let gt = cabrito::grade::GradeTask::from_task(&t);
         let prep = cabrito::grade::prepare(&gt, 1).unwrap();
@@ -292,7 +292,7 @@ proptest! {
         }
         match parse_response(&d, &t.starter_code) {
             Ok(c) => {
-                let task = TaskRef { kind: t.spec.kind, domain: t.spec.domain, starter: &t.starter_code, reference: &t.solution_code };
+                let task = TaskRef::of(&t);
                 let _ = static_checks(&task, &c.code);
             }
             Err(e) => prop_assert!(e.line.is_some(), "{}", e),

@@ -30,7 +30,7 @@ fn static_checks_in_the_browser() {
     for &kind in Kind::ALL {
         for (axis, n) in [(Axis::Traversal, 200u32), (Axis::Search, 200)] {
             let t = generate(&TaskSpec::new(kind, Domain::Math, axis, n, 1)).unwrap();
-            let task = TaskRef { kind, domain: Domain::Math, starter: &t.starter_code, reference: &t.solution_code };
+            let task = TaskRef::of(&t);
             let diff = similar::TextDiff::from_lines(&t.starter_code, &t.solution_code).unified_diff().to_string();
             let reps = 10;
             let start = now_ms();

@@ -9,7 +9,7 @@
 //! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
-use crate::{Domain, Kind};
+use crate::{Axis, Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -20,8 +20,12 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct TaskRef<'a> {
     pub kind: Kind,
     pub domain: Domain,
+    /// The scaling axis (its own rubric items join the kind's).
+    pub axis: Axis,
     pub starter: &'a str,
     pub reference: &'a str,
+    /// The record's `metadata` (`Value::Null` when the record has none).
+    pub metadata: &'a serde_json::Value,
 }
 
 impl<'a> TaskRef<'a> {
@@ -30,8 +34,10 @@ impl<'a> TaskRef<'a> {
         TaskRef {
             kind: task.spec.kind,
             domain: task.spec.domain,
+            axis: task.spec.axis,
             starter: &task.starter_code,
             reference: &task.solution_code,
+            metadata: &task.metadata,
         }
     }
 }

@@ -18,7 +18,7 @@ pub use verdict::{wilson, CheckResult, FirstFailure, FunctionResult, FunctionSta
 
 use crate::check::program::Program;
 use crate::domain::stubs::STROPS_SOURCE;
-use crate::spec::{Domain, Kind};
+use crate::spec::{Axis, Domain, Kind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,10 +36,20 @@ pub const DEFAULT_CALL_TIMEOUT_SECONDS: f64 = 2.0;
 pub struct GradeTask {
     pub kind: Kind,
     pub domain: Domain,
+    /// The scaling axis (its required checks join the kind's).
+    #[serde(default = "first_axis")]
+    pub axis: Axis,
     pub starter: String,
     pub reference: String,
     /// A stable identity (a dag_id or task name); the inputs key adds a digest of the reference.
     pub key: String,
+    /// The record's `metadata` (`Null` when it has none).
+    #[serde(default)]
+    pub metadata: serde_json::Value,
+}
+
+fn first_axis() -> Axis {
+    Axis::ALL[0]
 }
 
 impl GradeTask {
@@ -48,9 +58,23 @@ impl GradeTask {
         GradeTask {
             kind: t.spec.kind,
             domain: t.spec.domain,
+            axis: t.spec.axis,
             starter: t.starter_code.clone(),
             reference: t.solution_code.clone(),
             key: t.dag_id.clone(),
+            metadata: t.metadata.clone(),
+        }
+    }
+
+    /// What the static rubric reads of this task.
+    pub fn task_ref(&self) -> crate::check::TaskRef<'_> {
+        crate::check::TaskRef {
+            kind: self.kind,
+            domain: self.domain,
+            axis: self.axis,
+            starter: &self.starter,
+            reference: &self.reference,
+            metadata: &self.metadata,
         }
     }
 

@@ -9,7 +9,7 @@ use super::records::{self, TaskRecord};
 use crate::check::response::{parse_response, Candidate, ResponseError, MAX_RESPONSE_BYTES};
 use crate::check::rubric::{static_checks, Rubric, TaskRef};
 use crate::spec::KNOBS;
-use crate::{Domain, Kind};
+use crate::{Axis, Domain, Kind};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{json, Value};
 use std::io::Read;
@@ -58,8 +58,10 @@ struct Loaded {
     name: String,
     kind: Kind,
     domain: Domain,
+    axis: Axis,
     starter: String,
     reference: String,
+    metadata: Value,
     source: &'static str,
 }
 
@@ -67,7 +69,14 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let task = load_task(m)?;
     let path = m.get_one::<String>("solution").map(String::as_str).unwrap_or("-");
     let text = read_response(path)?;
-    let task_ref = TaskRef { kind: task.kind, domain: task.domain, starter: &task.starter, reference: &task.reference };
+    let task_ref = TaskRef {
+        kind: task.kind,
+        domain: task.domain,
+        axis: task.axis,
+        starter: &task.starter,
+        reference: &task.reference,
+        metadata: &task.metadata,
+    };
     let parsed = parse_response(&text, &task.starter);
     let rubric = parsed.as_ref().ok().map(|c| static_checks(&task_ref, &c.code));
     let passed = rubric.as_ref().is_some_and(Rubric::passed);
@@ -189,7 +198,7 @@ fn read_response(path: &str) -> Result<String, Failure> {
 fn other_spec_flags(m: &ArgMatches) -> Vec<String> {
     KNOBS
         .iter()
-        .filter(|k| k.key != "kind" && k.key != "domain" && m.get_one::<String>(k.key).is_some())
+        .filter(|k| !["kind", "domain", "axis"].contains(&k.key) && m.get_one::<String>(k.key).is_some())
         .map(|k| format!("--{}", k.flag()))
         .collect()
 }
@@ -205,6 +214,8 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
             name: task.name,
             kind: spec.kind,
             domain: spec.domain,
+            axis: spec.axis,
+            metadata: task.metadata,
             starter: task.starter_code,
             reference: task.solution_code,
             source: "generated from the spec flags",
@@ -213,7 +224,7 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
     let others = other_spec_flags(m);
     if !others.is_empty() {
         return Err(Failure::Usage(format!(
-            "{} cannot be combined with --task-file (only --kind and --domain can, to override the record's)",
+            "{} cannot be combined with --task-file (only --kind, --domain and --axis can, to override the record's)",
             others.join(", ")
         )));
     }
@@ -246,7 +257,15 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
     // its name all say what it is; they must agree (or --kind/--domain choose).
     let place = records::place_of_path(path);
     let (kind, domain) = records::kind_and_domain(record, place.as_ref(), chosen, file).map_err(Failure::Usage)?;
-    Ok(Loaded { name: record.name.clone(), kind, domain, starter, reference, source })
+    // The axis: --axis, else the record's spec, else the run folder of the layout, else the first axis.
+    let axis = match m.get_one::<String>("axis") {
+        Some(a) => Axis::parse(a).ok_or_else(|| {
+            Failure::Usage(format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))
+        })?,
+        None => records::axis_of(record, place.as_ref().map(|p| p.run.as_str())),
+    };
+    let metadata = record.metadata.clone();
+    Ok(Loaded { name: record.name.clone(), kind, domain, axis, starter, reference, metadata, source })
 }
 
 fn pick_record<'a>(file: &str, records: &'a [TaskRecord], wanted: Option<&str>) -> Result<&'a TaskRecord, Failure> {
@@ -282,7 +301,15 @@ mod tests {
     use super::*;
 
     fn rec(name: &str, dag: &str, index: usize) -> TaskRecord {
-        TaskRecord { name: name.into(), dag_id: dag.into(), starter: None, reference: None, spec: None, index }
+        TaskRecord {
+            name: name.into(),
+            dag_id: dag.into(),
+            starter: None,
+            reference: None,
+            spec: None,
+            index,
+            metadata: Value::Null,
+        }
     }
 
     #[test]

@@ -340,9 +340,11 @@ fn grade_task(rec: &TaskRecord, place: &Place) -> Result<GradeTask, String> {
     Ok(GradeTask {
         kind,
         domain,
+        axis: records::axis_of(rec, Some(&place.run)),
         starter: rec.starter.clone().ok_or_else(|| missing("starter_code"))?,
         reference: rec.reference.clone().ok_or_else(|| missing("solution_code"))?,
         key: if rec.dag_id.is_empty() { rec.name.clone() } else { rec.dag_id.clone() },
+        metadata: rec.metadata.clone(),
     })
 }
 

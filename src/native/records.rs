@@ -222,6 +222,8 @@ pub struct TaskRecord {
     pub spec: Option<TaskSpec>,
     /// Position in its file (0-based).
     pub index: usize,
+    /// The record's `metadata` (`Null` when it has none).
+    pub metadata: Json,
 }
 
 impl TaskRecord {
@@ -234,6 +236,7 @@ impl TaskRecord {
             reference: s("solution_code"),
             spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
             index,
+            metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
         }
     }
 
@@ -334,6 +337,20 @@ pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), Str
             many.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
         )),
     }
+}
+
+/// The axis of a record: its spec's, else the axis whose experiment name starts its run name, else the
+/// first axis (whose rubric adds nothing).
+pub fn axis_of(rec: &TaskRecord, run: Option<&str>) -> Axis {
+    match &rec.spec {
+        Some(s) => s.axis,
+        None => run.and_then(axis_of_run).unwrap_or(Axis::ALL[0]),
+    }
+}
+
+/// The axis whose experiment name starts a run name.
+pub fn axis_of_run(run: &str) -> Option<Axis> {
+    Axis::ALL.iter().copied().find(|a| run.starts_with(a.experiment()))
 }
 
 /// Axis and n of a reference run name (`function_traversal_…_en=(25,25)…`); `?` when it does not say.
@@ -526,7 +543,15 @@ mod tests {
     use super::*;
 
     fn rec(name: &str, dag: &str, i: usize) -> TaskRecord {
-        TaskRecord { name: name.into(), dag_id: dag.into(), starter: None, reference: None, spec: None, index: i }
+        TaskRecord {
+            name: name.into(),
+            dag_id: dag.into(),
+            starter: None,
+            reference: None,
+            spec: None,
+            index: i,
+            metadata: Json::Null,
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use super::report::read_and_check;
 use crate::check::{Item, TaskRef};
-use crate::{Domain, Kind};
+use crate::{Axis, Domain, Kind};
 use serde::{Deserialize, Serialize};
 
 /// Largest request the checker reads, in bytes: a response at the checker's limit plus a large
@@ -24,8 +24,14 @@ pub struct Request {
     pub id: u64,
     pub kind: Kind,
     pub domain: Domain,
+    /// The task's axis (absent: the first axis).
+    #[serde(default = "first_axis")]
+    pub axis: Axis,
     pub starter: String,
     pub reference: String,
+    /// The task record's `metadata`.
+    #[serde(default)]
+    pub metadata: serde_json::Value,
     /// The response as pasted: a file block, a bare file or a unified diff.
     pub response: String,
 }
@@ -37,11 +43,17 @@ impl Request {
             id,
             kind: task.spec.kind,
             domain: task.spec.domain,
+            axis: task.spec.axis,
             starter: task.starter_code.clone(),
             reference: task.solution_code.clone(),
+            metadata: task.metadata.clone(),
             response: response.to_string(),
         }
     }
+}
+
+fn first_axis() -> Axis {
+    Axis::ALL[0]
 }
 
 /// What the checker says.
@@ -79,7 +91,14 @@ impl Reply {
 
 /// The checker itself: read the response, run the rubric (`ms` is left empty).
 pub fn answer(req: &Request) -> Reply {
-    let task = TaskRef { kind: req.kind, domain: req.domain, starter: &req.starter, reference: &req.reference };
+    let task = TaskRef {
+        kind: req.kind,
+        domain: req.domain,
+        axis: req.axis,
+        starter: &req.starter,
+        reference: &req.reference,
+        metadata: &req.metadata,
+    };
     match read_and_check(&task, &req.response) {
         Ok(r) => Reply::Verdict { id: req.id, how: r.how, items: r.rubric.items, ms: None },
         Err(e) => Reply::Unreadable { id: req.id, why: e.to_string() },
