@@ -196,7 +196,8 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         key: "axis",
         label: "Axis",
-        help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones",
+        help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones, comment the \
+               words of a comment every edited function must carry",
         values: Values::Choice(Axis::NAMES),
         default: Some("traversal"),
         value_label: |v| Axis::parse(v).map(Axis::label),
@@ -463,6 +464,15 @@ impl TaskSpec {
 
     fn validate_in(&self, knobs: &[Knob]) -> Result<(), SpecError> {
         for k in knobs {
+            // A knob that does not apply keeps its default (specs built in code, not parsed, too).
+            if let Err(what) = (k.applies)(self) {
+                if let Some(value) = (k.get)(self).filter(|v| Some(v.as_str()) != k.default) {
+                    return Err(err(
+                        k.key,
+                        format!("'{}' does not apply to {what}; leave it out (got '{value}')", k.key),
+                    ));
+                }
+            }
             if let (Values::Int { min, max }, Some(text)) = (k.values, (k.get)(self)) {
                 if let Ok(x) = text.parse::<u64>() {
                     if x < min || x > max {

@@ -27,7 +27,17 @@ impl Lcg {
     }
 }
 
+/// A random valid spec (kinds are built for some domains and axes only).
 fn random_spec(r: &mut Lcg) -> TaskSpec {
+    loop {
+        let s = random_spec_unchecked(r);
+        if s.validate().is_ok() {
+            return s;
+        }
+    }
+}
+
+fn random_spec_unchecked(r: &mut Lcg) -> TaskSpec {
     let kind = Kind::ALL[r.below(Kind::ALL.len() as u64) as usize];
     let mut s = TaskSpec::new(
         kind,

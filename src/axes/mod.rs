@@ -5,9 +5,11 @@
 //! Which kinds are built along an axis is said by the kinds ([`crate::kinds::TaskKind::axes`]), so a
 //! kind that lacks an axis gets a one-line error naming the kinds that have it.
 
+pub mod comment;
 mod search;
 mod traversal;
 
+use crate::check::rubric::Level;
 use crate::spec::{registry, Domain, GraphSizes, TaskSpec, PAPER_SIZES};
 
 registry!(
@@ -15,6 +17,7 @@ registry!(
     Axis: AxisDef {
         Traversal = "traversal" => traversal::Traversal,
         Search = "search" => search::Search,
+        Comment = "comment" => comment::Comment,
     }
 );
 
@@ -65,6 +68,19 @@ pub trait AxisDef: Sync {
     /// How the programs' bodies are written.
     fn bodies(&self, _spec: &TaskSpec) -> Bodies {
         Bodies::Plain
+    }
+    /// The axis's own items of the static rubric (ids of `check::rubric::CHECKS`) and their level;
+    /// they join the kind's ([`crate::kinds::TaskKind::rubric`]).
+    fn rubric(&self) -> &'static [(&'static str, Level)] {
+        &[]
+    }
+    /// The checks the axis adds to the kind's pass rule (static rubric items, graded like the others).
+    fn required_checks(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Comment copying: every edited function must carry a comment of `n` words.
+    fn copies_comment(&self) -> bool {
+        false
     }
 }
 
@@ -126,7 +142,7 @@ mod tests {
 
     #[test]
     fn names_and_sizes() {
-        assert_eq!(Axis::NAMES, &["traversal", "search"]);
+        assert_eq!(Axis::NAMES, &["traversal", "search", "comment"]);
         assert_eq!(sizes(Axis::Traversal, 7), GraphSizes { n_init: 25, n_edit: 7 });
         assert_eq!(sizes(Axis::Search, 7), GraphSizes { n_init: 7, n_edit: 25 });
         for &a in Axis::ALL {

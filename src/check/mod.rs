@@ -30,11 +30,14 @@
 //! | `library_calls` | all but dead code | must | `slow()`, the helper, `external()` called in exactly the reference's functions |
 //! | `return_annotations` | add_return_value, extract_helper | must | `tuple[T, str]` / `tuple[T, H]` exactly where the reference has them |
 //! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
+//! | `comment_copy` | the comment axis | must | the task's comment, word for word, on a line of its own inside every function the reference changes, and in no other |
 //!
-//! The kinds column is what the kinds say: each lists its own items and their levels
-//! ([`crate::kinds::TaskKind::rubric`]). Items for later kinds and axes (branch placement, constraint
+//! The kinds column is what the kinds and axes say: each lists its own items and their levels
+//! ([`crate::kinds::TaskKind::rubric`], [`crate::axes::AxisDef::rubric`]); a kind may turn an item for
+//! every kind off ([`rubric::Level::Off`]). Items for later kinds and axes (branch placement, constraint
 //! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
+pub mod comment;
 pub mod cpython;
 pub mod diff;
 pub mod existence;

@@ -22,6 +22,7 @@ use super::cpython;
 pub use super::source::ProgramError;
 use super::source::{scan, LineIndex, MAX_SOURCE_BYTES};
 use ruff_python_ast::comparable::{ComparableExpr, ComparableParameters, ComparableStmt};
+use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::transformer::{self, Transformer};
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
@@ -46,6 +47,21 @@ pub struct Program<'s> {
     /// What `compile()` would refuse that `ast.parse` accepts (the first one by position).
     compile_error: Option<ProgramError>,
     depth: usize,
+    /// The `#` comment tokens, in source order.
+    comments: Vec<TextRange>,
+}
+
+/// One `#` comment of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment<'s> {
+    /// 1-based line.
+    pub line: usize,
+    /// 0-based column of the `#`, in bytes.
+    pub column: usize,
+    /// The text after the `#`.
+    pub text: &'s str,
+    /// Nothing but blanks before the `#` on its line.
+    pub own_line: bool,
 }
 
 /// The statements of a module; a deep tree is taken apart without recursion when dropped.
@@ -129,6 +145,8 @@ impl<'s> Program<'s> {
                 format!("syntax error on CPython 3.11, the oldest Python the tasks target: {e}"),
             )
         });
+        let comments: Vec<TextRange> =
+            parsed.tokens().iter().filter(|t| t.kind() == TokenKind::Comment).map(|t| t.range()).collect();
         let body = match parsed.into_syntax() {
             ast::Mod::Module(m) => m.body.into_iter().collect::<Vec<Stmt>>(),
             ast::Mod::Expression(_) => return Err(ProgramError::new(1, "not a Python module")),
@@ -162,7 +180,7 @@ impl<'s> Program<'s> {
                 }
             }
         }
-        Ok(Program { source, lines, tree, defs, compile_error, depth })
+        Ok(Program { source, lines, tree, defs, compile_error, depth, comments })
     }
 
     /// Read and compile a program: `Ok` exactly when CPython 3.11's `compile()` accepts it (see
@@ -207,6 +225,40 @@ impl<'s> Program<'s> {
     /// The source text of a node, on one line, shortened.
     pub fn text<T: Ranged>(&self, node: &T) -> String {
         snippet(self.slice(node.range()))
+    }
+
+    /// Every `#` comment, in source order.
+    pub fn comments(&self) -> Vec<Comment<'s>> {
+        self.comments
+            .iter()
+            .map(|r| {
+                let start = usize::from(r.start());
+                let before = &self.source[..start];
+                let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+                Comment {
+                    line: self.lines.line(start),
+                    column: start - line_start,
+                    text: self.source.get(start + 1..usize::from(r.end())).unwrap_or(""),
+                    own_line: before[line_start..].trim().is_empty(),
+                }
+            })
+            .collect()
+    }
+
+    /// The comments inside a top-level function: after its `def` line, before the next top-level
+    /// statement, indented deeper than the `def` (comments after the last statement of the body
+    /// count while they stay indented).
+    pub fn comments_in(&self, f: &StmtFunctionDef) -> Vec<Comment<'s>> {
+        let def_line = self.line_of(f);
+        let begin = usize::from(f.start());
+        let def_column = begin - self.source[..begin].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let end = self.body().iter().map(|s| usize::from(s.start())).find(|&s| s > begin).unwrap_or(self.source.len());
+        self.comments
+            .iter()
+            .zip(self.comments())
+            .filter(|(r, c)| c.line > def_line && usize::from(r.start()) < end && c.column > def_column)
+            .map(|(_, c)| c)
+            .collect()
     }
 
     fn slice(&self, r: TextRange) -> &str {

@@ -135,9 +135,11 @@ pub enum Applies {
 }
 
 impl Check {
-    /// Whether this check is in a kind's rubric, and as a must-have.
-    fn must_have_for(&self, kind: Kind) -> Option<bool> {
-        let listed = kind.def().rubric().iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+    /// Whether this check is in a task's rubric, and as a must-have: the kind's listing, else the
+    /// axis's, else [`Check::applies`].
+    fn must_have_for(&self, task: &TaskRef) -> Option<bool> {
+        let find = |list: &[(&str, Level)]| list.iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
+        let listed = find(task.kind.def().rubric()).or_else(|| find(task.axis.def().rubric()));
         match (listed, self.applies) {
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
             (None, Applies::Listed) => None,
@@ -244,6 +246,12 @@ pub const CHECKS: &[Check] = &[
         title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
         run: edit_path,
     },
+    Check {
+        id: "comment_copy",
+        applies: Applies::Listed,
+        title: |_| "The comment copied word for word, on a line of its own, into every function to change".into(),
+        run: super::comment::comment_copy,
+    },
 ];
 
 /// Run the static rubric on a candidate program.
@@ -292,7 +300,7 @@ fn run_checks(
     items: &mut Vec<Item>,
 ) {
     for check in CHECKS {
-        let Some(must_have) = check.must_have_for(task.kind) else { continue };
+        let Some(must_have) = check.must_have_for(task) else { continue };
         let outcome = match (blocked, cand, starter, reference) {
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),

@@ -287,12 +287,13 @@ pub fn verdict(
             vec![],
         ),
     };
-    let checks = vec![compilation, existence, behavioral];
-    let passed = verdict::task_passes(task.kind, &checks);
+    let mut checks = vec![compilation, existence, behavioral];
+    let required = verdict::required_checks(task.kind, task.axis);
+    checks.extend(static_required(task, candidate, &required));
+    let passed = verdict::passes(&required, &checks);
     let message = if passed {
         format!("passed: every function matches the reference on {} trials", prep.plan.trials.len())
     } else {
-        let required = verdict::required_kinds(task.kind);
         checks
             .iter()
             .filter(|c| c.outcome != Outcome::Pass && (required.contains(&c.kind.as_str()) || c.kind == "compilation"))
@@ -312,6 +313,38 @@ pub fn verdict(
         candidate_stderr: stderr,
         seconds: 0.0,
     }
+}
+
+/// The required checks that are items of the static rubric (an axis's `comment_copy`, a kind's
+/// `renames`), run on the candidate as the rubric runs them: a failed item is a `fail`, an item not
+/// checked because the candidate does not parse an `error`.
+pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> Vec<CheckResult> {
+    const RUN: &[&str] = &["compilation", "function_existence", "behavioral"];
+    let ids: Vec<&str> = required.iter().copied().filter(|id| !RUN.contains(id)).collect();
+    if ids.is_empty() {
+        return vec![];
+    }
+    let rubric = crate::check::static_checks(&task.task_ref(), candidate);
+    ids.into_iter()
+        .map(|id| match (rubric.item(id), rubric.reference_type(id)) {
+            (Some(item), Some(t)) => CheckResult {
+                kind: id.to_string(),
+                outcome: match t {
+                    "pass" => Outcome::Pass,
+                    "fail" => Outcome::Fail,
+                    _ => Outcome::Error,
+                },
+                message: if item.passed { String::new() } else { item.reason.clone() },
+                metadata: serde_json::json!({"line": item.line, "title": item.title}),
+            },
+            _ => CheckResult {
+                kind: id.to_string(),
+                outcome: Outcome::Error,
+                message: format!("the rubric has no item `{id}` for this task"),
+                metadata: serde_json::json!({}),
+            },
+        })
+        .collect()
 }
 
 /// A task set name of the reference (`math_function`, …) to its domain (D11); constraint sets

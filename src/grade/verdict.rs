@@ -6,7 +6,7 @@ use super::plan::Plan;
 use super::value::{compare, Comparison, Value};
 use crate::check::existence;
 use crate::check::program::{Program, ProgramError};
-use crate::spec::Kind;
+use crate::spec::{Axis, Kind};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -291,9 +291,22 @@ pub fn required_kinds(kind: Kind) -> &'static [&'static str] {
     kind.def().required_checks()
 }
 
+/// The check kinds a task on an axis must pass: the kind's, then the axis's
+/// ([`crate::axes::AxisDef::required_checks`]).
+pub fn required_checks(kind: Kind, axis: Axis) -> Vec<&'static str> {
+    let mut out = required_kinds(kind).to_vec();
+    out.extend(axis.def().required_checks().iter().filter(|c| !out.contains(c)).collect::<Vec<_>>());
+    out
+}
+
 /// The task pass rule (§5.4): every required kind present and passing.
 pub fn task_passes(kind: Kind, checks: &[CheckResult]) -> bool {
-    required_kinds(kind).iter().all(|k| {
+    passes(required_kinds(kind), checks)
+}
+
+/// The pass rule for a list of required check kinds.
+pub fn passes(required: &[&str], checks: &[CheckResult]) -> bool {
+    required.iter().all(|k| {
         let of_kind: Vec<&CheckResult> = checks.iter().filter(|c| c.kind == *k).collect();
         !of_kind.is_empty() && of_kind.iter().all(|c| c.outcome == Outcome::Pass)
     })

@@ -73,6 +73,8 @@ pub enum Stmt {
     },
     Return(Expr),
     Expr(Expr),
+    /// A comment on its own line, `# text` (generated comments are never empty).
+    Comment(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +235,7 @@ pub fn stmt(s: &Stmt, indent: &str) -> String {
         Stmt::AnnAssign { target, ann, value } => format!("{indent}{target}: {ann} = {}", expr(value)),
         Stmt::Return(e) => format!("{indent}return {}", expr(e)),
         Stmt::Expr(e) => format!("{indent}{}", expr(e)),
+        Stmt::Comment(text) => format!("{indent}# {text}"),
     }
 }
 
@@ -255,10 +258,10 @@ pub fn signature(f: &Function) -> String {
 /// Print one function.
 pub fn function(f: &Function) -> String {
     let mut lines = vec![signature(f)];
-    if f.body.is_empty() {
+    lines.extend(f.body.iter().map(|s| stmt(s, "    ")));
+    if f.body.iter().all(|s| matches!(s, Stmt::Comment(_))) {
         lines.push("    pass".into());
     }
-    lines.extend(f.body.iter().map(|s| stmt(s, "    ")));
     lines.join("\n")
 }
 

@@ -3,6 +3,7 @@
 //! sample C_init, let the kind join its edit graph ([`crate::graph::Join`]), draw operations and file
 //! order, let the kind transform the plain programs, print them, write the statement and the record.
 
+pub mod comment;
 pub mod program;
 pub mod statement;
 
@@ -20,7 +21,7 @@ use crate::task::{link, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
-pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search];
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Comment];
 
 /// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
 /// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
@@ -87,10 +88,14 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let ops = draw_ops(&key, d, &g);
     let order = file_order(&key, spec.kind, g.len());
     let bodies = spec.axis.def().bodies(spec);
-    let built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies });
+    let mut built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies });
+    let comment = spec.axis.def().copies_comment().then(|| crate::axes::comment::draw(&key, spec.n));
+    if let Some(c) = &comment {
+        comment::annotate(&mut built, &g, c);
+    }
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
-    let statement = statement::statement(k, d);
+    let statement = statement::statement(k, d, spec.axis, comment.as_deref());
     let dag_id = uuid_like(&key, "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
     let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
@@ -110,7 +115,10 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         prompt: statement,
         starter_code,
         solution_code,
-        metadata: serde_json::json!({}),
+        metadata: match &comment {
+            Some(c) => serde_json::json!({ "comment": c }),
+            None => serde_json::json!({}),
+        },
         spec: spec.clone(),
         link: link(spec),
         graph: g.node_link(),

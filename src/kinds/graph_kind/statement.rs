@@ -10,7 +10,7 @@ use crate::domain::DomainInfo;
 use crate::graph::{CallGraph, Part};
 use crate::kinds::{Kind, Role};
 use crate::python;
-use crate::spec::Domain;
+use crate::spec::{Axis, Domain};
 
 /// The tiny graph of a kind's worked example.
 pub struct Example {
@@ -69,14 +69,17 @@ pub fn words(d: &DomainInfo, p: &str) -> Words {
 
 /// The worked example of a kind in a domain: (before, after, what happened) — the programs as
 /// Python source and a sentence naming the example's functions by role.
-pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo) -> (String, String, String) {
+pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String, String, String) {
     let ex = k.example();
     let g = CallGraph::from_edges(ex.nodes, ex.edges, ex.main_root, ex.special, ex.excluded);
     let ops = draw_ops("cabrito-worked-example", d, &g);
     // Examples keep alphabetical order so they read top-down.
     let mut order: Vec<usize> = (0..g.len()).collect();
     order.sort_by(|&a, &b| g.name(a).cmp(g.name(b)));
-    let built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies: Bodies::Plain });
+    let mut built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies: Bodies::Plain });
+    if axis.def().copies_comment() {
+        super::comment::annotate(&mut built, &g, super::comment::EXAMPLE_COMMENT);
+    }
     let why = k.example_note(&Named { graph: &g, roles: &built.roles }, d);
     (python::module(&built.starter), python::module(&built.reference), why)
 }
@@ -104,23 +107,35 @@ fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
     out
 }
 
-/// The problem statement of a kind in a domain, as a model receives it.
-pub fn statement(k: &dyn GraphKind, d: &DomainInfo) -> String {
-    // A statement depends on the kind and the domain only: build each once per process.
-    const SLOTS: usize = Kind::ALL.len() * Domain::ALL.len();
+/// The problem statement of a kind in a domain on an axis, as a model receives it; `comment` is the
+/// task's comment on the comment-copying axis.
+pub fn statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis, comment: Option<&str>) -> String {
+    // A statement depends on the kind, the domain and the axis (and a task's comment, put in its
+    // slot): build each once per process.
+    const SLOTS: usize = Kind::ALL.len() * Domain::ALL.len() * Axis::ALL.len();
     static CACHE: [std::sync::OnceLock<String>; SLOTS] = [const { std::sync::OnceLock::new() }; SLOTS];
     let kind = Kind::ALL.iter().position(|&x| x == k.kind()).unwrap_or(0);
     let domain = Domain::ALL.iter().position(|&x| x == d.domain).unwrap_or(0);
-    CACHE[kind * Domain::ALL.len() + domain].get_or_init(|| build_statement(k, d)).clone()
+    let a = Axis::ALL.iter().position(|&x| x == axis).unwrap_or(0);
+    let slot = (kind * Domain::ALL.len() + domain) * Axis::ALL.len() + a;
+    let cached = CACHE[slot].get_or_init(|| build_statement(k, d, axis));
+    match comment {
+        Some(c) => cached.replacen(super::comment::SLOT, c, 1),
+        None => cached.clone(),
+    }
 }
 
-fn build_statement(k: &dyn GraphKind, d: &DomainInfo) -> String {
-    let (before, after, why) = worked_example(k, d);
+fn build_statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
+    let (before, after, why) = worked_example(k, d, axis);
+    let mut rules = k.rules(d);
+    if axis.def().copies_comment() {
+        rules.push_str("\n\n");
+        rules.push_str(&super::comment::rule());
+    }
     format!(
         "Refactor `solution.py`: {title}.\n\n{rules}\n\nA worked example. This code:\n<example>\n{before}\n</example>\n\n\
          becomes:\n<output>\n{after}\n</output>\n\n{why}\n\n{restrictions}",
         title = k.label().to_lowercase(),
-        rules = k.rules(d),
         restrictions = restrictions(k.library(d.domain), d),
     )
 }
