@@ -252,7 +252,30 @@ pub const KNOBS: &[Knob] = &[
         set: |s, v| s.n_edit = Some(size(v)),
         applies: graph_kinds,
     },
+    Knob {
+        key: "chain",
+        label: "assignments",
+        help: "variable_renaming: the assignments in main()'s chain, each defining a new variable",
+        values: Values::Int { min: 2, max: MAX_N as u64 },
+        default: Some(DEFAULT_CHAIN_TEXT),
+        value_label: |_| None,
+        get: |s| Some(s.chain.to_string()),
+        set: |s, v| s.chain = size(v),
+        applies: |s| if s.kind == Kind::VariableRenaming { Ok(()) } else { Err(s.kind.to_string()) },
+    },
 ];
+
+/// The default length of variable_renaming's chain (the paper's "about 200 assignments").
+pub const DEFAULT_CHAIN: u32 = 200;
+const DEFAULT_CHAIN_TEXT: &str = "200";
+
+fn default_chain() -> u32 {
+    DEFAULT_CHAIN
+}
+
+fn is_default_chain(c: &u32) -> bool {
+    *c == DEFAULT_CHAIN
+}
 
 /// The explicit graph sizes apply to the kinds made from call graphs.
 fn graph_kinds(s: &TaskSpec) -> Result<(), String> {
@@ -345,6 +368,9 @@ pub struct TaskSpec {
     pub n_init: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n_edit: Option<u32>,
+    /// variable_renaming: the assignments of the chain.
+    #[serde(default = "default_chain", skip_serializing_if = "is_default_chain")]
+    pub chain: u32,
 }
 
 impl Default for TaskSpec {
@@ -377,6 +403,7 @@ impl TaskSpec {
             seed: 0,
             n_init: None,
             n_edit: None,
+            chain: DEFAULT_CHAIN,
         }
     }
 
@@ -565,6 +592,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_chain_default_is_one_number() {
+        assert_eq!(DEFAULT_CHAIN_TEXT.parse::<u32>().unwrap(), DEFAULT_CHAIN);
+        assert_eq!(TaskSpec::default().chain, DEFAULT_CHAIN);
+    }
+
+    #[test]
     fn defaults_round_trip() {
         let s = TaskSpec::default();
         assert_eq!(s.to_query(), "v=1");
@@ -592,7 +625,7 @@ mod tests {
 
     /// A knob table with a knob that applies only on the search axis (stored in `n_init`).
     fn table_with_a_search_knob() -> Vec<Knob> {
-        let mut t: Vec<Knob> = KNOBS.iter().filter(|k| !k.key.starts_with("n_")).copied().collect();
+        let mut t: Vec<Knob> = KNOBS.iter().filter(|k| !k.key.starts_with("n_") && k.key != "chain").copied().collect();
         t.push(Knob {
             key: "extra",
             label: "extra",
@@ -644,7 +677,12 @@ mod tests {
             e.message,
             format!(
                 "dead_code has no search axis (its axes are traversal); the kinds built along it are {}",
-                Kind::NAMES.join(", ")
+                Kind::ALL
+                    .iter()
+                    .filter(|k| k.def().axes().allows(&Axis::Search))
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         );
         assert!(s.check_support(Support::NotApplicable, Support::NotApplicable).is_ok());

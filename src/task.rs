@@ -53,10 +53,14 @@ pub struct Generated {
 
 /// What a kind gives the app beyond the record. A kind not made from a call graph (Merge
 /// Codebases, variable renaming) adds a variant, and the compiler points at every place that draws one.
+// One View per generated task: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum View {
     /// A call-graph kind: the joined graph and the built programs with each function's role.
     Graph { graph: CallGraph, built: Built },
+    /// variable_renaming: the renames, in the order the chain defines the old names.
+    Renaming { renames: Vec<(String, String)> },
 }
 
 impl Generated {
@@ -64,6 +68,7 @@ impl Generated {
     pub fn call_graph(&self) -> Option<(&CallGraph, &Built)> {
         match &self.view {
             View::Graph { graph, built } => Some((graph, built)),
+            View::Renaming { .. } => None,
         }
     }
 }
@@ -75,7 +80,7 @@ pub fn link(spec: &TaskSpec) -> String {
 
 /// The reference's run name of a spec's bucket (generation.md §5.2).
 pub fn run_name(spec: &TaskSpec) -> String {
-    crate::axes::run_name(spec)
+    spec.kind.def().run_name(spec)
 }
 
 /// The reference's task-set name of a spec (`math_function`).

@@ -164,6 +164,7 @@ fn graphs_and_programs_hold_their_invariants() {
                     }
                 }
             }
+            Kind::VariableRenaming => unreachable!("{ctx}: not a call-graph kind"),
         }
 
         // Starter and reference differ in exactly the edit set.

@@ -30,6 +30,7 @@
 //! | `library_calls` | all but dead code | must | `slow()`, the helper, `external()` called in exactly the reference's functions |
 //! | `return_annotations` | add_return_value, extract_helper | must | `tuple[T, str]` / `tuple[T, H]` exactly where the reference has them |
 //! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
+//! | `renames` | variable_renaming | must | `main()` is the starter's with the listed renames at every definition and use; no other name changed, none captured |
 //! | `comment_copy` | the comment axis | must | the task's comment, word for word, on a line of its own inside every function the reference changes, and in no other |
 //!
 //! The kinds column is what the kinds and axes say: each lists its own items and their levels
@@ -42,6 +43,7 @@ pub mod cpython;
 pub mod diff;
 pub mod existence;
 pub mod program;
+pub mod renames;
 pub mod response;
 pub mod rubric;
 pub mod source;

@@ -122,6 +122,9 @@ pub enum Level {
     Must,
     /// A diagnostic.
     Nice,
+    /// Not in the rubric (a kind turns off an item every other kind has, e.g. `main_unchanged` for a
+    /// kind whose one function is `main()`).
+    Off,
 }
 
 /// When a check is in the rubric. A kind may list any check in [`crate::kinds::TaskKind::rubric`]
@@ -141,8 +144,8 @@ impl Check {
         let find = |list: &[(&str, Level)]| list.iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
         let listed = find(task.kind.def().rubric()).or_else(|| find(task.axis.def().rubric()));
         match (listed, self.applies) {
+            (Some(Level::Off), _) | (None, Applies::Listed) | (None, Applies::All(Level::Off)) => None,
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
-            (None, Applies::Listed) => None,
         }
     }
 }
@@ -251,6 +254,12 @@ pub const CHECKS: &[Check] = &[
         applies: Applies::Listed,
         title: |_| "The comment copied word for word, on a line of its own, into every function to change".into(),
         run: super::comment::comment_copy,
+    },
+    Check {
+        id: "renames",
+        applies: Applies::Listed,
+        title: |_| "Each listed variable renamed where it is defined and wherever it is used, and no other name".into(),
+        run: super::renames::renames,
     },
 ];
 

@@ -96,11 +96,12 @@ pub struct Prepared {
 
 /// Plan a task with `trials` trials per function.
 pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
+    let with_main = task.kind.def().grades_main();
     let reference = Program::read(&task.reference).map_err(PlanError::Syntax)?;
-    let functions = plan::functions_of(&reference)?;
+    let functions = plan::functions_to_test(&reference, with_main)?;
     let defs = reference.top_defs();
     let keep: BTreeSet<String> =
-        defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
+        defs.iter().filter(|d| !d.is_async && (with_main || d.name != "main")).map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
     let plan = build_plan(&task.input_key(), task.domain, functions, trials);
     Ok(Prepared { plan, reference_program, reference_defs: keep.into_iter().collect() })

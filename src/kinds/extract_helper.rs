@@ -209,6 +209,7 @@ impl GraphKind for ExtractHelper {
             apply_short = match d.combine {
                 Op::Mult => format!("`{p} * X`"),
                 Op::Add => format!("`{p} + X`"),
+                Op::Sub => format!("`{p} - X`"),
             },
         )
     }

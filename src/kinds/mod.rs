@@ -16,6 +16,7 @@ pub mod extract_helper;
 pub mod graph_kind;
 pub mod prompt;
 mod role;
+pub mod variable_renaming;
 
 pub use graph_kind::{Built, Ctx, GraphKind};
 pub use role::Role;
@@ -32,6 +33,7 @@ registry!(
         AddReturnValue = "add_return_value" => add_return_value::AddReturnValue,
         CacheFunction = "cache_function" => cache_function::CacheFunction,
         ExtractHelper = "extract_helper" => extract_helper::ExtractHelper,
+        VariableRenaming = "variable_renaming" => variable_renaming::VariableRenaming,
     }
 );
 
@@ -72,6 +74,16 @@ pub trait TaskKind: Sync {
     /// The call-graph machinery, for the kinds made from call graphs.
     fn graph(&self) -> Option<&dyn GraphKind> {
         None
+    }
+    /// The reference layout's run name of a spec's bucket (for the kinds built along axes, the
+    /// axis's: generation.md §5.2).
+    fn run_name(&self, spec: &TaskSpec) -> String {
+        crate::axes::run_name(spec)
+    }
+    /// Whether the behavioural check calls `main()` too (a kind whose one function is `main()`);
+    /// otherwise every function but `main()` is tested (grading.md §3.2).
+    fn grades_main(&self) -> bool {
+        false
     }
 }
 

@@ -280,8 +280,9 @@ mod tests {
 
     #[test]
     fn the_default_grid_is_the_papers() {
-        // 2 axes × 6 sizes × 3 domains × 5 kinds × 20 samples, and the comment axis without dead code.
-        assert_eq!(default_grid_tasks(20), 3600 + 6 * 3 * 4 * 20);
+        // 2 axes × 6 sizes × 3 domains × 5 kinds × 20 samples, the comment axis without dead code, and
+        // variable renaming (math, no axis) at the 6 sizes.
+        assert_eq!(default_grid_tasks(20), 3600 + 6 * 3 * 4 * 20 + 6 * 20);
         assert_eq!(
             (thousands(3600), thousands(6840), thousands(999), thousands(1_000_000)),
             ("3,600".into(), "6,840".into(), "999".into(), "1,000,000".into())

@@ -10,6 +10,7 @@ use std::fmt::Write;
 pub enum Op {
     Add,
     Mult,
+    Sub,
 }
 
 impl Op {
@@ -17,11 +18,12 @@ impl Op {
         match self {
             Op::Add => "+",
             Op::Mult => "*",
+            Op::Sub => "-",
         }
     }
     fn precedence(self) -> u8 {
         match self {
-            Op::Add => 1,
+            Op::Add | Op::Sub => 1,
             Op::Mult => 2,
         }
     }
@@ -32,6 +34,8 @@ pub enum Expr {
     Name(String),
     /// A float literal, printed as Python's repr.
     Float(f64),
+    /// An integer literal.
+    Int(i64),
     Str(String),
     Call {
         func: String,
@@ -166,6 +170,7 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
     match e {
         Expr::Name(n) => out.push_str(n),
         Expr::Float(x) => out.push_str(&float_repr(*x)),
+        Expr::Int(x) => out.push_str(&x.to_string()),
         Expr::Str(s) => out.push_str(&str_repr(s)),
         Expr::Call { func, args, kwargs } => {
             out.push_str(func);

@@ -9,6 +9,7 @@ pub mod code;
 pub mod files;
 pub mod grade;
 pub mod graph;
+pub mod renaming;
 pub mod results;
 pub mod route;
 pub mod scale;

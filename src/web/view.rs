@@ -4,6 +4,7 @@ use super::app::Shown;
 use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
+use super::renaming::RenamingPanel;
 use super::route;
 use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use crate::task::View;
@@ -311,12 +312,18 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     </section>
             }
         }
+        View::Renaming { renames } => html! {
+            <RenamingPanel shown={p.shown.clone()} renames={Rc::new(renames.clone())} />
+        },
     };
 
     html! {
         <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
             <h1 class="task-title">
-                { format!("{} · {} · {}", task.spec.kind.label(), task.spec.domain.label(), task.spec.axis.label()) }
+                { match task.spec.kind.def().axes() {
+                    Support::Only(_) => format!("{} · {} · {}", task.spec.kind.label(), task.spec.domain.label(), task.spec.axis.label()),
+                    Support::NotApplicable => format!("{} · {}", task.spec.kind.label(), task.spec.domain.label()),
+                } }
             </h1>
             <p id="stats" class="stats">
                 { format!(
@@ -394,6 +401,11 @@ pub fn task_tuple(p: &TupleProps) -> Html {
     }
 }
 
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
 /// The size the gallery's cards use.
 pub const GALLERY_N: u32 = 10;
 
@@ -417,11 +429,49 @@ pub fn gallery_specs() -> Vec<TaskSpec> {
     out
 }
 
+/// The axes with a gallery row of their own (one card per kind built along them, in the math
+/// domain): the axes with two fixed-size graphs, where `n` measures something else (comment words,
+/// hops, requirements).
+pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
+    Axis::ALL
+        .iter()
+        .filter(|a| a.def().grows() == crate::axes::Grows::Neither)
+        .map(|&axis| {
+            let specs = Kind::ALL
+                .iter()
+                .filter(|k| k.def().axes().allows(&axis))
+                .map(|&kind| TaskSpec { kind, axis, n: GALLERY_N, ..TaskSpec::default() })
+                .collect();
+            (axis, specs)
+        })
+        .collect()
+}
+
+/// A card's picture: the call graph, or the first lines of a renaming chain.
+fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
+    match &s.generated.view {
+        View::Graph { .. } => html! {
+            <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+        },
+        View::Renaming { .. } => {
+            let lines: Vec<&str> =
+                s.generated.task.starter_code.lines().filter(|l| l.starts_with("    ")).take(8).collect();
+            html! { <pre class="card-chain">{ format!("def main(val: float) -> float:\n{}\n    …", lines.join("\n")) }</pre> }
+        }
+    }
+}
+
 /// The landing page: one card per kind × domain (a small task, its call graph and its numbers), and
 /// the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
     let cards = use_memo((), |_| gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
+    let axis_rows = use_memo((), |_| {
+        gallery_axis_rows()
+            .into_iter()
+            .map(|(axis, specs)| (axis, specs.iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+    });
     let noop = Callback::from(|_: Option<AttrValue>| ());
     html! {
         <section id="gallery" class="gallery">
@@ -439,9 +489,26 @@ pub fn gallery() -> Html {
                             html! {
                                 <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.spec.domain.as_str())}>
                                     <span class="card-title">{ s.spec.domain.label() }</span>
-                                    <span class="card-graph">
-                                        <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+                                    <span class="card-graph">{ card_picture(s, &noop) }</span>
+                                    <span class="card-stats">
+                                        { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
                                     </span>
+                                </a>
+                            }
+                        }) }
+                    </div>
+                </section>
+            }) }
+            { for axis_rows.iter().map(|(axis, shown)| html! {
+                <section class="gallery-row" aria-label={axis.label()}>
+                    <h2>{ format!("{} (n = {GALLERY_N}: {})", capitalised(axis.label()), axis.scales()) }</h2>
+                    <div class="cards">
+                        { for shown.iter().map(|s| {
+                            let t = &s.generated.task;
+                            html! {
+                                <a class="card" href={route::fragment(&s.spec)} id={format!("card-{}-{}", axis.as_str(), s.spec.kind.as_str())}>
+                                    <span class="card-title">{ s.spec.kind.label() }</span>
+                                    <span class="card-graph">{ card_picture(s, &noop) }</span>
                                     <span class="card-stats">
                                         { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
                                     </span>
