@@ -93,7 +93,8 @@ fn the_reference_carries_the_comment_exactly_where_it_edits() {
                         .unwrap();
                 assert_eq!(stripped, plain.solution_code, "{what}");
                 assert_eq!(t.starter_code, plain.starter_code, "{what}");
-                assert_eq!(t.dag_id, plain.dag_id, "{what}: one seed, one graph");
+                assert_ne!(t.dag_id, plain.dag_id, "{what}: the id names the comment's length too");
+                assert_eq!(t.graph, plain.graph, "{what}: one seed, one graph");
                 let r = static_checks(&TaskRef::of(&t), &t.solution_code);
                 assert!(r.passed() && r.items.iter().all(|i| i.passed), "{what}: {:?}", failed(&r));
                 let s = static_checks(&TaskRef::of(&t), &t.starter_code);

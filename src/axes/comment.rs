@@ -44,6 +44,9 @@ impl AxisDef for Comment {
     fn copies_comment(&self) -> bool {
         true
     }
+    fn id_suffix(&self, spec: &TaskSpec) -> String {
+        format!("|words={}", spec.n)
+    }
 }
 
 /// The English word list the comments are drawn from.

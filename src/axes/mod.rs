@@ -82,6 +82,12 @@ pub trait AxisDef: Sync {
     fn copies_comment(&self) -> bool {
         false
     }
+    /// What the axis adds to the key of a task's `dag_id` when `n` does not change the graphs (so
+    /// tasks of one seed at different `n` have different ids); empty for the axes whose `n` sizes a
+    /// graph.
+    fn id_suffix(&self, _spec: &TaskSpec) -> String {
+        String::new()
+    }
 }
 
 impl Axis {

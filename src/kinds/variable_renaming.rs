@@ -242,7 +242,8 @@ impl TaskKind for VariableRenaming {
         let renames = renames(&key, &chain, spec.n as usize);
         let (starter_code, solution_code) = programs(&chain, &renames);
         let prompt = statement(chain.names.len(), &renames);
-        let dag_id = uuid_like(&key, "dag_id");
+        // The chain does not depend on n; the task's id does.
+        let dag_id = uuid_like(&format!("{key}|n={}", spec.n), "dag_id");
         let sizes = Sizes {
             functions: 1,
             functions_to_edit: 1,

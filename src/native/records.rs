@@ -14,6 +14,7 @@
 //! (`<task_set>_<task_type>_<dag_id>`) says the same; a Cabrito record's `spec` says it exactly. When two
 //! of them disagree the record is refused with both.
 
+use crate::axes::Grows;
 use crate::check::source::MAX_SOURCE_BYTES;
 use crate::spec::{Axis, Domain, Kind, TaskSpec};
 use serde_json::Value as Json;
@@ -364,13 +365,31 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         let mid = (a + b) / 2.0;
         Some(if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") })
     };
-    if run.starts_with("function_traversal") {
-        (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
-    } else if run.starts_with("function_search") {
-        (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
-    } else {
-        (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
-    }
+    // `…_words=5`: the number after a key.
+    let after = |key: &str| -> Option<String> {
+        let i = run.rfind(key)? + key.len();
+        let digits: String = run[i..].chars().take_while(char::is_ascii_digit).collect();
+        (!digits.is_empty()).then_some(digits)
+    };
+    let Some(axis) = axis_of_run(run) else {
+        // A kind not built along an axis (`variable_renaming_chain=200_n=5`): the run's name up to
+        // `_n=`, and n.
+        return match run.rsplit_once("_n=") {
+            Some((head, _)) => (head.to_string(), after("_n=").unwrap_or_else(|| "?".into())),
+            None => (run.to_string(), "?".into()),
+        };
+    };
+    let n = match axis.def().grows() {
+        Grows::EditGraph => grab("_en=("),
+        Grows::InitGraph => grab("_cn=("),
+        // The axis's own suffix (`_words=W`) holds n.
+        Grows::Neither => {
+            let probe = TaskSpec { axis, ..TaskSpec::default() };
+            let suffix = axis.def().run_suffix(&probe);
+            suffix.split_once('=').and_then(|(key, _)| after(&format!("{key}=")))
+        }
+    };
+    (axis.as_str().into(), n.unwrap_or_else(|| "?".into()))
 }
 
 /// What a record is, from every source that says it: an explicit choice (flags), the record's spec, its
@@ -578,6 +597,22 @@ mod tests {
         );
         assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
         assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
+        assert_eq!(
+            axis_and_n("comment_copying_cn=(10,10)_en=(10,10)_prop=(0.45,0.55)_words=25"),
+            ("comment".into(), "25".into())
+        );
+        assert_eq!(axis_and_n("variable_renaming_chain=200_n=5"), ("variable_renaming_chain=200".into(), "5".into()));
+        for spec in [
+            TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Comment, 7, 0),
+            TaskSpec::new(Kind::CacheFunction, Domain::Math, Axis::Search, 50, 0),
+            TaskSpec::new(Kind::VariableRenaming, Domain::Math, Axis::Traversal, 9, 0),
+        ] {
+            let run = crate::task::run_name(&spec);
+            assert_eq!(axis_and_n(&run).1, spec.n.to_string(), "{spec}");
+            if spec.kind.def().graph().is_some() {
+                assert_eq!(axis_of_run(&run), Some(spec.axis));
+            }
+        }
     }
 
     #[test]

@@ -96,7 +96,7 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
     let statement = statement::statement(k, d, spec.axis, comment.as_deref());
-    let dag_id = uuid_like(&key, "dag_id");
+    let dag_id = uuid_like(&format!("{key}{}", spec.axis.def().id_suffix(spec)), "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
     let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
     let mut edit_set: Vec<String> = built.edit_set().into_iter().map(|v| g.name(v).to_string()).collect();
