@@ -13,6 +13,11 @@ pub struct RenamingProps {
     pub renames: Rc<Vec<(String, String)>>,
 }
 
+/// The lines of `main()`'s body.
+fn main_body(code: &str) -> impl Iterator<Item = &str> {
+    code.lines().skip_while(|l| !l.starts_with("def main(")).skip(1).take_while(|l| l.starts_with("    "))
+}
+
 #[function_component(RenamingPanel)]
 pub fn renaming_panel(p: &RenamingProps) -> Html {
     let table: BTreeMap<&str, &str> = p.renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
@@ -39,7 +44,7 @@ pub fn renaming_panel(p: &RenamingProps) -> Html {
             </div>
             <h2>{ "The chain" }</h2>
             <pre id="rename-chain" class="chain">
-                { for code.lines().filter(|l| l.starts_with("    ")).map(|l| html! {
+                { for main_body(code).map(|l| html! {
                     <div class="chain-line">
                         { for split_line(l, &table).into_iter().map(|(text, new)| match new {
                             Some(new) => html! { <mark class="rename-from" title={format!("→ {new}")}>{ text.to_string() }</mark> },

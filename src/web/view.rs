@@ -62,8 +62,8 @@ pub fn controls(p: &ControlsProps) -> Html {
         let error = error.clone();
         use_effect_with(p.spec.clone(), move |_| error.set(None));
     }
-    let values: Vec<(&'static str, String)> = p.spec.pairs();
-    let current = |key: &str| values.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_default();
+    // Every knob's value, those that do not apply too (they show their default, greyed out).
+    let current = |key: &str| crate::spec::knob(key).and_then(|k| (k.get)(&p.spec)).unwrap_or_default();
 
     let change = {
         let spec = p.spec.clone();
@@ -454,8 +454,15 @@ fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
             <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
         },
         View::Renaming { .. } => {
-            let lines: Vec<&str> =
-                s.generated.task.starter_code.lines().filter(|l| l.starts_with("    ")).take(8).collect();
+            let lines: Vec<&str> = s
+                .generated
+                .task
+                .starter_code
+                .lines()
+                .skip_while(|l| !l.starts_with("def main("))
+                .skip(1)
+                .take(8)
+                .collect();
             html! { <pre class="card-chain">{ format!("def main(val: float) -> float:\n{}\n    …", lines.join("\n")) }</pre> }
         }
     }
