@@ -22,14 +22,19 @@ fn starter_item(kind: Kind) -> &'static str {
         Kind::DeadCode => "function_existence",
         Kind::AddParameter | Kind::CacheFunction => "required_parameter",
         Kind::AddReturnValue | Kind::ExtractHelper => "return_annotations",
+        Kind::VariableRenaming => "renames",
     }
 }
 
 #[wasm_bindgen_test]
 fn static_checks_in_the_browser() {
     for &kind in Kind::ALL {
-        for (axis, n) in [(Axis::Traversal, 200u32), (Axis::Search, 200)] {
-            let t = generate(&TaskSpec::new(kind, Domain::Math, axis, n, 1)).unwrap();
+        for (axis, n) in [(Axis::Traversal, 200u32), (Axis::Search, 200), (Axis::Comment, 200)] {
+            let spec = TaskSpec::new(kind, Domain::Math, axis, n, 1);
+            if spec.validate().is_err() {
+                continue;
+            }
+            let t = generate(&spec).unwrap();
             let task = TaskRef::of(&t);
             let diff = similar::TextDiff::from_lines(&t.starter_code, &t.solution_code).unified_diff().to_string();
             let reps = 10;
@@ -43,6 +48,9 @@ fn static_checks_in_the_browser() {
             console_log!("wasm: {} math {} n={n}: diff read + static rubric {ms:.2} ms", kind.as_str(), axis.as_str());
             let s = static_checks(&task, &t.starter_code);
             assert!(!s.item(starter_item(kind)).unwrap().passed);
+            if axis == Axis::Comment {
+                assert!(!s.item("comment_copy").unwrap().passed);
+            }
         }
     }
 }
