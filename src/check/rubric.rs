@@ -354,13 +354,21 @@ fn function_existence(c: &Ctx) -> Outcome {
     }
 }
 
-/// D6: every reference function except `main` exists in the candidate.
+/// D6: every reference function except `main` exists in the candidate (`main` too when the kind's
+/// behavioural check calls it).
 fn no_missing_functions(c: &Ctx) -> Outcome {
     let cand = c.candidate.function_names();
-    let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| *n != "main").collect();
+    let with_main = c.task.kind.def().grades_main();
+    let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| with_main || *n != "main").collect();
     let missing: Vec<&str> = refs.iter().filter(|n| !cand.contains(*n)).copied().collect();
     if missing.is_empty() {
-        pass(format!("all {} functions of the reference (besides main) are defined", refs.len()))
+        let besides = if with_main { "" } else { " (besides main)" };
+        pass(format!(
+            "all {} {} of the reference{besides} {} defined",
+            refs.len(),
+            if refs.len() == 1 { "function" } else { "functions" },
+            if refs.len() == 1 { "is" } else { "are" }
+        ))
     } else {
         fail(
             format!(
