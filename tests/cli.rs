@@ -80,7 +80,10 @@ fn grid_writes_the_reference_layout_and_shards() {
     let o = cabrito(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let jsonl = std::fs::read_to_string(dir.path().join("tasks.jsonl")).unwrap();
-    assert_eq!(jsonl.lines().count(), 2 * 2 * 2 * 5 * 3);
+    // Traversal and search: 2 sizes × 2 domains × 5 kinds; comment: the 4 kinds that edit; variable
+    // renaming: math only. 3 samples each.
+    assert_eq!(jsonl.lines().count(), (2 * 2 * 2 * 5 + 2 * 2 * 4 + 2) * 3);
+    assert!(stderr(&o).lines().all(|l| !l.contains("skipping")), "{}", stderr(&o));
     let run = "function_traversal_cn=(25,25)_en=(5,5)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)";
     let file = dir.path().join("tasks").join(run).join("string_function").join("extract_helper.json");
     let records: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();

@@ -189,8 +189,13 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         let pairs: Vec<String> = skipped.iter().map(|(k, a)| format!("{k} has no {a} axis")).collect();
         return Err(usage(format!("no task to generate: {}", pairs.join("; "))));
     }
-    for (kind, axis) in &skipped {
-        eprintln!("cabrito: skipping {kind} on the {axis} axis (it is not built along it)");
+    // Say which pairs are skipped when the lists were chosen; the default grid is every kind on
+    // the axes it is built along, nothing to report.
+    let chosen = |key: &str| m.value_source(key) == Some(clap::parser::ValueSource::CommandLine);
+    if chosen("axes") || chosen("kinds") {
+        for (kind, axis) in &skipped {
+            eprintln!("cabrito: skipping {kind} on the {axis} axis (it is not built along it)");
+        }
     }
     // Validate every spec before writing anything.
     for c in &cells {
