@@ -32,14 +32,7 @@ fn every_hostile_input_gets_a_reason_in_the_browser() {
     for (i, case) in hostile::corpus().into_iter().enumerate() {
         let t0 = now_ms();
         // A page hands the checker text: undecodable bytes arrive as U+FFFD.
-        let req = Request {
-            id: i as u64,
-            kind: Kind::AddParameter,
-            domain: Domain::Math,
-            starter: t.starter_code.clone(),
-            reference: t.solution_code.clone(),
-            response: case.text(),
-        };
+        let req = Request::for_task(i as u64, &t, &case.text());
         let reason = match check(&req) {
             Reply::Verdict { items, .. } => items
                 .iter()
