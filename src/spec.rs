@@ -78,7 +78,7 @@ named_enum!(
 );
 
 /// Axes of the paper that this generator version does not build yet.
-pub const PLANNED_AXES: &[&str] = &["runtime", "instructions"];
+pub const PLANNED_AXES: &[&str] = &[];
 
 /// Which values of a knob a kind is built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,8 +196,9 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         key: "axis",
         label: "Axis",
-        help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones, comment the \
-               words of a comment every edited function must carry",
+        help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones, runtime the \
+               hops of the check() each branch's guard runs, comment the words of a comment every edited function \
+               must carry",
         values: Values::Choice(Axis::NAMES),
         default: Some("traversal"),
         value_label: |v| Axis::parse(v).map(Axis::label),
@@ -212,7 +213,8 @@ pub const KNOBS: &[Knob] = &[
         key: "n",
         label: "n",
         help: "size along the axis (the paper uses 5, 10, 25, 50, 100, 200)",
-        values: Values::Int { min: 1, max: MAX_N as u64 },
+        // The widest range of any axis; each axis narrows it (`AxisDef::max_n`, see `Knob::range`).
+        values: Values::Int { min: 1, max: MAX_HOPS as u64 },
         default: Some("25"),
         value_label: |_| None,
         get: |s| Some(s.n.to_string()),
@@ -253,6 +255,54 @@ pub const KNOBS: &[Knob] = &[
         applies: graph_kinds,
     },
     Knob {
+        key: "branches",
+        label: "branches",
+        help: "runtime: leaves of every function's if/else tree (one of them runs)",
+        values: Values::Choice(&["2", "4", "8"]),
+        default: Some("2"),
+        value_label: |_| None,
+        get: |s| Some(s.branches.to_string()),
+        set: |s, v| s.branches = choice(v).parse().unwrap_or(DEFAULT_BRANCHES),
+        applies: runtime_axis,
+    },
+    Knob {
+        key: "ratio",
+        label: "breadth/depth",
+        help: "runtime: 1.0 makes each guard one check() of n steps; lower values spread the n hops over several \
+               calls joined by ^",
+        values: Values::Choice(RATIOS),
+        default: Some("1.0"),
+        value_label: |_| None,
+        get: |s| Some(ratio_text(s.ratio_tenths)),
+        set: |s, v| s.ratio_tenths = RATIOS.iter().position(|r| *r == choice(v)).unwrap_or(10) as u8,
+        applies: runtime_axis,
+    },
+    Knob {
+        key: "values",
+        label: "values",
+        help: "instruction following: how many indexed values (mult1 … multN) the refactoring carries, each with its \
+               requirements",
+        values: Values::Int { min: 1, max: crate::axes::instructions::MAX_VALUES as u64 },
+        default: Some(DEFAULT_VALUES_TEXT),
+        value_label: |_| None,
+        get: |s| Some(s.values.to_string()),
+        set: |s, v| s.values = size(v),
+        applies: instructions_axis,
+    },
+    Knob {
+        key: "conditional",
+        label: "conditional %",
+        help: "instruction following: the share (percent) of requirements that apply only in the functions whose name \
+               or place in the call graph meets a stated condition (0, the paper's: every requirement applies in every \
+               function that carries its value)",
+        values: Values::Int { min: 0, max: 100 },
+        default: Some("0"),
+        value_label: |_| None,
+        get: |s| Some(s.conditional.to_string()),
+        set: |s, v| s.conditional = size(v),
+        applies: instructions_axis,
+    },
+    Knob {
         key: "chain",
         label: "assignments",
         help: "variable_renaming: the assignments in main()'s chain, each defining a new variable",
@@ -264,6 +314,83 @@ pub const KNOBS: &[Knob] = &[
         applies: |s| if s.kind == Kind::VariableRenaming { Ok(()) } else { Err(s.kind.to_string()) },
     },
 ];
+
+/// The largest `n` of any axis: the runtime axis's hops.
+pub use crate::axes::runtime::MAX_HOPS;
+
+/// Leaves of each function's if/else tree on the runtime axis, by default (the paper's).
+pub const DEFAULT_BRANCHES: u32 = 2;
+/// The runtime axis's breadth/depth ratios, in tenths (index = tenths).
+pub const RATIOS: &[&str] = &["0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"];
+
+/// A ratio in tenths as written in links (`1.0`).
+pub fn ratio_text(tenths: u8) -> String {
+    RATIOS.get(tenths as usize).unwrap_or(&"1.0").to_string()
+}
+
+fn default_branches() -> u32 {
+    DEFAULT_BRANCHES
+}
+
+fn is_default_branches(b: &u32) -> bool {
+    *b == DEFAULT_BRANCHES
+}
+
+fn default_ratio() -> u8 {
+    10
+}
+
+fn is_default_ratio(r: &u8) -> bool {
+    *r == 10
+}
+
+/// A ratio in tenths as its link text (`"0.5"`).
+mod ratio_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(tenths: &u8, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::ratio_text(*tenths))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+        let text = String::deserialize(d)?;
+        super::RATIOS.iter().position(|r| *r == text).map(|i| i as u8).ok_or_else(|| {
+            serde::de::Error::custom(format!("ratio must be one of {}, got '{text}'", super::RATIOS.join(", ")))
+        })
+    }
+}
+
+/// The runtime knobs apply on the runtime axis.
+fn runtime_axis(s: &TaskSpec) -> Result<(), String> {
+    if s.axis == Axis::Runtime {
+        Ok(())
+    } else {
+        Err(format!("the {} axis", s.axis))
+    }
+}
+
+const DEFAULT_VALUES_TEXT: &str = "10";
+
+fn default_values() -> u32 {
+    crate::axes::instructions::DEFAULT_VALUES
+}
+
+fn is_default_values(v: &u32) -> bool {
+    *v == crate::axes::instructions::DEFAULT_VALUES
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// The knobs of instruction following apply on its axis.
+fn instructions_axis(s: &TaskSpec) -> Result<(), String> {
+    if s.axis.def().instructions() {
+        Ok(())
+    } else {
+        Err(format!("the {} axis (only to instructions)", s.axis))
+    }
+}
 
 /// The default length of variable_renaming's chain (the paper's "about 200 assignments").
 pub const DEFAULT_CHAIN: u32 = 200;
@@ -302,6 +429,27 @@ impl Knob {
             Values::Int { min, max } => format!("an integer from {min} to {max}"),
         }
     }
+    /// An integer knob's range for a spec: its values', except `n`, whose largest value the axis
+    /// says ([`crate::axes::AxisDef::max_n`]). `None` for a choice.
+    pub fn range(&self, spec: &TaskSpec) -> Option<(u64, u64)> {
+        match self.values {
+            Values::Int { min, max } if self.key == "n" => Some((min, max.min(u64::from(spec.axis.def().max_n())))),
+            Values::Int { min, max } => Some((min, max)),
+            Values::Choice(_) => None,
+        }
+    }
+    /// [`Knob::parse`] for a spec whose earlier knobs are set (the range of `n` follows the axis).
+    pub fn parse_for<'a>(&self, spec: &TaskSpec, value: &'a str) -> Result<Parsed<'a>, SpecError> {
+        let Some((min, max)) = self.range(spec) else { return self.parse(value) };
+        let key = self.key;
+        let x: u64 = value
+            .parse()
+            .map_err(|_| err(key, format!("{key} must be an integer from {min} to {max}, got '{value}'")))?;
+        if x < min || x > max {
+            return Err(self.out_of_range_for(x, min, max));
+        }
+        Ok(Parsed::Int(x))
+    }
     /// Check a textual value against the knob's values.
     pub fn parse<'a>(&self, value: &'a str) -> Result<Parsed<'a>, SpecError> {
         let key = self.key;
@@ -332,6 +480,10 @@ impl Knob {
     fn out_of_range(&self, x: u64) -> SpecError {
         let key = self.key;
         err(key, format!("{key} = {x} is out of range; {key} must be {}", self.allowed()))
+    }
+    fn out_of_range_for(&self, x: u64, min: u64, max: u64) -> SpecError {
+        let key = self.key;
+        err(key, format!("{key} = {x} is out of range; {key} must be an integer from {min} to {max}"))
     }
 }
 
@@ -368,6 +520,24 @@ pub struct TaskSpec {
     pub n_init: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n_edit: Option<u32>,
+    /// Runtime resolution: leaves of each function's if/else tree.
+    #[serde(default = "default_branches", skip_serializing_if = "is_default_branches")]
+    pub branches: u32,
+    /// Runtime resolution: a guard's breadth/depth ratio, in tenths (10 = 1.0); serialised as the link
+    /// writes it (`"ratio": "0.5"`), so a spec's JSON is also a spec object of link keys.
+    #[serde(
+        rename = "ratio",
+        with = "ratio_serde",
+        default = "default_ratio",
+        skip_serializing_if = "is_default_ratio"
+    )]
+    pub ratio_tenths: u8,
+    /// Instruction following: the indexed values.
+    #[serde(default = "default_values", skip_serializing_if = "is_default_values")]
+    pub values: u32,
+    /// Instruction following: the percent of conditional requirements.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub conditional: u32,
     /// variable_renaming: the assignments of the chain.
     #[serde(default = "default_chain", skip_serializing_if = "is_default_chain")]
     pub chain: u32,
@@ -403,6 +573,10 @@ impl TaskSpec {
             seed: 0,
             n_init: None,
             n_edit: None,
+            branches: DEFAULT_BRANCHES,
+            ratio_tenths: 10,
+            values: crate::axes::instructions::DEFAULT_VALUES,
+            conditional: 0,
             chain: DEFAULT_CHAIN,
         }
     }
@@ -475,7 +649,7 @@ impl TaskSpec {
                 }
             }
             if let Some(value) = value.or(k.default) {
-                let parsed = k.parse(value)?;
+                let parsed = k.parse_for(&spec, value)?;
                 (k.set)(&mut spec, parsed);
             }
         }
@@ -500,16 +674,17 @@ impl TaskSpec {
                     ));
                 }
             }
-            if let (Values::Int { min, max }, Some(text)) = (k.values, (k.get)(self)) {
+            if let (Some((min, max)), Some(text)) = (k.range(self), (k.get)(self)) {
                 if let Ok(x) = text.parse::<u64>() {
                     if x < min || x > max {
-                        return Err(k.out_of_range(x));
+                        return Err(k.out_of_range_for(x, min, max));
                     }
                 }
             }
         }
         let def = self.kind.def();
         self.check_support(def.domains(), def.axes())?;
+        self.axis.def().validate(self)?;
         def.validate(self)
     }
 
@@ -615,8 +790,22 @@ mod tests {
         assert!(e.message.contains("integer"), "{e}");
         let e = TaskSpec::from_pairs([("kind", "cache_function"), ("n", "1")]).unwrap_err();
         assert!(e.message.contains("at least 2"), "{e}");
-        let e = TaskSpec::from_pairs([("axis", "runtime")]).unwrap_err();
-        assert!(e.message.contains("not built"), "{e}");
+        // Every axis of the paper is built: the planned list is empty, and all four parse.
+        assert!(PLANNED_AXES.is_empty());
+        for axis in ["traversal", "search", "runtime", "instructions", "comment"] {
+            assert!(TaskSpec::from_pairs([("axis", axis)]).is_ok(), "{axis}");
+        }
+        let e = TaskSpec::from_pairs([("values", "3")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "'values' does not apply to the traversal axis (only to instructions); leave it out (got '3')"
+        );
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("kind", "dead_code")]).unwrap_err();
+        assert!(e.message.starts_with("dead_code has no instructions axis"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "2000"), ("values", "2")]).unwrap_err();
+        assert!(e.message.contains("values"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "bogus")]).unwrap_err();
+        assert!(e.message.contains("unknown axis"), "{e}");
         let e = TaskSpec::from_pairs([("v", "9")]).unwrap_err();
         assert!(e.message.contains("not served"), "{e}");
         let e = TaskSpec::from_pairs([("bogus", "1")]).unwrap_err();
@@ -625,7 +814,8 @@ mod tests {
 
     /// A knob table with a knob that applies only on the search axis (stored in `n_init`).
     fn table_with_a_search_knob() -> Vec<Knob> {
-        let mut t: Vec<Knob> = KNOBS.iter().filter(|k| !k.key.starts_with("n_") && k.key != "chain").copied().collect();
+        let mut t: Vec<Knob> =
+            KNOBS.iter().filter(|k| ["kind", "domain", "axis", "n", "seed"].contains(&k.key)).copied().collect();
         t.push(Knob {
             key: "extra",
             label: "extra",

@@ -41,6 +41,9 @@ pub struct Task {
     /// The functions the kind changes or deletes, sorted by name.
     pub edit_set: Vec<String>,
     pub sizes: Sizes,
+    /// Runtime resolution: which branch of each function runs, and its guards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<crate::axes::runtime::Record>,
 }
 
 /// Everything generation produced, for callers that draw or check it (the app, the tests).

@@ -361,7 +361,12 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     grading(driver, base, shots).await?;
     console_clean(driver, "grading", &[]).await?;
 
-    // 6b. The appendix tasks: comment copying and variable renaming, shown and graded.
+    // 6b. The runtime axis: what runs and what never does, why, and branch placement (issue 8).
+    runtime(driver, base, shots).await?;
+    no_fatal(driver).await?;
+    console_clean(driver, "a runtime task", &[]).await?;
+
+    // 6c. The appendix tasks: comment copying and variable renaming, shown and graded.
     appendix(driver, base, shots).await?;
     no_fatal(driver).await?;
     console_clean(driver, "the appendix tasks", &[]).await?;
@@ -637,7 +642,7 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
 }
 
 /// The gallery's cards: one per kind and domain it is built for, and a row per fixed-size axis with
-/// one card per kind built along it.
+/// one card per kind built along it (runtime resolution's row is a section of its own, `#gallery-runtime`).
 fn gallery_cards() -> usize {
     use cabrito::spec::{Axis, Kind, Support};
     let kinds: usize = Kind::ALL
@@ -649,7 +654,7 @@ fn gallery_cards() -> usize {
         .sum();
     let axes: usize = Axis::ALL
         .iter()
-        .filter(|a| a.def().grows() == cabrito::axes::Grows::Neither)
+        .filter(|&&a| a.def().grows() == cabrito::axes::Grows::Neither && a != Axis::Runtime)
         .map(|a| Kind::ALL.iter().filter(|k| k.def().axes().allows(a)).count())
         .sum();
     kinds + axes
@@ -837,4 +842,171 @@ async fn e2e_share_links_open_the_right_task() {
     if let Err(e) = outcome {
         panic!("{e}\n(screenshot: test-artifacts/e2e-failure.png)");
     }
+}
+
+/// The leaf bodies of a runtime body, left to right.
+fn runtime_leaves(body: &mut Vec<cabrito::python::Stmt>) -> Vec<&mut Vec<cabrito::python::Stmt>> {
+    use cabrito::python::Stmt;
+    if let [Stmt::If { .. }] = body.as_slice() {
+        let Some(Stmt::If { body, orelse, .. }) = body.first_mut() else { unreachable!() };
+        let mut out = runtime_leaves(body);
+        out.extend(runtime_leaves(orelse));
+        return out;
+    }
+    vec![body]
+}
+
+/// Issue 8 in the browser: a runtime link shows its task; in the code the branches that never run are
+/// greyed and the ones that run are not, as the record says; the graph says which branch each function
+/// runs; clicking a condition opens "why this branch?" with the check() steps a page at a time; the
+/// reference passes (static rubric and hidden tests) and a mutant that copies an edit into a branch
+/// that never runs fails branch_placement, whose line link selects the changed block's line.
+async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    let s = spec("v=1&kind=add_parameter&domain=math&axis=runtime&n=200&seed=3");
+    driver.goto(format!("{base}{}", link(&s))).await?;
+    expect_task(driver, &s).await?;
+    let gen = cabrito::task::generate_full(&s)?;
+    let rec = gen.task.runtime.clone().ok_or("a runtime task without its record")?;
+    // Each function: the lines of the branch that never runs are greyed, those of the one that runs not.
+    let runs_if: serde_json::Map<String, Value> =
+        rec.functions.iter().map(|f| (f.name.clone(), Value::Bool(f.path[0]))).collect();
+    let wrong = driver
+        .execute(
+            "const runsIf = arguments[0]; const bad = []; \
+             for (const [name, ifRuns] of Object.entries(runsIf)) { \
+               const lines = [...document.querySelectorAll(`#starter-code .line[data-fn='${name}']`)]; \
+               const at = lines.findIndex(l => l.textContent.startsWith('    else:')); \
+               if (at < 0 || !lines[1].classList.contains('guard')) { bad.push(name + ': no if/else'); continue; } \
+               lines.slice(2).forEach((l, i) => { \
+                 if (!l.textContent.trim()) return; \
+                 const inIf = i + 2 < at, grey = l.classList.contains('never-runs'); \
+                 if (i + 2 !== at && grey !== (inIf !== ifRuns)) bad.push(name + ': ' + l.textContent.trim()); }); } \
+             return bad;",
+            vec![Value::Object(runs_if)],
+        )
+        .await?
+        .json()
+        .clone();
+    if wrong.as_array().is_none_or(|a| !a.is_empty()) {
+        return Err(format!("greyed lines disagree with the branches that run: {wrong}").into());
+    }
+    let f = &rec.functions[0];
+    let runs = driver
+        .execute(format!("return document.getElementById('v-{}').dataset.runs;", f.name), Vec::new())
+        .await?
+        .json()
+        .clone();
+    if runs.as_str() != Some(f.describe().as_str()) {
+        return Err(format!("the graph says {}() runs {runs}, the record {}", f.name, f.describe()).into());
+    }
+    driver.screenshot(&shots.join("e2e-runtime.png")).await?;
+
+    // "Why this branch?": click the condition of the first function.
+    driver.find(By::Css(format!("#starter-code .line.guard[data-fn='{}']", f.name))).await?.click().await?;
+    let title =
+        wait_for(driver, "the why view", "const e = document.querySelector('#why h2'); return e && e.textContent;")
+            .await?;
+    if title.as_str() != Some(format!("Why does {}() run {}?", f.name, f.describe()).as_str()) {
+        return Err(format!("the why view is titled {title}").into());
+    }
+    let call = f.guards[0].calls[0];
+    let result = text_of(driver, "why-result-0").await?;
+    let says = format!("so this call returns {}", if call.value() { "True" } else { "False" });
+    if !result.contains(&says) || !result.contains(&format!("After {} steps", call.steps)) {
+        return Err(format!("the why view's result reads '{result}', expected it to say '{says}'").into());
+    }
+    if count(driver, "#why .why-steps tbody tr").await? != 50 {
+        return Err("the why view does not show a page of 50 steps".into());
+    }
+    driver.find(By::Id("why-last")).await?.click().await?;
+    wait_for(
+        driver,
+        "the last page of steps",
+        "const e = document.getElementById('why-page'); return e && e.textContent === 'steps 151–200 of 200';",
+    )
+    .await?;
+    driver.screenshot(&shots.join("e2e-runtime-why.png")).await?;
+
+    // The reference passes here and on the worker.
+    wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    if count(driver, "#static-verdict .item[data-id=\"branch_placement\"][data-passed=\"true\"]").await? != 1 {
+        return Err("the runtime rubric has no passing branch_placement item for the reference".into());
+    }
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
+    if hidden != "true" {
+        return Err(format!(
+            "the runtime reference's hidden tests gave {hidden}: {}",
+            text_of(driver, "hidden-verdict").await?
+        )
+        .into());
+    }
+
+    // A mutant: an edited function's running branch copied into its branch that never runs.
+    let (_, built) = gen.call_graph().ok_or("a call-graph task")?;
+    let target = rec
+        .functions
+        .iter()
+        .find(|f| gen.task.edit_set.contains(&f.name) && built.starter.functions.iter().any(|x| x.name == f.name))
+        .ok_or("no edited function")?;
+    let mut module = built.reference.clone();
+    let fun = module.functions.iter_mut().find(|x| x.name == target.name).ok_or("the function")?;
+    let mut leaves = runtime_leaves(&mut fun.body);
+    let copy = leaves[target.leaf].clone();
+    *leaves[1 - target.leaf] = copy;
+    let mutant = cabrito::python::module(&module);
+    let lines: Vec<&str> = mutant.lines().collect();
+    let def = lines.iter().position(|l| l.starts_with(&format!("def {}(", target.name))).ok_or("def")?;
+    let header = if target.leaf == 1 {
+        def + 1
+    } else {
+        def + lines[def..].iter().position(|l| *l == "    else:").ok_or("else")?
+    };
+    let idle_line = header + 2;
+    driver
+        .execute(
+            "const t = document.getElementById('solution'); t.value = arguments[0]; \
+             t.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![Value::String(mutant.clone())],
+        )
+        .await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+    let item = "#static-verdict .item[data-id=\"branch_placement\"][data-passed=\"false\"]";
+    if count(driver, item).await? != 1 {
+        return Err("the mutant does not fail branch_placement on the page".into());
+    }
+    let jump = driver
+        .execute(
+            &format!(
+                "const b = document.querySelector('{item} .line-link'); if (!b) return null; b.click(); \
+                 const t = document.getElementById('solution'); \
+                 return {{line: +b.dataset.line, selected: t.value.slice(t.selectionStart, t.selectionEnd), \
+                          reason: document.querySelector('{item} .reason').textContent}};"
+            ),
+            Vec::new(),
+        )
+        .await?
+        .json()
+        .clone();
+    let ok = jump.get("line").and_then(Value::as_u64) == Some(idle_line as u64)
+        && jump.get("selected").and_then(Value::as_str) == Some(lines[idle_line - 1])
+        && jump.get("reason").and_then(Value::as_str).is_some_and(|r| r.starts_with(&format!("`{}`:", target.name)));
+    if !ok {
+        return Err(format!(
+            "the mutant's branch_placement item gave {jump}, expected line {idle_line} of {}",
+            target.name
+        )
+        .into());
+    }
+    wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
+        .await?;
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
+    if hidden != "false" {
+        return Err(format!("the mutant's hidden verdict is {hidden}, expected false (branch placement)").into());
+    }
+    driver.screenshot(&shots.join("e2e-runtime-mutant.png")).await?;
+    Ok(())
 }

@@ -80,10 +80,12 @@ fn grid_writes_the_reference_layout_and_shards() {
     let o = cabrito(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let jsonl = std::fs::read_to_string(dir.path().join("tasks.jsonl")).unwrap();
-    // Traversal and search: 2 sizes × 2 domains × 5 kinds; comment: the 4 kinds that edit; variable
-    // renaming: math only. 3 samples each.
-    assert_eq!(jsonl.lines().count(), (2 * 2 * 2 * 5 + 2 * 2 * 4 + 2) * 3);
-    assert!(stderr(&o).lines().all(|l| !l.contains("skipping")), "{}", stderr(&o));
+    // 3 axes (traversal, search, runtime) × 2 sizes × 2 domains × 5 kinds × 3 samples; instruction
+    // following and comment copying: 2 sizes × 2 domains × 4 kinds (those that edit) × 3 samples each;
+    // variable renaming: math only, 2 sizes × 3 samples.
+    assert_eq!(jsonl.lines().count(), 3 * 2 * 2 * 5 * 3 + 2 * (2 * 2 * 4 * 3) + 2 * 3);
+    // The default grid leaves dead code out of instruction following and comment copying without a word.
+    assert!(!stderr(&o).contains("skipping"), "{}", stderr(&o));
     let run = "function_traversal_cn=(25,25)_en=(5,5)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)";
     let file = dir.path().join("tasks").join(run).join("string_function").join("extract_helper.json");
     let records: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -115,7 +117,16 @@ fn bad_input_gets_a_one_line_error_and_status_2() {
         (&["generate", "--kind", "bogus"], "kind must be one of dead_code"),
         (&["generate", "--domain", "text"], "domain must be one of math, string, array"),
         (&["generate", "--axis", "sideways"], "axis must be one of traversal, search"),
-        (&["generate", "--axis", "runtime"], "not built"),
+        (&["generate", "--kind", "dead_code", "--axis", "instructions"], "dead_code has no instructions axis"),
+        (&["generate", "--values", "3"], "'values' does not apply to the traversal axis"),
+        (&["generate", "--axis", "instructions", "--conditional", "101"], "from 0 to 100"),
+        (&["grid", "--out", "/tmp/never", "--axes", "instructions", "--kinds", "dead_code"], "no task to generate"),
+        (&["generate", "--axis", "runtime", "--branches", "3"], "branches must be one of 2, 4, 8"),
+        (&["generate", "--branches", "4"], "'branches' does not apply to the traversal axis"),
+        (&["generate", "--axis", "runtime", "--n", "10001"], "from 1 to 10000"),
+        (&["generate", "--axis", "runtime", "--ratio", "0.05"], "ratio must be one of 0.0, 0.1"),
+        (&["generate", "--axis", "runtime", "--n", "10000", "--ratio", "0.0"], "at most 200"),
+        (&["link", "--axis", "search", "--ratio", "0.5"], "'ratio' does not apply to the search axis"),
         (&["generate", "--n", "0"], "from 1 to 2000"),
         (&["generate", "--n", "2001"], "from 1 to 2000"),
         (&["generate", "--seed", "12x"], "seed must be an integer"),

@@ -105,10 +105,15 @@ fn graphs_and_programs_hold_their_invariants() {
         assert_eq!(names.len(), g.len(), "{ctx}: duplicate names");
         assert!(names.iter().all(|n| !cabrito::graph::names::is_banned(n)));
 
-        // The edit set is exactly C_edit plus its wrapper.
-        let edit_side: Vec<usize> = g.edit_side();
-        assert_eq!(built.edit_set(), edit_side, "{ctx}: edit set");
+        // The edit set is exactly C_edit plus its wrapper, and on the runtime axis the live functions
+        // whose never-running branches call dead code (the reference turns those calls into `val`).
         let part = |v: usize| g.part(v);
+        let edit_side: Vec<usize> = g.edit_side();
+        let edited: Vec<usize> = built.edit_set().into_iter().filter(|&v| built.roles[v] != Role::DeadCaller).collect();
+        assert_eq!(edited, edit_side, "{ctx}: edit set");
+        for v in (0..g.len()).filter(|&v| built.roles[v] == Role::DeadCaller) {
+            assert!(spec.axis == Axis::Runtime && spec.kind == Kind::DeadCode && part(v) == Part::Init, "{ctx}");
+        }
         let s = g.special;
         match spec.kind {
             Kind::DeadCode => {

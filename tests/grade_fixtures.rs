@@ -3,6 +3,9 @@
 //! its verdicts.json: score 1 for every solution, 0 for every starter, and the same pass/fail per
 //! required check kind.
 //!
+//! The instruction-following bucket (K = 200) is graded with the indexed `mylibrary` stubs, and its
+//! `constraint_structure` comes from the static rubric.
+//!
 //! Differences a decision explains: none are expected on these buckets. (D6 only changes verdicts
 //! for responses that drop functions, D5 changes which inputs are drawn, not the verdict of a
 //! correct or an unchanged program.)
@@ -59,20 +62,24 @@ fn layout(bucket: &str, root: &Path) -> String {
     run
 }
 
-fn required(task_type: &str) -> &'static [&'static str] {
-    if task_type == "dead_code" {
-        &["behavioral", "function_existence"]
-    } else {
-        &["behavioral"]
+/// The reference's pass rule of an experiment (grading.md §5.3).
+fn required(experiment: &str, task_type: &str) -> &'static [&'static str] {
+    match (experiment, task_type == "dead_code") {
+        ("runtime_resolution", true) => &["behavioral", "branch_placement", "function_existence"],
+        ("runtime_resolution", false) => &["behavioral", "branch_placement"],
+        ("add_instructions", _) => &["behavioral", "constraint_structure"],
+        (_, true) => &["behavioral", "function_existence"],
+        (_, false) => &["behavioral"],
     }
 }
 
-fn agree(bucket: &str, trials: usize) {
+fn agree(bucket: &str, trials: usize, count: usize) {
     if !guard::fixture(&fixtures().join(bucket)) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let run = layout(bucket, dir.path());
+    let experiment = run.split("_n=").next().unwrap_or("").split("_cn=").next().unwrap_or("").to_string();
     let out: PathBuf = dir.path().join("out");
     let args = GradeArgs {
         tasks: dir.path().to_path_buf(),
@@ -110,7 +117,7 @@ fn agree(bucket: &str, trials: usize) {
             differences.push(format!("{key:?}: not graded"));
             continue;
         };
-        let theirs_pass = required(&key.2).iter().all(|k| {
+        let theirs_pass = required(&experiment, &key.2).iter().all(|k| {
             let s = &v["summary"][k];
             s["pass"].as_u64().unwrap_or(0) > 0 && s["fail"].as_u64() == Some(0) && s["error"].as_u64() == Some(0)
         });
@@ -118,8 +125,15 @@ fn agree(bucket: &str, trials: usize) {
         if theirs_pass != ours_pass {
             differences.push(format!("{key:?}: reference {theirs_pass}, Cabrito {ours_pass}: {}", r["message"]));
         }
-        // Check by check, for the kinds both graders compute.
-        for k in ["compilation", "function_existence", "behavioral"] {
+        // Check by check, for the kinds both graders compute (the axis's: branch_placement on the runtime
+        // axis, constraint_structure on instruction following).
+        let mut kinds = vec!["compilation", "function_existence", "behavioral"];
+        for k in required(&experiment, &key.2) {
+            if !kinds.contains(k) {
+                kinds.push(k);
+            }
+        }
+        for k in kinds {
             let theirs = v["results"].as_array().unwrap().iter().find(|x| x["kind"] == k).map(|x| x["type"].clone());
             let mine = r["results"].as_array().unwrap().iter().find(|x| x["kind"] == k).map(|x| x["type"].clone());
             if theirs != mine {
@@ -130,15 +144,30 @@ fn agree(bucket: &str, trials: usize) {
         assert_eq!(ours_pass, expected_score, "{key:?}: {}", r["message"]);
     }
     assert!(differences.is_empty(), "differences from the reference's verdicts:\n{}", differences.join("\n"));
-    assert_eq!(verdicts.len(), 60);
+    assert_eq!(verdicts.len(), count);
 }
 
 #[test]
 fn traversal_en25_agrees_with_the_reference() {
-    agree("function_traversal_en25", 5);
+    agree("function_traversal_en25", 5, 60);
 }
 
 #[test]
 fn search_cn200_agrees_with_the_reference() {
-    agree("function_search_cn200", 2);
+    agree("function_search_cn200", 2, 60);
+}
+
+/// Instruction following at K = 200: the indexed stubs, behaviour, and constraint_structure through the
+/// static rubric, per task and per required check.
+#[test]
+fn instructions_nc200_agrees_with_the_reference() {
+    agree("add_instructions_nc200", 5, 48);
+}
+
+/// The runtime bucket (`_ifhops=200`): branch_placement per task and per check too. The reference's
+/// quirk that `runtime_branches` is true for every function task does not change these verdicts: the
+/// flag only decides whether the check runs, and on this axis it always does.
+#[test]
+fn runtime_ifhops200_agrees_with_the_reference() {
+    agree("runtime_resolution_ifhops200", 5, 60);
 }

@@ -27,7 +27,7 @@ fn specs() -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &axis in Axis::ALL {
         for &domain in Domain::ALL {
-            for &kind in Kind::ALL {
+            for &kind in Kind::ALL.iter().filter(|k| k.def().axes().allows(&axis)) {
                 for (n, seed) in [(5, 0), (5, 1), (if axis == Axis::Traversal { 25 } else { 50 }, 2)] {
                     let spec = TaskSpec::new(kind, domain, axis, n, seed);
                     if spec.validate().is_ok() {
@@ -71,6 +71,13 @@ fn reference_passes_and_starter_fails_everywhere() {
             }
             if (beh, exist) != expected {
                 bad.push(format!("{spec:?}: starter checks {beh:?}/{exist:?}, expected {expected:?}: {}", s.message));
+            }
+            // Instruction following also requires the requirement lines: the starter has none.
+            if spec.axis.def().instructions() {
+                let (r, st) = (check_outcome(&v, "constraint_structure"), check_outcome(&s, "constraint_structure"));
+                if (r, st) != (Outcome::Pass, Outcome::Fail) {
+                    bad.push(format!("{spec:?}: constraint_structure {r:?} (reference) / {st:?} (starter)"));
+                }
             }
             bad
         })

@@ -70,3 +70,26 @@ fn time_to_generate_n200_in_the_browser() {
     }
     console_log!("n=200 generation in the browser (math, seed 1, 5 runs each):\n{}", report.join("\n"));
 }
+
+#[wasm_bindgen_test]
+fn time_to_generate_runtime_tasks_in_the_browser() {
+    // A measurement for BENCHMARKS.md (the runtime axis at the paper's largest H and at 10,000 hops),
+    // not a timed test: it only prints.
+    let mut report = Vec::new();
+    for hops in [200, 10_000] {
+        for kind in ["dead_code", "add_parameter", "add_return_value", "cache_function", "extract_helper"] {
+            let s = spec(&format!("v=1&kind={kind}&domain=math&axis=runtime&n={hops}&seed=1"));
+            let _warm = generate(&s).expect("generates");
+            let mut times = Vec::new();
+            for _ in 0..5 {
+                let t0 = now_ms();
+                let task = generate(&s).expect("generates");
+                times.push(now_ms() - t0);
+                assert!(task.runtime.is_some(), "{kind}: a runtime task records its branches");
+            }
+            times.sort_by(|a, b| a.total_cmp(b));
+            report.push(format!("H={hops:>6} {kind:>16}: median {:7.1} ms  min {:7.1} ms", times[2], times[0]));
+        }
+    }
+    console_log!("runtime generation in the browser (math, seed 1, 5 runs each):\n{}", report.join("\n"));
+}

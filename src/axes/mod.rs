@@ -6,17 +6,21 @@
 //! kind that lacks an axis gets a one-line error naming the kinds that have it.
 
 pub mod comment;
+pub mod instructions;
+pub mod runtime;
 mod search;
 mod traversal;
 
 use crate::check::rubric::Level;
-use crate::spec::{registry, Domain, GraphSizes, TaskSpec, PAPER_SIZES};
+use crate::spec::{registry, Domain, GraphSizes, SpecError, TaskSpec, MAX_N, PAPER_SIZES};
 
 registry!(
     /// The scaling axes this generator version serves.
     Axis: AxisDef {
         Traversal = "traversal" => traversal::Traversal,
         Search = "search" => search::Search,
+        Runtime = "runtime" => runtime::Runtime,
+        Instructions = "instructions" => instructions::Instructions,
         Comment = "comment" => comment::Comment,
     }
 );
@@ -39,6 +43,9 @@ pub enum Grows {
 pub enum Bodies {
     /// Call lines, then one return (generation.md §2.4).
     Plain,
+    /// Runtime resolution: an if/else tree of `check()` guards whose leaves are bodies, one of them
+    /// running (generation.md §4.3; `kinds/graph_kind/runtime.rs` writes them).
+    Branched(runtime::Shape),
 }
 
 /// Everything particular to one axis.
@@ -69,6 +76,18 @@ pub trait AxisDef: Sync {
     fn bodies(&self, _spec: &TaskSpec) -> Bodies {
         Bodies::Plain
     }
+    /// The largest `n` on this axis (the graph sizes' limit when `n` sizes a graph).
+    fn max_n(&self) -> u32 {
+        MAX_N
+    }
+    /// The sizes part of a run name (`cn=(25,25)_en=(200,200)`).
+    fn run_sizes(&self, s: &GraphSizes) -> String {
+        format!("cn=({},{})_en=({},{})", s.n_init, s.n_init, s.n_edit, s.n_edit)
+    }
+    /// The axis's own rules on a spec whose knobs are each valid.
+    fn validate(&self, _spec: &TaskSpec) -> Result<(), SpecError> {
+        Ok(())
+    }
     /// The axis's own items of the static rubric (ids of `check::rubric::CHECKS`) and their level;
     /// they join the kind's ([`crate::kinds::TaskKind::rubric`]).
     fn rubric(&self) -> &'static [(&'static str, Level)] {
@@ -77,6 +96,11 @@ pub trait AxisDef: Sync {
     /// The checks the axis adds to the kind's pass rule (static rubric items, graded like the others).
     fn required_checks(&self) -> &'static [&'static str] {
         &[]
+    }
+    /// Instruction following: the kinds' refactorings over indexed values, with requirements to obey
+    /// (`axes/instructions.rs`, `kinds/graph_kind/instructions.rs`).
+    fn instructions(&self) -> bool {
+        false
     }
     /// Comment copying: every edited function must carry a comment of `n` words.
     fn copies_comment(&self) -> bool {
@@ -127,17 +151,14 @@ pub fn edit_size_key(spec: &TaskSpec) -> &'static str {
 }
 
 /// The reference's run name of a spec's bucket (generation.md §5.2): the experiment, the sampler's
-/// parameters, then what the axis adds.
+/// parameters ([`AxisDef::run_sizes`]), then what the axis adds.
 pub fn run_name(spec: &TaskSpec) -> String {
-    let s = spec.sizes();
+    let def = spec.axis.def();
     format!(
-        "{}_cn=({},{})_en=({},{})_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1){}",
+        "{}_{}_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1){}",
         spec.axis.experiment(),
-        s.n_init,
-        s.n_init,
-        s.n_edit,
-        s.n_edit,
-        spec.axis.def().run_suffix(spec)
+        def.run_sizes(&spec.sizes()),
+        def.run_suffix(spec)
     )
 }
 
@@ -148,7 +169,8 @@ mod tests {
 
     #[test]
     fn names_and_sizes() {
-        assert_eq!(Axis::NAMES, &["traversal", "search", "comment"]);
+        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime", "instructions", "comment"]);
+        assert_eq!(sizes(Axis::Instructions, 200), GraphSizes { n_init: 10, n_edit: 10 });
         assert_eq!(sizes(Axis::Traversal, 7), GraphSizes { n_init: 25, n_edit: 7 });
         assert_eq!(sizes(Axis::Search, 7), GraphSizes { n_init: 7, n_edit: 25 });
         for &a in Axis::ALL {
@@ -166,6 +188,12 @@ mod tests {
             "function_search_cn=(50,50)_en=(25,25)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)"
         );
         assert_eq!(edit_size_key(&s), "n_edit");
+        // The reference's add_instructions bucket (fixtures/cabra-reference/manifest.json).
+        let s = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Instructions, 200, 0);
+        assert_eq!(
+            run_name(&s),
+            "add_instructions_n=(10,10)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)_nc=(200,200)_cp=(0.0,0.0)"
+        );
         assert_eq!(edit_size_key(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 5, 0)), "n");
     }
 }

@@ -8,7 +8,7 @@
 //! file bytes ──source::decode──▶ text
 //! response text ──parse_response(text, starter)──▶ Candidate { code, format, notes }
 //!                                                   │
-//! TaskRef { kind, domain, starter, reference } ─────┴─static_checks(task, &code)──▶ Rubric { items }
+//! TaskRef { kind, domain, axis, starter, reference, metadata } ─┴─static_checks(task, &code)──▶ Rubric { items }
 //!                                    (each program through Program::parse: source::scan, ruff, cpython)
 //! ```
 //!
@@ -30,6 +30,8 @@
 //! | `library_calls` | all but dead code | must | `slow()`, the helper, `external()` called in exactly the reference's functions |
 //! | `return_annotations` | add_return_value, extract_helper | must | `tuple[T, str]` / `tuple[T, H]` exactly where the reference has them |
 //! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
+//! | `branch_placement` | runtime axis | must | grading.md §4.4: the same if/else blocks changed as in the reference ([`branches`]) |
+//! | `constraint_structure` | the instructions axis | must | grading.md §4.5 ([`constraints`]): the reference's requirement lines in every function, as multisets, and (Cabrito) in the prescribed order, directly in the body, after the value is available and before its first use |
 //! | `renames` | variable_renaming | must | `main()` is the starter's with the listed renames at every definition and use; no other name changed, none captured |
 //! | `comment_copy` | the comment axis | must | the task's comment, word for word, on a line of its own inside every function the reference changes, and in no other |
 //!
@@ -38,7 +40,9 @@
 //! every kind off ([`rubric::Level::Off`]). Items for later kinds and axes (branch placement, constraint
 //! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
+pub mod branches;
 pub mod comment;
+pub mod constraints;
 pub mod cpython;
 pub mod diff;
 pub mod existence;

@@ -244,10 +244,22 @@ pub const CHECKS: &[Check] = &[
         run: return_annotations,
     },
     Check {
+        id: "constraint_structure",
+        applies: Applies::Listed,
+        title: |_| "Every requirement line in every function it applies to, in the prescribed order".into(),
+        run: super::constraints::constraint_structure,
+    },
+    Check {
         id: "edit_path",
         applies: Applies::All(Level::Nice),
         title: |_| "Edit path: the same functions changed as in the reference (diagnostic)".into(),
         run: edit_path,
+    },
+    Check {
+        id: "branch_placement",
+        applies: Applies::Listed,
+        title: |_| "Edits only in the branches that run, and every edit the reference makes there".into(),
+        run: super::branches::branch_placement,
     },
     Check {
         id: "comment_copy",

@@ -27,6 +27,20 @@ pub const ARRAY_MULTIPLIERS: &[&str] = &[
 /// `get_key(x)` digit offsets for strings.
 pub const KEY_OFFSETS: &[u32] = &[97, 94, 91];
 
+/// Which `mylibrary` a task imports: the function task sets' (`default()`, `slow()`, …) or the indexed
+/// one of the constraint task sets (`default(idx)`, `slow(idx)`, `get_multiplier(x, idx)`,
+/// `external(num_keys)`: grading.md §2.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Library {
+    #[default]
+    Plain,
+    Indexed,
+}
+
+/// What the indexed stubs add per index: `default(idx)` (floats), `get_multiplier(x, idx)`, `slow(idx)`.
+pub const INDEX_STEPS: (&str, &str, &str) = ("0.024", "0.031", "0.017");
+
 /// One stub block: an index into each value list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StubChoice {
@@ -79,6 +93,49 @@ pub fn mylibrary_source(d: Domain, c: StubChoice) -> String {
              def get_key(x):\n    digits = ''.join(str((ord(ch) - {k}) % 10) for ch in x.lower() if 'a' <= ch <= 'z')\n    \
              return digits or '0'\n\n\ndef slow():\n    return {sv:?}\n",
             w = EXTERNAL_DIGITS[c.external],
+            dv = STRING_VALUES[c.default],
+            sv = STRING_VALUES[c.slow],
+            k = KEY_OFFSETS[c.helper],
+        ),
+    }
+}
+
+/// Python source of one block of a library: the plain one ([`mylibrary_source`]) or the indexed one.
+pub fn library_source(d: Domain, lib: Library, c: StubChoice) -> String {
+    match lib {
+        Library::Plain => mylibrary_source(d, c),
+        Library::Indexed => indexed_source(d, c),
+    }
+}
+
+/// Python source of the indexed `mylibrary` for one block (the constraint task sets'): every function
+/// takes an index that shifts its value (a float step, or the index's digits appended to a string), and
+/// `external(num_keys)` returns that many keys.
+pub fn indexed_source(d: Domain, c: StubChoice) -> String {
+    let (ds, ms, ss) = INDEX_STEPS;
+    let external = format!(
+        "def external(num_keys):\n    return tuple({w:?} + str(i) for i in range(num_keys))\n",
+        w = EXTERNAL_DIGITS[c.external]
+    );
+    match d {
+        Domain::Math | Domain::Array => {
+            let (imports, mult) = if d == Domain::Math {
+                ("import math\nimport operator\n", MATH_MULTIPLIERS[c.helper])
+            } else {
+                ("import math\nimport operator\nimport numpy as np\n", ARRAY_MULTIPLIERS[c.helper])
+            };
+            format!(
+                "{imports}\n\n{external}\n\ndef default(idx=0):\n    return {dv} + {ds} * idx\n\n\n\
+                 def get_multiplier(x, idx=0):\n    return ({mult}) + {ms} * idx\n\n\n\
+                 def slow(idx=0):\n    return {sv} + {ss} * idx\n",
+                dv = FLOAT_VALUES[c.default],
+                sv = FLOAT_VALUES[c.slow],
+            )
+        }
+        Domain::String => format!(
+            "{external}\n\ndef default(idx=0):\n    return {dv:?} + str(idx)\n\n\n\
+             def get_key(x, idx=0):\n    digits = ''.join(str((ord(ch) - {k}) % 10) for ch in x.lower() if 'a' <= ch <= 'z')\n    \
+             return (digits or '0') + str(idx)\n\n\ndef slow(idx=0):\n    return {sv:?} + str(idx)\n",
             dv = STRING_VALUES[c.default],
             sv = STRING_VALUES[c.slow],
             k = KEY_OFFSETS[c.helper],

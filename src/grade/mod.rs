@@ -79,8 +79,10 @@ impl GradeTask {
     }
 
     /// The key the inputs are drawn from.
+    /// (Tasks graded with the indexed `mylibrary` have keys of their own, so no cache mixes the libraries.)
     pub fn input_key(&self) -> String {
-        task_key(&format!("{}/{}/{}", self.key, self.kind.as_str(), self.domain.as_str()), &self.reference)
+        let library = if self.axis.def().instructions() { "/indexed" } else { "" };
+        task_key(&format!("{}/{}/{}{library}", self.key, self.kind.as_str(), self.domain.as_str()), &self.reference)
     }
 }
 
@@ -103,7 +105,10 @@ pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
     let keep: BTreeSet<String> =
         defs.iter().filter(|d| !d.is_async && (with_main || d.name != "main")).map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
-    let plan = build_plan(&task.input_key(), task.domain, functions, trials);
+    let mut plan = build_plan(&task.input_key(), task.domain, functions, trials);
+    if task.axis.def().instructions() {
+        plan.library = crate::domain::stubs::Library::Indexed;
+    }
     Ok(Prepared { plan, reference_program, reference_defs: keep.into_iter().collect() })
 }
 
@@ -168,7 +173,7 @@ pub fn request(
         .trials
         .iter()
         .map(|t| {
-            stubs.entry(t.stub_index.to_string()).or_insert_with(|| plan::stub_source(plan.domain, t.stub_index));
+            stubs.entry(t.stub_index.to_string()).or_insert_with(|| plan::plan_stub_source(plan, t.stub_index));
             let calls: Vec<serde_json::Value> = t
                 .calls
                 .iter()
@@ -316,7 +321,8 @@ pub fn verdict(
     }
 }
 
-/// The required checks that are items of the static rubric (an axis's `comment_copy`, a kind's
+/// The required checks that are items of the static rubric (the runtime axis's `branch_placement`,
+/// instruction following's `constraint_structure`, comment copying's `comment_copy`, variable renaming's
 /// `renames`), run on the candidate as the rubric runs them: a failed item is a `fail`, an item not
 /// checked because the candidate does not parse an `error`.
 pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> Vec<CheckResult> {
@@ -348,16 +354,21 @@ pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> 
         .collect()
 }
 
-/// A task set name of the reference (`math_function`, …) to its domain (D11); constraint sets
-/// (`math_mult_constraints`, …) belong to the instructions axis, which this version does not grade.
+/// A task set name of the reference to its domain (D11): the function sets (`math_function`, …) and the
+/// constraint sets of instruction following (`math_mult_constraints`, `string_constraints`,
+/// `array_constraints`), each named by some axis of this version.
 pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
-    match task_set {
-        "math_function" => Ok(Domain::Math),
-        "string_function" => Ok(Domain::String),
-        "array_function" => Ok(Domain::Array),
-        s if s.ends_with("_constraints") => {
-            Err(format!("task set '{s}' (instruction following) is not graded by this version"))
+    let mut known: Vec<String> = Vec::new();
+    for &axis in Axis::ALL {
+        for &d in Domain::ALL {
+            let name = axis.def().task_set(d);
+            if name == task_set {
+                return Ok(d);
+            }
+            if !known.contains(&name) {
+                known.push(name);
+            }
         }
-        s => Err(format!("unknown task set '{s}' (expected math_function, string_function or array_function)")),
     }
+    Err(format!("unknown task set '{task_set}' (expected one of {})", known.join(", ")))
 }

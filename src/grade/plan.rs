@@ -179,6 +179,8 @@ pub struct Trial {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub domain: Domain,
+    /// Which `mylibrary` the stub blocks define (the indexed one for instruction following).
+    pub library: stubs::Library,
     pub functions: Vec<FunctionSpec>,
     pub trials: Vec<Trial>,
 }
@@ -226,12 +228,17 @@ pub fn build_plan(key: &str, domain: Domain, functions: Vec<FunctionSpec>, trial
             Trial { stub_index, calls }
         })
         .collect();
-    Plan { domain, functions, trials }
+    Plan { domain, library: stubs::Library::Plain, functions, trials }
 }
 
 /// The stub source of one block (`mylibrary`), as the harness executes it before the program.
 pub fn stub_source(domain: Domain, index: usize) -> String {
     stubs::mylibrary_source(domain, stubs::block(domain, index))
+}
+
+/// The stub source of one block of a plan's library.
+pub fn plan_stub_source(plan: &Plan, index: usize) -> String {
+    stubs::library_source(plan.domain, plan.library, stubs::block(plan.domain, index))
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! Add a parameter (generation.md §3.2): the root of C_edit already takes `mult` / `prefix`; pass it
 //! down the edit graph by keyword and apply it only in the terminal functions.
 
+mod runtime;
+
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -11,6 +14,8 @@ use crate::graph::{Join, Part};
 use crate::python::{Expr, Param};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
+
+mod instructions;
 
 pub struct AddParameter;
 
@@ -153,6 +158,14 @@ impl GraphKind for AddParameter {
             named.role(Role::EditLeaf),
             named.role(Role::Untouched)
         )
+    }
+
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

@@ -1,6 +1,9 @@
 //! Add a return value (generation.md §3.3): the sink of C_edit calls `external()`, which now returns
 //! `(value, str)`; every function that depends on it returns the string too, all the way up.
 
+mod runtime;
+
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -11,6 +14,8 @@ use crate::graph::{Join, Part};
 use crate::python::{Expr, Function};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
+
+mod instructions;
 
 pub struct AddReturnValue;
 
@@ -145,6 +150,14 @@ impl GraphKind for AddReturnValue {
             named.role(Role::Edit),
             named.role(Role::Untouched)
         )
+    }
+
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

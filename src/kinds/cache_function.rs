@@ -1,6 +1,9 @@
 //! Cache a function call (generation.md §3.4): the leaves of a tree T call `slow()`; call it once in
 //! their lowest common ancestor, store it in `temp` and pass it down.
 
+mod runtime;
+
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -12,12 +15,14 @@ use crate::python::{self, Expr, Op, Param, Stmt};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
 
+mod instructions;
+
 pub struct CacheFunction;
 
 /// The expensive `mylibrary` function.
-const LIBRARY: &str = "slow";
+pub const LIBRARY: &str = "slow";
 /// The cached value's name (a local in the ancestor, a parameter below it).
-const TEMP: &str = "temp";
+pub const TEMP: &str = "temp";
 
 /// The default of the `temp` parameter: the zero of the domain's scalar, as written in the reference
 /// and as the rubric states it.
@@ -171,6 +176,14 @@ impl GraphKind for CacheFunction {
             named.role(Role::EditLeaf),
             named.role(Role::Lca)
         )
+    }
+
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

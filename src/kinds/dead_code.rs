@@ -1,6 +1,8 @@
 //! Remove dead code (generation.md §3.1, §1.10): C_edit is never reached from `main()`; delete all of
 //! it. The reference's pass rule adds `function_existence` (grading.md §4.2).
 
+mod runtime;
+
 use super::graph_kind::program::{all_plain, module, module_all};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind};
@@ -26,7 +28,7 @@ impl TaskKind for DeadCode {
     }
     fn axes(&self) -> Support<Axis> {
         // Not instruction following or comment copying: nothing is edited, only deleted.
-        Support::Only(&[Axis::Traversal, Axis::Search])
+        Support::Only(&[Axis::Traversal, Axis::Search, Axis::Runtime])
     }
     fn validate(&self, spec: &TaskSpec) -> Result<(), SpecError> {
         graph_kind::validate(self, spec)
@@ -102,6 +104,10 @@ impl GraphKind for DeadCode {
             named.role(Role::Dead),
             named.role(Role::Untouched)
         )
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
     }
 
     fn rules(&self, d: &DomainInfo) -> String {

@@ -2,6 +2,9 @@
 //! domain's helper (`get_multiplier` / `get_key`); call it once in their nearest common descendant
 //! and return the value up.
 
+mod runtime;
+
+use super::graph_kind::instructions::IndexedKind;
 use super::graph_kind::program::{all_plain, call_line, map_calls, module_all, replace_return, returned};
 use super::graph_kind::statement::{words, Example, Named};
 use super::graph_kind::{self, Built, Ctx, GraphKind, AXES};
@@ -13,6 +16,8 @@ use crate::graph::{Join, Part};
 use crate::python::{Expr, Op, Stmt};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
+
+mod instructions;
 
 pub struct ExtractHelper;
 
@@ -183,6 +188,14 @@ impl GraphKind for ExtractHelper {
         )
     }
 
+    fn indexed(&self) -> Option<&dyn IndexedKind> {
+        Some(&instructions::Indexed)
+    }
+
+    fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {
+        &runtime::Runtime
+    }
+
     fn rules(&self, d: &DomainInfo) -> String {
         let (t, pt) = (d.ty, d.scalar_ty);
         let (h, p) = (helper(d.domain), value(d.domain));
@@ -210,6 +223,7 @@ impl GraphKind for ExtractHelper {
                 Op::Mult => format!("`{p} * X`"),
                 Op::Add => format!("`{p} + X`"),
                 Op::Sub => format!("`{p} - X`"),
+                Op::Div => format!("`{p} / X`"),
             },
         )
     }

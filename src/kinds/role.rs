@@ -23,6 +23,9 @@ pub enum Role {
     Ncd,
     /// Dead code: to delete.
     Dead,
+    /// Runtime dead code: a live function whose branch that never runs calls dead code; the call
+    /// becomes `val`.
+    DeadCaller,
 }
 
 /// A role's machine name (records, CSS classes), human label (legend, tooltips) and fill colour
@@ -35,8 +38,17 @@ struct Row {
 
 impl Role {
     /// Every role, in legend order.
-    pub const ALL: &'static [Role] =
-        &[Role::Untouched, Role::Edit, Role::EditLeaf, Role::Root, Role::Sink, Role::Lca, Role::Ncd, Role::Dead];
+    pub const ALL: &'static [Role] = &[
+        Role::Untouched,
+        Role::Edit,
+        Role::EditLeaf,
+        Role::Root,
+        Role::Sink,
+        Role::Lca,
+        Role::Ncd,
+        Role::Dead,
+        Role::DeadCaller,
+    ];
 
     /// The table of roles.
     const fn row(self) -> Row {
@@ -50,6 +62,11 @@ impl Role {
             Role::Lca => Row { name: "lca", label: "lowest common ancestor", colour: SPECIAL },
             Role::Ncd => Row { name: "ncd", label: "nearest common descendant", colour: SPECIAL },
             Role::Dead => Row { name: "dead", label: "dead: delete", colour: "#908caa" },
+            Role::DeadCaller => Row {
+                name: "dead_caller",
+                label: "live; a branch that never runs calls dead code (the call becomes val)",
+                colour: "#c4a7e7",
+            },
         }
     }
     /// The machine name (as serialised).
@@ -81,6 +98,6 @@ mod tests {
         }
         let mut names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
         names.dedup();
-        assert_eq!(names.len(), 8);
+        assert_eq!(names.len(), Role::ALL.len());
     }
 }

@@ -153,7 +153,12 @@ fn main_fn(chain: &Chain, name: &dyn Fn(usize) -> String) -> Function {
 }
 
 fn module(f: Function) -> Module {
-    Module { imports: vec!["import sys".into()], functions: vec![f], guard_call: "main(float(sys.argv[1]))".into() }
+    Module {
+        imports: vec!["import sys".into()],
+        helpers: vec![],
+        functions: vec![f],
+        guard_call: "main(float(sys.argv[1]))".into(),
+    }
 }
 
 /// Starter and reference of a chain under some renames.
@@ -268,6 +273,7 @@ impl TaskKind for VariableRenaming {
             roles: BTreeMap::from([("main".to_string(), Role::Edit)]),
             edit_set: vec!["main".to_string()],
             sizes,
+            runtime: None,
         };
         Ok(Generated { task, view: View::Renaming { renames } })
     }

@@ -215,9 +215,9 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
             kind: spec.kind,
             domain: spec.domain,
             axis: spec.axis,
-            metadata: task.metadata,
             starter: task.starter_code,
             reference: task.solution_code,
+            metadata: task.metadata,
             source: "generated from the spec flags",
         });
     };
@@ -257,12 +257,13 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
     // its name all say what it is; they must agree (or --kind/--domain choose).
     let place = records::place_of_path(path);
     let (kind, domain) = records::kind_and_domain(record, place.as_ref(), chosen, file).map_err(Failure::Usage)?;
-    // The axis: --axis, else the record's spec, else the run folder of the layout, else the first axis.
+    // The axis: --axis, else the record's spec, else the run folder of the layout (a spec and a run that
+    // disagree are an error), else the first axis.
     let axis = match m.get_one::<String>("axis") {
         Some(a) => Axis::parse(a).ok_or_else(|| {
             Failure::Usage(format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))
         })?,
-        None => records::axis_of(record, place.as_ref().map(|p| p.run.as_str())),
+        None => records::axis_of(record, place.as_ref(), file).map_err(Failure::Usage)?,
     };
     let metadata = record.metadata.clone();
     Ok(Loaded { name: record.name.clone(), kind, domain, axis, starter, reference, metadata, source })
@@ -307,8 +308,8 @@ mod tests {
             starter: None,
             reference: None,
             spec: None,
-            index,
             metadata: Value::Null,
+            index,
         }
     }
 

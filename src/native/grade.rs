@@ -332,15 +332,14 @@ fn find_task<'a>(index: &'a TaskIndex, job: &Job) -> Result<&'a TaskRecord, Stri
 }
 
 fn grade_task(rec: &TaskRecord, place: &Place) -> Result<GradeTask, String> {
-    if place.task_set.ends_with("_constraints") {
-        return Err(format!("task set '{}' (instruction following) is not graded by this version", place.task_set));
-    }
-    let (kind, domain) = records::kind_and_domain(rec, Some(place), (None, None), &format!("tasks/{place}"))?;
+    let file = format!("tasks/{place}");
+    let (kind, domain) = records::kind_and_domain(rec, Some(place), (None, None), &file)?;
+    let axis = records::axis_of(rec, Some(place), &file)?;
     let missing = |f: &str| format!("task {} has no '{f}' string", rec.label());
     Ok(GradeTask {
         kind,
         domain,
-        axis: records::axis_of(rec, Some(&place.run)),
+        axis,
         starter: rec.starter.clone().ok_or_else(|| missing("starter_code"))?,
         reference: rec.reference.clone().ok_or_else(|| missing("solution_code"))?,
         key: if rec.dag_id.is_empty() { rec.name.clone() } else { rec.dag_id.clone() },

@@ -14,7 +14,6 @@
 //! (`<task_set>_<task_type>_<dag_id>`) says the same; a Cabrito record's `spec` says it exactly. When two
 //! of them disagree the record is refused with both.
 
-use crate::axes::Grows;
 use crate::check::source::MAX_SOURCE_BYTES;
 use crate::spec::{Axis, Domain, Kind, TaskSpec};
 use serde_json::Value as Json;
@@ -221,10 +220,10 @@ pub struct TaskRecord {
     pub reference: Option<String>,
     /// A Cabrito record's spec (kind, domain, axis, sizes exactly).
     pub spec: Option<TaskSpec>,
-    /// Position in its file (0-based).
-    pub index: usize,
     /// The record's `metadata` (`Null` when it has none).
     pub metadata: Json,
+    /// Position in its file (0-based).
+    pub index: usize,
 }
 
 impl TaskRecord {
@@ -236,8 +235,8 @@ impl TaskRecord {
             starter: s("starter_code"),
             reference: s("solution_code"),
             spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
-            index,
             metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
+            index,
         }
     }
 
@@ -340,18 +339,46 @@ pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), Str
     }
 }
 
-/// The axis of a record: its spec's, else the axis whose experiment name starts its run name, else the
-/// first axis (whose rubric adds nothing).
-pub fn axis_of(rec: &TaskRecord, run: Option<&str>) -> Axis {
-    match &rec.spec {
-        Some(s) => s.axis,
-        None => run.and_then(axis_of_run).unwrap_or(Axis::ALL[0]),
-    }
+/// The axis a run name belongs to: the axis whose experiment name starts it (`runtime_resolution_…`).
+pub fn axis_of_run(run: &str) -> Option<Axis> {
+    Axis::ALL.iter().copied().find(|a| run == a.experiment() || run.starts_with(&format!("{}_", a.experiment())))
 }
 
-/// The axis whose experiment name starts a run name.
-pub fn axis_of_run(run: &str) -> Option<Axis> {
-    Axis::ALL.iter().copied().find(|a| run.starts_with(a.experiment()))
+/// The axis of a record from every source that says it: its spec, its run (the folder its file sits
+/// in: the axis whose experiment starts it), its task set when only one axis has that set (instruction
+/// following's `*_constraints`; for a file outside the layout, the set its name starts with). With no
+/// source, the first axis (whose rubric and pass rule add nothing to the kind's). Sources that disagree
+/// are an error naming both.
+pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Axis, String> {
+    let owner = |named: &dyn Fn(&str) -> bool| -> Option<Axis> {
+        let found: Vec<Axis> =
+            Axis::ALL.iter().copied().filter(|&a| Domain::ALL.iter().any(|&d| named(&a.def().task_set(d)))).collect();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let mut said: Vec<(Axis, String)> = Vec::new();
+    if let Some(s) = &rec.spec {
+        said.push((s.axis, "its spec".into()));
+    }
+    if let Some(p) = place {
+        if let Some(a) = axis_of_run(&p.run) {
+            said.push((a, format!("its run '{}'", p.run)));
+        }
+        if let Some(a) = owner(&|set| set == p.task_set) {
+            said.push((a, format!("its task set {}", p.task_set)));
+        }
+    } else if let Some(a) = owner(&|set| rec.name.starts_with(&format!("{set}_"))) {
+        said.push((a, format!("its name '{}'", rec.name)));
+    }
+    let Some((first, by)) = said.first() else { return Ok(Axis::ALL[0]) };
+    match said.iter().find(|(a, _)| a != first) {
+        Some((other, by_other)) => {
+            Err(format!("{file}: {} is on the {first} axis by {by} but on the {other} axis by {by_other}", rec.label()))
+        }
+        None => Ok(*first),
+    }
 }
 
 /// Axis and n of a reference run name (`function_traversal_…_en=(25,25)…`); `?` when it does not say.
@@ -371,25 +398,27 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         let digits: String = run[i..].chars().take_while(char::is_ascii_digit).collect();
         (!digits.is_empty()).then_some(digits)
     };
-    let Some(axis) = axis_of_run(run) else {
+    if run.starts_with("function_traversal") {
+        (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
+    } else if run.starts_with("function_search") {
+        (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
+    } else if run.starts_with(Axis::Runtime.experiment()) {
+        let hops = run.split("_ifhops=").nth(1).map(|h| h.split('_').next().unwrap_or(h));
+        let hops = hops.filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
+        (Axis::Runtime.as_str().into(), hops.map(str::to_string).unwrap_or_else(|| "?".into()))
+    } else if run.starts_with(Axis::Instructions.experiment()) {
+        (Axis::Instructions.as_str().into(), grab("_nc=(").unwrap_or_else(|| "?".into()))
+    } else if axis_of_run(run) == Some(Axis::Comment) {
+        // Comment copying's own suffix (`_words=W`) holds n.
+        (Axis::Comment.as_str().into(), after("_words=").unwrap_or_else(|| "?".into()))
+    } else {
         // A kind not built along an axis (`variable_renaming_chain=200_n=5`): the run's name up to
         // `_n=`, and n.
-        return match run.rsplit_once("_n=") {
+        match run.rsplit_once("_n=") {
             Some((head, _)) => (head.to_string(), after("_n=").unwrap_or_else(|| "?".into())),
             None => (run.to_string(), "?".into()),
-        };
-    };
-    let n = match axis.def().grows() {
-        Grows::EditGraph => grab("_en=("),
-        Grows::InitGraph => grab("_cn=("),
-        // The axis's own suffix (`_words=W`) holds n.
-        Grows::Neither => {
-            let probe = TaskSpec { axis, ..TaskSpec::default() };
-            let suffix = axis.def().run_suffix(&probe);
-            suffix.split_once('=').and_then(|(key, _)| after(&format!("{key}=")))
         }
-    };
-    (axis.as_str().into(), n.unwrap_or_else(|| "?".into()))
+    }
 }
 
 /// What a record is, from every source that says it: an explicit choice (flags), the record's spec, its
@@ -568,8 +597,8 @@ mod tests {
             starter: None,
             reference: None,
             spec: None,
-            index: i,
             metadata: Json::Null,
+            index: i,
         }
     }
 
@@ -596,7 +625,38 @@ mod tests {
             ("traversal".into(), "200".into())
         );
         assert_eq!(axis_and_n("function_search_cn=(200,200)_en=(25,25)"), ("search".into(), "200".into()));
-        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200").1, "?");
+        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)_ifhops=200"), ("runtime".into(), "200".into()));
+        assert_eq!(axis_and_n("runtime_resolution_n=(10,10)").1, "?");
+        assert_eq!(axis_of_run("runtime_resolution_n=(10,10)_ifhops=5"), Some(Axis::Runtime));
+        assert_eq!(axis_of_run("function_search_cn=(5,5)"), Some(Axis::Search));
+        assert_eq!(axis_of_run("add_instructions_n=(10,10)"), Some(Axis::Instructions));
+        assert_eq!(axis_of_run("add_instruction"), None);
+        let place = Place {
+            run: "runtime_resolution_x".into(),
+            task_set: "math_function".into(),
+            task_type: "dead_code".into(),
+        };
+        let r = rec("math_function_dead_code_x", "x", 0);
+        assert_eq!(axis_of(&r, Some(&place), "f").unwrap(), Axis::Runtime);
+        assert_eq!(axis_of(&r, None, "f").unwrap(), Axis::Traversal);
+        let mut spec = rec("x", "x", 0);
+        spec.spec = Some(TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Search, 5, 0));
+        assert!(axis_of(&spec, Some(&place), "f").unwrap_err().contains("search axis by its spec but on the runtime"));
+        assert_eq!(
+            axis_and_n("add_instructions_n=(10,10)_prop=(0.45,0.55)_nc=(200,200)_cp=(0.0,0.0)"),
+            ("instructions".into(), "200".into())
+        );
+        // The constraint task sets belong to instruction following alone.
+        let set =
+            Place { run: "r".into(), task_set: "math_mult_constraints".into(), task_type: "add_parameter".into() };
+        assert_eq!(axis_of(&rec("x", "x", 0), Some(&set), "f").unwrap(), Axis::Instructions);
+        assert_eq!(axis_of(&rec("string_constraints_add_parameter_x", "x", 0), None, "f").unwrap(), Axis::Instructions);
+        let both = Place { run: "function_search_x".into(), ..set };
+        let e = axis_of(&rec("x", "x", 0), Some(&both), "f").unwrap_err();
+        assert!(
+            e.contains("search axis by its run 'function_search_x' but on the instructions axis by its task set"),
+            "{e}"
+        );
         assert_eq!(
             axis_and_n("comment_copying_cn=(10,10)_en=(10,10)_prop=(0.45,0.55)_words=25"),
             ("comment".into(), "25".into())
@@ -606,6 +666,8 @@ mod tests {
             TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Comment, 7, 0),
             TaskSpec::new(Kind::CacheFunction, Domain::Math, Axis::Search, 50, 0),
             TaskSpec::new(Kind::VariableRenaming, Domain::Math, Axis::Traversal, 9, 0),
+            TaskSpec::new(Kind::AddParameter, Domain::String, Axis::Runtime, 200, 0),
+            TaskSpec::new(Kind::AddParameter, Domain::Array, Axis::Instructions, 25, 0),
         ] {
             let run = crate::task::run_name(&spec);
             assert_eq!(axis_and_n(&run).1, spec.n.to_string(), "{spec}");

@@ -4,7 +4,7 @@
 //! malformed or out-of-range link becomes [`Route::BadLink`] with a one-line reason and the nearest
 //! valid spec, which the app offers instead of a blank page.
 
-use crate::spec::{knob, TaskSpec, Values, KNOBS};
+use crate::spec::{knob, Axis, TaskSpec, Values, KNOBS};
 
 /// What a fragment asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,7 +167,7 @@ pub fn nearest_valid(pairs: &[(String, String)]) -> TaskSpec {
                     }
                     continue;
                 }
-                match clamped(&pairs[first].0, &pairs[first].1) {
+                match clamped(&pairs[first].0, &pairs[first].1, &pairs) {
                     Some(c) if c != pairs[first].1.trim() => pairs[first].1 = c,
                     _ => {
                         pairs.remove(first);
@@ -179,10 +179,16 @@ pub fn nearest_valid(pairs: &[(String, String)]) -> TaskSpec {
     TaskSpec::default()
 }
 
-/// An integer knob's value moved into the knob's range, if the value is a (possibly huge or
-/// negative) integer at all.
-fn clamped(key: &str, value: &str) -> Option<String> {
-    let Values::Int { min, max } = knob(key.trim())?.values else { return None };
+/// An integer knob's value moved into the knob's range (for `n`, the range on the axis the pairs
+/// name), if the value is a (possibly huge or negative) integer at all.
+fn clamped(key: &str, value: &str, pairs: &[(String, String)]) -> Option<String> {
+    let k = knob(key.trim())?;
+    let Values::Int { .. } = k.values else { return None };
+    let mut spec = TaskSpec::default();
+    if let Some(axis) = pairs.iter().find(|(k, _)| k.trim() == "axis").and_then(|(_, v)| Axis::parse(v.trim())) {
+        spec.axis = axis;
+    }
+    let (min, max) = k.range(&spec)?;
     let v = value.trim();
     let digits = v.strip_prefix('-').or_else(|| v.strip_prefix('+')).unwrap_or(v);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {

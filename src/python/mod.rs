@@ -9,24 +9,51 @@ use std::fmt::Write;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
-    Mult,
     Sub,
+    Mult,
+    Div,
 }
 
 impl Op {
-    fn text(self) -> &'static str {
+    pub fn text(self) -> &'static str {
         match self {
             Op::Add => "+",
-            Op::Mult => "*",
             Op::Sub => "-",
+            Op::Mult => "*",
+            Op::Div => "/",
         }
     }
     fn precedence(self) -> u8 {
         match self {
             Op::Add | Op::Sub => 1,
-            Op::Mult => 2,
+            Op::Mult | Op::Div => 2,
         }
     }
+}
+
+/// Comparison operators (asserts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Gt,
+    NotEq,
+}
+
+impl Cmp {
+    pub fn text(self) -> &'static str {
+        match self {
+            Cmp::Lt => "<",
+            Cmp::Gt => ">",
+            Cmp::NotEq => "!=",
+        }
+    }
+}
+
+/// One piece of an f-string: literal text, or a name in braces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FPart {
+    Text(String),
+    Name(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -34,8 +61,6 @@ pub enum Expr {
     Name(String),
     /// A float literal, printed as Python's repr.
     Float(f64),
-    /// An integer literal.
-    Int(i64),
     Str(String),
     Call {
         func: String,
@@ -48,6 +73,24 @@ pub enum Expr {
         right: Box<Expr>,
     },
     Tuple(Vec<Expr>),
+    /// An integer literal (negative ones printed with their sign, as `ast.unparse` prints `-5`).
+    Int(i64),
+    /// `left op right`.
+    Compare {
+        left: Box<Expr>,
+        op: Cmp,
+        right: Box<Expr>,
+    },
+    /// `f'…{name}…'`.
+    FString(Vec<FPart>),
+    /// `object.method(args)`.
+    Method {
+        object: Box<Expr>,
+        method: String,
+        args: Vec<Expr>,
+    },
+    /// `a ^ b ^ …` (the runtime axis's guards; parenthesised inside other operators).
+    Xor(Vec<Expr>),
 }
 
 impl Expr {
@@ -77,7 +120,15 @@ pub enum Stmt {
     },
     Return(Expr),
     Expr(Expr),
-    /// A comment on its own line, `# text` (generated comments are never empty).
+    /// `if test: … else: …`; an `else` holding only an `if` prints as `elif`, as `ast.unparse` does.
+    If {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    /// `assert test`.
+    Assert(Expr),
+    /// A `# text` comment line (generated comments are never empty).
     Comment(String),
 }
 
@@ -110,6 +161,8 @@ pub struct Function {
 pub struct Module {
     /// Import lines, in order (`from mylibrary import slow`, `import math`, …).
     pub imports: Vec<String>,
+    /// Helper definitions printed as written after the imports (the runtime axis's `check`).
+    pub helpers: Vec<String>,
     /// The functions in file order, `main` last.
     pub functions: Vec<Function>,
     /// The script guard's call, e.g. `main(float(sys.argv[1]))`.
@@ -170,7 +223,6 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
     match e {
         Expr::Name(n) => out.push_str(n),
         Expr::Float(x) => out.push_str(&float_repr(*x)),
-        Expr::Int(x) => out.push_str(&x.to_string()),
         Expr::Str(s) => out.push_str(&str_repr(s)),
         Expr::Call { func, args, kwargs } => {
             out.push_str(func);
@@ -210,6 +262,34 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
                 out.push(')');
             }
         }
+        Expr::Compare { left, op, right: r } => {
+            // Comparisons bind looser than arithmetic; they appear only as a whole assert test.
+            if parent > 0 {
+                out.push('(');
+            }
+            expr_into(left, out, 1, false);
+            out.push(' ');
+            out.push_str(op.text());
+            out.push(' ');
+            expr_into(r, out, 1, true);
+            if parent > 0 {
+                out.push(')');
+            }
+        }
+        Expr::FString(parts) => out.push_str(&fstring(parts)),
+        Expr::Method { object, method, args } => {
+            expr_into(object, out, 3, false);
+            out.push('.');
+            out.push_str(method);
+            out.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                expr_into(a, out, 0, false);
+            }
+            out.push(')');
+        }
         Expr::Tuple(items) => {
             out.push('(');
             for (i, a) in items.iter().enumerate() {
@@ -223,7 +303,42 @@ fn expr_into(e: &Expr, out: &mut String, parent: u8, right: bool) {
             }
             out.push(')');
         }
+        Expr::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Expr::Xor(items) => {
+            let paren = parent > 0;
+            if paren {
+                out.push('(');
+            }
+            for (i, a) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" ^ ");
+                }
+                expr_into(a, out, 1, i > 0);
+            }
+            if paren {
+                out.push(')');
+            }
+        }
     }
+}
+
+/// An f-string as `ast.unparse` writes one: single quotes, braces of the text doubled.
+fn fstring(parts: &[FPart]) -> String {
+    let mut text = String::new();
+    for p in parts {
+        match p {
+            FPart::Text(t) => text.push_str(&t.replace('{', "{{").replace('}', "}}")),
+            FPart::Name(n) => {
+                text.push('{');
+                text.push_str(n);
+                text.push('}');
+            }
+        }
+    }
+    // The literal text is quoted like a str (the names in braces hold no quotes or backslashes).
+    format!("f{}", str_repr(&text))
 }
 
 /// Print one expression.
@@ -233,15 +348,45 @@ pub fn expr(e: &Expr) -> String {
     s
 }
 
-/// Print one statement at the given indent.
+/// Print one statement at the given indent (a compound statement on several lines).
 pub fn stmt(s: &Stmt, indent: &str) -> String {
     match s {
         Stmt::Assign { targets, value } => format!("{indent}{} = {}", targets.join(", "), expr(value)),
         Stmt::AnnAssign { target, ann, value } => format!("{indent}{target}: {ann} = {}", expr(value)),
         Stmt::Return(e) => format!("{indent}return {}", expr(e)),
         Stmt::Expr(e) => format!("{indent}{}", expr(e)),
+        Stmt::If { .. } => {
+            let mut lines = Vec::new();
+            if_lines(s, indent, "if", &mut lines);
+            lines.join("\n")
+        }
+        Stmt::Assert(e) => format!("{indent}assert {}", expr(e)),
         Stmt::Comment(text) => format!("{indent}# {text}"),
     }
+}
+
+/// The lines of an `if` (`keyword` is `if` or `elif`), folding `else: if …` into `elif`.
+fn if_lines(s: &Stmt, indent: &str, keyword: &str, out: &mut Vec<String>) {
+    let Stmt::If { test, body, orelse } = s else { return };
+    let inner = format!("{indent}    ");
+    out.push(format!("{indent}{keyword} {}:", expr(test)));
+    block(body, &inner, out);
+    match orelse.as_slice() {
+        [] => {}
+        [only @ Stmt::If { .. }] => if_lines(only, indent, "elif", out),
+        rest => {
+            out.push(format!("{indent}else:"));
+            block(rest, &inner, out);
+        }
+    }
+}
+
+/// The lines of a block (`pass` when empty).
+fn block(body: &[Stmt], indent: &str, out: &mut Vec<String>) {
+    if body.is_empty() {
+        out.push(format!("{indent}pass"));
+    }
+    out.extend(body.iter().map(|s| stmt(s, indent)));
 }
 
 /// The `def` line of a function.
@@ -274,6 +419,12 @@ pub fn function(f: &Function) -> String {
 /// trailing newline, as the reference stores its code fields.
 pub fn module(m: &Module) -> String {
     let mut out = m.imports.join("\n");
+    for h in &m.helpers {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(h);
+    }
     for f in &m.functions {
         if !out.is_empty() {
             out.push_str("\n\n");
@@ -303,6 +454,21 @@ mod tests {
         assert_eq!(expr(&e), "m1 * m2 * abs(val)");
         let e = Expr::bin(Expr::name("m"), Op::Mult, Expr::bin(Expr::name("a"), Op::Add, x));
         assert_eq!(expr(&e), "m * (a + abs(val))");
+        let e = Expr::bin(Expr::bin(Expr::Str("0".into()), Op::Add, Expr::name("k")), Op::Add, Expr::Str("9".into()));
+        assert_eq!(expr(&e), "'0' + k + '9'");
+        assert_eq!(expr(&Expr::bin(Expr::name("m"), Op::Div, Expr::Float(0.7))), "m / 0.7");
+        let e = Expr::Compare { left: Box::new(Expr::name("m")), op: Cmp::Gt, right: Box::new(Expr::Int(-100)) };
+        assert_eq!(stmt(&Stmt::Assert(e), ""), "assert m > -100");
+        let f =
+            Expr::FString(vec![FPart::Text("x = {".into()), FPart::Name("m".into()), FPart::Text(" (done)".into())]);
+        assert_eq!(expr(&f), "f'x = {{{m} (done)'");
+        let r = Expr::Method {
+            object: Box::new(Expr::name("k")),
+            method: "replace".into(),
+            args: vec![Expr::Str("3".into()), Expr::Str("2".into())],
+        };
+        assert_eq!(expr(&r), "k.replace('3', '2')");
+        assert_eq!(stmt(&Stmt::Comment("note: m".into()), "    "), "    # note: m");
         let f = Function {
             name: "f".into(),
             params: vec![
@@ -313,5 +479,29 @@ mod tests {
             body: vec![Stmt::Return(Expr::Tuple(vec![Expr::name("a"), Expr::name("b")]))],
         };
         assert_eq!(function(&f), "def f(val: float, mult: float=default()) -> float:\n    return (a, b)");
+    }
+
+    #[test]
+    fn ifs_print_as_unparse_does() {
+        let call = |x: i64| Expr::Call {
+            func: "check".into(),
+            args: vec![Expr::Int(x)],
+            kwargs: vec![("num_steps".into(), Expr::Int(3))],
+        };
+        let ret = |n: &str| Stmt::Return(Expr::name(n));
+        let inner = |a: &str, b: &str, x: i64| Stmt::If { test: call(x), body: vec![ret(a)], orelse: vec![ret(b)] };
+        let tree = Stmt::If {
+            test: Expr::Xor(vec![call(1), call(2)]),
+            body: vec![inner("a", "b", 3)],
+            orelse: vec![inner("c", "d", 4)],
+        };
+        assert_eq!(
+            stmt(&tree, "    "),
+            "    if check(1, num_steps=3) ^ check(2, num_steps=3):\n        if check(3, num_steps=3):\n            return a\n        else:\n            return b\n    elif check(4, num_steps=3):\n        return c\n    else:\n        return d"
+        );
+        let e = Expr::Tuple(vec![Expr::Xor(vec![Expr::Int(-1), Expr::Int(2)])]);
+        assert_eq!(expr(&e), "(-1 ^ 2,)");
+        let e = Expr::bin(Expr::name("a"), Op::Add, Expr::Xor(vec![Expr::Int(1), Expr::Int(2)]));
+        assert_eq!(expr(&e), "a + (1 ^ 2)");
     }
 }

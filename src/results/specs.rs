@@ -17,7 +17,17 @@ pub const DEFAULT_MAX_SEED: u64 = 2_000;
 #[derive(Debug, Default)]
 pub struct SpecFinder {
     max_seed: u64,
-    tables: HashMap<(u32, u32), HashMap<String, u64>>,
+    /// Seeds by dag_id, per (sizes, the template's dag_id suffix: what an axis whose `n` sizes no
+    /// graph adds to the key).
+    tables: HashMap<((u32, u32), String), HashMap<String, u64>>,
+}
+
+/// The first number in `key(a,b)` of a run name.
+fn run_number(run: &str, key: &str) -> Option<f64> {
+    let i = run.find(key)? + key.len();
+    let rest = run[i..].strip_prefix('(')?;
+    let (a, _) = rest.split_once(',')?;
+    a.trim().parse().ok()
 }
 
 /// The sizes `(n_init, n_edit)` a run name gives (`_cn=(a,a)_en=(b,b)` or `_n=(a,a)`).
@@ -39,14 +49,16 @@ impl SpecFinder {
         SpecFinder { max_seed, tables: HashMap::new() }
     }
 
-    fn table(&mut self, sizes: (u32, u32), kind: Kind, domain: Domain) -> &HashMap<String, u64> {
+    fn table(&mut self, sizes: (u32, u32), base: &TaskSpec) -> &HashMap<String, u64> {
         let max_seed = self.max_seed;
-        self.tables.entry(sizes).or_insert_with(|| {
-            let mut spec = template(sizes, kind, domain, 0);
+        let suffix = base.axis.def().id_suffix(base);
+        self.tables.entry((sizes, suffix)).or_insert_with(|| {
+            let mut spec = base.clone();
             (0..max_seed)
                 .map(|seed| {
                     spec.seed = seed;
-                    (uuid_like(&crate::graph::dag_key(&spec), "dag_id"), seed)
+                    let key = format!("{}{}", crate::graph::dag_key(&spec), spec.axis.def().id_suffix(&spec));
+                    (uuid_like(&key, "dag_id"), seed)
                 })
                 .collect()
         })
@@ -88,8 +100,25 @@ impl SpecFinder {
                     .collect(),
             }
         };
+        // Instruction following: n (requirements) and the conditional share come from the run name (or
+        // the axis and n), the graphs have the axis's fixed size.
+        let instructions = Axis::ALL.iter().copied().find(|a| {
+            a.def().instructions() && (run.starts_with(a.experiment()) || (run.is_empty() && axis == a.as_str()))
+        });
+        if let Some(a) = instructions {
+            let k = run_number(run, "_nc=").map(|x| x as u32).or(n)?;
+            let mut spec = TaskSpec::new(kind, domain, a, k, 0);
+            spec.conditional = run_number(run, "_cp=").map_or(0, |c| (c * 100.0).round() as u32);
+            // A spec that cannot exist (a run name's bad n or share) costs no table of hashes.
+            spec.validate().ok()?;
+            let sizes = (a.def().fixed_size(), a.def().fixed_size());
+            let seed = *self.table(sizes, &spec).get(dag_id)?;
+            spec.seed = seed;
+            return Some(spec);
+        }
         for sizes in candidates {
-            if let Some(&seed) = self.table(sizes, kind, domain).get(dag_id) {
+            let base = template(sizes, kind, domain, 0);
+            if let Some(&seed) = self.table(sizes, &base).get(dag_id) {
                 let spec = template(sizes, kind, domain, seed);
                 if spec.validate().is_ok() {
                     return Some(spec);
@@ -191,5 +220,20 @@ mod tests {
         assert_eq!(f.find("", "math_constraints", "nope", "x", "?", None), None);
         assert_eq!(sizes_of_run("function_search_cn=(200,200)_en=(25,25)_prop"), Some((200, 25)));
         assert_eq!(sizes_of_run("runtime_resolution_n=(10,10)_ifhops=5"), Some((10, 10)));
+        // Instruction following: the run name's n and conditional share give the id's key.
+        for conditional in [0, 30] {
+            let mut spec = TaskSpec::new(Kind::ExtractHelper, Domain::String, Axis::Instructions, 25, 33);
+            spec.conditional = conditional;
+            let t = generate(&spec).unwrap();
+            let run = run_name(&spec);
+            let set = crate::task::task_set(&spec);
+            assert_eq!(f.find(&run, &set, "extract_helper", &t.dag_id, "", None), Some(spec.clone()), "{run}");
+        }
+        let spec = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Instructions, 5, 3);
+        let t = generate(&spec).unwrap();
+        assert_eq!(
+            f.find("", "math_mult_constraints", "add_parameter", &t.dag_id, "instructions", Some(5.0)),
+            Some(spec)
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! Every code element's text is exactly the code: line numbers are CSS counters and highlighting
 //! only wraps tokens in spans.
 
+use crate::playground::branches::LineState;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -139,22 +140,50 @@ struct LineProps {
     hovered: bool,
     function: Option<AttrValue>,
     on_select: Option<Callback<Option<AttrValue>>>,
+    /// Runtime tasks: the line's branch state (`runs`, `never`, a guard).
+    #[prop_or_default]
+    state: Option<LineState>,
+    /// Runtime tasks: clicking a guard line explains it.
+    #[prop_or_default]
+    on_why: Option<Callback<(AttrValue, usize)>>,
 }
 
 /// One line. A component of its own so that a new selection re-renders only the lines it changes.
 #[function_component(Line)]
 fn line(p: &LineProps) -> Html {
+    let why = match (&p.state, &p.on_why) {
+        (Some(LineState::Guard { function, guard, .. }), Some(cb)) => {
+            Some((cb.clone(), AttrValue::from(function.clone()), *guard))
+        }
+        _ => None,
+    };
     let onclick = match (&p.on_select, &p.function) {
         (Some(cb), Some(f)) => {
             let (cb, f) = (cb.clone(), f.clone());
-            Some(Callback::from(move |_: MouseEvent| cb.emit(Some(f.clone()))))
+            let why = why.clone();
+            Some(Callback::from(move |_: MouseEvent| {
+                cb.emit(Some(f.clone()));
+                if let Some((w, name, g)) = &why {
+                    w.emit((name.clone(), *g));
+                }
+            }))
         }
         _ => None,
+    };
+    // Where the line is in its function's if/else tree (greyed when it never runs).
+    let (branch, guard) = match &p.state {
+        None | Some(LineState::Runs) => (None, None),
+        Some(LineState::Never) => (Some("never-runs"), None),
+        Some(LineState::Guard { guard, reached, .. }) => {
+            (Some(if *reached { "guard" } else { "guard never-runs" }), Some(guard.to_string()))
+        }
+        Some(LineState::Else { reached }) => (Some(if *reached { "else" } else { "else never-runs" }), None),
     };
     let body = p.text.strip_suffix('\n').unwrap_or(&p.text);
     let newline = if p.text.ends_with('\n') { "\n" } else { "" };
     html! {
-        <span class={classes!("line", p.selected.then_some("selected"), p.hovered.then_some("hovered"))} data-fn={p.function.clone()} {onclick}>
+        <span class={classes!("line", p.selected.then_some("selected"), p.hovered.then_some("hovered"), branch)}
+            data-fn={p.function.clone()} data-guard={guard} title={why.as_ref().map(|_| "why does this branch run, or not? click to see check() step by step")} {onclick}>
             { for tokens(body).into_iter().map(|(class, text)| if class.is_empty() {
                 html! { { text } }
             } else {
@@ -178,6 +207,12 @@ pub struct CodeProps {
     /// Clicking a function's line selects it.
     #[prop_or_default]
     pub on_select: Option<Callback<Option<AttrValue>>>,
+    /// Runtime tasks: each line's place in its function's if/else tree.
+    #[prop_or_default]
+    pub states: Option<Rc<Vec<LineState>>>,
+    /// Runtime tasks: clicking a guard line explains it (function, guard index).
+    #[prop_or_default]
+    pub on_why: Option<Callback<(AttrValue, usize)>>,
 }
 
 /// Python with line numbers and highlighting; the selected function stands out.
@@ -209,12 +244,14 @@ pub fn code_block(p: &CodeProps) -> Html {
     }
     html! {
         <pre id={p.id.clone()} class="code" ref={pre}><code>
-            { for lines.iter().map(|(text, f)| html! {
+            { for lines.iter().enumerate().map(|(i, (text, f))| html! {
                 <Line text={text.clone()}
                     selected={f.is_some() && f == &p.selected}
                     hovered={f.is_some() && f == &p.hovered}
                     function={f.clone()}
-                    on_select={p.on_select.clone()} />
+                    on_select={p.on_select.clone()}
+                    state={p.states.as_ref().and_then(|s| s.get(i).cloned())}
+                    on_why={p.on_why.clone()} />
             }) }
         </code></pre>
     }

@@ -82,6 +82,19 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     let entry_edges = cg.entries().into_iter().map(|v| {
         html! { <path class="edge edge-main" d={edge_path(placed.main, placed.centre[v])} /> }
     });
+    // Runtime tasks: calls that only branches that never run make (dead code's distractors), and the
+    // branch each function runs.
+    let runtime = p.shown.generated.task.runtime.as_ref();
+    let never_edges = runtime.into_iter().flat_map(|r| r.inactive_calls.iter()).filter_map(|(u, v)| {
+        let (u, v) = (cg.index_of(u)?, cg.index_of(v)?);
+        let class = if near(u, v) { "edge edge-never edge-selected" } else { "edge edge-never" };
+        Some(html! {
+            <path class={class} data-from={cg.name(u).to_string()} data-to={cg.name(v).to_string()}
+                d={edge_path(placed.centre[u], placed.centre[v])} />
+        })
+    });
+    let runs: std::collections::HashMap<&str, String> =
+        runtime.map(|r| r.functions.iter().map(|f| (f.name.as_str(), f.describe())).collect()).unwrap_or_default();
     let vertices = (0..cg.len()).map(|v| {
         let name = cg.name(v).to_string();
         let (x, y) = placed.centre[v];
@@ -115,11 +128,16 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
             }
         });
         let class = classes!("vertex", format!("role-{}", role.as_str()), (selected == Some(v)).then_some("selected"));
+        let branch = runs.get(name.as_str()).cloned();
+        let label = match &branch {
+            Some(b) => format!("{name}: {}; runs {b}", role.label()),
+            None => format!("{name}: {}", role.label()),
+        };
         html! {
-            <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()}
+            <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()} data-runs={branch}
                 transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                tabindex="0" role="button" aria-label={format!("{name}: {}", role.label())}>
-                <title>{ format!("{name}: {}", role.label()) }</title>
+                tabindex="0" role="button" aria-label={label.clone()}>
+                <title>{ label }</title>
                 <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role.colour()} />
                 <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
             </g>
@@ -136,7 +154,7 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
             viewBox={format!("0 0 {:.0} {:.0}", placed.width, placed.height)}
             width={format!("{w:.0}")} height={format!("{h:.0}")} style={style}
             role="img" aria-label={format!("call graph of {} functions", cg.len())}>
-            <g class="edges">{ for entry_edges }{ for edges }</g>
+            <g class="edges">{ for entry_edges }{ for edges }{ for never_edges }</g>
             <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - NODE_W / 2.0, my - NODE_H / 2.0)}>
                 <title>{ "main(): calls the entry functions" }</title>
                 <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="13" />
@@ -150,6 +168,9 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct LegendProps {
     pub roles: Rc<Vec<Role>>,
+    /// Runtime tasks: say what the dashed edges are, when there are any.
+    #[prop_or_default]
+    pub never_calls: usize,
 }
 
 /// The roles present in the graph, each with its colour and count.
@@ -166,5 +187,15 @@ pub fn legend(p: &LegendProps) -> Html {
             }
         })
     });
-    html! { <ul class="legend" aria-label="Roles">{ for items }</ul> }
+    html! {
+        <ul class="legend" aria-label="Roles">
+            { for items }
+            if p.never_calls > 0 {
+                <li id="legend-never">
+                    <span class="swatch swatch-never"></span>
+                    { format!("call only in a branch that never runs ({})", p.never_calls) }
+                </li>
+            }
+        </ul>
+    }
 }

@@ -16,6 +16,7 @@ pub mod scale;
 pub mod share;
 pub mod traces;
 pub mod view;
+pub mod why;
 
 pub use app::App;
 

@@ -6,6 +6,8 @@ use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
 use super::renaming::RenamingPanel;
 use super::route;
+use super::why::WhyPanel;
+use crate::playground::branches::line_states;
 use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use crate::task::View;
 use crate::TaskSpec;
@@ -90,6 +92,8 @@ pub fn controls(p: &ControlsProps) -> Html {
             Ok(()) => (false, k.help.to_string()),
             Err(what) => (true, format!("does not apply to {what}")),
         };
+        // A knob that does not apply keeps its default: show that, not the first choice.
+        let value = if disabled { k.default.unwrap_or_default().to_string() } else { value };
         let input = match k.values {
             Values::Choice(options) => {
                 let change = change.clone();
@@ -223,10 +227,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let tab = use_state(|| CodeTab::Starter);
     let revealed = use_state(|| false);
     let zoom = use_state(|| 1.0f64);
+    // Runtime tasks: the guard the "why this branch?" view explains (function, pre-order index).
+    let why = use_state(|| None::<(AttrValue, usize)>);
     // A new task starts with nothing selected and the reference hidden. The performance mark
     // times the page (BENCHMARKS: time to an interactive task view).
     {
-        let (selected, tab, revealed) = (selected.clone(), tab.clone(), revealed.clone());
+        let (selected, tab, revealed, why) = (selected.clone(), tab.clone(), revealed.clone(), why.clone());
         use_effect_with(p.shown.spec.clone(), move |_| {
             if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
                 let _ = perf.mark(TASK_RENDERED_MARK);
@@ -234,6 +240,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             selected.set(None);
             tab.set(CodeTab::Starter);
             revealed.set(false);
+            why.set(None);
         });
     }
     let on_select = {
@@ -242,6 +249,26 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let task = &p.shown.generated.task;
     let s = &task.sizes;
+    // Runtime tasks: which lines run, for the starter and the reference.
+    let record = use_memo(p.shown.clone(), |shown| shown.generated.task.runtime.clone().map(Rc::new));
+    let states = use_memo(p.shown.clone(), |shown| {
+        let t = &shown.generated.task;
+        t.runtime
+            .as_ref()
+            .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r))))
+    });
+    let on_why = record.as_ref().as_ref().map(|_| {
+        let why = why.clone();
+        Callback::from(move |w: (AttrValue, usize)| why.set(Some(w)))
+    });
+    let explain_selected = {
+        let (why, selected) = (why.clone(), selected.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(f) = &*selected {
+                why.set(Some((f.clone(), 0)));
+            }
+        })
+    };
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
     let llm = crate::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
@@ -269,7 +296,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let code = match *tab {
         CodeTab::Starter => html! {
-            <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()} />
+            <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
+                states={states.as_ref().as_ref().map(|s| s.0.clone())} on_why={on_why.clone()} />
         },
         CodeTab::Reference | CodeTab::Diff if !*revealed => html! {
             <div class="reveal">
@@ -278,7 +306,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             </div>
         },
         CodeTab::Reference => html! {
-            <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()} />
+            <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
+                states={states.as_ref().as_ref().map(|s| s.1.clone())} on_why={on_why.clone()} />
         },
         CodeTab::Diff => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
@@ -299,7 +328,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                                 <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
                             </div>
                         </div>
-                        <Legend roles={roles} />
+                        <Legend roles={roles} never_calls={task.runtime.as_ref().map_or(0, |r| r.inactive_calls.len())} />
                         <div class="graph-scroll">
                             <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
                         </div>
@@ -308,7 +337,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                                 Some(f) => format!("Selected: {f} (click it again to clear)"),
                                 None => "Click a function to find it in the code; click a function in the code to find it here.".to_string(),
                             } }
+                            if record.is_some() && selected.is_some() {
+                                { " " }
+                                <button id="why-open" type="button" class="button small" onclick={explain_selected}>{ "Why this branch?" }</button>
+                            }
                         </p>
+                        if record.is_some() {
+                            <p class="hint">{ "Greyed code never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why." }</p>
+                        }
                     </section>
             }
         }
@@ -350,6 +386,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     { code }
                 </section>
             </div>
+            if let (Some(r), Some((f, g))) = (record.as_ref().as_ref(), (*why).clone()) {
+                <WhyPanel record={r.clone()} function={f.clone()} guard={g}
+                    on_guard={ { let why = why.clone(); let f = f.clone(); Callback::from(move |g: usize| why.set(Some((f.clone(), g)))) } }
+                    on_close={ { let why = why.clone(); Callback::from(move |_| why.set(None)) } } />
+            }
             <section class="panel" aria-label="Problem statement">
                 <div class="panel-head">
                     <h2>{ "Problem statement" }</h2>
@@ -384,6 +425,11 @@ pub fn task_tuple(p: &TupleProps) -> Html {
     let kind = task.spec.kind.def();
     let library = kind.library(task.spec.domain).map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
+    let axis_rule = if task.runtime.is_some() {
+        ", and the edits are in the branches that run, exactly where the reference makes them (branch placement)"
+    } else {
+        ""
+    };
     html! {
         <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
             <h2>{ "The task as a 4-tuple" }</h2>
@@ -395,7 +441,7 @@ pub fn task_tuple(p: &TupleProps) -> Html {
                 <dt>{ "Stopping rule" }</dt>
                 <dd>{ "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff" }</dd>
                 <dt>{ "Scorer" }</dt>
-                <dd>{ format!("exact and black-box: every function returns what the reference returns on 50 random inputs, and {}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain)) }</dd>
+                <dd>{ format!("exact and black-box: every function returns what the reference returns on 50 random inputs, and {}{}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain), axis_rule) }</dd>
             </dl>
         </section>
     }
@@ -429,13 +475,23 @@ pub fn gallery_specs() -> Vec<TaskSpec> {
     out
 }
 
+/// The specs of the gallery's runtime cards: each kind built along the axis, in the math domain, with
+/// guards of [`GALLERY_N`] hops.
+pub fn runtime_gallery_specs() -> Vec<TaskSpec> {
+    Kind::ALL
+        .iter()
+        .filter(|k| k.def().axes().allows(&Axis::Runtime))
+        .map(|&kind| TaskSpec::new(kind, Domain::Math, Axis::Runtime, GALLERY_N, 0))
+        .collect()
+}
+
 /// The axes with a gallery row of their own (one card per kind built along them, in the math
 /// domain): the axes with two fixed-size graphs, where `n` measures something else (comment words,
-/// hops, requirements).
+/// requirements); runtime resolution has its own row ([`runtime_gallery_specs`]).
 pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
     Axis::ALL
         .iter()
-        .filter(|a| a.def().grows() == crate::axes::Grows::Neither)
+        .filter(|&&a| a.def().grows() == crate::axes::Grows::Neither && a != Axis::Runtime)
         .map(|&axis| {
             let specs = Kind::ALL
                 .iter()
@@ -468,8 +524,8 @@ fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
     }
 }
 
-/// The landing page: one card per kind × domain (a small task, its call graph and its numbers), and
-/// the paper's sizes per axis.
+/// The landing page: one card per kind × domain (a small task, its call graph and its numbers), a row
+/// of cards per fixed-size axis, a row of runtime cards, and the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
     let cards = use_memo((), |_| gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
@@ -479,8 +535,11 @@ pub fn gallery() -> Html {
             .map(|(axis, specs)| (axis, specs.iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>()))
             .collect::<Vec<_>>()
     });
+    let runtime_cards =
+        use_memo((), |_| runtime_gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
     let noop = Callback::from(|_: Option<AttrValue>| ());
     html! {
+        <>
         <section id="gallery" class="gallery">
             <h1>{ "Cabra tasks, generated in your browser" }</h1>
             <p class="lead">
@@ -550,5 +609,25 @@ pub fn gallery() -> Html {
                 </table>
             </section>
         </section>
+            <section id="gallery-runtime" class="gallery gallery-row" aria-label={Axis::Runtime.label()}>
+                <h2>{ format!("Runtime resolution: which branch runs? (guards of {GALLERY_N} hops)") }</h2>
+                <div class="cards">
+                    { for runtime_cards.iter().map(|s| {
+                        let t = &s.generated.task;
+                        html! {
+                            <a class="card" href={route::fragment(&s.spec)} id={format!("card-runtime-{}", s.spec.kind.as_str())}>
+                                <span class="card-title">{ s.spec.kind.label() }</span>
+                                <span class="card-graph">
+                                    <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+                                </span>
+                                <span class="card-stats">
+                                    { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
+                                </span>
+                            </a>
+                        }
+                    }) }
+                </div>
+            </section>
+        </>
     }
 }

@@ -6,6 +6,8 @@ case's stub source, calls main() on every input, and reports per case:
   {id, starter: [outcome...], reference: [outcome...]}
 where an outcome is ["ok", repr-of-result] or ["error", exception type name, message].
 """
+import contextlib
+import io
 import json
 import math
 import sys
@@ -49,13 +51,15 @@ def run(source, stubs, strops, domain, inputs):
     sys.modules['strops'] = strops
     out = []
     try:
-        prog = module_from('generated', source)
+        with contextlib.redirect_stdout(io.StringIO()):
+            prog = module_from('generated', source)
     except Exception as e:  # noqa: BLE001 - reported to the Rust test
         return [['load-error', type(e).__name__, str(e)]]
     for raw in inputs:
         val = np.array(raw, dtype=float) if domain == 'array' else raw
         try:
-            with np.errstate(all='ignore'):
+            # What the programs print (instruction-following requirements) must not reach our stdout.
+            with np.errstate(all='ignore'), contextlib.redirect_stdout(io.StringIO()):
                 out.append(['ok', canon(prog.main(val))])
         except Exception as e:  # noqa: BLE001
             out.append(['error', type(e).__name__, str(e)[:200]])

@@ -4,7 +4,9 @@
 //! order, let the kind transform the plain programs, print them, write the statement and the record.
 
 pub mod comment;
+pub mod instructions;
 pub mod program;
+pub mod runtime;
 pub mod statement;
 
 pub use program::{Built, Ctx};
@@ -21,7 +23,7 @@ use crate::task::{link, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
-pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Comment];
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime, Axis::Instructions, Axis::Comment];
 
 /// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
 /// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
@@ -42,6 +44,12 @@ pub trait GraphKind: TaskKind {
     fn example_note(&self, named: &Named, d: &DomainInfo) -> String;
     /// The statement's rules (§6), in the domain's words.
     fn rules(&self, d: &DomainInfo) -> String;
+    /// The kind's refactoring over indexed values, for instruction following (`kinds/<kind>/instructions.rs`).
+    fn indexed(&self) -> Option<&dyn instructions::IndexedKind> {
+        None
+    }
+    /// What the runtime axis asks of the kind (`kinds/<kind>/runtime.rs`).
+    fn runtime(&self) -> &'static dyn runtime::RuntimeKind;
 }
 
 /// The minimum edit size of a call-graph kind.
@@ -58,7 +66,7 @@ pub fn validate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<(), SpecError> {
             ),
         ));
     }
-    Ok(())
+    instructions::validate(spec)
 }
 
 /// The operations of every vertex, each drawn from (graph key, domain, function name) (D3).
@@ -88,14 +96,26 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let ops = draw_ops(&key, d, &g);
     let order = file_order(&key, spec.kind, g.len());
     let bodies = spec.axis.def().bodies(spec);
-    let mut built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies });
+    let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
+    let indexed = instructions::setup(k, spec, &g)?;
+    let mut built = match &indexed {
+        Some(ix) => ix.kind.transform(&cx, ix.rules.names.len(), &|v| ix.lines(v)),
+        None => k.transform(&cx),
+    };
+    let branches = match bodies {
+        axes::Bodies::Branched(shape) => Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built)),
+        axes::Bodies::Plain => None,
+    };
     let comment = spec.axis.def().copies_comment().then(|| crate::axes::comment::draw(&key, spec.n));
     if let Some(c) = &comment {
         comment::annotate(&mut built, &g, c);
     }
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
-    let statement = statement::statement(k, d, spec.axis, comment.as_deref());
+    let statement = match &indexed {
+        Some(ix) => instructions::statement(k, ix, d),
+        None => statement::statement(k, d, spec.axis, comment.as_deref()),
+    };
     let dag_id = uuid_like(&format!("{key}{}", spec.axis.def().id_suffix(spec)), "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
     let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
@@ -115,9 +135,10 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         prompt: statement,
         starter_code,
         solution_code,
-        metadata: match &comment {
-            Some(c) => serde_json::json!({ "comment": c }),
-            None => serde_json::json!({}),
+        metadata: match (&indexed, &comment) {
+            (Some(ix), _) => ix.rules.metadata(),
+            (None, Some(c)) => serde_json::json!({ "comment": c }),
+            (None, None) => serde_json::json!({}),
         },
         spec: spec.clone(),
         link: link(spec),
@@ -125,6 +146,7 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         roles,
         edit_set,
         sizes,
+        runtime: branches,
     };
     Ok(Generated { task, view: View::Graph { graph: g, built } })
 }

@@ -77,7 +77,8 @@ pub fn call_line(
 pub fn plain(cx: &Ctx, v: usize) -> Function {
     let g = cx.graph;
     let body = match cx.bodies {
-        Bodies::Plain => {
+        // A runtime body's running leaf is the plain body; `runtime::branch` writes the tree around it.
+        Bodies::Plain | Bodies::Branched(_) => {
             let mut body: Vec<Stmt> = g.children(v).into_iter().map(|c| call_line(g, c, &[], &[], &[])).collect();
             body.push(Stmt::Return(op_expr(cx, v)));
             body
@@ -118,7 +119,12 @@ pub fn module(cx: &Ctx, mylibrary: Option<&str>, fns: Vec<Function>, skip: &[boo
     let mut functions: Vec<Function> =
         cx.order.iter().filter(|&&v| !skip[v]).filter_map(|&v| by_vertex[v].take()).collect();
     functions.push(main_fn(cx, &entries));
-    Module { imports: cx.domain.module_imports(mylibrary), functions, guard_call: cx.domain.guard_call.to_string() }
+    Module {
+        imports: cx.domain.module_imports(mylibrary),
+        helpers: vec![],
+        functions,
+        guard_call: cx.domain.guard_call.to_string(),
+    }
 }
 
 /// The module of one function per vertex, none skipped.

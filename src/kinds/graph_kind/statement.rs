@@ -4,7 +4,9 @@
 //! grader. The kind supplies the rules, the graph and the sentence after the example; this module
 //! assembles them with the rules every answer follows.
 
-use super::{draw_ops, Ctx, GraphKind};
+use super::{draw_ops, runtime, Ctx, GraphKind};
+use crate::axes::runtime::guard::Trajectory;
+use crate::axes::runtime::Shape;
 use crate::axes::Bodies;
 use crate::domain::DomainInfo;
 use crate::graph::{CallGraph, Part};
@@ -28,6 +30,12 @@ pub struct Example {
 pub struct Named<'a> {
     graph: &'a CallGraph,
     roles: &'a [Role],
+}
+
+impl<'a> Named<'a> {
+    pub fn new(graph: &'a CallGraph, roles: &'a [Role]) -> Named<'a> {
+        Named { graph, roles }
+    }
 }
 
 impl Named<'_> {
@@ -67,25 +75,68 @@ pub fn words(d: &DomainInfo, p: &str) -> Words {
     }
 }
 
-/// The worked example of a kind in a domain: (before, after, what happened) — the programs as
-/// Python source and a sentence naming the example's functions by role.
+/// The guards of the runtime axis's worked examples: one call of three steps, two branches.
+const EXAMPLE_SHAPE: Shape = Shape { hops: 3, branches: 2, breadth: 1, depth: 3 };
+
+/// The worked example of a kind in a domain on an axis: (before, after, what happened) — the programs
+/// as Python source and a sentence naming the example's functions by role (on the runtime axis, with
+/// the branch that runs in each function and one guard worked out).
 pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String, String, String) {
     let ex = k.example();
     let g = CallGraph::from_edges(ex.nodes, ex.edges, ex.main_root, ex.special, ex.excluded);
-    let ops = draw_ops("cabrito-worked-example", d, &g);
+    let key = "cabrito-worked-example";
+    let ops = draw_ops(key, d, &g);
     // Examples keep alphabetical order so they read top-down.
     let mut order: Vec<usize> = (0..g.len()).collect();
     order.sort_by(|&a, &b| g.name(a).cmp(g.name(b)));
-    let mut built = k.transform(&Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies: Bodies::Plain });
+    let bodies = match axis.def().bodies(&crate::TaskSpec::new(k.kind(), d.domain, axis, 3, 0)) {
+        Bodies::Plain => Bodies::Plain,
+        Bodies::Branched(_) => Bodies::Branched(EXAMPLE_SHAPE),
+    };
+    let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
+    let mut built = k.transform(&cx);
     if axis.def().copies_comment() {
         super::comment::annotate(&mut built, &g, super::comment::EXAMPLE_COMMENT);
     }
-    let why = k.example_note(&Named { graph: &g, roles: &built.roles }, d);
+    let mut why = String::new();
+    if let Bodies::Branched(shape) = bodies {
+        let record = runtime::branch(k.runtime(), &cx, key, shape, &mut built);
+        why = branches_note(&record);
+    }
+    let note = k.example_note(&Named { graph: &g, roles: &built.roles }, d);
+    why = if why.is_empty() { note } else { format!("{why}\n\n{note}") };
     (python::module(&built.starter), python::module(&built.reference), why)
 }
 
+/// Which branch runs in each function of a runtime example, with the first guard worked out.
+fn branches_note(r: &crate::axes::runtime::Record) -> String {
+    let mut sides: Vec<String> = Vec::new();
+    for f in &r.functions {
+        sides.push(format!("`{}()` runs {}", f.name, f.describe()));
+    }
+    let mut out = format!("Here {}.", sides.join(", "));
+    if let Some(call) = r.functions.first().and_then(|f| f.guards.first()).and_then(|g| g.calls.first()) {
+        let mut t = Trajectory::new(call.x, call.a, call.b);
+        let mut values = vec![t.value().to_string()];
+        for _ in 0..call.steps {
+            t.step();
+            values.push(t.value().to_string());
+        }
+        let parity = u8::from(t.odd());
+        out.push_str(&format!(
+            " For instance `{}` runs {} and ends {}, so it is {} (target {}).",
+            call.source(),
+            values.join(" → "),
+            if parity == 1 { "odd (1)" } else { "even (0)" },
+            if parity == call.target { "True" } else { "False" },
+            call.target
+        ));
+    }
+    out
+}
+
 /// The rules every answer follows.
-fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
+pub(crate) fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
     let lib = match (library, d.domain) {
         (None, Domain::String) => "The `strops` module is supplied when the code runs; do not define it.",
         (None, Domain::Math | Domain::Array) => "",
@@ -131,6 +182,9 @@ fn build_statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
     if axis.def().copies_comment() {
         rules.push_str("\n\n");
         rules.push_str(&super::comment::rule());
+    }
+    if let Bodies::Branched(_) = axis.def().bodies(&crate::TaskSpec::new(k.kind(), d.domain, axis, 3, 0)) {
+        rules = format!("{rules}\n\n{}\n{}", runtime::common_rule(), k.runtime().rule(d));
     }
     format!(
         "Refactor `solution.py`: {title}.\n\n{rules}\n\nA worked example. This code:\n<example>\n{before}\n</example>\n\n\
