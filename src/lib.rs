@@ -8,6 +8,7 @@
 //! `native` and `web`.
 #![warn(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)]
 
+pub mod agents;
 pub mod axes;
 pub mod check;
 pub mod domain;

@@ -4,6 +4,7 @@
 //! of each knob: the CLI flags, the share-link keys and the playground's controls are all derived from
 //! it, and every textual value (a flag, a URL query value) goes through [`TaskSpec::from_pairs`].
 
+use crate::kinds::merge_codebases as merge;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -111,7 +112,16 @@ impl<T: PartialEq + fmt::Display> Support<T> {
 #[derive(Clone, Copy, Debug)]
 pub enum Values {
     Choice(&'static [&'static str]),
-    Int { min: u64, max: u64 },
+    Int {
+        min: u64,
+        max: u64,
+    },
+    /// Any subset of these names with at least `min` of them, written `all`, `none` or the names
+    /// joined by commas (printed in this order; see [`set_text`]).
+    Set {
+        items: &'static [&'static str],
+        min: usize,
+    },
 }
 
 /// A knob's value once checked against its [`Values`].
@@ -119,7 +129,91 @@ pub enum Values {
 pub enum Parsed<'a> {
     Choice(&'a str),
     Int(u64),
+    /// A subset of a [`Values::Set`]'s items: bit `i` is item `i`.
+    Set(u32),
 }
+
+/// The text of a subset of `items` (bit `i` = item `i`): `all`, `none`, or the names in list order
+/// joined by commas. The one way a subset is printed (links, flags, records).
+pub fn set_text(items: &[&str], mask: u32) -> String {
+    let full = (1u32 << items.len()) - 1;
+    match mask & full {
+        0 => "none".into(),
+        m if m == full => "all".into(),
+        m => items.iter().enumerate().filter(|(i, _)| m & (1 << i) != 0).map(|(_, n)| *n).collect::<Vec<_>>().join(","),
+    }
+}
+
+/// Read a subset of `items` written as [`set_text`] writes it (any order, repeats allowed, spaces
+/// around names ignored). The error names the unknown item.
+pub fn parse_set(items: &[&str], text: &str) -> Result<u32, String> {
+    match text.trim() {
+        "all" => return Ok((1u32 << items.len()) - 1),
+        "none" => return Ok(0),
+        _ => {}
+    }
+    let mut mask = 0u32;
+    for name in text.split(',').map(str::trim) {
+        match items.iter().position(|i| *i == name) {
+            Some(i) => mask |= 1 << i,
+            None => return Err(format!("unknown item '{name}'")),
+        }
+    }
+    Ok(mask)
+}
+
+/// A set of named items (a knob of [`Values::Set`]) as a `TaskSpec` field: a bit mask over a fixed
+/// list, serialised as its [`set_text`] so records stay readable.
+macro_rules! name_set {
+    ($(#[$m:meta])* $name:ident = $items:expr) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[serde(into = "String", try_from = "String")]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The names, in canonical order (bit `i` is `ITEMS[i]`).
+            pub const ITEMS: &'static [&'static str] = $items;
+            /// Every item.
+            pub fn all() -> Self {
+                $name((1u32 << Self::ITEMS.len()) - 1)
+            }
+            pub fn is_all(&self) -> bool {
+                *self == Self::all()
+            }
+            /// Whether the item at this index of `ITEMS` is in the set.
+            pub fn has(self, index: usize) -> bool {
+                self.0 & (1 << index) != 0
+            }
+            /// The names in the set, in canonical order.
+            pub fn names(self) -> Vec<&'static str> {
+                Self::ITEMS.iter().enumerate().filter(|(i, _)| self.has(*i)).map(|(_, n)| *n).collect()
+            }
+            pub fn len(self) -> usize {
+                self.0.count_ones() as usize
+            }
+            pub fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+        }
+        impl From<$name> for String {
+            fn from(s: $name) -> String {
+                $crate::spec::set_text($name::ITEMS, s.0)
+            }
+        }
+        impl TryFrom<String> for $name {
+            type Error = String;
+            fn try_from(t: String) -> Result<Self, String> {
+                $crate::spec::parse_set($name::ITEMS, &t).map($name)
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&$crate::spec::set_text($name::ITEMS, self.0))
+            }
+        }
+    };
+}
+pub(crate) use name_set;
 
 /// One knob: its key (URL key and CLI long flag), label, help, values and default, and how it is
 /// read from, written to and applies to a [`TaskSpec`]. Everything else (parsing, printing, links,
@@ -151,14 +245,21 @@ fn always(_: &TaskSpec) -> Result<(), String> {
 fn int(p: Parsed) -> u64 {
     match p {
         Parsed::Int(x) => x,
-        Parsed::Choice(_) => 0,
+        Parsed::Choice(_) | Parsed::Set(_) => 0,
     }
 }
 
 fn choice<'a>(p: Parsed<'a>) -> &'a str {
     match p {
         Parsed::Choice(s) => s,
-        Parsed::Int(_) => "",
+        Parsed::Int(_) | Parsed::Set(_) => "",
+    }
+}
+
+fn set(p: Parsed) -> u32 {
+    match p {
+        Parsed::Set(m) => m,
+        Parsed::Int(_) | Parsed::Choice(_) => 0,
     }
 }
 
@@ -278,6 +379,61 @@ pub const KNOBS: &[Knob] = &[
         applies: runtime_axis,
     },
     Knob {
+        key: "d",
+        label: "differences",
+        help: "merge: lines where the two classes really differ (the blocks between them are rewritten but equal)",
+        values: Values::Int { min: 1, max: merge::MAX_D as u64 },
+        default: Some("1"),
+        value_label: |_| None,
+        get: |s| Some(s.d.to_string()),
+        set: |s, v| s.d = size(v),
+        applies: merge_only,
+    },
+    Knob {
+        key: "params",
+        label: "parameters",
+        help: "merge: parameters of compute()",
+        values: Values::Int { min: 1, max: merge::MAX_PARAMS as u64 },
+        default: Some("10"),
+        value_label: |_| None,
+        get: |s| Some(s.params.to_string()),
+        set: |s, v| s.params = size(v),
+        applies: merge_only,
+    },
+    Knob {
+        key: "min_block",
+        label: "shortest block",
+        help: "merge: fewest lines in each shared block",
+        values: Values::Int { min: 1, max: merge::MAX_MIN_BLOCK as u64 },
+        default: Some("2"),
+        value_label: |_| None,
+        get: |s| Some(s.min_block.to_string()),
+        set: |s, v| s.min_block = size(v),
+        applies: merge_only,
+    },
+    Knob {
+        key: "transformations",
+        label: "rewrites",
+        help: "merge: the meaning-preserving rewrites applied to each class's blocks",
+        values: Values::Set { items: merge::Transformations::ITEMS, min: 0 },
+        default: Some("all"),
+        value_label: |_| None,
+        get: |s| Some(s.transformations.to_string()),
+        set: |s, v| s.transformations = merge::Transformations(set(v)),
+        applies: merge_only,
+    },
+    Knob {
+        key: "perturbations",
+        label: "differences by",
+        help: "merge: the ways a differing line may differ (one is drawn per difference)",
+        values: Values::Set { items: merge::Perturbations::ITEMS, min: 1 },
+        default: Some("all"),
+        value_label: |_| None,
+        get: |s| Some(s.perturbations.to_string()),
+        set: |s, v| s.perturbations = merge::Perturbations(set(v)),
+        applies: merge_only,
+    },
+    Knob {
         key: "values",
         label: "values",
         help: "instruction following: how many indexed values (mult1 … multN) the refactoring carries, each with its \
@@ -369,6 +525,14 @@ fn runtime_axis(s: &TaskSpec) -> Result<(), String> {
     }
 }
 
+/// The merge knobs apply to the merge kind only.
+fn merge_only(s: &TaskSpec) -> Result<(), String> {
+    match s.kind {
+        Kind::MergeCodebases => Ok(()),
+        k => Err(format!("{k} (only merge_codebases has it)")),
+    }
+}
+
 const DEFAULT_VALUES_TEXT: &str = "10";
 
 fn default_values() -> u32 {
@@ -427,15 +591,20 @@ impl Knob {
         match self.values {
             Values::Choice(c) => format!("one of {}", c.join(", ")),
             Values::Int { min, max } => format!("an integer from {min} to {max}"),
+            Values::Set { items, min } => format!(
+                "all, {}or a comma-separated list of {}",
+                if min == 0 { "none, " } else { "" },
+                items.join(", ")
+            ),
         }
     }
     /// An integer knob's range for a spec: its values', except `n`, whose largest value the axis
-    /// says ([`crate::axes::AxisDef::max_n`]). `None` for a choice.
+    /// says ([`crate::axes::AxisDef::max_n`]). `None` for a choice or a set.
     pub fn range(&self, spec: &TaskSpec) -> Option<(u64, u64)> {
         match self.values {
             Values::Int { min, max } if self.key == "n" => Some((min, max.min(u64::from(spec.axis.def().max_n())))),
             Values::Int { min, max } => Some((min, max)),
-            Values::Choice(_) => None,
+            Values::Choice(_) | Values::Set { .. } => None,
         }
     }
     /// [`Knob::parse`] for a spec whose earlier knobs are set (the range of `n` follows the axis).
@@ -466,6 +635,14 @@ impl Knob {
                     ));
                 }
                 Err(err(key, format!("unknown {key} '{value}'; {key} must be {}", self.allowed())))
+            }
+            Values::Set { items, min } => {
+                let mask = parse_set(items, value)
+                    .map_err(|e| err(key, format!("{key}: {e}; {key} must be {}", self.allowed())))?;
+                if (mask.count_ones() as usize) < min {
+                    return Err(err(key, format!("{key} must name at least {min}; {key} must be {}", self.allowed())));
+                }
+                Ok(Parsed::Set(mask))
             }
             Values::Int { min, max } => {
                 let parsed: u64 =
@@ -532,6 +709,21 @@ pub struct TaskSpec {
         skip_serializing_if = "is_default_ratio"
     )]
     pub ratio_tenths: u8,
+    /// Merge: differences (the knob `d`).
+    #[serde(default = "merge::default_d", skip_serializing_if = "merge::is_default_d")]
+    pub d: u32,
+    /// Merge: parameters of `compute()`.
+    #[serde(default = "merge::default_params", skip_serializing_if = "merge::is_default_params")]
+    pub params: u32,
+    /// Merge: fewest lines of a shared block.
+    #[serde(default = "merge::default_min_block", skip_serializing_if = "merge::is_default_min_block")]
+    pub min_block: u32,
+    /// Merge: the rewrites allowed.
+    #[serde(default = "merge::Transformations::all", skip_serializing_if = "merge::Transformations::is_all")]
+    pub transformations: merge::Transformations,
+    /// Merge: the kinds of difference allowed.
+    #[serde(default = "merge::Perturbations::all", skip_serializing_if = "merge::Perturbations::is_all")]
+    pub perturbations: merge::Perturbations,
     /// Instruction following: the indexed values.
     #[serde(default = "default_values", skip_serializing_if = "is_default_values")]
     pub values: u32,
@@ -575,6 +767,11 @@ impl TaskSpec {
             n_edit: None,
             branches: DEFAULT_BRANCHES,
             ratio_tenths: 10,
+            d: merge::default_d(),
+            params: merge::default_params(),
+            min_block: merge::default_min_block(),
+            transformations: merge::Transformations::all(),
+            perturbations: merge::Perturbations::all(),
             values: crate::axes::instructions::DEFAULT_VALUES,
             conditional: 0,
             chain: DEFAULT_CHAIN,
@@ -674,12 +871,18 @@ impl TaskSpec {
                     ));
                 }
             }
-            if let (Some((min, max)), Some(text)) = (k.range(self), (k.get)(self)) {
-                if let Ok(x) = text.parse::<u64>() {
-                    if x < min || x > max {
-                        return Err(k.out_of_range_for(x, min, max));
+            match (k.values, (k.get)(self)) {
+                (Values::Int { .. }, Some(text)) => {
+                    if let (Some((min, max)), Ok(x)) = (k.range(self), text.parse::<u64>()) {
+                        if x < min || x > max {
+                            return Err(k.out_of_range_for(x, min, max));
+                        }
                     }
                 }
+                (Values::Set { .. }, Some(text)) => {
+                    k.parse(&text)?;
+                }
+                _ => {}
             }
         }
         let def = self.kind.def();
@@ -912,5 +1115,47 @@ mod tests {
         let back = TaskSpec::from_pairs(q.split('&').map(|p| p.split_once('=').unwrap())).unwrap();
         assert_eq!(back, s);
         assert_eq!(s.sizes(), GraphSizes { n_init: 200, n_edit: 25 });
+    }
+    #[test]
+    fn merge_knobs_apply_to_merge_only_and_round_trip() {
+        let parse = |pairs: &[(&str, &str)]| TaskSpec::from_pairs(pairs.iter().copied());
+        let e = parse(&[("kind", "merge_codebases"), ("domain", "string")]).unwrap_err();
+        assert_eq!(e.message, "'domain' does not apply to merge_codebases; leave it out (got 'string')");
+        let e = parse(&[("kind", "merge_codebases"), ("axis", "search")]).unwrap_err();
+        assert_eq!(e.key, "axis");
+        let e = parse(&[("kind", "add_parameter"), ("d", "3")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "'d' does not apply to add_parameter (only merge_codebases has it); leave it out (got '3')"
+        );
+        // Defaults stay out of links; a subset is printed in the canonical order.
+        let s =
+            parse(&[("kind", "merge_codebases"), ("n", "40"), ("transformations", "reorder, multi_lines")]).unwrap();
+        assert_eq!(s.to_query(), "v=1&kind=merge_codebases&n=40&transformations=multi_lines,reorder");
+        assert!(s
+            .canonical()
+            .contains("&d=1&params=10&min_block=2&transformations=multi_lines,reorder&perturbations=all"));
+        assert!(!s.canonical().contains("domain="));
+        let back = TaskSpec::from_pairs(s.to_query().split('&').map(|p| p.split_once('=').unwrap())).unwrap();
+        assert_eq!(back, s);
+        let none = parse(&[("kind", "merge_codebases"), ("transformations", "none")]).unwrap();
+        assert_eq!(none.transformations.0, 0);
+        assert!(none.to_query().ends_with("transformations=none"));
+        let e = parse(&[("kind", "merge_codebases"), ("perturbations", "none")]).unwrap_err();
+        assert!(e.message.contains("must name at least 1"), "{e}");
+        let e = parse(&[("kind", "merge_codebases"), ("transformations", "rename,reorder")]).unwrap_err();
+        assert!(e.message.contains("unknown item 'rename'") && e.message.contains("rename_variables"), "{e}");
+        let e = parse(&[("kind", "merge_codebases"), ("n", "5"), ("d", "4")]).unwrap_err();
+        assert_eq!(e.key, "n");
+        assert!(e.message.contains("at least (d+1)·min_block = 10"), "{e}");
+        let e = parse(&[("kind", "merge_codebases"), ("d", "11")]).unwrap_err();
+        assert!(e.message.contains("from 1 to 10"), "{e}");
+        // Existing kinds keep their serde form: the merge fields are left out at their defaults.
+        let json = serde_json::to_string(&TaskSpec::default()).unwrap();
+        assert!(!json.contains("params") && !json.contains("transformations"), "{json}");
+        let merge = parse(&[("kind", "merge_codebases"), ("perturbations", "flip_sign,add_factor")]).unwrap();
+        let json = serde_json::to_string(&merge).unwrap();
+        assert!(json.contains("\"perturbations\":\"flip_sign,add_factor\""), "{json}");
+        assert_eq!(serde_json::from_str::<TaskSpec>(&json).unwrap(), merge);
     }
 }

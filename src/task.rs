@@ -62,6 +62,8 @@ pub struct Generated {
 pub enum View {
     /// A call-graph kind: the joined graph and the built programs with each function's role.
     Graph { graph: CallGraph, built: Built },
+    /// Merge Codebases: the pieces of both classes and the data-flow graph.
+    Merge(crate::kinds::merge_codebases::view::MergeView),
     /// variable_renaming: the renames, in the order the chain defines the old names.
     Renaming { renames: Vec<(String, String)> },
 }
@@ -71,6 +73,7 @@ impl Generated {
     pub fn call_graph(&self) -> Option<(&CallGraph, &Built)> {
         match &self.view {
             View::Graph { graph, built } => Some((graph, built)),
+            View::Merge(_) => None,
             View::Renaming { .. } => None,
         }
     }
@@ -83,7 +86,12 @@ pub fn link(spec: &TaskSpec) -> String {
 
 /// The reference's run name of a spec's bucket (generation.md §5.2).
 pub fn run_name(spec: &TaskSpec) -> String {
-    spec.kind.def().run_name(spec)
+    spec.kind.def().run_name(spec).unwrap_or_else(|| crate::axes::run_name(spec))
+}
+
+/// A task as written out: the record, or the kind's own reference format (merge).
+pub fn export(task: &Task) -> serde_json::Value {
+    task.spec.kind.def().export(task)
 }
 
 /// The reference's task-set name of a spec (`math_function`).

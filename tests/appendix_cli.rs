@@ -80,7 +80,7 @@ fn grid_check_and_grade() {
         "--out",
         root.to_str().unwrap(),
         "--axes",
-        "comment",
+        "comment,renaming",
         "--kinds",
         "add_return_value,variable_renaming,dead_code",
         "--domains",

@@ -366,7 +366,12 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     no_fatal(driver).await?;
     console_clean(driver, "a runtime task", &[]).await?;
 
-    // 6c. The appendix tasks: comment copying and variable renaming, shown and graded.
+    // 6c. A merge codebases task: the classes side by side, tinted blocks, the data-flow graph, grading.
+    merge_view(driver, base, shots).await?;
+    no_fatal(driver).await?;
+    console_clean(driver, "the merge codebases task", &[]).await?;
+
+    // 6d. The appendix tasks: comment copying and variable renaming, shown and graded.
     appendix(driver, base, shots).await?;
     no_fatal(driver).await?;
     console_clean(driver, "the appendix tasks", &[]).await?;
@@ -785,6 +790,10 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
         &format!("return document.querySelectorAll('#gallery .card').length === {};", gallery_cards()),
     )
     .await?;
+    // The merge card draws its data-flow graph.
+    if count(driver, "#card-merge_codebases-math svg .flow-node").await? == 0 {
+        return Err("the merge codebases card shows no data-flow graph".into());
+    }
     driver.screenshot(&shots.join("e2e-gallery.png")).await?;
     driver.find(By::Id("card-dead_code-string")).await?.click().await?;
     expect_task(driver, &spec("v=1&kind=dead_code&domain=string&n=10")).await?;
@@ -817,6 +826,114 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
         return Err("the embed shows controls, the header or the share line".into());
     }
     driver.screenshot(&shots.join("e2e-embed.png")).await?;
+    Ok(())
+}
+
+/// A merge codebases link: both classes side by side with every shared block tinted the same in the
+/// two columns and the differing lines marked, the data-flow graph with one vertex per variable, the
+/// domain control greyed out, the merge knobs in the link, and grading (the reference passes, the
+/// starter fails `difference_blocks` statically and in the hidden tests).
+async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    let merge = spec("v=1&kind=merge_codebases&n=25&seed=3&d=2");
+    driver.goto(format!("{base}{}", link(&merge))).await?;
+    expect_task(driver, &merge).await?;
+    let columns = wait_for(
+        driver,
+        "the two classes side by side",
+        "const a = document.getElementById('merge-CalculateA'), b = document.getElementById('merge-CalculateB');          if (!a || !b) return null;          const tints = col => { const m = {}; for (const l of col.querySelectorAll('.line.piece-block')) {              const k = [...l.classList].find(c => c.startsWith('block-')); const c = getComputedStyle(l).backgroundColor;              (m[k] = m[k] || new Set()).add(c); }            return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, [...v]])); };          return {a: tints(a), b: tints(b), diffs: [a, b].map(c => c.querySelectorAll('.line.piece-diff').length),                  marks: getComputedStyle(a.querySelector('.line.piece-diff'), '::after').content};",
+    )
+    .await?;
+    let (a, b) = (&columns["a"], &columns["b"]);
+    let blocks = a.as_object().map(|m| m.len()).unwrap_or(0);
+    if blocks != 3 || b.as_object().map(|m| m.len()) != Some(3) {
+        return Err(format!("expected 3 tinted blocks in each class, got {columns}").into());
+    }
+    for k in 0..3 {
+        let key = format!("block-{k}");
+        let (ta, tb) = (&a[&key], &b[&key]);
+        if ta.as_array().map(Vec::len) != Some(1)
+            || ta != tb
+            || ta[0].as_str().unwrap_or("").contains("rgba(0, 0, 0, 0)")
+        {
+            return Err(format!("block {k} is not tinted one colour in both classes: {ta} vs {tb}").into());
+        }
+    }
+    if a["block-0"] == a["block-1"] {
+        return Err(format!("blocks 0 and 1 share a tint: {columns}").into());
+    }
+    if columns["diffs"] != serde_json::json!([2, 2]) || !columns["marks"].as_str().unwrap_or("").contains('≠') {
+        return Err(format!("expected two marked differing lines per class, got {columns}").into());
+    }
+    // The data-flow graph: one vertex per parameter and variable, the differences outlined.
+    let nodes = count(driver, "#data-flow .flow-node").await?;
+    if nodes != 10 + 25 + 2 || count(driver, "#data-flow .flow-diff").await? != 2 {
+        return Err(format!("the data-flow graph shows {nodes} vertices, expected 37 with 2 differences").into());
+    }
+    // Hovering a line lights its whole block in both classes.
+    let first = driver.find(By::Css("#merge-CalculateA .line.block-1")).await?;
+    driver.action_chain().move_to_element_center(&first).perform().await?;
+    let lit = wait_for(
+        driver,
+        "a block lit in both classes",
+        "const l = [...document.querySelectorAll('.merge-code .line.lit')];          return l.length && l.every(e => e.classList.contains('block-1')) ?            [document.querySelectorAll('#merge-CalculateA .line.lit').length, document.querySelectorAll('#merge-CalculateB .line.lit').length] : null;",
+    )
+    .await?;
+    if lit[0].as_u64().unwrap_or(0) == 0 || lit[1].as_u64().unwrap_or(0) == 0 {
+        return Err(format!("hovering block 1 lit {lit} lines").into());
+    }
+    driver.screenshot(&shots.join("e2e-merge.png")).await?;
+    // The domain does not apply: its control is greyed out and says so.
+    let domain = driver.find(By::Id("knob-domain")).await?;
+    if domain.attr("disabled").await?.is_none()
+        || !domain.attr("title").await?.unwrap_or_default().contains("merge_codebases")
+    {
+        return Err("the domain control of a merge task is not greyed out with its reason".into());
+    }
+    // The merge knobs: a number and a set, each rewriting the link.
+    driver
+        .execute(
+            "const d = document.getElementById('knob-d'); d.value = '3'; d.dispatchEvent(new Event('change', {bubbles: true}));",
+            Vec::new(),
+        )
+        .await?;
+    let three = spec("v=1&kind=merge_codebases&n=25&seed=3&d=3");
+    expect_task(driver, &three).await?;
+    driver.find(By::Id("knob-transformations-reorder")).await?.click().await?;
+    let fewer = spec(
+        "v=1&kind=merge_codebases&n=25&seed=3&d=3&transformations=rename_variables,shuffle_lines,multi_lines,logical_equiv",
+    );
+    expect_task(driver, &fewer).await?;
+
+    // Grading: the reference passes, the starter fails difference_blocks, statically and hidden.
+    driver.goto(format!("{base}{}", link(&merge))).await?;
+    expect_task(driver, &merge).await?;
+    wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
+    if hidden != "true" {
+        let t = text_of(driver, "hidden-verdict").await?;
+        return Err(format!("the merge reference's hidden tests gave {hidden}: {t}").into());
+    }
+    driver.find(By::Id("use-starter")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+    if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? != 1 {
+        return Err("the merge starter should fail exactly one rubric item (difference_blocks)".into());
+    }
+    let item = text_of(driver, "static-verdict").await?;
+    if !item.contains("CalculateA.compute (line") {
+        return Err(format!("the starter's failing item does not name the class and line: {item}").into());
+    }
+    wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
+        .await?;
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
+    if hidden != "false" {
+        let t = text_of(driver, "hidden-verdict").await?;
+        return Err(format!("the merge starter's hidden tests gave {hidden}, expected false: {t}").into());
+    }
+    driver.screenshot(&shots.join("e2e-merge-grade.png")).await?;
     Ok(())
 }
 

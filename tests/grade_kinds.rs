@@ -27,7 +27,8 @@ fn specs() -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &axis in Axis::ALL {
         for &domain in Domain::ALL {
-            for &kind in Kind::ALL.iter().filter(|k| k.def().axes().allows(&axis)) {
+            // The call-graph kinds (merge has its own: tests/merge_grade.rs).
+            for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some()) {
                 for (n, seed) in [(5, 0), (5, 1), (if axis == Axis::Traversal { 25 } else { 50 }, 2)] {
                     let spec = TaskSpec::new(kind, domain, axis, n, seed);
                     if spec.validate().is_ok() {
@@ -307,6 +308,7 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
             let mutated = format!("{}{old}{}", &code[..last_use + 1], &code[last_use + 1 + new.len()..]);
             out.push(expect_failure(task, "one use not renamed", &mutated, "renames", Some("main")));
         }
+        Kind::MergeCodebases => unreachable!("merge mutants: tests/merge_grade.rs"),
     }
     out
 }
@@ -315,7 +317,7 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
 fn mutants_fail_for_the_right_reason() {
     let mut specs = Vec::new();
     for &domain in Domain::ALL {
-        for &kind in Kind::ALL {
+        for &kind in Kind::ALL.iter().filter(|&&k| k != Kind::MergeCodebases) {
             for (axis, n, seed) in [(Axis::Traversal, 6, 11), (Axis::Search, 10, 12), (Axis::Comment, 4, 13)] {
                 let spec = TaskSpec::new(kind, domain, axis, n, seed);
                 if spec.validate().is_ok() {

@@ -138,7 +138,7 @@ fn malformed_links_never_panic() {
         }
         let shown = match route::parse(&s) {
             Route::Gallery | Route::Results | Route::Traces => TaskSpec::default(),
-            Route::Task(spec) | Route::Scale(spec) => spec,
+            Route::Task(spec) | Route::Scale(spec) | Route::Agents(spec) => spec,
             Route::BadLink { message, nearest } => {
                 assert!(!message.is_empty(), "{s:?}: an empty message");
                 assert!(message.chars().count() < 400, "{s:?}: message too long: {message}");

@@ -23,6 +23,7 @@ fn starter_item(kind: Kind) -> &'static str {
         Kind::AddParameter | Kind::CacheFunction => "required_parameter",
         Kind::AddReturnValue | Kind::ExtractHelper => "return_annotations",
         Kind::VariableRenaming => "renames",
+        Kind::MergeCodebases => "difference_blocks",
     }
 }
 

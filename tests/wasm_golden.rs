@@ -68,6 +68,25 @@ fn time_to_generate_n200_in_the_browser() {
             report.push(format!("{kind:>16} {axis:>9}: median {:6.1} ms  min {:6.1} ms", times[2], times[0]));
         }
     }
+    for n in [200, 1000] {
+        let s = spec(&format!("v=1&kind=merge_codebases&n={n}&seed=1"));
+        let _warm = generate(&s).expect("generates");
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            let t0 = now_ms();
+            let task = generate(&s).expect("generates");
+            times.push(now_ms() - t0);
+            assert!(task.starter_code.contains("class CalculateB(Calculate):"));
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        report.push(format!(
+            "{:>16} {:>9}: median {:6.1} ms  min {:6.1} ms",
+            "merge_codebases",
+            format!("L={n}"),
+            times[2],
+            times[0]
+        ));
+    }
     console_log!("n=200 generation in the browser (math, seed 1, 5 runs each):\n{}", report.join("\n"));
 }
 

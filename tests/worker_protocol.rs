@@ -89,7 +89,7 @@ async fn malformed_messages_get_errors_and_the_connection_stays() {
 async fn oversized_messages() {
     let addr = start(config()).await;
     let mut c = connect(addr).await;
-    let limit = 256 << 10;
+    let limit = cabrito::native::worker::config::MAX_MESSAGE_BYTES;
     // Over the limit: too_large, and the connection stays open.
     let big = format!(r#"{{"v":1,"type":"hello","pad":"{}"}}"#, "x".repeat(limit));
     c.send_text(big).await;

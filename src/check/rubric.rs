@@ -122,8 +122,9 @@ pub enum Level {
     Must,
     /// A diagnostic.
     Nice,
-    /// Not in the rubric (a kind turns off an item every other kind has, e.g. `main_unchanged` for a
-    /// kind whose one function is `main()`).
+    /// Not in this kind's rubric: a kind lists with it an item every kind has that means nothing for
+    /// it (the function-level items of a task without top-level functions; `main_unchanged` for a kind
+    /// whose one function is `main()`).
     Off,
 }
 
@@ -144,7 +145,7 @@ impl Check {
         let find = |list: &[(&str, Level)]| list.iter().find(|(id, _)| *id == self.id).map(|&(_, level)| level);
         let listed = find(task.kind.def().rubric()).or_else(|| find(task.axis.def().rubric()));
         match (listed, self.applies) {
-            (Some(Level::Off), _) | (None, Applies::Listed) | (None, Applies::All(Level::Off)) => None,
+            (Some(Level::Off), _) | (None, Applies::All(Level::Off)) | (None, Applies::Listed) => None,
             (Some(level), _) | (None, Applies::All(level)) => Some(level == Level::Must),
         }
     }
@@ -248,6 +249,20 @@ pub const CHECKS: &[Check] = &[
         applies: Applies::Listed,
         title: |_| "Every requirement line in every function it applies to, in the prescribed order".into(),
         run: super::constraints::constraint_structure,
+    },
+    Check {
+        id: "difference_blocks",
+        applies: Applies::Listed,
+        title: |_| {
+            "Template method: Calculate.compute() calls one custom_compute method per difference; the subclasses keep only those, one return each".into()
+        },
+        run: crate::kinds::merge_codebases::structure::rubric_item,
+    },
+    Check {
+        id: "merge_module_code",
+        applies: Applies::Listed,
+        title: |_| "Only the three classes at module level (no other classes, functions or variables)".into(),
+        run: crate::kinds::merge_codebases::structure::module_code,
     },
     Check {
         id: "edit_path",

@@ -12,7 +12,7 @@ pub mod verdict;
 
 pub use crate::check::program::ProgramError;
 pub use outcome::{CallResult, PyError, RunOutcome, RunStatus, TrialOutcome};
-pub use plan::{build_plan, reference_functions, task_key, FunctionSpec, Plan, PlanError};
+pub use plan::{build_plan, reference_functions, task_key, FunctionSpec, InputScheme, Plan, PlanError};
 pub use value::{compare, Comparison, Value};
 pub use verdict::{wilson, CheckResult, FirstFailure, FunctionResult, FunctionStatus, Outcome};
 
@@ -30,6 +30,15 @@ pub const MAX_TRIALS: usize = 10_000;
 
 /// Seconds one call may take before the harness raises a timeout in it (the reference's 2 s).
 pub const DEFAULT_CALL_TIMEOUT_SECONDS: f64 = 2.0;
+
+/// What a kind's behavioural check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Every reference function, on random inputs per trial (grading.md §3).
+    Functions,
+    /// `CalculateA().compute` and `CalculateB().compute` on argument vectors (grading.md §6.8; merge).
+    Calculators,
+}
 
 /// What grading needs to know about a task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,8 +105,14 @@ pub struct Prepared {
     pub reference_defs: Vec<String>,
 }
 
-/// Plan a task with `trials` trials per function.
+/// Plan a task with `trials` trials per function and the default input scheme (one draw per trial,
+/// shared by the functions: [`InputScheme::PerTrial`]).
 pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
+    prepare_with(task, trials, InputScheme::default())
+}
+
+/// Plan a task with `trials` trials per function, drawing inputs by `scheme`.
+pub fn prepare_with(task: &GradeTask, trials: usize, scheme: InputScheme) -> Result<Prepared, PlanError> {
     let with_main = task.kind.def().grades_main();
     let reference = Program::read(&task.reference).map_err(PlanError::Syntax)?;
     let functions = plan::functions_to_test(&reference, with_main)?;
@@ -105,7 +120,7 @@ pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
     let keep: BTreeSet<String> =
         defs.iter().filter(|d| !d.is_async && (with_main || d.name != "main")).map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
-    let mut plan = build_plan(&task.input_key(), task.domain, functions, trials);
+    let mut plan = build_plan(&task.input_key(), task.domain, functions, trials, scheme);
     if task.axis.def().instructions() {
         plan.library = crate::domain::stubs::Library::Indexed;
     }
@@ -161,6 +176,11 @@ impl Default for HarnessOptions {
 
 /// The JSON request the harness reads on stdin: `program` under `plan`, calling only the
 /// functions in `only` (all when `None`).
+///
+/// Compact: the functions' parameter names are listed once (`functions`), each trial lists its
+/// distinct input values once (`values`, tagged as [`Value::to_json`]) and its calls as
+/// `[call index, function index, [value index per parameter]]`; the harness decodes a fresh copy
+/// of every value for every call, so a call that mutates its input cannot reach the next one.
 pub fn request(
     plan: &Plan,
     program: &str,
@@ -168,32 +188,54 @@ pub fn request(
     only: Option<&BTreeSet<String>>,
     opts: &HarnessOptions,
 ) -> serde_json::Value {
+    use serde_json::{json, Value as Json};
     let mut stubs: BTreeMap<String, String> = BTreeMap::new();
-    let trials: Vec<serde_json::Value> = plan
+    let index: std::collections::HashMap<&str, usize> =
+        plan.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let functions: Vec<Json> = plan
+        .functions
+        .iter()
+        .map(|f| json!([f.name, f.params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()]))
+        .collect();
+    let trials: Vec<Json> = plan
         .trials
         .iter()
         .map(|t| {
             stubs.entry(t.stub_index.to_string()).or_insert_with(|| plan::plan_stub_source(plan, t.stub_index));
-            let calls: Vec<serde_json::Value> = t
+            let mut values: Vec<Json> = Vec::new();
+            let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+            let calls: Vec<Json> = t
                 .calls
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| only.is_none_or(|o| o.contains(&c.function)))
-                .map(|(i, c)| {
-                    let args: Vec<serde_json::Value> =
-                        c.args.iter().map(|(n, v)| serde_json::json!([n, v.to_json()])).collect();
-                    serde_json::json!([i, c.function, args])
+                .filter_map(|(i, c)| {
+                    let f = *index.get(c.function.as_str())?;
+                    let refs: Vec<usize> = c
+                        .args
+                        .iter()
+                        .map(|(_, v)| {
+                            let j = v.to_json();
+                            let text = j.to_string();
+                            *seen.entry(text).or_insert_with(|| {
+                                values.push(j);
+                                values.len() - 1
+                            })
+                        })
+                        .collect();
+                    Some(json!([i, f, refs]))
                 })
                 .collect();
-            serde_json::json!({"stub": t.stub_index, "calls": calls})
+            json!({"stub": t.stub_index, "values": values, "calls": calls})
         })
         .collect();
-    serde_json::json!({
+    json!({
         "program": program,
         "defs": defs,
         "domain": plan.domain.as_str(),
         "stubs": stubs,
         "strops": if plan.domain == Domain::String { Some(STROPS_SOURCE) } else { None },
+        "functions": functions,
         "trials": trials,
         "memoize": opts.memoize,
         "restrict_builtins": opts.restrict_builtins,

@@ -12,7 +12,7 @@ use ruff_text_size::Ranged;
 use std::collections::BTreeSet;
 
 /// The type of one argument, from its annotation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ArgType {
     Bool,
     Int,
@@ -207,22 +207,71 @@ pub fn draw(rng: &mut Rng, ty: &ArgType) -> Value {
     }
 }
 
-/// Build the plan: per trial one stub block (stream `stubs/{trial}`) and, for every function, one
-/// input per parameter from the stream `inputs/{trial}/{function}` (D5: independent of the
-/// candidate and of the order of functions).
-pub fn build_plan(key: &str, domain: Domain, functions: Vec<FunctionSpec>, trials: usize) -> Plan {
+/// How a plan draws the inputs of a trial (decision D5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum InputScheme {
+    /// One value per (trial, parameter name and type), shared by every function with that
+    /// parameter (stream `shared/{trial}/{name}/{type}`). Cabra's functions pass `val` and the
+    /// kind's extra parameter on unchanged, so with the per-trial memo each function is computed
+    /// about once per trial and grading is linear in `n`; each function still sees one fresh
+    /// random input per trial.
+    #[default]
+    PerTrial,
+    /// One draw per (trial, function) (stream `inputs/{trial}/{function}`), as the reference draws
+    /// per function: every call re-runs the subtree below it, so grading is quadratic in depth.
+    PerFunction,
+}
+
+impl InputScheme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputScheme::PerTrial => "per-trial",
+            InputScheme::PerFunction => "per-function",
+        }
+    }
+}
+
+/// A stable text for an argument type (part of the shared streams' names).
+fn type_tag(ty: &ArgType) -> String {
+    match ty {
+        ArgType::Bool => "bool".into(),
+        ArgType::Int => "int".into(),
+        ArgType::Float => "float".into(),
+        ArgType::Str => "str".into(),
+        ArgType::Array => "ndarray".into(),
+        ArgType::List(inner) => format!("list[{}]", type_tag(inner)),
+    }
+}
+
+/// Build the plan: per trial one stub block (stream `stubs/{trial}`) and every function's inputs
+/// by `scheme`. Either way the inputs are independent of the candidate and of the order of the
+/// functions (D5).
+pub fn build_plan(key: &str, domain: Domain, functions: Vec<FunctionSpec>, trials: usize, scheme: InputScheme) -> Plan {
     let count = stubs::block_count(domain);
     let trials = (0..trials)
         .map(|t| {
             let stub_index = below(&mut stream(key, &format!("stubs/{t}")), count);
+            let mut shared: std::collections::HashMap<(&str, &ArgType), Value> = std::collections::HashMap::new();
             let calls = functions
                 .iter()
                 .map(|f| {
-                    let mut rng = stream(key, &format!("inputs/{t}/{}", f.name));
-                    Call {
-                        function: f.name.clone(),
-                        args: f.params.iter().map(|(n, ty)| (n.clone(), draw(&mut rng, ty))).collect(),
-                    }
+                    let args = match scheme {
+                        InputScheme::PerFunction => {
+                            let mut rng = stream(key, &format!("inputs/{t}/{}", f.name));
+                            f.params.iter().map(|(n, ty)| (n.clone(), draw(&mut rng, ty))).collect()
+                        }
+                        InputScheme::PerTrial => f
+                            .params
+                            .iter()
+                            .map(|(n, ty)| {
+                                let v = shared.entry((n.as_str(), ty)).or_insert_with(|| {
+                                    draw(&mut stream(key, &format!("shared/{t}/{n}/{}", type_tag(ty))), ty)
+                                });
+                                (n.clone(), v.clone())
+                            })
+                            .collect(),
+                    };
+                    Call { function: f.name.clone(), args }
                 })
                 .collect();
             Trial { stub_index, calls }
@@ -281,8 +330,8 @@ mod tests {
     #[test]
     fn inputs_are_per_trial_and_function() {
         let fs = reference_functions(REF).unwrap();
-        let a = build_plan("k", Domain::Math, fs.clone(), 4);
-        let b = build_plan("k", Domain::Math, fs.iter().rev().cloned().collect(), 4);
+        let a = build_plan("k", Domain::Math, fs.clone(), 4, InputScheme::PerFunction);
+        let b = build_plan("k", Domain::Math, fs.iter().rev().cloned().collect(), 4, InputScheme::PerFunction);
         // The same function gets the same inputs whatever the order of the others.
         assert_eq!(a.trials[2].calls[0], b.trials[2].calls[1]);
         assert_ne!(a.trials[0].calls[0], a.trials[1].calls[0]);
@@ -295,6 +344,40 @@ mod tests {
             let Value::Str(s) = &t.calls[1].args[2].1 else { panic!() };
             assert!((1..=10).contains(&s.len()) && s.chars().all(|c| c.is_ascii_digit()));
         }
+    }
+
+    #[test]
+    fn shared_inputs_are_one_per_trial_and_parameter() {
+        let src = "def f(val: float, mult: float) -> float:\n    return val\n\ndef g(val: float) -> float:\n    return val\n\ndef h(val: str) -> str:\n    return val\n\ndef k(mult: float, val: float) -> float:\n    return val\n";
+        let fs = reference_functions(src).unwrap();
+        let a = build_plan("k", Domain::Math, fs.clone(), 50, InputScheme::PerTrial);
+        let b = build_plan("k", Domain::Math, fs.iter().rev().cloned().collect(), 50, InputScheme::PerTrial);
+        let mut vals = BTreeSet::new();
+        for (ta, tb) in a.trials.iter().zip(&b.trials) {
+            let arg = |t: &Trial, f: &str, p: &str| {
+                let c = t.calls.iter().find(|c| c.function == f).unwrap();
+                c.args.iter().find(|(n, _)| n == p).unwrap().1.clone()
+            };
+            // One value per name and type in a trial, whatever the function or its order.
+            assert_eq!(arg(ta, "f", "val"), arg(ta, "g", "val"));
+            assert_eq!(arg(ta, "f", "val"), arg(ta, "k", "val"));
+            assert_eq!(arg(ta, "f", "mult"), arg(ta, "k", "mult"));
+            assert_ne!(arg(ta, "f", "val"), arg(ta, "f", "mult"));
+            assert!(matches!(arg(ta, "h", "val"), Value::Str(_)));
+            for f in ["f", "g", "h", "k"] {
+                assert_eq!(arg(ta, f, "val"), arg(tb, f, "val"));
+            }
+            assert_eq!(ta.stub_index, tb.stub_index);
+            let Value::Float(x) = arg(ta, "g", "val") else { panic!() };
+            assert!((-1.0..1.0).contains(&x));
+            vals.insert(x.to_bits());
+        }
+        // A fresh value every trial.
+        assert_eq!(vals.len(), 50);
+        // The per-function scheme draws differently (its own streams).
+        let c = build_plan("k", Domain::Math, fs, 50, InputScheme::PerFunction);
+        assert_ne!(a.trials[0].calls[0], c.trials[0].calls[0]);
+        assert_eq!(a.trials[0].stub_index, c.trials[0].stub_index);
     }
 
     #[test]

@@ -163,11 +163,14 @@ pub fn behavioural(
     let (mut passed, mut failed, mut errored) = (0usize, 0usize, 0usize);
     // Explain missing results once per run: the first absent call is the one that was running.
     let mut actual_gap_seen = false;
+    // Results are in plan order: find a call's function by name without a scan (n calls a trial).
+    let position: std::collections::HashMap<&str, usize> =
+        plan.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
     for (t, trial) in plan.trials.iter().enumerate() {
         let exp_trial = expected.trials.get(t);
         let act_trial = actual.trials.get(t);
         for (i, call) in trial.calls.iter().enumerate() {
-            let Some(fr) = results.iter_mut().find(|r| r.name == call.function) else { continue };
+            let Some(fr) = position.get(call.function.as_str()).and_then(|&k| results.get_mut(k)) else { continue };
             if fr.status == FunctionStatus::Missing {
                 continue;
             }

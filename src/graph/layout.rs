@@ -18,19 +18,53 @@ pub fn layered(g: &CallGraph) -> Layout {
     let order = petgraph::algo::toposort(&g.g, None)
         .map(|o| o.into_iter().map(|v| v.index()).collect::<Vec<_>>())
         .unwrap_or_else(|_| (0..n).collect());
+    let parents: Vec<Vec<usize>> = (0..n).map(|v| g.parents(v)).collect();
+    let children: Vec<Vec<usize>> = (0..n).map(|v| g.children(v)).collect();
+    layered_in(&order, &parents, &children)
+}
+
+/// The same drawing for any DAG given as children lists (vertex `u` above each of `children[u]`),
+/// such as the data-flow graph of a merge task.
+pub fn layered_lists(n: usize, children: &[Vec<usize>]) -> Layout {
+    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut indegree = vec![0usize; n];
+    for (u, cs) in children.iter().enumerate() {
+        for &v in cs {
+            parents[v].push(u);
+            indegree[v] += 1;
+        }
+    }
+    // Kahn's order, smallest index first among the ready vertices.
+    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(u) = ready.pop_first() {
+        order.push(u);
+        for &v in &children[u] {
+            indegree[v] -= 1;
+            if indegree[v] == 0 {
+                ready.insert(v);
+            }
+        }
+    }
+    if order.len() < n {
+        order = (0..n).collect();
+    }
+    layered_in(&order, &parents, children)
+}
+
+fn layered_in(order: &[usize], parents: &[Vec<usize>], children: &[Vec<usize>]) -> Layout {
+    let n = order.len();
     let mut layer = vec![0usize; n];
-    for &u in &order {
-        for v in g.children(u) {
+    for &u in order {
+        for &v in &children[u] {
             layer[v] = layer[v].max(layer[u] + 1);
         }
     }
     let depth = layer.iter().copied().max().map_or(0, |d| d + 1);
     let mut layers: Vec<Vec<usize>> = vec![Vec::new(); depth];
-    for &u in &order {
+    for &u in order {
         layers[layer[u]].push(u);
     }
-    let parents: Vec<Vec<usize>> = (0..n).map(|v| g.parents(v)).collect();
-    let children: Vec<Vec<usize>> = (0..n).map(|v| g.children(v)).collect();
     let mut pos = vec![0usize; n];
     let index = |layers: &Vec<Vec<usize>>, pos: &mut Vec<usize>| {
         for l in layers {

@@ -14,6 +14,7 @@ pub mod cache_function;
 pub mod dead_code;
 pub mod extract_helper;
 pub mod graph_kind;
+pub mod merge_codebases;
 pub mod prompt;
 mod role;
 pub mod variable_renaming;
@@ -23,7 +24,19 @@ pub use role::Role;
 
 use crate::check::rubric::Level;
 use crate::spec::{registry, Axis, Domain, SpecError, Support, TaskSpec};
-use crate::task::Generated;
+use crate::task::{Generated, Task};
+
+/// A grid a kind makes on its own, for a kind whose axis knob does not apply (the paper's merge
+/// grid, variable renaming's): its name in `cabrito grid --axes`, its sizes `n` and its samples per
+/// cell, and whether a size's samples go in one run file of the kind's own record format
+/// (`tasks/<run>.json`, merge) rather than the reference layout (`tasks/<run>/<task_set>/<kind>.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnGrid {
+    pub name: &'static str,
+    pub sizes: &'static [u32],
+    pub samples: u64,
+    pub run_file: bool,
+}
 
 registry!(
     /// The task kinds, with the reference's task-type names.
@@ -33,6 +46,7 @@ registry!(
         AddReturnValue = "add_return_value" => add_return_value::AddReturnValue,
         CacheFunction = "cache_function" => cache_function::CacheFunction,
         ExtractHelper = "extract_helper" => extract_helper::ExtractHelper,
+        MergeCodebases = "merge_codebases" => merge_codebases::MergeCodebases,
         VariableRenaming = "variable_renaming" => variable_renaming::VariableRenaming,
     }
 );
@@ -75,10 +89,24 @@ pub trait TaskKind: Sync {
     fn graph(&self) -> Option<&dyn GraphKind> {
         None
     }
-    /// The reference layout's run name of a spec's bucket (for the kinds built along axes, the
-    /// axis's: generation.md §5.2).
-    fn run_name(&self, spec: &TaskSpec) -> String {
-        crate::axes::run_name(spec)
+    /// The reference's run name of a spec, when the kind names its runs its own way (merge,
+    /// variable_renaming);
+    /// `None`: the axis's run name.
+    fn run_name(&self, _spec: &TaskSpec) -> Option<String> {
+        None
+    }
+    /// The task as written out (`cabrito generate --json`, the grid): the record itself, unless the
+    /// kind's reference format differs (merge).
+    fn export(&self, task: &Task) -> serde_json::Value {
+        serde_json::to_value(task).unwrap_or_default()
+    }
+    /// The kind's own grid, when its axis knob does not apply.
+    fn own_grid(&self) -> Option<OwnGrid> {
+        None
+    }
+    /// What the behavioural check runs.
+    fn behaviour(&self) -> crate::grade::Behaviour {
+        crate::grade::Behaviour::Functions
     }
     /// Whether the behavioural check calls `main()` too (a kind whose one function is `main()`);
     /// otherwise every function but `main()` is tested (grading.md §3.2).

@@ -292,11 +292,14 @@ impl TaskKind for VariableRenaming {
          wherever it is used, and no other name changes"
             .into()
     }
-    fn run_name(&self, spec: &TaskSpec) -> String {
-        format!("variable_renaming_chain={}_n={}", spec.chain, spec.n)
+    fn run_name(&self, spec: &TaskSpec) -> Option<String> {
+        Some(format!("variable_renaming_chain={}_n={}", spec.chain, spec.n))
     }
     fn grades_main(&self) -> bool {
         true
+    }
+    fn own_grid(&self) -> Option<super::OwnGrid> {
+        Some(super::OwnGrid { name: "renaming", sizes: crate::spec::PAPER_SIZES, samples: 20, run_file: false })
     }
 }
 

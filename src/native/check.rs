@@ -131,8 +131,11 @@ fn report_text(
     parsed: &Result<Candidate, ResponseError>,
     rubric: Option<&Rubric>,
 ) -> String {
-    let mut out =
-        format!("task      {} ({}, {}; {})\nsolution  {path}\n", task.name, task.kind, task.domain, task.source);
+    let domain = match task.kind.def().domains() {
+        crate::spec::Support::Only(_) => format!(", {}", task.domain),
+        crate::spec::Support::NotApplicable => String::new(),
+    };
+    let mut out = format!("task      {} ({}{domain}; {})\nsolution  {path}\n", task.name, task.kind, task.source);
     match parsed {
         Err(e) => {
             out.push_str(&format!("response  ✗ cannot be read: {e}\n\nFAIL: the response could not be read\n"));
@@ -272,15 +275,24 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
 fn pick_record<'a>(file: &str, records: &'a [TaskRecord], wanted: Option<&str>) -> Result<&'a TaskRecord, Failure> {
     if let Some(w) = wanted {
         // The name first, then the dag_id; several records with it is an error listing them.
+        // Merge records have no names of their own: say how they are named.
+        let merge_hint = match records.first() {
+            Some(r) if records::is_merge_run(&r.name) => format!(
+                "; merge records are named by position: task_00000 … task_{:05}",
+                records.len().saturating_sub(1)
+            ),
+            _ => String::new(),
+        };
         return records::find_record(records, Some(w), None, file)
             .or_else(|_| records::find_record(records, None, Some(w), file))
             .map_err(|e| {
-                Failure::Usage(
+                Failure::Usage(format!(
+                    "{}{merge_hint}",
                     e.replace(
                         &format!("no task with dag_id '{w}'"),
                         &format!("no record has the name or dag_id `{w}`"),
-                    ),
-                )
+                    )
+                ))
             });
     }
     match records {

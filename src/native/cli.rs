@@ -58,6 +58,8 @@ fn command() -> Command {
         .subcommand(super::serve::command())
         .subcommand(super::report::command())
         .subcommand(super::traces::command())
+        .subcommand(super::agent::command())
+        .subcommand(super::solve::command())
 }
 
 /// Run the CLI; returns the exit status.
@@ -74,7 +76,8 @@ pub fn run() -> i32 {
     // (`cabrito generate --json | head`): they end quietly instead of failing on a broken pipe. The
     // worker and the grader keep SIGPIPE ignored, since they write to sockets and to candidate
     // processes that may die at any time.
-    if matches!(matches.subcommand_name(), Some("generate" | "link" | "grid" | "check" | "report" | "traces")) {
+    if matches!(matches.subcommand_name(), Some("generate" | "link" | "grid" | "check" | "report" | "traces" | "agent"))
+    {
         // SAFETY: restoring the default disposition of one signal before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -92,6 +95,8 @@ pub fn run() -> i32 {
         Some(("serve", m)) => super::serve::run(m),
         Some(("report", m)) => super::report::run(m),
         Some(("traces", m)) => super::traces::run(m),
+        Some(("agent", m)) => super::agent::run(m),
+        Some(("solve", m)) => super::solve::run(m),
         _ => Err(Failure::Usage("unknown command".into())),
     };
     match result {

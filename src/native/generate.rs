@@ -2,7 +2,7 @@
 
 use super::cli::{spec_from, Failure};
 use crate::kinds::prompt::llm_prompt;
-use crate::task::generate_full;
+use crate::task::{export, generate_full};
 use clap::ArgMatches;
 use std::path::Path;
 
@@ -10,9 +10,11 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let spec = spec_from(m).map_err(Failure::Usage)?;
     let generated = generate_full(&spec).map_err(|e| Failure::Usage(e.to_string()))?;
     let task = &generated.task;
+    // The record as the kind writes it out (merge: the reference's merge format plus Cabrito's fields).
+    let record = serde_json::to_string_pretty(&export(task)).expect("a task serialises");
     match m.get_one::<String>("out") {
         None => {
-            println!("{}", serde_json::to_string_pretty(task).expect("a task serialises"));
+            println!("{record}");
         }
         Some(dir) => {
             let dir = Path::new(dir);
@@ -26,13 +28,13 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             write("reference.py", &format!("{}\n", task.solution_code))?;
             write("prompt.md", &format!("{}\n", task.prompt))?;
             write("llm_prompt.md", &llm_prompt(&task.prompt, &task.starter_code))?;
-            write("task.json", &serde_json::to_string_pretty(task).expect("a task serialises"))?;
+            write("task.json", &record)?;
             if let Some((graph, built)) = generated.call_graph() {
                 write("dag.json", &serde_json::to_string_pretty(&task.graph).expect("json"))?;
                 write("dag.dot", &crate::graph::dot::to_dot(graph, &built.roles))?;
             }
             if m.get_flag("json") {
-                println!("{}", serde_json::to_string_pretty(task).expect("a task serialises"));
+                println!("{record}");
             } else {
                 eprintln!(
                     "wrote {} ({} functions, {} to edit)",

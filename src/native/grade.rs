@@ -530,11 +530,19 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let tasks_root = records::root(&args.tasks, "tasks");
     let mut index: TaskIndex = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
+    let mut merge: Option<Summary> = None;
     if let Some(dir) = &args.responses {
         if !dir.is_dir() {
             return Err(Failure::Usage(format!("--responses {} is not a folder", dir.display())));
         }
-        for file in records::response_files(dir).map_err(other)? {
+        // Merge runs have a layout of their own (native::merge_layout grades them).
+        merge = super::merge_layout::grade_runs(args, dir, &tasks_root)?;
+        let files = match records::response_files(dir) {
+            Ok(f) => f,
+            Err(_) if merge.is_some() => vec![],
+            Err(e) => return Err(other(e)),
+        };
+        for file in files {
             if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(file.place.clone()) {
                 slot.insert(records::task_file(&tasks_root, &file.place).and_then(|p| records::read_task_records(&p)));
             }
@@ -686,6 +694,12 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
                 summary.merged_shards += 1;
             }
         }
+    }
+    if let Some(m) = merge {
+        summary.rows.extend(m.rows);
+        summary.graded += m.graded;
+        summary.reused += m.reused;
+        summary.problems += m.problems;
     }
     summary.seconds = started.elapsed().as_secs_f64();
     let name = if args.shard.1 > 1 {

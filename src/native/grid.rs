@@ -19,7 +19,10 @@ pub fn command() -> Command {
             thousands(default_grid_tasks(DEFAULT_SAMPLES))
         ))
         .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("output folder"))
-        .arg(list_arg("axes", &Axis::NAMES.join(","), "axes to generate"))
+        .arg(
+            list_arg("axes", &Axis::NAMES.join(","), "axes to generate")
+                .help(format!("axes to generate, comma-separated; also {}", own_grids_help())),
+        )
         .arg(list_arg(
             "kinds",
             &Kind::NAMES.join(","),
@@ -48,6 +51,40 @@ pub fn command() -> Command {
 /// The paper's samples per cell.
 const DEFAULT_SAMPLES: u64 = 20;
 
+/// Why a kind with a grid of its own is not on an axis's grid (also how the quiet skips are found).
+const OWN_GRID: &str = "it has a grid of its own";
+
+/// `merge (the merge_codebases grid: n 5,…,200, 50 samples each)`
+fn own_grids_help() -> String {
+    Kind::ALL
+        .iter()
+        .filter_map(|k| k.def().own_grid().map(|g| (k, g)))
+        .map(|(k, g)| {
+            let sizes: Vec<String> = g.sizes.iter().map(|n| n.to_string()).collect();
+            format!("{} (the {k} grid: n {}, {} samples each)", g.name, sizes.join(","), g.samples)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What `--axes` names: a scaling axis, or the own grid of a kind whose axis knob does not apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GridAxis {
+    Axis(Axis),
+    Own(Kind),
+}
+
+fn parse_grid_axis(s: &str) -> Option<GridAxis> {
+    Axis::parse(s).map(GridAxis::Axis).or_else(|| {
+        Kind::ALL.iter().copied().find(|k| k.def().own_grid().is_some_and(|g| g.name == s)).map(GridAxis::Own)
+    })
+}
+
+fn grid_axis_names() -> String {
+    let own = Kind::ALL.iter().filter_map(|k| k.def().own_grid().map(|g| g.name));
+    Axis::NAMES.iter().copied().chain(own).collect::<Vec<_>>().join(", ")
+}
+
 /// `traversal: 5,10,25,50,100,200; search: …`
 fn paper_sizes_help() -> String {
     Axis::ALL
@@ -75,48 +112,74 @@ struct Cell {
     n: u32,
     domain: Domain,
     kind: Kind,
+    /// Samples of the cell (a kind's own grid has its own count).
+    samples: u64,
 }
 
 /// The cells of a grid, in (axis, n, domain, kind) order, each kind only on the axes and domains
-/// it is built for (a knob that does not apply to a kind takes its default, once; a kind built along
-/// no axis, variable_renaming, comes with the default axis, or with the first when the kinds are a
-/// chosen subset). Also returns
-/// the (kind, axis) pairs left out because the kind is not built along the axis.
-fn cells(axes: &[Axis], sizes: Option<&[u32]>, domains: &[Domain], kinds: &[Kind]) -> (Vec<Cell>, Vec<(Kind, Axis)>) {
+/// it is built for (a knob that does not apply to a kind takes its default, once); a kind with its
+/// own grid (merge) only when `--axes` names that grid. Also returns the kinds left out, with why.
+fn cells(
+    axes: &[GridAxis],
+    sizes: Option<&[u32]>,
+    domains: &[Domain],
+    kinds: &[Kind],
+    samples: Option<u64>,
+) -> (Vec<Cell>, Vec<String>) {
     let defaults = TaskSpec::default();
     let mut out: Vec<Cell> = Vec::new();
-    let mut skipped = Vec::new();
-    let axisless_home = if axes.contains(&defaults.axis) {
-        Some(defaults.axis)
-    } else if kinds.len() < Kind::ALL.len() {
-        axes.first().copied()
-    } else {
-        None
+    let mut skipped: Vec<String> = Vec::new();
+    let mut skip = |why: String| {
+        if !skipped.contains(&why) {
+            skipped.push(why);
+        }
     };
-    for &axis in axes {
+    for &grid_axis in axes {
+        let axis = match grid_axis {
+            GridAxis::Axis(a) => a,
+            GridAxis::Own(kind) => {
+                let Some(own) = kind.def().own_grid() else { continue };
+                if !kinds.contains(&kind) {
+                    skip(format!("the {} grid (its kind {kind} is not in --kinds)", own.name));
+                    continue;
+                }
+                for &n in sizes.unwrap_or(own.sizes) {
+                    let cell = Cell {
+                        axis: defaults.axis,
+                        n,
+                        domain: defaults.domain,
+                        kind,
+                        samples: samples.unwrap_or(own.samples),
+                    };
+                    if !out.contains(&cell) {
+                        out.push(cell);
+                    }
+                }
+                continue;
+            }
+        };
         for &n in sizes.unwrap_or(axis.def().paper_sizes()) {
             for &domain in domains {
                 for &kind in kinds {
                     let def = kind.def();
+                    if let Some(own) = def.own_grid() {
+                        skip(format!("{kind} on the {axis} axis ({OWN_GRID}: --axes {})", own.name));
+                        continue;
+                    }
                     let axis = match def.axes() {
                         Support::Only(list) if list.contains(&axis) => axis,
                         Support::Only(_) => {
-                            if !skipped.contains(&(kind, axis)) {
-                                skipped.push((kind, axis));
-                            }
+                            skip(format!("{kind} on the {axis} axis (it is not built along it)"));
                             continue;
                         }
-                        // A kind not built along axes comes once, with the default axis; when the
-                        // axes leave it out, only if the kinds were chosen (with the first axis).
-                        Support::NotApplicable if Some(axis) == axisless_home => defaults.axis,
-                        Support::NotApplicable => continue,
+                        Support::NotApplicable => defaults.axis,
                     };
                     let domain = match def.domains() {
                         Support::Only(list) if list.contains(&domain) => domain,
                         Support::Only(_) => continue,
                         Support::NotApplicable => defaults.domain,
                     };
-                    let cell = Cell { axis, n, domain, kind };
+                    let cell = Cell { axis, n, domain, kind, samples: samples.unwrap_or(DEFAULT_SAMPLES) };
                     if !out.contains(&cell) {
                         out.push(cell);
                     }
@@ -142,7 +205,8 @@ fn thousands(x: u64) -> String {
 
 /// The number of tasks of the default grid.
 fn default_grid_tasks(samples: u64) -> u64 {
-    cells(Axis::ALL, None, Domain::ALL, Kind::ALL).0.len() as u64 * samples
+    let axes: Vec<GridAxis> = Axis::ALL.iter().map(|&a| GridAxis::Axis(a)).collect();
+    cells(&axes, None, Domain::ALL, Kind::ALL, Some(samples)).0.iter().map(|c| c.samples).sum()
 }
 
 /// Parse `K/N` (1-based K).
@@ -174,7 +238,7 @@ fn parse_items<T>(text: &str, key: &str, parse: impl Fn(&str) -> Option<T>, allo
 
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let usage = Failure::Usage;
-    let axes = parse_list(m, "axes", Axis::parse, &Axis::NAMES.join(", ")).map_err(usage)?;
+    let axes = parse_list(m, "axes", parse_grid_axis, &grid_axis_names()).map_err(usage)?;
     let kinds = parse_list(m, "kinds", Kind::parse, &Kind::NAMES.join(", ")).map_err(usage)?;
     let domains = parse_list(m, "domains", Domain::parse, &Domain::NAMES.join(", ")).map_err(usage)?;
     let sizes = match m.get_one::<String>("sizes") {
@@ -186,6 +250,8 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         .and_then(|s| s.parse().ok())
         .filter(|&s| s >= 1)
         .ok_or_else(|| usage("--samples must be a positive integer".into()))?;
+    // A kind's own grid keeps its own sample count unless --samples is given.
+    let given_samples = (m.value_source("samples") == Some(clap::parser::ValueSource::CommandLine)).then_some(samples);
     let seed0: u64 = m
         .get_one::<String>("seed")
         .and_then(|s| s.parse().ok())
@@ -196,18 +262,17 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     };
     let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
 
-    let (cells, skipped) = cells(&axes, sizes.as_deref(), &domains, &kinds);
+    let (cells, skipped) = cells(&axes, sizes.as_deref(), &domains, &kinds, given_samples);
     if cells.is_empty() {
-        let pairs: Vec<String> = skipped.iter().map(|(k, a)| format!("{k} has no {a} axis")).collect();
-        return Err(usage(format!("no task to generate: {}", pairs.join("; "))));
+        return Err(usage(format!("no task to generate: {}", skipped.join("; "))));
     }
     // The default grid leaves out the pairs that do not exist (dead code on instruction following and on
-    // comment copying) silently; a grid chosen with --axes or --kinds names them.
+    // comment copying) silently, and the kinds with a grid of their own (merge, renaming) unless --kinds
+    // named them; a grid chosen with --axes or --kinds names the pairs it leaves out.
     let chosen = |k: &str| m.value_source(k) == Some(clap::parser::ValueSource::CommandLine);
-    if chosen("axes") || chosen("kinds") {
-        for (kind, axis) in &skipped {
-            eprintln!("cabrito: skipping {kind} on the {axis} axis (it is not built along it)");
-        }
+    let (kinds_given, axes_given) = (chosen("kinds"), chosen("axes"));
+    for why in skipped.iter().filter(|w| if w.contains(OWN_GRID) { kinds_given } else { kinds_given || axes_given }) {
+        eprintln!("cabrito: skipping {why}");
     }
     // Validate every spec before writing anything.
     for c in &cells {
@@ -216,7 +281,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     }
     let mine: Vec<Cell> =
         cells.into_iter().enumerate().filter(|(i, _)| i % shard_n == shard_k - 1).map(|(_, c)| c).collect();
-    let total = mine.len() as u64 * samples;
+    let total: u64 = mine.iter().map(|c| c.samples).sum();
 
     std::fs::create_dir_all(&out).map_err(|e| Failure::Other(format!("cannot create {}: {e}", out.display())))?;
     let jsonl_name =
@@ -238,7 +303,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         let results: Vec<Result<(Cell, Vec<Task>), String>> = chunk
             .par_iter()
             .map(|c| {
-                let tasks: Result<Vec<Task>, String> = (0..samples)
+                let tasks: Result<Vec<Task>, String> = (0..c.samples)
                     .map(|i| {
                         let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed0 + i);
                         let t = generate(&spec).map_err(|e| e.to_string());
@@ -251,9 +316,10 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             .collect();
         for r in results {
             let (cell, tasks) = r.map_err(Failure::Other)?;
-            write_cell(&out, &cell, &tasks)?;
+            write_cell(&out, &cell, seed0, &tasks)?;
             for t in &tasks {
-                serde_json::to_writer(&mut jsonl, t).map_err(|e| Failure::Other(e.to_string()))?;
+                serde_json::to_writer(&mut jsonl, &crate::task::export(t))
+                    .map_err(|e| Failure::Other(e.to_string()))?;
                 jsonl.write_all(b"\n")?;
             }
         }
@@ -281,7 +347,21 @@ pub fn reference_record(t: &Task) -> serde_json::Value {
     })
 }
 
-fn write_cell(out: &Path, c: &Cell, tasks: &[Task]) -> Result<(), Failure> {
+fn write_cell(out: &Path, c: &Cell, seed0: u64, tasks: &[Task]) -> Result<(), Failure> {
+    if c.kind.def().own_grid().is_some_and(|g| g.run_file) {
+        // The kind's own layout (merge): `tasks/<run>.json`, one unindented JSON list in the
+        // reference's record format; record i is sample i (`task_0000i`), the run name holds the
+        // first seed.
+        let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed0);
+        let dir = out.join("tasks");
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
+        let records: Vec<serde_json::Value> =
+            tasks.iter().map(crate::kinds::merge_codebases::reference_record).collect();
+        let path = dir.join(format!("{}.json", run_name(&spec)));
+        let text = serde_json::to_string(&records).expect("json");
+        return std::fs::write(&path, text)
+            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())));
+    }
     let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, 0);
     let dir = out.join("tasks").join(run_name(&spec)).join(task_set(&spec));
     std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
@@ -297,27 +377,41 @@ mod tests {
 
     #[test]
     fn the_default_grid_is_the_papers() {
-        // Traversal, search and runtime: 3 axes × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
-        // following and comment copying: 6 sizes × 3 domains × 4 kinds × 20 samples each; variable renaming
-        // (math, no axis) at the 6 sizes. The paper's whole grid.
-        assert_eq!(default_grid_tasks(20), 5400 + 1440 + 1440 + 6 * 20);
-        assert_eq!(default_grid_tasks(20), 8400);
-        let (c, _) = cells(&[Axis::Runtime], None, Domain::ALL, Kind::ALL);
-        assert_eq!(c.len() * 20, 1800);
-        let (c, skipped) = cells(&[Axis::Instructions], None, Domain::ALL, Kind::ALL);
-        assert_eq!((c.len() * 20, skipped.len()), (1440, 1));
-        let (c, skipped) = cells(&[Axis::Comment], None, Domain::ALL, Kind::ALL);
-        assert_eq!((c.len() * 20, skipped.len()), (1440, 1));
+        // 3 axes (traversal, search, runtime) × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
+        // following and comment copying: 6 sizes × 3 domains × 4 kinds × 20 samples each.
+        assert_eq!(default_grid_tasks(20), 5400 + 1440 + 1440);
+        let (c, _) = cells(&[GridAxis::Axis(Axis::Runtime)], None, Domain::ALL, Kind::ALL, Some(20));
+        assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1800);
+        for axis in [Axis::Instructions, Axis::Comment] {
+            let (c, skipped) = cells(&[GridAxis::Axis(axis)], None, Domain::ALL, Kind::ALL, Some(20));
+            assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1440);
+            assert!(skipped.iter().any(|w| w.starts_with(&format!("dead_code on the {axis} axis"))), "{skipped:?}");
+        }
+        // Variable renaming's own grid: math, n 5..200, 20 samples each, only through --axes renaming.
+        assert_eq!(parse_grid_axis("renaming"), Some(GridAxis::Own(Kind::VariableRenaming)));
+        let (c, _) = cells(&[GridAxis::Own(Kind::VariableRenaming)], None, Domain::ALL, Kind::ALL, None);
+        assert_eq!(c.iter().map(|c| (c.n, c.samples)).collect::<Vec<_>>(), [5, 10, 25, 50, 100, 200].map(|n| (n, 20)));
+        assert!(c.iter().all(|c| c.domain == Domain::Math));
         assert_eq!(
             (thousands(3600), thousands(6840), thousands(999), thousands(1_000_000)),
             ("3,600".into(), "6,840".into(), "999".into(), "1,000,000".into())
         );
+        let search = [GridAxis::Axis(Axis::Search)];
         let (c, skipped) =
-            cells(&[Axis::Search], Some(&[5, 7]), &[Domain::String], &[Kind::DeadCode, Kind::AddParameter]);
+            cells(&search, Some(&[5, 7]), &[Domain::String], &[Kind::DeadCode, Kind::AddParameter], Some(20));
         assert!(skipped.is_empty());
         assert_eq!(c.len(), 4);
-        assert_eq!(c[1], Cell { axis: Axis::Search, n: 5, domain: Domain::String, kind: Kind::AddParameter });
-        let (c, _) = cells(&[Axis::Traversal], None, &[Domain::Math], &[Kind::CacheFunction]);
+        assert_eq!(
+            c[1],
+            Cell { axis: Axis::Search, n: 5, domain: Domain::String, kind: Kind::AddParameter, samples: 20 }
+        );
+        let (c, _) = cells(&[GridAxis::Axis(Axis::Traversal)], None, &[Domain::Math], &[Kind::CacheFunction], None);
         assert_eq!(c.iter().map(|c| c.n).collect::<Vec<_>>(), Axis::Traversal.def().paper_sizes());
+        // The paper's merge grid: n 5..200, 50 samples each, only through --axes merge.
+        assert_eq!(parse_grid_axis("merge"), Some(GridAxis::Own(Kind::MergeCodebases)));
+        let (c, _) = cells(&[GridAxis::Own(Kind::MergeCodebases)], None, Domain::ALL, Kind::ALL, None);
+        assert_eq!(c.iter().map(|c| (c.n, c.samples)).collect::<Vec<_>>(), [5, 10, 25, 50, 100, 200].map(|n| (n, 50)));
+        let (c, skipped) = cells(&search, None, Domain::ALL, &[Kind::MergeCodebases], None);
+        assert!(c.is_empty() && skipped[0].contains("--axes merge"), "{skipped:?}");
     }
 }

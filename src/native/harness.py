@@ -1,14 +1,19 @@
 # Cabrito's grading harness. Runs ONE program (the reference or a candidate, never both) in this
 # fresh interpreter, which the grader started with resource limits and kills from outside.
 #
-# stdin: one JSON request {program, defs, domain, stubs: {index: source}, strops, trials:
-#        [{stub, calls: [[index, function, [[name, value], ...]], ...]}], memoize,
+# stdin: one JSON request {program, defs, domain, stubs: {index: source}, strops,
+#        functions: [[name, [parameter, ...]], ...], trials: [{stub, values: [value, ...],
+#        calls: [[call index, function index, [value index per parameter]], ...]}], memoize,
 #        restrict_builtins, call_timeout}
 # fd 3:  one JSON line per event: {"k":"setup","trial":t,"error":{...}} when the stubs or the
 #        program raise while being executed in trial t; {"k":"call","trial":t,"i":i,"value":...}
-#        or {..."error":{"type","message"}} per call; {"k":"done"} at the end.
+#        or {..."error":{"type","message"}} per call; {"k":"done"} at the end. Lines are written
+#        a trial at a time (and before any call that may not return: see `flush`).
 # Values are tagged: {"t":"float","v":"nan"}, {"t":"int","v":"12"}, {"t":"ndarray","shape":[3],
 # "dtype":"float64","v":["0.5",...]}, ... What the program prints is swallowed.
+#
+# Run as a script (`python3 -I -S -c HARNESS SITE_PACKAGES`), or loaded by the pool's zygote
+# (native/pool.py), whose forked children call `main()` once they are in their sandbox.
 
 import builtins
 import json
@@ -33,7 +38,8 @@ class LazyNumpy(types.ModuleType):
 def loaded_numpy():
     return sys.modules.get("numpy")
 
-OUT = os.fdopen(3, "w", encoding="utf-8")
+OUT = None
+PENDING = []
 SAFE_NAMES = (
     "abs all any bin bool chr dict divmod enumerate filter float hex int isinstance issubclass len "
     "list map max min oct ord pow print range repr reversed round set slice sorted str sum tuple type "
@@ -57,8 +63,23 @@ class Sink:
 
 
 def emit(obj):
-    OUT.write(json.dumps(obj, ensure_ascii=True, allow_nan=False))
-    OUT.write("\n")
+    PENDING.append(json.dumps(obj, ensure_ascii=True, allow_nan=False))
+
+
+def emit_value(t, i, v):
+    """A call's result line; floats (the common case) are formatted without json.dumps: their
+    repr is plain ASCII ('0.5', '-1e-05', 'nan', 'inf')."""
+    if type(v) is float:
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
+    else:
+        emit({"k": "call", "trial": t, "i": i, "value": encode(v, [MAX_NODES])})
+
+
+def flush():
+    if PENDING:
+        PENDING.append("")
+        OUT.write("\n".join(PENDING))
+        PENDING.clear()
     OUT.flush()
 
 
@@ -162,23 +183,75 @@ def fast_key(v):
     return memo_key(v)
 
 
+MISSING = object()
+ODD_FLAGS = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
+
+
+def raw_key(args, kwargs):
+    key = ("raw", tuple(map(fast_key, args)))
+    if kwargs:
+        key = (key, tuple((n, fast_key(v)) for n, v in kwargs.items()))
+    return key
+
+
 def memoize(fn):
     """A per-trial cache keyed on the arguments' types and values (ndarrays by shape, dtype and
-    bytes). Unhashable arguments bypass it; exceptions are not cached."""
+    bytes). Unhashable arguments bypass it; exceptions are not cached.
+
+    A call is looked up first by its arguments as written (cheap: the common case is a callee
+    reached again the same way), then, on a miss, by the arguments bound to the function's
+    parameters, so `f(v)`, `f(val=v)` and `f(v, m)` with `m` the default are one entry and a
+    function that every caller reaches with the same `val` runs once per trial."""
     cache = {}
+    code = fn.__code__
+    n = code.co_argcount
+    names = code.co_varnames[:n]
+    posonly = code.co_posonlyargcount
+    index = {name: j for j, name in enumerate(names) if j >= posonly}
+    plain = not (code.co_flags & ODD_FLAGS) and not code.co_kwonlyargcount
+
+    def bound_key(args, kwargs):
+        if not plain or len(args) > n:
+            return None
+        vals = list(args) + [MISSING] * (n - len(args))
+        for name, v in kwargs.items():
+            j = index.get(name)
+            if j is None or vals[j] is not MISSING:
+                return None
+            vals[j] = v
+        defaults = fn.__defaults__ or ()
+        first = n - len(defaults)
+        for j in range(n):
+            if vals[j] is MISSING:
+                if j < first:
+                    return None
+                vals[j] = defaults[j - first]
+        return ("bound", tuple(map(fast_key, vals)))
 
     def wrapper(*args, **kwargs):
         try:
-            key = tuple(map(fast_key, args))
             if kwargs:
-                key = (key, tuple((n, fast_key(v)) for n, v in kwargs.items()))
+                vals = args + tuple(kwargs.values())
+                kinds = tuple(map(type, vals))
+                key = (kinds, vals, tuple(kwargs)) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
+            else:
+                kinds = tuple(map(type, args))
+                key = (kinds, args) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
             hit = cache.get(key, cache)
+            if hit is not cache:
+                return hit
+            bound = bound_key(args, kwargs)
+            if bound is not None:
+                hit = cache.get(bound, cache)
+                if hit is not cache:
+                    cache[key] = hit
+                    return hit
         except Exception:
             return fn(*args, **kwargs)
-        if hit is not cache:
-            return hit
         result = fn(*args, **kwargs)
         cache[key] = result
+        if bound is not None:
+            cache[bound] = result
         return result
 
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
@@ -187,11 +260,19 @@ def memoize(fn):
 
 
 def on_alarm(signum, frame):
+    # The results so far go out now: if the program swallows the timeout and is killed from
+    # outside, the first call without a result is the one that was running.
+    try:
+        flush()
+    except BaseException:
+        pass
     raise CallTimeout("call timed out")
 
 
 def main():
-    req = json.loads(sys.stdin.read())
+    global OUT
+    OUT = os.fdopen(3, "w", encoding="utf-8")
+    req = json.loads(sys.stdin.buffer.read())
     sys.stdin = None
     real_stdout, real_stderr = sys.stdout, sys.stderr
     sink = Sink()
@@ -204,8 +285,11 @@ def main():
     else:
         safe = builtins.__dict__
     defs = req["defs"]
+    functions = req["functions"]
     if req.get("domain") == "array":
         import numpy as np_module
+    elif loaded_numpy() is not None:
+        np_module = loaded_numpy()
     else:
         np_module = LazyNumpy("numpy")
     timeout = float(req.get("call_timeout", 2.0))
@@ -214,6 +298,7 @@ def main():
     for t, trial in enumerate(req["trials"]):
         if stop is not None:
             break
+        flush()
         sys.stdout = sys.stderr = sink
         g = {"__builtins__": safe, "__name__": "solution"}
         try:
@@ -244,8 +329,17 @@ def main():
             sys.stdout, sys.stderr = real_stdout, real_stderr
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
-        for i, name, args in trial["calls"]:
-            kwargs = {n: decode(v) for n, v in args}
+        values = trial["values"]
+        # Immutable inputs are decoded once a trial; lists and arrays afresh for every call, so a
+        # call that mutates its input cannot change another's.
+        decoded = [decode(v) for v in values]
+        mutable = frozenset(j for j, v in enumerate(values) if v["t"] in ("list", "ndarray"))
+        for i, f, refs in trial["calls"]:
+            name, params = functions[f]
+            if mutable:
+                kwargs = {p: decode(values[r]) if r in mutable else decoded[r] for p, r in zip(params, refs)}
+            else:
+                kwargs = dict(zip(params, [decoded[r] for r in refs]))
             fn = g.get(name)
             result = None
             error = None
@@ -257,7 +351,7 @@ def main():
                     raise
                 except BaseException:
                     # The reference's protocol: retry positionally in parameter order.
-                    result = fn(*[kwargs[n] for n, _ in args])
+                    result = fn(*[kwargs[p] for p in params])
                 signal.setitimer(signal.ITIMER_REAL, 0)
             except BaseException as e:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -270,12 +364,14 @@ def main():
                     break
             else:
                 try:
-                    emit({"k": "call", "trial": t, "i": i, "value": encode(result, [MAX_NODES])})
+                    emit_value(t, i, result)
                 except BaseException as e:
                     emit({"k": "call", "trial": t, "i": i, "error": err(e)})
             sys.stdout = sys.stderr = sink
         sys.stdout, sys.stderr = real_stdout, real_stderr
     emit({"k": "done", "stopped": stop})
+    flush()
 
 
-main()
+if __name__ == "__main__":
+    main()

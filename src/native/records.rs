@@ -9,6 +9,16 @@
 //! solutions:  DIR/<dag_id or task name>.py
 //! ```
 //!
+//! Merge Codebases has a layout of its own (grading.md §1.1, §6.8):
+//!
+//! ```text
+//! tasks:      [DIR/]tasks/<run>.json[.gz]                              a JSON list of merge records
+//! responses:  [DIR/]responses/<run>/<backend>/<model>.jsonl[.gz]      (<run> starts with merge_codebases)
+//! ```
+//!
+//! A merge record (`input`, `input_with_space`, `prompt`, `solution`, …) has no name or id: record `i` of
+//! run `<run>` is `dag_id` `task_0000i`, name `<run>/0000i`; its knobs are in the run name.
+//!
 //! `<task_set>` gives the domain (`math_function`, `string_constraints`, …: the first word), `<task_type>`
 //! the kind, `<run>` the axis and `n` (`function_traversal_…_en=(25,25)…`). A record's name
 //! (`<task_set>_<task_type>_<dag_id>`) says the same; a Cabrito record's `spec` says it exactly. When two
@@ -229,11 +239,12 @@ pub struct TaskRecord {
 impl TaskRecord {
     fn from_json(r: &Json, index: usize) -> TaskRecord {
         let s = |k: &str| r.get(k).and_then(Json::as_str).map(str::to_string);
+        // A merge record holds its starter as `input` and its reference as `solution`.
         TaskRecord {
             name: s("name").unwrap_or_default(),
             dag_id: s("dag_id").unwrap_or_default(),
-            starter: s("starter_code"),
-            reference: s("solution_code"),
+            starter: s("starter_code").or_else(|| s("input")),
+            reference: s("solution_code").or_else(|| s("solution")),
             spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
             metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
             index,
@@ -250,15 +261,155 @@ impl TaskRecord {
     }
 }
 
-/// The records of a task file: a JSON list of records, or one record.
+/// The records of a task file: a JSON list of records, or one record. Merge records are named by
+/// their position in the file and the file's run name (`<run>.json`).
 pub fn read_task_records(path: &Path) -> Result<Vec<TaskRecord>, String> {
     let text = read_text(path, MAX_TASK_FILE_BYTES)?;
     let j: Json = serde_json::from_str(&text).map_err(|e| format!("{} is not valid JSON: {e}", path.display()))?;
-    match j {
-        Json::Array(list) => Ok(list.iter().enumerate().map(|(i, r)| TaskRecord::from_json(r, i)).collect()),
-        Json::Object(_) => Ok(vec![TaskRecord::from_json(&j, 0)]),
-        _ => Err(format!("{}: expected a task record (a JSON object) or a list of them", path.display())),
+    let list: Vec<&Json> = match &j {
+        Json::Array(list) => list.iter().collect(),
+        Json::Object(_) => vec![&j],
+        _ => return Err(format!("{}: expected a task record (a JSON object) or a list of them", path.display())),
+    };
+    let run = stem(&name_of(path), "json").unwrap_or_default().to_string();
+    Ok(list
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut rec = TaskRecord::from_json(r, i);
+            if is_merge_record(r) && rec.name.is_empty() && rec.dag_id.is_empty() {
+                rec.dag_id = crate::kinds::merge_codebases::dag_id(i as u64);
+                rec.name = format!("{run}/{i:05}");
+            }
+            rec
+        })
+        .collect())
+}
+
+// ------------------------------------------------------------------------------------------------
+// Merge runs
+
+/// A record in the reference's merge format: `input` and `solution`, no `starter_code`.
+pub fn is_merge_record(r: &Json) -> bool {
+    r.get("input").is_some_and(Json::is_string)
+        && r.get("solution").is_some_and(Json::is_string)
+        && r.get("starter_code").is_none()
+}
+
+/// A run of the merge experiment (`merge_codebases_n=…`).
+pub fn is_merge_run(run: &str) -> bool {
+    run.starts_with("merge_codebases")
+}
+
+/// The run file `tasks/<run>.json` (or `.json.gz`) of a merge run; both is an error.
+pub fn merge_run_file(tasks_root: &Path, run: &str) -> Result<PathBuf, String> {
+    let found: Vec<PathBuf> = [format!("{run}.json"), format!("{run}.json.gz")]
+        .into_iter()
+        .map(|f| tasks_root.join(f))
+        .filter(|p| p.is_file())
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(format!("no run file tasks/{run}.json (or .json.gz) under {}", tasks_root.display())),
+        [a, b, ..] => Err(format!("both {} and {} exist: keep one (they could differ)", a.display(), b.display())),
     }
+}
+
+/// The merge response files under a responses root: `<run>/<backend>/<model>.jsonl[.gz]` for every
+/// merge run, as (run, model, path); the same model twice is an error naming both.
+pub fn merge_response_files(dir: &Path) -> Result<Vec<(String, String, PathBuf)>, String> {
+    let base = root(dir, "responses");
+    let mut out: Vec<(String, String, PathBuf)> = Vec::new();
+    for run in sorted_dirs(&base).into_iter().filter(|r| is_merge_run(&name_of(r))) {
+        let mut stack = vec![run.clone()];
+        while let Some(d) = stack.pop() {
+            for p in sorted_entries(&d) {
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let file = name_of(&p);
+                let Some(model_stem) = stem(&file, "jsonl") else { continue };
+                let rel = p
+                    .parent()
+                    .and_then(|pp| pp.strip_prefix(&run).ok())
+                    .map(|r| r.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let model = if rel.is_empty() { model_stem.to_string() } else { format!("{rel}/{model_stem}") };
+                if let Some(other) = out.iter().find(|(r, m, _)| *r == name_of(&run) && *m == model) {
+                    return Err(format!(
+                        "both {} and {} exist for the same model: keep one",
+                        other.2.display(),
+                        p.display()
+                    ));
+                }
+                out.push((name_of(&run), model, p));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A knob's value in a merge run name (`_d=1_` → `1`).
+fn run_field<'a>(run: &'a str, key: &str) -> Option<&'a str> {
+    let start = run.find(&format!("_{key}="))? + key.len() + 2;
+    let rest = &run[start..];
+    Some(&rest[..rest.find('_').unwrap_or(rest.len())])
+}
+
+/// A set's value in a merge run name: item names (which hold `_`) joined by `+`, or `0`, `all`,
+/// `none`; read item by item, so what follows (`_pt=…`, `_ne20`) is not taken for part of it.
+fn run_set_field<'a>(run: &'a str, key: &str, items: &[&str]) -> Option<&'a str> {
+    let start = run.find(&format!("_{key}="))? + key.len() + 2;
+    let rest = &run[start..];
+    let mut end = 0;
+    loop {
+        let word = ["0", "all", "none"]
+            .iter()
+            .chain(items)
+            .filter(|w| rest[end..].starts_with(**w))
+            .max_by_key(|w| w.len())?;
+        end += word.len();
+        if !rest[end..].starts_with('+') {
+            return Some(&rest[..end]);
+        }
+        end += 1;
+    }
+}
+
+/// The `n` of a merge run name.
+pub fn merge_run_n(run: &str) -> Option<u32> {
+    run_field(run, "n")?.parse().ok()
+}
+
+/// The spec of record `index` of a merge run named by the reference's scheme
+/// (`merge_codebases_n=200_d=1_p=10_b=2_seed=42_tf=0…`; its seed is the run's first seed plus the
+/// index). `None` when the name does not say every knob, or they do not make a valid spec.
+pub fn merge_spec_of_run(run: &str, index: usize) -> Option<TaskSpec> {
+    use crate::kinds::merge_codebases::{Perturbations, Transformations};
+    if !is_merge_run(run) {
+        return None;
+    }
+    let num = |k: &str| run_field(run, k)?.parse::<u32>().ok();
+    let set = |k: &str, items: &[&str]| -> Option<u32> {
+        match run_set_field(run, k, items) {
+            None | Some("0" | "all") => Some((1 << items.len()) - 1),
+            Some(v) => crate::spec::parse_set(items, &v.replace('+', ",")).ok(),
+        }
+    };
+    let spec = TaskSpec {
+        kind: Kind::MergeCodebases,
+        n: num("n")?,
+        d: num("d")?,
+        params: num("p")?,
+        min_block: num("b")?,
+        seed: run_field(run, "seed")?.parse::<u64>().ok()?.checked_add(index as u64)?,
+        transformations: Transformations(set("tf", Transformations::ITEMS)?),
+        perturbations: Perturbations(set("pt", Perturbations::ITEMS)?),
+        ..TaskSpec::default()
+    };
+    spec.validate().ok().map(|_| spec)
 }
 
 /// The record a response or a `--task-name` means, by name and/or dag_id. Several matches, or a name and
@@ -326,6 +477,10 @@ pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
 /// Kind and domain of a record name `<domain>_<set rest>_<task_type>_<dag_id>`, each when the name says
 /// it; a name that holds two task types is an error.
 pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), String> {
+    if is_merge_run(name) {
+        // A merge record's name is `<run>/<index>`.
+        return Ok((None, Some(Kind::MergeCodebases)));
+    }
     let domain = name.split('_').next().and_then(Domain::parse);
     let kinds: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| name.contains(&format!("_{}_", k.as_str()))).collect();
     match kinds.as_slice() {
@@ -478,6 +633,10 @@ pub fn kind_and_domain(
     }
     let label = rec.label();
     let kind = agree("kind", chosen.0, &kinds, Kind::as_str, &label, file, Kind::NAMES)?;
+    if kind.def().domains() == crate::spec::Support::NotApplicable {
+        // The domain knob does not apply (merge): it keeps its default.
+        return Ok((kind, TaskSpec::default().domain));
+    }
     let domain = agree("domain", chosen.1, &domains, Domain::as_str, &label, file, Domain::NAMES)?;
     Ok((kind, domain))
 }
@@ -511,7 +670,8 @@ pub struct ResponseFile {
 pub fn response_files(dir: &Path) -> Result<Vec<ResponseFile>, String> {
     let base = root(dir, "responses");
     let mut out: Vec<ResponseFile> = Vec::new();
-    for run in sorted_dirs(&base) {
+    // Merge runs have their own layout (`merge_response_files`).
+    for run in sorted_dirs(&base).into_iter().filter(|r| !is_merge_run(&name_of(r))) {
         for set in sorted_dirs(&run) {
             for ty in sorted_dirs(&set) {
                 let mut stack = vec![ty.clone()];
@@ -616,6 +776,32 @@ mod tests {
         assert!(infer_from_name("math_function_dead_code_add_parameter_x").is_err());
         assert_eq!(domain_of_task_set("array_constraints").unwrap(), Domain::Array);
         assert!(domain_of_task_set("bogus_function").is_err());
+    }
+
+    #[test]
+    fn merge_run_names_give_the_spec() {
+        let s = merge_spec_of_run("merge_codebases_n=200_d=1_p=10_b=2_seed=42_tf=0_ne20", 3).unwrap();
+        assert_eq!((s.n, s.d, s.params, s.min_block, s.seed), (200, 1, 10, 2, 45));
+        assert!(s.transformations.is_all() && s.perturbations.is_all());
+        let s = merge_spec_of_run("merge_codebases_n=25_d=2_p=10_b=2_seed=0_tf=multi_lines+reorder_pt=flip_sign", 0)
+            .unwrap();
+        assert_eq!(s.transformations.names(), ["multi_lines", "reorder"]);
+        assert_eq!(s.perturbations.names(), ["flip_sign"]);
+        // The run name of a spec reads back as the spec.
+        let mut t = s.clone();
+        t.seed = 7;
+        assert_eq!(merge_spec_of_run(&crate::task::run_name(&t), 0), Some(t));
+        assert_eq!(merge_spec_of_run("function_traversal_cn=(25,25)", 0), None);
+        assert_eq!(merge_spec_of_run("merge_codebases_n=5_d=4_p=10_b=3_seed=0_tf=0", 0), None, "(d+1)·b > n");
+        assert_eq!(merge_run_n("merge_codebases_n=50_d=1"), Some(50));
+        // A merge record is named by position, and is a merge task whatever the domain.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("merge_codebases_n=5_d=1_p=10_b=2_seed=0_tf=0.json");
+        std::fs::write(&p, r#"[{"input":"a","solution":"b"},{"input":"c","solution":"d"}]"#).unwrap();
+        let recs = read_task_records(&p).unwrap();
+        assert_eq!((recs[1].dag_id.as_str(), recs[1].starter.as_deref()), ("task_00001", Some("c")));
+        assert_eq!(recs[1].name, "merge_codebases_n=5_d=1_p=10_b=2_seed=0_tf=0/00001");
+        assert_eq!(kind_and_domain(&recs[1], None, (None, None), "f").unwrap().0, Kind::MergeCodebases);
     }
 
     #[test]

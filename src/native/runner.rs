@@ -10,7 +10,9 @@
 
 pub use super::sandbox::{isolation, Isolation};
 use super::sandbox::{kill_uid, python_prefix, Sandbox};
-use crate::grade::{self, outcome::Ending, GradeTask, HarnessOptions, Prepared, RunOutcome, RunStatus, Verdict};
+use crate::grade::{
+    self, outcome::Ending, GradeTask, HarnessOptions, InputScheme, Prepared, RunOutcome, RunStatus, Verdict,
+};
 use std::collections::{BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -101,19 +103,27 @@ impl Limits {
 pub struct GradeOptions {
     /// Trials per function (D5: 50).
     pub trials: usize,
+    /// How inputs are drawn (D5): one value per trial shared by the functions (linear in `n`, the
+    /// default), or one per function as the reference does.
+    pub inputs: InputScheme,
     pub harness: HarnessOptions,
     pub limits: Limits,
     /// Where expected outputs are cached on disk (besides the in-memory cache).
     pub cache_dir: Option<PathBuf>,
+    /// Fork runs from the pre-started interpreter of [`super::pool`] where this machine allows it
+    /// (the same sandbox as a fresh process; see there). Off: a fresh process per run.
+    pub pool: bool,
 }
 
 impl Default for GradeOptions {
     fn default() -> Self {
         GradeOptions {
             trials: grade::DEFAULT_TRIALS,
+            inputs: InputScheme::default(),
             harness: HarnessOptions::default(),
             limits: Limits::default(),
             cache_dir: None,
+            pool: true,
         }
     }
 }
@@ -133,7 +143,7 @@ pub struct RawRun {
     pub spawn_error: Option<String>,
 }
 
-fn reader(mut r: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, bool)> {
+pub(super) fn reader(mut r: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, bool)> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut kept = Vec::new();
@@ -287,17 +297,29 @@ pub fn run_program(
     let req = grade::request(plan, program, defs, only, &opts.harness);
     let calls: usize = plan.trials.iter().map(|t| t.calls.len()).sum();
     let shape = grade::shape(plan);
-    let iso = isolation();
     let body = serde_json::to_vec(&req).unwrap_or_default();
-    let raw = run_raw(iso, python_prefix(), &body, HARNESS, &opts.limits, opts.limits.wall_for(calls));
-    outcome_from_raw(raw, &shape)
+    outcome_from_raw(execute(&body, opts, calls), &shape)
+}
+
+/// Run the harness on a request: through the pool when it can take the run, else in a fresh
+/// process.
+pub fn execute(body: &[u8], opts: &GradeOptions, calls: usize) -> RawRun {
+    let iso = isolation();
+    let wall = opts.limits.wall_for(calls);
+    if opts.pool {
+        if let Some(raw) = super::pool::run(iso, body, &opts.limits, wall) {
+            return raw;
+        }
+    }
+    run_raw(iso, python_prefix(), body, HARNESS, &opts.limits, wall)
 }
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn outcome_from_raw(raw: RawRun, shape: &[usize]) -> RunOutcome {
+/// Read a run's result channel into per-trial outcomes (`shape[t]`: calls of trial `t`).
+pub(crate) fn outcome_from_raw(raw: RawRun, shape: &[usize]) -> RunOutcome {
     if let RunStatus::SpawnFailed { .. } = raw.status {
         return RunOutcome::failed(raw.status, shape.len(), 0);
     }
@@ -346,10 +368,11 @@ fn cache() -> &'static Mutex<HashMap<String, Arc<RunOutcome>>> {
 fn cache_key(task: &GradeTask, opts: &GradeOptions) -> String {
     crate::rng::hex_id(
         &format!(
-            "{}|{}|{}|{}|{}|{}|{}",
+            "{}|{}|{}|{}|{}|{}|{}|{}",
             task.input_key(),
             task.domain.as_str(),
             opts.trials,
+            opts.inputs.as_str(),
             opts.harness.memoize,
             opts.harness.restrict_builtins,
             opts.harness.call_timeout,
@@ -386,7 +409,7 @@ pub fn expected_outputs(task: &GradeTask, prep: &Prepared, opts: &GradeOptions) 
     let req = grade::request(plan, &prep.reference_program, &prep.reference_defs, None, &opts.harness);
     let calls: usize = plan.trials.iter().map(|t| t.calls.len()).sum();
     let body = serde_json::to_vec(&req).unwrap_or_default();
-    let raw = run_raw(isolation(), python_prefix(), &body, HARNESS, &opts.limits, opts.limits.wall_for(calls));
+    let raw = execute(&body, opts, calls);
     let text = raw.result.clone();
     let out = Arc::new(outcome_from_raw(raw, &grade::shape(plan)));
     if out.status == RunStatus::Completed {
@@ -404,6 +427,13 @@ pub fn expected_outputs(task: &GradeTask, prep: &Prepared, opts: &GradeOptions) 
     (out, false)
 }
 
+/// Forget the expected outputs held in memory (benchmarks measure cold grading with it).
+pub fn forget_expected() {
+    if let Ok(mut c) = cache().lock() {
+        c.clear();
+    }
+}
+
 fn remember(key: &str, out: &Arc<RunOutcome>) {
     if let Ok(mut c) = cache().lock() {
         if c.len() >= 512 {
@@ -417,15 +447,15 @@ fn remember(key: &str, out: &Arc<RunOutcome>) {
 // The grader's entry point.
 
 /// The plan of a task, kept for the next candidate of the same task.
-fn prepared(task: &GradeTask, trials: usize) -> Result<Arc<Prepared>, grade::PlanError> {
-    type Plans = Mutex<HashMap<(String, usize), Arc<Prepared>>>;
+fn prepared(task: &GradeTask, trials: usize, scheme: InputScheme) -> Result<Arc<Prepared>, grade::PlanError> {
+    type Plans = Mutex<HashMap<(String, usize, InputScheme), Arc<Prepared>>>;
     static PLANS: OnceLock<Plans> = OnceLock::new();
     let plans = PLANS.get_or_init(|| Mutex::new(HashMap::new()));
-    let key = (format!("{}|{}", task.input_key(), task.domain.as_str()), trials);
+    let key = (format!("{}|{}", task.input_key(), task.domain.as_str()), trials, scheme);
     if let Some(p) = plans.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(p);
     }
-    let p = Arc::new(grade::prepare(task, trials)?);
+    let p = Arc::new(grade::prepare_with(task, trials, scheme)?);
     if let Ok(mut m) = plans.lock() {
         if m.len() >= 64 {
             m.clear();
@@ -438,8 +468,12 @@ fn prepared(task: &GradeTask, trials: usize) -> Result<Arc<Prepared>, grade::Pla
 /// Grade a candidate solution of a task. `progress(done, total)` is called as the runs finish
 /// (total 2: the reference run, then the candidate run). Never panics on hostile input.
 pub fn grade(task: &GradeTask, candidate_code: &str, opts: &GradeOptions, progress: &dyn Fn(usize, usize)) -> Verdict {
+    match task.kind.def().behaviour() {
+        grade::Behaviour::Functions => {}
+        grade::Behaviour::Calculators => return super::merge_runner::grade(task, candidate_code, opts, progress),
+    }
     let start = Instant::now();
-    let prep = match prepared(task, opts.trials) {
+    let prep = match prepared(task, opts.trials, opts.inputs) {
         Ok(p) => p,
         Err(e) => return grade::error_verdict(task, opts.trials, format!("the task cannot be graded: {e}")),
     };

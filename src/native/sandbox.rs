@@ -276,7 +276,11 @@ pub struct Sandbox {
     uid: Option<u32>,
     netns: bool,
     mounts: Option<MountPlan>,
-    rlimits: [Rlimit; 6],
+    /// Prepared in the parent; the child only iterates over it.
+    rlimits: Vec<Rlimit>,
+    /// Die with the thread that started the process (runs); the pool's zygote instead ends when
+    /// its control socket closes, since the thread that happened to start it may end first.
+    death_signal: bool,
 }
 
 impl Sandbox {
@@ -287,7 +291,7 @@ impl Sandbox {
             uid: iso.new_uid_per_run.then(next_uid),
             netns: iso.network_namespace,
             mounts: if iso.mount_namespace { MountPlan::new(prefix) } else { None },
-            rlimits: [
+            rlimits: vec![
                 (libc::RLIMIT_AS, l(limits.address_space_bytes), l(limits.address_space_bytes)),
                 (libc::RLIMIT_CPU, l(limits.cpu_seconds), l(limits.cpu_seconds.saturating_add(1))),
                 (libc::RLIMIT_FSIZE, l(limits.file_size_bytes), l(limits.file_size_bytes)),
@@ -295,7 +299,26 @@ impl Sandbox {
                 (libc::RLIMIT_NPROC, l(limits.processes), l(limits.processes)),
                 (libc::RLIMIT_CORE, 0, 0),
             ],
+            death_signal: true,
         }
+    }
+
+    /// The sandbox of the pool's zygote (`native::pool`): the namespaces and mounts of a run (no
+    /// network, read-only root, private `/tmp`), but root, without rlimits other than no core
+    /// files and without a death signal, since it forks the runs and each child enters its own
+    /// sandbox (new namespaces, uid, rlimits) itself. `None` unless this machine's tier has every
+    /// namespace and a uid per run.
+    pub fn prepare_zygote(iso: &Isolation, prefix: &Path) -> Option<Sandbox> {
+        if !(iso.mount_namespace && iso.network_namespace && iso.new_uid_per_run) {
+            return None;
+        }
+        Some(Sandbox {
+            uid: None,
+            netns: true,
+            mounts: Some(MountPlan::new(prefix)?),
+            rlimits: vec![(libc::RLIMIT_CORE, 0, 0)],
+            death_signal: false,
+        })
     }
 
     /// The run's private uid, if it has one (kill its leftovers with [`kill_uid`] afterwards).
@@ -334,7 +357,9 @@ impl Sandbox {
             }
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
             // After the uid change (which clears it): die with the grader thread that started us.
-            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+            if self.death_signal {
+                check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+            }
         }
         Ok(())
     }

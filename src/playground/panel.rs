@@ -399,7 +399,15 @@ mod tests {
         assert!(p.can_run());
         let p = p.reduce(Action::JobStarted("j1".into()));
         assert!(p.busy() && !p.can_run());
-        let accepted = ServerMessage::Accepted(Accepted { v: 1, id: "j1".into(), spec: String::new(), trials: 3 });
+        let accepted = ServerMessage::Accepted(Accepted {
+            v: 1,
+            id: "j1".into(),
+            spec: String::new(),
+            trials: 3,
+            estimated_seconds: None,
+            queued_ahead: None,
+            note: None,
+        });
         let p = p.reduce(Action::Server(accepted));
         assert_eq!(p.job, Job::Running { id: "j1".into(), done: 0, total: 0, stage: Stage::Queued });
         let progress = |id: &str, done, stage: &str| {

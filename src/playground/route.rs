@@ -21,6 +21,9 @@ pub enum Route {
     Results,
     /// Agent traces, labelled (the Traces view).
     Traces,
+    /// Agents in the loop on a task: watch a scripted agent, or walk the task through the tools
+    /// yourself. The link may also carry the agent page's own keys ([`crate::agents::page`]).
+    Agents(TaskSpec),
 }
 
 /// The path of the task page.
@@ -31,6 +34,8 @@ pub const SCALE_PATH: &str = "/scale";
 pub const RESULTS_PATH: &str = "/results";
 /// The path of the Traces view.
 pub const TRACES_PATH: &str = "/traces";
+/// The path of the agents page.
+pub const AGENTS_PATH: &str = "/agents";
 /// The path of the gallery (also the page of an empty fragment).
 pub const GALLERY_PATH: &str = "/gallery";
 /// The key that asks for the read-only embed (in the page's query or the fragment's); it is not
@@ -45,6 +50,11 @@ pub fn fragment(spec: &TaskSpec) -> String {
 /// The fragment of a spec's scale page.
 pub fn scale_fragment(spec: &TaskSpec) -> String {
     format!("#{SCALE_PATH}?{}", spec.to_query())
+}
+
+/// The fragment of a spec's agents page.
+pub fn agents_fragment(spec: &TaskSpec) -> String {
+    format!("#{AGENTS_PATH}?{}", spec.to_query())
 }
 
 /// Read a fragment such as `#/task?v=1&n=5` (the `#` is optional).
@@ -78,7 +88,8 @@ fn parse_raw(fragment: &str) -> Route {
         return Route::Traces;
     }
     let scale = path == SCALE_PATH;
-    if !matches!(path, TASK_PATH | "/task/" | SCALE_PATH) {
+    let agents = path == AGENTS_PATH;
+    if !matches!(path, TASK_PATH | "/task/" | SCALE_PATH | AGENTS_PATH) {
         return Route::BadLink {
             message: format!(
                 "there is no page '{}'; a task link looks like #/task?v=1&kind=add_parameter&n=25&seed=0",
@@ -89,7 +100,7 @@ fn parse_raw(fragment: &str) -> Route {
     }
     let pairs = match split_query(query) {
         Ok(mut p) => {
-            p.retain(|(k, _)| !is_extra_key(k));
+            p.retain(|(k, _)| !(is_extra_key(k) || (agents && crate::agents::page::is_link_key(k))));
             p
         }
         Err(message) => {
@@ -99,6 +110,7 @@ fn parse_raw(fragment: &str) -> Route {
     };
     match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
         Ok(spec) if scale => Route::Scale(spec),
+        Ok(spec) if agents => Route::Agents(spec),
         Ok(spec) => Route::Task(spec),
         Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
     }
@@ -293,6 +305,10 @@ mod tests {
         assert_eq!(parse("#/results"), Route::Results);
         assert_eq!(parse("#/traces"), Route::Traces);
         assert!(matches!(parse("#/results/x"), Route::BadLink { .. }));
+        assert_eq!(parse(&agents_fragment(&s)), Route::Agents(s.clone()));
+        // The agents page's own keys are not spec keys there, and only there.
+        assert_eq!(parse("#/agents?v=1&n=9&strategy=myopic&window=40&lint_gate=off"), Route::Agents(spec("v=1&n=9")));
+        assert!(matches!(parse("#/task?v=1&n=9&strategy=myopic"), Route::BadLink { .. }));
     }
 
     #[test]
@@ -409,11 +425,11 @@ mod tests {
         /// Whatever the fragment, reading it ends, and a bad link's nearest task is a valid spec
         /// whose own link reads back to it.
         #[test]
-        fn any_fragment_gives_a_page(body in link_text(), prefix in prop::sample::select(vec!["", "#/task?", "#/scale?"])) {
+        fn any_fragment_gives_a_page(body in link_text(), prefix in prop::sample::select(vec!["", "#/task?", "#/scale?", "#/agents?"])) {
             let f = format!("{prefix}{body}");
             match parse(&f) {
                 Route::Gallery | Route::Results | Route::Traces => {}
-                Route::Task(s) | Route::Scale(s) => prop_assert!(s.validate().is_ok()),
+                Route::Task(s) | Route::Scale(s) | Route::Agents(s) => prop_assert!(s.validate().is_ok()),
                 Route::BadLink { message, nearest } => {
                     prop_assert!(!message.is_empty() && !message.contains('\n'));
                     prop_assert!(nearest.validate().is_ok());

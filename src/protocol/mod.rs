@@ -285,6 +285,16 @@ pub struct Accepted {
     #[serde(default)]
     pub spec: String,
     pub trials: usize,
+    /// The worker's estimate of the grading time in seconds (from the task's size and trials), so
+    /// a client can say up front that a job will take long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_seconds: Option<f64>,
+    /// Jobs queued ahead of this one when it was accepted (0: it starts at once or next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_ahead: Option<usize>,
+    /// A sentence for the user when the job is large.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// `{"v":1,"id":"…","type":"progress","done":…,"total":…}`.

@@ -73,7 +73,14 @@ pub fn hidden_check(verdict: &Verdict, trials: usize) -> Check {
     Check {
         item: Item {
             id: Cow::Borrowed(HIDDEN_CHECK),
-            title: format!("Hidden tests: every function returns what the reference returns ({trials} trials)"),
+            title: match verdict.kind.def().behaviour() {
+                crate::grade::Behaviour::Functions => {
+                    format!("Hidden tests: every function returns what the reference returns ({trials} trials)")
+                }
+                crate::grade::Behaviour::Calculators => format!(
+                    "Hidden tests: CalculateA and CalculateB return what the reference's do ({trials} argument vectors), and the subclasses keep only the differences"
+                ),
+            },
             must_have: true,
             passed: verdict.passed,
             reason: verdict.message.clone(),

@@ -58,7 +58,7 @@ impl State {
     fn build(fragment: &str, previous: Option<&Rc<Shown>>) -> State {
         let route = route::parse(fragment);
         let shown = match &route {
-            Route::Gallery | Route::Scale(_) | Route::Results | Route::Traces => None,
+            Route::Gallery | Route::Scale(_) | Route::Results | Route::Traces | Route::Agents(_) => None,
             Route::Task(spec) | Route::BadLink { nearest: spec, .. } => Some(match previous {
                 Some(p) if &p.spec == spec => Ok(p.clone()),
                 _ => show(spec),
@@ -73,7 +73,7 @@ impl State {
     pub fn spec(&self) -> TaskSpec {
         match &self.route {
             Route::Gallery | Route::Results | Route::Traces => TaskSpec::default(),
-            Route::Task(s) | Route::Scale(s) => s.clone(),
+            Route::Task(s) | Route::Scale(s) | Route::Agents(s) => s.clone(),
             Route::BadLink { nearest, .. } => nearest.clone(),
         }
     }
@@ -207,6 +207,7 @@ pub fn app() -> Html {
             Route::Gallery => "Cabrito: Cabra coding tasks in your browser".to_string(),
             Route::Results => "Results · Cabrito".to_string(),
             Route::Traces => "Traces · Cabrito".to_string(),
+            Route::Agents(s) => format!("Agents · {}", title(s)),
             _ => title(&state.spec()),
         };
         use_effect_with(page_title, |t| {
@@ -230,6 +231,7 @@ pub fn app() -> Html {
         None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
         None if state.route == Route::Results => html! { <super::analysis::AnalysisHost view="results" /> },
         None if state.route == Route::Traces => html! { <super::analysis::AnalysisHost view="traces" /> },
+        None if matches!(state.route, Route::Agents(_)) => html! { <super::agents::AgentsHost spec={spec.clone()} /> },
         None => html! { <Gallery /> },
         Some(Ok(shown)) => {
             html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} /> }
@@ -266,6 +268,7 @@ pub fn app() -> Html {
                     <a id="nav-gallery" href="#/">{ "Gallery" }</a>
                     <a id="nav-task" href={route::fragment(&spec)}>{ "Task" }</a>
                     <a id="nav-scale" href={route::scale_fragment(&spec)}>{ "Scale" }</a>
+                    <a id="nav-agents" href={route::agents_fragment(&spec)}>{ "Agents" }</a>
                     <a id="nav-results" href={format!("#{}", route::RESULTS_PATH)}>{ "Results" }</a>
                     <a id="nav-traces" href={format!("#{}", route::TRACES_PATH)}>{ "Traces" }</a>
                     <button id="theme-toggle" type="button" class="button small ghost" onclick={toggle_theme}
@@ -279,7 +282,7 @@ pub fn app() -> Html {
                     <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
                 }
                 if !matches!(state.route, Route::Gallery | Route::Results | Route::Traces) {
-                    <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} />
+                    <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} agents={matches!(state.route, Route::Agents(_))} />
                 }
                 { body }
             </main>

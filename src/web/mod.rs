@@ -2,6 +2,7 @@
 //! the task in the browser and shows it.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)] // the shell: the DOM, the browser's clock
 
+pub mod agents;
 pub mod analysis;
 pub mod app;
 pub mod checker;
@@ -9,6 +10,8 @@ pub mod code;
 pub mod files;
 pub mod grade;
 pub mod graph;
+pub mod lazy;
+pub mod merge;
 pub mod renaming;
 pub mod results;
 pub mod route;

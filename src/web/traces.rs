@@ -578,6 +578,10 @@ fn session_view(p: &SessionProps) -> Html {
                 <dt>{ "premium requests" }</dt><dd>{ tokens(u.total_premium_requests) }</dd>
                 <dt>{ "from" }</dt><dd>{ format!("{} / {}", u.usage_source, u.token_usage_source) }</dd>
             </dl>
+            // The ledger of the session's turns (crate::agents::ledger), when they carry input figures.
+            if s.turns.iter().any(|t| t.input_tokens.is_some()) {
+                <p id="trace-ledger" class="hint">{ format!("Ledger: {}", crate::agents::ledger::Ledger::of(&crate::agents::ledger::turns_of(s), crate::agents::ledger::Prices::default()).summary()) }</p>
+            }
             <div class="trace-grid">
                 <div class="timeline-col">
                     <ol id="timeline" class="timeline">{ for turns }</ol>

@@ -52,6 +52,9 @@ pub struct ControlsProps {
     /// The page the controls navigate on (the task page or the scale page).
     #[prop_or(false)]
     pub scale: bool,
+    /// … or the agents page (which keeps its own keys).
+    #[prop_or(false)]
+    pub agents: bool,
 }
 
 /// One control per knob of [`KNOBS`]: a select for a choice, a number box for an integer. The
@@ -71,13 +74,20 @@ pub fn controls(p: &ControlsProps) -> Html {
         let spec = p.spec.clone();
         let on_navigate = p.on_navigate.clone();
         let error = error.clone();
-        let scale = p.scale;
+        let (scale, agents) = (p.scale, p.agents);
         Rc::new(move |key: &'static str, value: String| {
             let pairs = route::with_value(&spec, key, &value);
             match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
                 Ok(next) => {
                     error.set(None);
-                    on_navigate.emit(if scale { route::scale_fragment(&next) } else { route::fragment(&next) });
+                    on_navigate.emit(if scale {
+                        route::scale_fragment(&next)
+                    } else if agents {
+                        let page = crate::agents::page::Page::from_fragment(&super::app::current_fragment()).0;
+                        page.fragment(&next)
+                    } else {
+                        route::fragment(&next)
+                    });
                 }
                 Err(e) => error.set(Some(e.to_string())),
             }
@@ -86,7 +96,11 @@ pub fn controls(p: &ControlsProps) -> Html {
 
     let control = |k: &'static crate::spec::Knob| -> Html {
         let id = format!("knob-{}", k.key);
-        let value = current(k.key);
+        // A knob that does not apply is not in the spec's pairs; it shows the value it keeps (its default).
+        let value = match current(k.key) {
+            v if v.is_empty() => (k.get)(&p.spec).unwrap_or_default(),
+            v => v,
+        };
         // A knob that does not apply to this kind stays at its default, greyed out, saying why.
         let (disabled, help) = match (k.applies)(&p.spec) {
             Ok(()) => (false, k.help.to_string()),
@@ -120,6 +134,27 @@ pub fn controls(p: &ControlsProps) -> Html {
                         min={min.to_string()} max={max.to_string()} step="1"
                         placeholder={k.default.unwrap_or("from the axis")}
                         title={help.clone()} {disabled} value={value} {onchange} />
+                }
+            }
+            Values::Set { items, .. } => {
+                // One checkbox per item; a change writes the whole set back as text.
+                let mask = crate::spec::parse_set(items, &value).unwrap_or(0);
+                html! {
+                    <span id={id.clone()} class="knob-set" role="group" title={help.clone()}>
+                        { for items.iter().enumerate().map(|(i, item)| {
+                            let change = change.clone();
+                            let onchange = Callback::from(move |_: Event| {
+                                change(k.key, crate::spec::set_text(items, mask ^ (1 << i)));
+                            });
+                            html! {
+                                <label class="knob-check">
+                                    <input type="checkbox" id={format!("{id}-{item}")} name={k.key} value={*item}
+                                        checked={mask & (1 << i) != 0} {disabled} {onchange} />
+                                    { item.replace('_', " ") }
+                                </label>
+                            }
+                        }) }
+                    </span>
                 }
             }
         };
@@ -294,22 +329,35 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         let zoom = zoom.clone();
         Callback::from(move |_: MouseEvent| zoom.set(1.0))
     };
-    let code = match *tab {
-        CodeTab::Starter => html! {
+    let merge = match &p.shown.generated.view {
+        View::Merge(m) => Some(Rc::new(m.clone())),
+        View::Graph { .. } | View::Renaming { .. } => None,
+    };
+    let code = match (*tab, &merge) {
+        (CodeTab::Starter, Some(m)) => html! {
+            <>
+                <super::merge::MergeClasses code={task.starter_code.clone()} view={m.clone()} />
+                <details class="whole-file">
+                    <summary>{ "The whole solution.py" }</summary>
+                    <CodeBlock id="starter-code" code={task.starter_code.clone()} />
+                </details>
+            </>
+        },
+        (CodeTab::Starter, None) => html! {
             <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
                 states={states.as_ref().as_ref().map(|s| s.0.clone())} on_why={on_why.clone()} />
         },
-        CodeTab::Reference | CodeTab::Diff if !*revealed => html! {
+        (CodeTab::Reference | CodeTab::Diff, _) if !*revealed => html! {
             <div class="reveal">
                 <p>{ "The reference solution is hidden so that you can try the task first." }</p>
                 <button id="reveal" type="button" class="button" onclick={reveal}>{ "Reveal the reference solution" }</button>
             </div>
         },
-        CodeTab::Reference => html! {
+        (CodeTab::Reference, _) => html! {
             <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
                 states={states.as_ref().as_ref().map(|s| s.1.clone())} on_why={on_why.clone()} />
         },
-        CodeTab::Diff => html! {
+        (CodeTab::Diff, _) => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
         },
     };
@@ -351,21 +399,43 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         View::Renaming { renames } => html! {
             <RenamingPanel shown={p.shown.clone()} renames={Rc::new(renames.clone())} />
         },
+        View::Merge(m) => {
+            let m = Rc::new(m.clone());
+            html! {
+                <section class="panel graph-panel" aria-label="Data-flow graph">
+                    <div class="panel-head">
+                        <h2>{ "Data flow" }</h2>
+                        <div class="zoom">
+                            <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
+                            <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
+                            <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
+                        </div>
+                    </div>
+                    <super::merge::FlowLegend view={m.clone()} />
+                    <div class="graph-scroll">
+                        <super::merge::FlowSvg view={m} zoom={*zoom} />
+                    </div>
+                    <p class="hint">{ "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference." }</p>
+                </section>
+            }
+        }
     };
 
     html! {
         <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
-            <h1 class="task-title">
-                { match task.spec.kind.def().axes() {
-                    Support::Only(_) => format!("{} · {} · {}", task.spec.kind.label(), task.spec.domain.label(), task.spec.axis.label()),
-                    Support::NotApplicable => format!("{} · {}", task.spec.kind.label(), task.spec.domain.label()),
-                } }
-            </h1>
+            <h1 class="task-title">{ title(&task.spec) }</h1>
             <p id="stats" class="stats">
-                { format!(
-                    "{} functions · {} to edit · {} lines · {} characters · about {} tokens{}",
-                    s.functions, s.functions_to_edit, s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
-                ) }
+                { match &merge {
+                    None => format!(
+                        "{} functions · {} to edit · {} lines · {} characters · about {} tokens{}",
+                        s.functions, s.functions_to_edit, s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
+                    ),
+                    Some(m) => format!(
+                        "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {} tokens{}",
+                        task.spec.n, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" },
+                        s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
+                    ),
+                } }
             </p>
             if !p.embed {
                 <p class="share">
@@ -373,9 +443,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <a id="share-link" href={task.link.clone()}>{ share.clone() }</a>
                     { " " }
                     <CopyButton id="copy-link" label="Copy link" text={share} />
+                    { " · " }
+                    <a id="open-agents" href={route::agents_fragment(&task.spec)}>{ "Watch an agent or walk it yourself →" }</a>
                 </p>
             }
-            <div class="task-grid">
+            <div class={classes!("task-grid", merge.is_some().then_some("merge"))}>
                 { side_panel }
                 <section class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist">
@@ -413,6 +485,21 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 }
 
+/// The task page's title: kind, then the knobs that say what the task is.
+pub fn title(spec: &TaskSpec) -> String {
+    let knob_applies = |key: &str| crate::spec::knob(key).is_some_and(|k| (k.applies)(spec).is_ok());
+    let mut parts = vec![spec.kind.label().to_string()];
+    if knob_applies("domain") {
+        parts.push(spec.domain.label().to_string());
+    }
+    if knob_applies("axis") {
+        parts.push(spec.axis.label().to_string());
+    } else {
+        parts.push(format!("n = {}", spec.n));
+    }
+    parts.join(" · ")
+}
+
 #[derive(Properties, PartialEq)]
 pub struct TupleProps {
     pub shown: Rc<Shown>,
@@ -427,21 +514,37 @@ pub fn task_tuple(p: &TupleProps) -> Html {
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
     let axis_rule = if task.runtime.is_some() {
         ", and the edits are in the branches that run, exactly where the reference makes them (branch placement)"
+    } else if task.spec.axis.def().copies_comment() && kind.axes() != Support::NotApplicable {
+        ", and every function it changes carries the given comment, word for word, on a line of its own (comment copy)"
     } else {
         ""
+    };
+    let (request, behaviour) = match &p.shown.generated.view {
+        View::Graph { .. } => (
+            format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines),
+            "every function returns what the reference returns on 50 random inputs".to_string(),
+        ),
+        View::Renaming { renames } => (
+            format!("the problem statement above, with solution.py (main() and its chain of assignments, {} renames, {} lines)", renames.len(), task.sizes.starter_lines),
+            "main() returns what the reference's returns on 50 random inputs".to_string(),
+        ),
+        View::Merge(_) => (
+            format!("the problem statement above, with solution.py (two calculator classes, {} lines)", task.sizes.starter_lines),
+            "CalculateA().compute and CalculateB().compute return exactly what the reference's do on 50 argument vectors".to_string(),
+        ),
     };
     html! {
         <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
             <h2>{ "The task as a 4-tuple" }</h2>
             <dl>
                 <dt>{ "Request" }</dt>
-                <dd>{ format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines) }</dd>
+                <dd>{ request }</dd>
                 <dt>{ "Environment" }</dt>
                 <dd>{ format!("one file, solution.py, run by Python 3.11 or newer{numpy}{library}") }</dd>
                 <dt>{ "Stopping rule" }</dt>
                 <dd>{ "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff" }</dd>
                 <dt>{ "Scorer" }</dt>
-                <dd>{ format!("exact and black-box: every function returns what the reference returns on 50 random inputs, and {}{}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain), axis_rule) }</dd>
+                <dd>{ format!("exact and black-box: {behaviour}, and {}{}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain), axis_rule) }</dd>
             </dl>
         </section>
     }
@@ -521,6 +624,29 @@ fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
                 .collect();
             html! { <pre class="card-chain">{ format!("def main(val: float) -> float:\n{}\n    …", lines.join("\n")) }</pre> }
         }
+        View::Merge(m) => html! {
+            <super::merge::FlowSvg view={Rc::new(m.clone())} zoom={0.32} id={format!("card-flow-{}", s.spec.kind.as_str())} />
+        },
+    }
+}
+
+/// A card's numbers.
+fn card_stats(s: &Rc<Shown>) -> String {
+    let t = &s.generated.task;
+    match &s.generated.view {
+        View::Graph { .. } | View::Renaming { .. } => {
+            format!(
+                "{} functions · {} to edit · {} lines",
+                t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines
+            )
+        }
+        View::Merge(m) => format!(
+            "two classes · {} blocks · {} difference{} · {} lines",
+            m.blocks,
+            m.diffs.len(),
+            if m.diffs.len() == 1 { "" } else { "s" },
+            t.sizes.starter_lines
+        ),
     }
 }
 
@@ -551,13 +677,12 @@ pub fn gallery() -> Html {
                     <div class="cards">
                         { for cards.iter().filter(|s| s.spec.kind == kind).map(|s| {
                             let href = route::fragment(&s.spec);
-                            let t = &s.generated.task;
                             html! {
                                 <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.spec.domain.as_str())}>
-                                    <span class="card-title">{ s.spec.domain.label() }</span>
+                                    <span class="card-title">{ if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.spec.n) } else { s.spec.domain.label().to_string() } }</span>
                                     <span class="card-graph">{ card_picture(s, &noop) }</span>
                                     <span class="card-stats">
-                                        { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
+                                        { card_stats(s) }
                                     </span>
                                 </a>
                             }
@@ -570,13 +695,12 @@ pub fn gallery() -> Html {
                     <h2>{ format!("{} (n = {GALLERY_N}: {})", capitalised(axis.label()), axis.scales()) }</h2>
                     <div class="cards">
                         { for shown.iter().map(|s| {
-                            let t = &s.generated.task;
                             html! {
                                 <a class="card" href={route::fragment(&s.spec)} id={format!("card-{}-{}", axis.as_str(), s.spec.kind.as_str())}>
                                     <span class="card-title">{ s.spec.kind.label() }</span>
                                     <span class="card-graph">{ card_picture(s, &noop) }</span>
                                     <span class="card-stats">
-                                        { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
+                                        { card_stats(s) }
                                     </span>
                                 </a>
                             }

@@ -140,7 +140,7 @@ pub fn hostile(spec: &TaskSpec, body: &str) -> String {
     format!("{}\n\ndef {victim}(*args, **kwargs):\n{indented}", t.solution_code)
 }
 
-/// Python processes among this process's descendants, and every process of the private uids the
+/// Python processes among this process's descendants (the pool's zygote aside), and every process of the private uids the
 /// runner gives this process's runs (which catches orphans a candidate forked away).
 pub fn python_descendants() -> Vec<i32> {
     let me = std::process::id() as i32;
@@ -180,11 +180,15 @@ pub fn python_descendants() -> Vec<i32> {
         }
         false
     };
-    let mut out: Vec<i32> = parent
-        .keys()
-        .copied()
-        .filter(|&p| (comm.get(&p).is_some_and(|c| c.starts_with("python")) && descends(p)) || private_uid(p))
-        .collect();
+    let python = |p: i32| comm.get(&p).is_some_and(|c| c.starts_with("python"));
+    // The pool's zygote (native/pool.py) lives as long as the worker and never runs a candidate;
+    // its forked children carry the same command line but have the zygote, a Python, as parent.
+    let zygote = |p: i32| {
+        !parent.get(&p).is_some_and(|&pp| python(pp))
+            && std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.windows(14).any(|w| w == b"grading zygote"))
+    };
+    let mut out: Vec<i32> =
+        parent.keys().copied().filter(|&p| (python(p) && descends(p) && !zygote(p)) || private_uid(p)).collect();
     out.sort();
     out
 }

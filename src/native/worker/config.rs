@@ -8,8 +8,10 @@ use crate::protocol::{self, GradeRequest};
 use clap::{value_parser, Arg, ArgAction, ArgMatches};
 use std::sync::{Arc, OnceLock};
 
-/// Largest WebSocket message accepted, in bytes (`--max-message-bytes`).
-pub const MAX_MESSAGE_BYTES: usize = 256 << 10;
+/// Largest WebSocket message accepted, in bytes (`--max-message-bytes`): room for a grade request
+/// carrying the reference solution of the largest task the app offers (`n = 2,000`: up to about
+/// 400 KB of Python), twice over.
+pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
 /// The largest value `--max-message-bytes` takes.
 pub const MAX_MESSAGE_BYTES_LIMIT: usize = 64 << 20;
 /// Jobs one connection may have queued or running (`--max-jobs-per-connection`).
@@ -253,6 +255,46 @@ mod tests {
         assert_eq!(c.limits.default_trials, crate::grade::DEFAULT_TRIALS);
         assert_eq!(c.limits.job_timeout_seconds, JOB_TIMEOUT_SECONDS);
         assert_eq!((c.allow_localhost, c.allowed_origins.len()), (true, 0));
+    }
+
+    #[test]
+    fn the_largest_tasks_fit_in_a_message() {
+        use crate::spec::{Axis, Domain, Kind, Support, TaskSpec, KNOBS};
+        let n_knob = KNOBS.iter().find(|k| k.key == "n").unwrap();
+        // Every kind on each domain and axis it takes (the default when the knob does not apply to it).
+        fn each<T: Copy>(s: Support<T>, default: T) -> Vec<T> {
+            match s {
+                Support::Only(list) => list.to_vec(),
+                Support::NotApplicable => vec![default],
+            }
+        }
+        let defaults = TaskSpec::default();
+        for &kind in Kind::ALL {
+            let def = kind.def();
+            for domain in each::<Domain>(def.domains(), defaults.domain) {
+                for axis in each::<Axis>(def.axes(), defaults.axis) {
+                    // The largest n the axis takes (10,000 hops on the runtime axis).
+                    let mut spec = TaskSpec::new(kind, domain, axis, 1, 1);
+                    let max_n = n_knob.range(&spec).map_or(2000, |(_, max)| u32::try_from(max).unwrap());
+                    spec.n = max_n;
+                    // The knobs that bound n at their largest too: instruction following's values (each
+                    // carries a bounded number of requirements), variable renaming's chain.
+                    if axis == Axis::Instructions && kind.def().axes().allows(&axis) {
+                        spec.values = crate::axes::instructions::MAX_VALUES;
+                    }
+                    if kind == Kind::VariableRenaming {
+                        spec.chain = max_n;
+                    }
+                    let t = crate::generate(&spec).unwrap();
+                    let msg = protocol::ClientMessage::grade("j".to_string(), &spec, t.solution_code, None).to_json();
+                    assert!(
+                        msg.len() * 2 <= MAX_MESSAGE_BYTES,
+                        "{kind} {domain} {axis} n={max_n}: {} bytes",
+                        msg.len()
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::job::job;
 use super::origin::origin_allowed;
+use super::schedule::{estimate_seconds, LARGE_SECONDS};
 use super::{log, Shared};
 use crate::protocol::{Accepted, ClientMessage, ErrorCode, HelloReply, ServerMessage, PROTOCOL_VERSION};
 use crate::spec::SERVED_VERSIONS;
@@ -263,15 +264,23 @@ fn on_text(
             }
             let (cancel_tx, cancel_rx) = watch::channel(false);
             jobs.insert(id.clone(), JobEntry { cancel: cancel_tx });
+            // Queued now, in arrival order, with its estimate (the scheduler decides when it runs).
+            let estimate = estimate_seconds(&g.spec, trials);
+            let (ticket, queued_ahead) = sh.sched.enqueue(conn, estimate);
             let accepted = ServerMessage::Accepted(Accepted {
                 v: PROTOCOL_VERSION,
                 id: id.clone(),
                 spec: g.spec.to_query(),
                 trials,
+                estimated_seconds: Some((estimate * 10.0).ceil() / 10.0),
+                queued_ahead: Some(queued_ahead),
+                note: (estimate >= LARGE_SECONDS).then(|| {
+                    format!("a large task: grading takes about {:.0} s; smaller jobs may run first", estimate.ceil())
+                }),
             });
             // `accepted` goes out before anything the job sends: the connection loop sends it
             // before it next reads the job's messages.
-            tokio::spawn(job(sh.clone(), conn, g, trials, out.clone(), cancel_rx));
+            tokio::spawn(job(sh.clone(), conn, g, trials, out.clone(), cancel_rx, ticket));
             Some(accepted)
         }
     }

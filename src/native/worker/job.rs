@@ -12,6 +12,7 @@
 //! computes is discarded.
 
 use super::connection::Out;
+use super::schedule::Ticket;
 use super::{log, Shared};
 use crate::check::TaskRef;
 use crate::grade::GradeTask;
@@ -38,16 +39,17 @@ pub(super) async fn job(
     trials: usize,
     out: mpsc::Sender<Out>,
     cancel: watch::Receiver<bool>,
+    ticket: oneshot::Receiver<Ticket>,
 ) {
     let id = req.id.clone();
     let spec_query = req.spec.to_query();
     let queued_at = Instant::now();
     let limits = sh.cfg.limits.clone();
-    // Wait for a slot (a cancel removes a queued job).
+    // Wait for a slot (a cancel removes a queued job: its receiver is dropped).
     let permit = tokio::select! {
         biased;
         _ = cancelled(cancel.clone()) => None,
-        p = sh.slots.clone().acquire_owned() => p.ok(),
+        t = ticket => t.ok(),
     };
     let started = Instant::now();
     let end = match permit {

@@ -32,6 +32,7 @@ pub mod config;
 mod connection;
 mod job;
 pub mod origin;
+pub mod schedule;
 
 pub use config::{args, config_from, configure, JobHook, WorkerConfig};
 
@@ -42,7 +43,6 @@ use serde_json::json;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
-use tokio::sync::Semaphore;
 
 /// The worker's routes with the configuration of [`configure`] (the defaults when not called).
 pub fn routes() -> Router {
@@ -55,9 +55,9 @@ pub fn routes() -> Router {
 /// State shared by every connection of one router.
 pub(crate) struct Shared {
     pub(crate) cfg: WorkerConfig,
-    /// One permit per job graded at the same time. A job holds its permit until its blocking work
-    /// ends, even when its reply (cancelled, timeout) went out earlier.
-    pub(crate) slots: Arc<Semaphore>,
+    /// The grading slots and their fair queue ([`schedule`]). A job holds its ticket until its
+    /// blocking work ends, even when its reply (cancelled, timeout) went out earlier.
+    pub(crate) sched: Arc<schedule::Scheduler>,
     /// Jobs accepted and not yet answered, across connections.
     pub(crate) pending: AtomicUsize,
     /// Connections open (upgrades answered and not yet closed).
@@ -68,7 +68,16 @@ pub(crate) struct Shared {
 
 /// The `/ws` route with its own state (tests build servers with their own configurations).
 pub fn router(cfg: WorkerConfig) -> Router {
-    let isolation = runner::isolation().describe();
+    let mut isolation = runner::isolation().describe();
+    if cfg.grade.pool && super::pool::available(runner::isolation()) {
+        isolation.push_str(
+            "; runs forked from a pre-started interpreter (the pool), each entering its own namespaces, uid and rlimits",
+        );
+    }
+    // Start the interpreter pool now, so the first job does not wait for it.
+    if cfg.grade.pool {
+        std::thread::spawn(|| super::pool::warm(runner::isolation()));
+    }
     if cfg.log {
         log(json!({
             "event": "worker_start",
@@ -80,7 +89,7 @@ pub fn router(cfg: WorkerConfig) -> Router {
         }));
     }
     let shared = Arc::new(Shared {
-        slots: Arc::new(Semaphore::new(cfg.limits.workers.max(1))),
+        sched: schedule::Scheduler::new(cfg.limits.workers.max(1)),
         cfg,
         pending: AtomicUsize::new(0),
         connections: AtomicUsize::new(0),

@@ -1,0 +1,127 @@
+# Cabrito's merge harness: runs ONE program (the reference or a candidate of a merge task, never
+# both) in this fresh interpreter, which the grader started with resource limits and kills from
+# outside. The program is executed once under a module name that is not "__main__" (so its
+# `if __name__ == '__main__':` block does not run); then, for every argument vector, each class is
+# instantiated and its compute(*vector) called, each under a per-call alarm.
+#
+# stdin: one JSON request {program, classes: [name, ...], vectors: [[int, ...], ...], call_timeout}
+# fd 3:  the grading harness's protocol, one JSON line per event: {"k":"setup","trial":0,"error":{...}}
+#        when the program raises while being executed; {"k":"call","trial":t,"i":i,"value":...} or
+#        {..."error":{"type","message"}} for vector t and class i; {"k":"done"} at the end.
+# Values are tagged: {"t":"int","v":"-12"} (any size), {"t":"float","v":"2.5"}, {"t":"bool","v":true},
+# {"t":"none"}, {"t":"other","type":...,"repr":...}. What the program prints is swallowed.
+
+import json
+import operator
+import os
+import signal
+import sys
+
+OUT = os.fdopen(3, "w", encoding="utf-8")
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+
+
+class CallTimeout(BaseException):
+    pass
+
+
+class Sink:
+    def write(self, s):
+        return len(s) if isinstance(s, str) else 0
+
+    def flush(self):
+        pass
+
+
+def emit(obj):
+    OUT.write(json.dumps(obj, ensure_ascii=True, allow_nan=False))
+    OUT.write("\n")
+    OUT.flush()
+
+
+def err(e):
+    if isinstance(e, CallTimeout):
+        return {"type": "Timeout", "message": "the call ran longer than the per-call time limit"}
+    try:
+        msg = str(e)
+    except BaseException:
+        msg = "<unprintable>"
+    return {"type": type(e).__name__, "message": msg[:2000]}
+
+
+def safe_repr(v):
+    try:
+        return repr(v)[:2000]
+    except BaseException:
+        return "<unrepresentable " + type(v).__name__ + ">"
+
+
+def encode(v):
+    if v is None:
+        return {"t": "none"}
+    if isinstance(v, bool):
+        return {"t": "bool", "v": v}
+    if isinstance(v, int):
+        return {"t": "int", "v": str(int(v))}
+    if isinstance(v, float):
+        return {"t": "float", "v": repr(float(v))}
+    try:
+        return {"t": "int", "v": str(operator.index(v))}
+    except BaseException:
+        return {"t": "other", "type": type(v).__name__, "repr": safe_repr(v)}
+
+
+def on_alarm(signum, frame):
+    raise CallTimeout("call timed out")
+
+
+def main():
+    req = json.loads(sys.stdin.read())
+    sys.stdin = None
+    real_stdout, real_stderr = sys.stdout, sys.stderr
+    sink = Sink()
+    timeout = float(req.get("call_timeout", 5.0))
+    signal.signal(signal.SIGALRM, on_alarm)
+    ns = {"__name__": "cabrito_merge"}
+    sys.stdout = sys.stderr = sink
+    try:
+        signal.setitimer(signal.ITIMER_REAL, timeout * 5)
+        exec(compile(req["program"], "solution.py", "exec"), ns)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except BaseException as e:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.stdout, sys.stderr = real_stdout, real_stderr
+        emit({"k": "setup", "trial": 0, "error": err(e)})
+        emit({"k": "done", "stopped": None})
+        return
+    stop = None
+    for t, vector in enumerate(req["vectors"]):
+        if stop is not None:
+            break
+        for i, name in enumerate(req["classes"]):
+            result = None
+            error = None
+            sys.stdout = sys.stderr = sink
+            try:
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+                result = ns[name]().compute(*vector)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            except BaseException as e:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                error = e
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+            if error is not None:
+                emit({"k": "call", "trial": t, "i": i, "error": err(error)})
+                if isinstance(error, CallTimeout):
+                    stop = "timeout"
+                    break
+            else:
+                try:
+                    emit({"k": "call", "trial": t, "i": i, "value": encode(result)})
+                except BaseException as e:
+                    emit({"k": "call", "trial": t, "i": i, "error": err(e)})
+    emit({"k": "done", "stopped": stop})
+
+
+main()

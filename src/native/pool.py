@@ -1,0 +1,197 @@
+# Cabrito's grading zygote (native/pool.rs). A pre-started interpreter that holds the harness
+# (native/harness.py, passed as argv[2]), numpy and nothing else, and forks one fresh child per
+# run. It never reads a program, an input or a result: those travel on pipes between the grader
+# and the child, which enters its own sandbox before it reads anything.
+#
+# The zygote runs as root in the sandbox the grader gave it (an empty network namespace, a
+# private mount namespace with a read-only root), with its control socket (SOCK_SEQPACKET) as
+# fd 3. Messages from the grader:
+#   "run ID UID AS CPU FSIZE NOFILE NPROC" with four fds (SCM_RIGHTS): the child's stdin, stdout,
+#                                          stderr and result channel
+# Messages to the grader:
+#   "ready"            once, when numpy and the harness are loaded
+#   "started ID PID"   the child is forked (it is its own process group)
+#   "failed ID WHY"    no child was started
+#   "exited PID STATUS"  a child ended (the raw wait status)
+# The zygote exits when the control socket closes (the grader is gone), killing its children.
+#
+# A child, before it reads its stdin: becomes its own process group; moves its four fds to 0-3
+# and closes every other fd (the control socket among them); enters new mount, network and IPC
+# namespaces with fresh tmpfs /tmp, /var/tmp and /dev/shm (its working directory is /tmp); sets
+# its rlimits; drops to its private uid and gid with no supplementary groups; sets no_new_privs
+# and a death signal; restores the default signal handlers. Only then does it run the harness.
+
+import ctypes
+import os
+import resource
+import selectors
+import signal
+import socket
+import sys
+import types
+
+if len(sys.argv) > 1 and sys.argv[1]:
+    sys.path.append(sys.argv[1])
+import numpy  # noqa: E402,F401  (held by every child: imported once, here)
+
+HARNESS = types.ModuleType("cabrito_harness")
+exec(compile(sys.argv[2], "harness.py", "exec"), HARNESS.__dict__)
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID = 2
+MS_NODEV = 4
+PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+TMPFS = [p for p in (b"/tmp", b"/var/tmp", b"/dev/shm") if os.path.isdir(p)]
+LIMITS = (
+    resource.RLIMIT_AS,
+    resource.RLIMIT_CPU,
+    resource.RLIMIT_FSIZE,
+    resource.RLIMIT_NOFILE,
+    resource.RLIMIT_NPROC,
+)
+
+
+def check(rc, what):
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, what + ": " + os.strerror(e))
+
+
+def enter(uid, limits):
+    check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
+    for i, p in enumerate(TMPFS):
+        rc = LIBC.mount(b"tmpfs", p, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=64m,mode=1777")
+        if i == 0:
+            check(rc, "mount /tmp")
+    os.chdir("/tmp")
+    for res, value in zip(LIMITS, limits):
+        hard = value + 1 if res == resource.RLIMIT_CPU else value
+        resource.setrlimit(res, (value, hard))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    check(LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    check(LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    if os.getppid() == 1:
+        os._exit(71)
+
+
+def child(fds, uid, limits):
+    try:
+        os.setpgid(0, 0)
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(4, 1 << 20)
+        enter(uid, limits)
+    except BaseException as e:
+        try:
+            os.write(2, ("cabrito pool: the sandbox could not be entered: %r\n" % (e,)).encode())
+        finally:
+            os._exit(70)
+    code = 0
+    try:
+        HARNESS.main()
+    except BaseException:
+        import traceback
+
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code)
+
+
+def main():
+    ctl = socket.socket(fileno=3)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    os.set_blocking(wake_r, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda s, f: None)
+    sel = selectors.DefaultSelector()
+    sel.register(ctl, selectors.EVENT_READ, "ctl")
+    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    children = set()
+    ctl.send(b"ready")
+
+    def reap():
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                children.clear()
+                return
+            if pid == 0:
+                return
+            children.discard(pid)
+            ctl.send(b"exited %d %d" % (pid, status))
+
+    def serve(msg, fds):
+        words = msg.split()
+        if len(words) != 8 or words[0] != b"run" or len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            ctl.send(b"failed " + (words[1] if len(words) > 1 else b"?") + b" bad request")
+            return
+        rid = words[1]
+        try:
+            uid = int(words[2])
+            limits = [int(w) for w in words[3:]]
+            if uid < 1000:
+                raise ValueError("uid below 1000")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+        except BaseException as e:
+            for fd in fds:
+                os.close(fd)
+            ctl.send(b"failed " + rid + b" " + repr(e).encode()[:300])
+            return
+        if pid == 0:
+            child(fds, uid, limits)
+        for fd in fds:
+            os.close(fd)
+        children.add(pid)
+        ctl.send(b"started %s %d" % (rid, pid))
+
+    while True:
+        for key, _ in sel.select():
+            if key.data == "wake":
+                try:
+                    while os.read(wake_r, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                reap()
+                continue
+            try:
+                msg, fds, _, _ = socket.recv_fds(ctl, 4096, 8)
+            except InterruptedError:
+                continue
+            if not msg:
+                for pid in list(children):
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                os._exit(0)
+            serve(msg, fds)
+        reap()
+
+
+main()

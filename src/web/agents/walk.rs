@@ -1,0 +1,145 @@
+//! Walk it yourself: the interface's tools as a console, the same ledger, the agents' turns beside.
+
+use super::parts::{CodePane, GradeBox, LedgerTable};
+use super::Shared;
+use crate::agents::console::{self, Command, HELP};
+use crate::agents::page::Page;
+use crate::agents::replay::{describe, marks, totals};
+use crate::agents::{self, Aci, Ledger, Strategy};
+use crate::task::Generated;
+use std::cell::RefCell;
+use std::rc::Rc;
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct WalkProps {
+    pub generated: Shared<Generated>,
+    pub page: Page,
+}
+
+#[function_component(Walk)]
+pub fn walk(p: &WalkProps) -> Html {
+    let session = use_memo((p.generated.clone(), p.page.settings.clone()), |(g, s)| {
+        Shared(Rc::new(RefCell::new(Aci::for_task(&g.0.task, s.clone()))))
+    });
+    let version = use_state(|| 0u64);
+    let text = use_state(String::new);
+    let message = use_state(|| None::<String>);
+    let log = use_node_ref();
+    {
+        let log = log.clone();
+        use_effect_with(*version, move |_| {
+            if let Some(el) = log.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    let agents_count =
+        use_memo((p.generated.clone(), p.page.settings.clone(), p.page.caching, p.page.prices), |(g, s, c, pr)| {
+            Strategy::ALL
+                .iter()
+                .map(|&st| (st, totals(&agents::run(&g.0.task, st, s.clone()), *pr, *c)))
+                .collect::<Vec<_>>()
+        });
+
+    let submit_text = {
+        let (session, version, text, message) = (session.clone(), version.clone(), text.clone(), message.clone());
+        Rc::new(move |input: String| match console::parse(&input) {
+            Ok(Command::Help) => message.set(Some(HELP.to_string())),
+            Ok(Command::Call { tool, arguments }) => {
+                session.0.borrow_mut().call(tool, &arguments);
+                message.set(None);
+                text.set(String::new());
+                version.set(*version + 1);
+            }
+            Err(e) => message.set(Some(e)),
+        })
+    };
+    let oninput = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| text.set(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+    };
+    let onkeydown = {
+        let submit_text = submit_text.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() != "Enter" || e.shift_key() {
+                return;
+            }
+            let value = e.target_unchecked_into::<HtmlTextAreaElement>().value();
+            // `edit` takes lines below it: Enter adds a line there; Ctrl/Cmd+Enter runs.
+            if value.trim_start().starts_with("edit") && !(e.ctrl_key() || e.meta_key()) {
+                return;
+            }
+            e.prevent_default();
+            submit_text(value);
+        })
+    };
+    let onclick = {
+        let (submit_text, text) = (submit_text.clone(), text.clone());
+        Callback::from(move |_: MouseEvent| submit_text((*text).clone()))
+    };
+    let reset = {
+        let (session, version, g, s) = (session.clone(), version.clone(), p.generated.clone(), p.page.settings.clone());
+        Callback::from(move |_: MouseEvent| {
+            *session.0.borrow_mut() = Aci::for_task(&g.0.task, s.clone());
+            version.set(*version + 1);
+        })
+    };
+
+    let aci = session.0.borrow();
+    let steps = aci.steps();
+    let starter = &p.generated.0.task.starter_code;
+    let shown = steps.len().saturating_sub(1);
+    let (code, m) = if steps.is_empty() { (starter.as_str(), vec![]) } else { marks(starter, steps, shown) };
+    let ledger = Rc::new(Ledger::of(&aci.turns(p.page.caching), p.page.prices));
+    let labels = Rc::new(steps.iter().map(describe).collect::<Vec<_>>());
+    let you = ledger.rows.len();
+
+    html! {
+        <section id="walk" class="walk" data-steps={steps.len().to_string()}>
+            <div class="watch-grid">
+                <div class="watch-left">
+                    <section class="panel console" aria-label="Console">
+                        <h3>{ "Console" }</h3>
+                        <ol id="console-log" class="console-log" ref={log}>
+                            { for steps.iter().map(|s| html! {
+                                <li class={classes!("console-entry", (!s.ok).then_some("refused"))} data-tool={s.tool.clone()}>
+                                    <span class="mono prompt-line">{ format!("› {}", describe(s)) }</span>
+                                    <pre class="prompt">{ s.output.clone() }</pre>
+                                </li>
+                            }) }
+                        </ol>
+                        <textarea id="console-input" class="console-input" rows="3" spellcheck="false" placeholder="view 1 40" value={(*text).clone()} {oninput} {onkeydown} disabled={aci.submitted()} />
+                        <div class="actions">
+                            <button id="console-run" type="button" class="button" {onclick} disabled={aci.submitted()}>{ "Run (Enter)" }</button>
+                            <button id="console-reset" type="button" class="button ghost" onclick={reset}>{ "Start over" }</button>
+                        </div>
+                        <p class="hint">{ HELP }</p>
+                        if let Some(msg) = &*message {
+                            <p id="console-message" class="control-error" role="alert">{ msg.clone() }</p>
+                        }
+                    </section>
+                    <section class="panel" aria-label="Ledger">
+                        <h3>{ "Your ledger" }</h3>
+                        <LedgerTable id="walk-ledger" ledger={ledger.clone()} labels={labels} />
+                        <table id="agent-turns" class="ledger-table">
+                            <thead><tr><th>{ "who" }</th><th>{ "turns" }</th><th>{ "input tokens" }</th><th>{ "cost $" }</th></tr></thead>
+                            <tbody>
+                                <tr class="you" data-turns={you.to_string()}><td>{ "you (so far)" }</td><td>{ you }</td><td>{ format!("{:.0}", ledger.total.input) }</td><td>{ format!("{:.4}", ledger.cost) }</td></tr>
+                                { for agents_count.iter().map(|(s, (t, input, cost))| html! {
+                                    <tr data-strategy={s.as_str()} data-turns={t.to_string()}><td>{ s.as_str() }</td><td>{ *t }</td><td>{ format!("{input:.0}") }</td><td>{ format!("{cost:.4}") }</td></tr>
+                                }) }
+                            </tbody>
+                        </table>
+                    </section>
+                </div>
+                <section class="panel code-panel" aria-label="solution.py">
+                    <h3>{ "solution.py" }</h3>
+                    <CodePane id="walk-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
+                </section>
+            </div>
+            <GradeBox generated={p.generated.clone()} solution={AttrValue::from(aci.solution().to_string())} submitted={aci.submitted()} />
+        </section>
+    }
+}

@@ -1,0 +1,140 @@
+//! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
+//! agents page). Trunk builds each from index.html's `data-type="worker"` link, for its no-modules
+//! glue; the app adds its script, starts its wasm on the main thread, and calls the `mount` its
+//! start function put on `window`.
+//!
+//! ```text
+//!  app (first download)                                  module (src/bin/<name>.rs)
+//!  ensure_loaded(M) ── <script src=M.script> ─────────►  start(): window[M.global] = { mount }
+//!                   ── wasm_bindgen(M.wasm)
+//!  mount(M, root, arg) ──────────────────────────────►  a Yew app in root
+//! ```
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// A lazily loaded module.
+pub struct Module {
+    /// Its glue script, next to index.html (Trunk's worker outputs keep their names).
+    pub script: &'static str,
+    /// Its wasm, relative to the page.
+    pub wasm: &'static str,
+    /// The global its start function sets.
+    pub global: &'static str,
+    /// What it is, for messages ("the Results and Traces module").
+    pub what: &'static str,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Load {
+    NotStarted,
+    Loading,
+    Ready,
+    Failed,
+}
+
+/// Called once the module has loaded (or failed to).
+type Waiter = Box<dyn FnOnce(Result<(), String>)>;
+
+thread_local! {
+    static STATE: RefCell<HashMap<&'static str, (Load, Vec<Waiter>)>> = RefCell::new(HashMap::new());
+}
+
+fn state(m: &Module) -> Load {
+    STATE.with(|s| s.borrow().get(m.global).map_or(Load::NotStarted, |e| e.0))
+}
+
+fn set_state(m: &Module, l: Load) {
+    STATE.with(|s| s.borrow_mut().entry(m.global).or_insert((Load::NotStarted, Vec::new())).0 = l);
+}
+
+fn finish(m: &'static Module, r: Result<(), String>) {
+    set_state(m, if r.is_ok() { Load::Ready } else { Load::Failed });
+    let waiting: Vec<Waiter> =
+        STATE.with(|s| s.borrow_mut().get_mut(m.global).map(|e| e.1.drain(..).collect()).unwrap_or_default());
+    for f in waiting {
+        f(r.clone());
+    }
+}
+
+/// Load the module once, then call `then` (at once if it is loaded).
+pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) + 'static) {
+    match state(m) {
+        Load::Ready => return then(Ok(())),
+        // Try again: the network may be back.
+        Load::Failed => set_state(m, Load::NotStarted),
+        _ => {}
+    }
+    STATE.with(|s| s.borrow_mut().entry(m.global).or_insert((Load::NotStarted, Vec::new())).1.push(Box::new(then)));
+    if state(m) == Load::Loading {
+        return;
+    }
+    set_state(m, Load::Loading);
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return finish(m, Err("no document".into())) };
+    let Ok(script) = doc.create_element("script") else { return finish(m, Err("cannot create a script".into())) };
+    let _ = script.set_attribute("src", m.script);
+    let onload = Closure::once_into_js(move || {
+        // The no-modules glue declares `wasm_bindgen` in the global scope (each module's script
+        // replaces it, so it is called at once).
+        let start = js_sys::Function::new_no_args(&format!("return wasm_bindgen('{}')", m.wasm));
+        let promise = match start.call0(&JsValue::NULL).map(|p| p.dyn_into::<js_sys::Promise>()) {
+            Ok(Ok(p)) => p,
+            _ => return finish(m, Err(format!("{} did not start", m.what))),
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(promise).await {
+                Ok(_) => finish(m, Ok(())),
+                Err(e) => finish(
+                    m,
+                    Err(format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}")))),
+                ),
+            }
+        });
+    });
+    let onerror = Closure::once_into_js(move || finish(m, Err(format!("{} could not be fetched", m.script))));
+    let _ = script.add_event_listener_with_callback("load", onload.unchecked_ref());
+    let _ = script.add_event_listener_with_callback("error", onerror.unchecked_ref());
+    if let Some(body) = doc.body() {
+        let _ = body.append_child(&script);
+    }
+}
+
+/// Call the loaded module's `mount(root, arg)`.
+pub fn mount(m: &Module, root: &web_sys::Element, arg: &str) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let api = js_sys::Reflect::get(&window, &m.global.into()).map_err(|_| "the module has no API")?;
+    let f: js_sys::Function = js_sys::Reflect::get(&api, &"mount".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or("the module has no mount()")?;
+    f.call2(&api, root, &JsValue::from_str(arg)).map(|_| ()).map_err(|e| format!("mount failed: {e:?}"))
+}
+
+/// The module's side: put `mount(root, arg)` on `window[global]`.
+pub fn expose(global: &str, mount: impl Fn(web_sys::Element, String) + 'static) {
+    let mount = Closure::<dyn Fn(web_sys::Element, String)>::new(mount);
+    let api = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&api, &"mount".into(), mount.as_ref());
+    mount.forget();
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &global.into(), &api);
+    }
+}
+
+/// Show a module's internal error on the page (its panic hook).
+pub fn panic_hook(what: &'static str) {
+    yew::set_custom_panic_hook(Box::new(move |info| {
+        let text = format!("Cabrito's {what} stopped with an internal error: {info}");
+        web_sys::console::error_1(&text.clone().into());
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            if let (Some(body), Ok(el)) = (doc.body(), doc.create_element("div")) {
+                el.set_id("fatal");
+                el.set_class_name("error fatal");
+                el.set_text_content(Some(&format!("{text}. Reload the page.")));
+                let _ = body.prepend_with_node_1(&el);
+            }
+        }
+    }));
+}

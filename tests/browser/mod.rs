@@ -1,0 +1,170 @@
+//! Shared by the end-to-end tests that drive the built app in headless Chromium against the real
+//! `cabrito serve`: what they need (the built app, chromedriver, Chromium; missing pieces skip the
+//! test locally and fail it under CI, through `guard`), the server and chromedriver as process
+//! groups killed on drop, a browser session, and waiting, scripting and console checks.
+#![allow(dead_code)]
+
+use crate::guard;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use thirtyfour::prelude::*;
+use thirtyfour::LoggingPrefsLogLevel;
+
+pub type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+/// A process group this test started; killed (the whole group) when dropped.
+pub struct Group(pub Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let pid = self.0.id() as i32;
+        // SAFETY: kill(2) on the process group this test created (process_group(0) made the
+        // child its leader); it touches no memory.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()))
+}
+
+pub struct Setup {
+    pub dist: PathBuf,
+    pub chromedriver: PathBuf,
+    pub chromium: PathBuf,
+}
+
+/// What a browser test needs, or `None` after `guard::cannot_run` names what `test` (the test's
+/// own name, for the message) is missing.
+pub fn setup(test: &str) -> Option<Setup> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dist = std::env::var_os("CABRITO_DIST").map(PathBuf::from).unwrap_or_else(|| root.join("dist"));
+    let chromium =
+        std::env::var_os("CABRITO_CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromium".into());
+    let mut missing = Vec::new();
+    if !dist.join("index.html").is_file() {
+        missing.push(format!(
+            "the built app ({} is missing; run `trunk build --release`)",
+            dist.join("index.html").display()
+        ));
+    }
+    let chromedriver = on_path("chromedriver");
+    if chromedriver.is_none() {
+        missing.push("chromedriver on PATH (apt-get install chromium-driver)".to_string());
+    }
+    if !chromium.is_file() {
+        missing.push(format!("Chromium at {} (apt-get install chromium)", chromium.display()));
+    }
+    if missing.is_empty() {
+        return Some(Setup { dist, chromedriver: chromedriver.expect("checked"), chromium });
+    }
+    guard::cannot_run(&format!("the {test} end-to-end test needs {}", missing.join(", ")));
+    None
+}
+
+pub fn start_server(dist: &Path) -> Res<(Group, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
+        .arg(dist)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .process_group(0)
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let group = Group(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+                let _ = tx.send(url.to_string());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(20)).map_err(|_| "cabrito serve printed no URL within 20 s")?;
+    Ok((group, url))
+}
+
+pub fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let child = Command::new(bin)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    let group = Group(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            return Err(format!("chromedriver did not listen on port {port} within 20 s").into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok((group, port))
+}
+
+pub async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDriver> {
+    let mut caps = DesiredCapabilities::chrome();
+    caps.set_binary(&chromium.to_string_lossy())?;
+    for arg in [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1100",
+    ] {
+        caps.add_arg(arg)?;
+    }
+    caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
+    caps.set_browser_log_level(LoggingPrefsLogLevel::Severe)?;
+    Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
+}
+
+/// Run a script until it returns something other than null/false/"" (`secs` at most).
+pub async fn wait_for(driver: &WebDriver, what: &str, script: &str, secs: u64) -> Res<Value> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let v = driver.execute(script, Vec::new()).await?.json().clone();
+        if !matches!(&v, Value::Null | Value::Bool(false)) && v != Value::String(String::new()) {
+            return Ok(v);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out after {secs} s waiting for {what}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+pub async fn js(driver: &WebDriver, script: &str, args: Vec<Value>) -> Res<Value> {
+    Ok(driver.execute(script, args).await?.json().clone())
+}
+
+pub async fn console_clean(driver: &WebDriver, step: &str) -> Res {
+    let entries = driver.browser_log().await?;
+    let bad: Vec<String> = entries
+        .iter()
+        .filter(|e| e.level == "SEVERE")
+        .map(|e| format!("{} {}", e.source.as_deref().unwrap_or("?"), e.message))
+        .collect();
+    if !bad.is_empty() {
+        return Err(format!("console errors during {step}:\n  {}", bad.join("\n  ")).into());
+    }
+    let fatal =
+        js(driver, "const e = document.getElementById('fatal'); return e ? e.textContent : null;", vec![]).await?;
+    if let Some(t) = fatal.as_str() {
+        return Err(format!("the app stopped during {step}: {t}").into());
+    }
+    Ok(())
+}
