@@ -59,7 +59,7 @@ impl AxisDef for Instructions {
     }
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         let cp = format!("{:.1}", f64::from(spec.conditional) / 100.0);
-        let cp = if spec.conditional % 10 == 0 { cp } else { format!("{}", f64::from(spec.conditional) / 100.0) };
+        let cp = if spec.conditional.is_multiple_of(10) { cp } else { format!("{}", f64::from(spec.conditional) / 100.0) };
         format!("_nc=({n},{n})_cp=({cp},{cp})", n = spec.n)
     }
     fn task_set(&self, domain: Domain) -> String {

@@ -457,9 +457,9 @@ fn nested(p: &Program, f: &StmtFunctionDef, g: &BTreeSet<String>) -> Vec<(usize,
             _ => "a block",
         }
     }
-    fn walk<'a>(
+    fn walk(
         p: &Program,
-        stmts: &'a [Stmt],
+        stmts: &[Stmt],
         g: &BTreeSet<String>,
         inside: Option<&'static str>,
         out: &mut Vec<(usize, String, &'static str)>,
