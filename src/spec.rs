@@ -1005,8 +1005,10 @@ mod tests {
         );
         let e = TaskSpec::from_pairs([("axis", "instructions"), ("kind", "dead_code")]).unwrap_err();
         assert!(e.message.starts_with("dead_code has no instructions axis"), "{e}");
-        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "2000"), ("values", "2")]).unwrap_err();
-        assert!(e.message.contains("values"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "200"), ("values", "2")]).unwrap_err();
+        assert!(e.message.contains("do not fit on 2 values") && e.message.contains("raise values"), "{e}");
+        let e = TaskSpec::from_pairs([("axis", "instructions"), ("n", "721")]).unwrap_err();
+        assert!(e.message.contains("from 1 to 720"), "{e}");
         let e = TaskSpec::from_pairs([("axis", "bogus")]).unwrap_err();
         assert!(e.message.contains("unknown axis"), "{e}");
         let e = TaskSpec::from_pairs([("v", "9")]).unwrap_err();

@@ -370,6 +370,11 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     merge_view(driver, base, shots).await?;
     no_fatal(driver).await?;
     console_clean(driver, "the merge codebases task", &[]).await?;
+    // 6d. Instruction following: the requirements beside the code, each marking its lines, and the
+    // unmet ones in the grade panel (issue 9).
+    instructions(driver, base, shots).await?;
+    no_fatal(driver).await?;
+    console_clean(driver, "an instructions task", &[]).await?;
 
     // 6d. The appendix tasks: comment copying and variable renaming, shown and graded.
     appendix(driver, base, shots).await?;
@@ -647,7 +652,8 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
 }
 
 /// The gallery's cards: one per kind and domain it is built for, and a row per fixed-size axis with
-/// one card per kind built along it (runtime resolution's row is a section of its own, `#gallery-runtime`).
+/// one card per kind built along it (runtime resolution's and instruction following's rows are sections of their
+/// own, `#gallery-runtime` and `#gallery-instructions`).
 fn gallery_cards() -> usize {
     use cabrito::spec::{Axis, Kind, Support};
     let kinds: usize = Kind::ALL
@@ -659,7 +665,9 @@ fn gallery_cards() -> usize {
         .sum();
     let axes: usize = Axis::ALL
         .iter()
-        .filter(|&&a| a.def().grows() == cabrito::axes::Grows::Neither && a != Axis::Runtime)
+        .filter(|&&a| {
+            a.def().grows() == cabrito::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
+        })
         .map(|a| Kind::ALL.iter().filter(|k| k.def().axes().allows(a)).count())
         .sum();
     kinds + axes
@@ -1125,5 +1133,114 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the mutant's hidden verdict is {hidden}, expected false (branch placement)").into());
     }
     driver.screenshot(&shots.join("e2e-runtime-mutant.png")).await?;
+    Ok(())
+}
+
+/// Issue 9 in the browser: an instructions link shows its task with the numbered requirements beside
+/// the code; clicking one shows the reference with exactly that requirement's lines marked and the
+/// first in view; the reference passes (static rubric, with constraint_structure, and hidden tests on
+/// the worker); a mutant with an assert's bound changed fails constraint_structure, the finding names
+/// the requirement and its line, and its line link selects that line in the answer.
+async fn instructions(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    use cabrito::playground::requirements::requirements;
+    let s = spec("v=1&kind=add_parameter&domain=math&axis=instructions&n=25&seed=3");
+    driver.goto(format!("{base}{}", link(&s))).await?;
+    expect_task(driver, &s).await?;
+    let t = generate(&s)?;
+    let reqs = requirements(&t.metadata, &t.solution_code);
+    if reqs.len() != 25 || count(driver, "#requirements ol.requirements > li").await? != 25 {
+        return Err("the page does not list the task's 25 requirements".into());
+    }
+    // Click a requirement that applies in more than one function, else the last.
+    let r = reqs.iter().find(|r| r.lines.len() > 1).unwrap_or(&reqs[reqs.len() - 1]);
+    driver.find(By::Id(format!("req-{}", r.number))).await?.click().await?;
+    let marked = wait_for(
+        driver,
+        "the requirement's lines to be marked",
+        "const pre = document.getElementById('reference-code'); if (!pre) return null; \
+         const lines = [...pre.querySelectorAll('.line')]; const m = []; \
+         lines.forEach((l, i) => { if (l.classList.contains('marked')) m.push(i + 1); }); \
+         if (!m.length) return null; \
+         const first = lines[m[0] - 1]; \
+         const visible = first.offsetTop >= pre.scrollTop && first.offsetTop < pre.scrollTop + pre.clientHeight; \
+         return {lines: m, visible, text: first.textContent.trim()};",
+    )
+    .await?;
+    let want: Vec<Value> = r.lines.iter().map(|&l| Value::from(l as u64)).collect();
+    if marked.get("lines") != Some(&Value::Array(want)) || marked.get("visible") != Some(&Value::Bool(true)) {
+        return Err(format!(
+            "requirement {} marks {marked}, expected lines {:?} with the first in view",
+            r.number, r.lines
+        )
+        .into());
+    }
+    if marked.get("text").and_then(Value::as_str) != Some(r.code.as_str()) {
+        return Err(format!("requirement {}'s first marked line is {marked}, expected `{}`", r.number, r.code).into());
+    }
+    driver.screenshot(&shots.join("e2e-instructions.png")).await?;
+
+    // The reference passes here and on the worker.
+    wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    if count(driver, "#static-verdict .item[data-id=\"constraint_structure\"][data-passed=\"true\"]").await? != 1 {
+        return Err("the instructions rubric has no passing constraint_structure item for the reference".into());
+    }
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
+    if hidden != "true" {
+        return Err(format!(
+            "the instructions reference's hidden tests gave {hidden}: {}",
+            text_of(driver, "hidden-verdict").await?
+        )
+        .into());
+    }
+
+    // A mutant: the first assert requirement's first line with another bound.
+    let a = reqs.iter().find(|r| r.code.starts_with("assert ")).ok_or("no assert requirement")?;
+    let line = a.lines[0];
+    let (head, lit) = a.code.rsplit_once(' ').ok_or("an assert")?;
+    let wrong = match lit.parse::<i64>() {
+        Ok(x) => format!("{head} {}", x + 7),
+        Err(_) => format!("{head} 'Z'"),
+    };
+    let mut lines: Vec<String> = t.solution_code.lines().map(str::to_string).collect();
+    let indent = lines[line - 1].len() - lines[line - 1].trim_start().len();
+    lines[line - 1] = format!("{}{wrong}", " ".repeat(indent));
+    let mutant = lines.join("\n") + "\n";
+    driver
+        .execute(
+            "const t = document.getElementById('solution'); t.value = arguments[0]; \
+             t.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![Value::String(mutant.clone())],
+        )
+        .await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+    let item = "#static-verdict .item[data-id=\"constraint_structure\"][data-passed=\"false\"]";
+    if count(driver, item).await? != 1 {
+        return Err("the mutant does not fail constraint_structure on the page".into());
+    }
+    let jump = driver
+        .execute(
+            &format!(
+                "const f = [...document.querySelectorAll('{item} .finding')]; \
+                 const hit = f.find(x => x.textContent.includes(arguments[0])); if (!hit) return {{findings: f.map(x => x.textContent)}}; \
+                 const b = hit.querySelector('.line-link'); if (!b) return {{finding: hit.textContent}}; b.click(); \
+                 const t = document.getElementById('solution'); \
+                 return {{line: +b.dataset.line, selected: t.value.slice(t.selectionStart, t.selectionEnd), finding: hit.textContent}};"
+            ),
+            vec![Value::String(format!("requirement {}", a.number))],
+        )
+        .await?
+        .json()
+        .clone();
+    let ok = jump.get("line").and_then(Value::as_u64) == Some(line as u64)
+        && jump.get("selected").and_then(Value::as_str) == Some(lines[line - 1].as_str());
+    if !ok {
+        return Err(
+            format!("the mutant's finding for requirement {} gave {jump}, expected line {line}", a.number).into()
+        );
+    }
+    driver.screenshot(&shots.join("e2e-instructions-mutant.png")).await?;
     Ok(())
 }

@@ -27,8 +27,8 @@ fn specs() -> Vec<TaskSpec> {
     let mut out = Vec::new();
     for &axis in Axis::ALL {
         for &domain in Domain::ALL {
-            // The call-graph kinds (merge has its own: tests/merge_grade.rs).
-            for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some()) {
+            // The call-graph kinds built along the axis (merge has its own: tests/merge_grade.rs).
+            for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some() && k.def().axes().allows(&axis)) {
                 for (n, seed) in [(5, 0), (5, 1), (if axis == Axis::Traversal { 25 } else { 50 }, 2)] {
                     let spec = TaskSpec::new(kind, domain, axis, n, seed);
                     if spec.validate().is_ok() {

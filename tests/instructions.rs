@@ -7,6 +7,7 @@ use cabrito::axes::instructions::bank::{Bank, Category, Draw, Requirement, PHRAS
 use cabrito::axes::instructions::sample::draw;
 use cabrito::axes::instructions::{places, RuleSet};
 use cabrito::check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito::playground::requirements::findings;
 use cabrito::rng::stream;
 use cabrito::task::generate_full;
 use cabrito::{Axis, Domain, Kind, Task, TaskSpec};
@@ -406,6 +407,17 @@ fn mutants_fail_constraint_structure_naming_requirement_function_and_line() {
                         );
                     }
                     assert_eq!(item.line, Some(m.line), "{} {}: {}", t.spec, m.what, item.reason);
+                    // The app lists the findings one by one: the one naming the requirement (or the order)
+                    // links to the line.
+                    let found = findings(&item.reason);
+                    assert!(
+                        found.iter().any(|(text, line)| text.contains(m.names[0].as_str()) && *line == Some(m.line)),
+                        "{} {}: no finding names {} at line {}: {found:?}",
+                        t.spec,
+                        m.what,
+                        m.names[0],
+                        m.line
+                    );
                     // The other must-haves are not what fails.
                     let others: Vec<&str> = r
                         .failed_must_haves()

@@ -55,3 +55,23 @@ fn static_checks_in_the_browser() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn constraint_structure_in_the_browser() {
+    // Instruction following at K = 200: the reference passes constraint_structure, the starter fails it;
+    // the rubric's time is printed for BENCHMARKS.
+    for &kind in Kind::ALL.iter().filter(|k| k.def().axes().allows(&Axis::Instructions)) {
+        let t = generate(&TaskSpec::new(kind, Domain::Math, Axis::Instructions, 200, 1)).unwrap();
+        let task = TaskRef::of(&t);
+        let reps = 5;
+        let start = now_ms();
+        for _ in 0..reps {
+            let r = static_checks(&task, &t.solution_code);
+            assert!(r.passed() && r.item("constraint_structure").is_some_and(|i| i.passed));
+        }
+        let ms = (now_ms() - start) / reps as f64;
+        console_log!("wasm: {} math instructions K=200: static rubric {ms:.2} ms", kind.as_str());
+        let s = static_checks(&task, &t.starter_code);
+        assert!(!s.item("constraint_structure").unwrap().passed);
+    }
+}

@@ -112,3 +112,26 @@ fn time_to_generate_runtime_tasks_in_the_browser() {
     }
     console_log!("runtime generation in the browser (math, seed 1, 5 runs each):\n{}", report.join("\n"));
 }
+
+#[wasm_bindgen_test]
+fn time_to_generate_instructions_tasks_in_the_browser() {
+    // A measurement for BENCHMARKS.md (instruction following at the paper's largest K), not a timed
+    // test: it only prints.
+    let mut report = Vec::new();
+    for kind in ["add_parameter", "add_return_value", "cache_function", "extract_helper"] {
+        for domain in ["math", "string", "array"] {
+            let s = spec(&format!("v=1&kind={kind}&domain={domain}&axis=instructions&n=200&seed=1"));
+            let _warm = generate(&s).expect("generates");
+            let mut times = Vec::new();
+            for _ in 0..5 {
+                let t0 = now_ms();
+                let task = generate(&s).expect("generates");
+                times.push(now_ms() - t0);
+                assert_eq!(task.metadata["num_constraint_rules"], 200, "{kind}/{domain}: K = 200 requirements");
+            }
+            times.sort_by(|a, b| a.total_cmp(b));
+            report.push(format!("{kind:>16} {domain:>6}: median {:6.1} ms  min {:6.1} ms", times[2], times[0]));
+        }
+    }
+    console_log!("instructions generation at K=200 in the browser (seed 1, 5 runs each):\n{}", report.join("\n"));
+}

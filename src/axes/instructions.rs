@@ -49,6 +49,10 @@ impl AxisDef for Instructions {
     fn fixed_size(&self) -> u32 {
         SIZE
     }
+    fn max_n(&self) -> u32 {
+        // What the default ten values can carry (fewer values carry fewer: `validate` says so).
+        u32::try_from(capacity(DEFAULT_VALUES)).unwrap_or(u32::MAX)
+    }
     fn run_sizes(&self, s: &GraphSizes) -> String {
         // The reference's instruction runs size both graphs with one `n`.
         if s.n_init == s.n_edit {
@@ -59,7 +63,8 @@ impl AxisDef for Instructions {
     }
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         let cp = format!("{:.1}", f64::from(spec.conditional) / 100.0);
-        let cp = if spec.conditional.is_multiple_of(10) { cp } else { format!("{}", f64::from(spec.conditional) / 100.0) };
+        let cp =
+            if spec.conditional.is_multiple_of(10) { cp } else { format!("{}", f64::from(spec.conditional) / 100.0) };
         format!("_nc=({n},{n})_cp=({cp},{cp})", n = spec.n)
     }
     fn task_set(&self, domain: Domain) -> String {

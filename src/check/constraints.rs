@@ -706,7 +706,7 @@ fn compare_function(
                 } else {
                     format!("the reference has `{}`", m.text)
                 };
-                problems.add(x.0, format!("{what} in `{name}`; line {} has `{}` instead", x.0, x.1));
+                problems.add(x.0, format!("{what} in `{name}`, but line {} has `{}` instead", x.0, x.1));
             }
             None => problems.add(at, format!("{} is missing in `{name}`, line {at}", naming(&m.key, &m.text, reqs))),
         }
@@ -735,8 +735,8 @@ fn compare_function(
                 problems.add(
                     a.line,
                     format!(
-                        "the {} come before the {} in `{name}`, line {}; the order is comments, asserts, prints, \
-                         temporary copies",
+                        "the {} come before the {} in `{name}`, line {} (the order is comments, asserts, prints, \
+                         temporary copies)",
                         w.key.cat().plural(),
                         a.key.cat().plural(),
                         a.line
@@ -752,7 +752,7 @@ fn compare_function(
         failed = true;
         problems.add(
             line,
-            format!("`{text}` in `{name}`, line {line}, is inside {block}; requirement lines go directly in the body"),
+            format!("`{text}` in `{name}`, line {line}, is inside {block}: requirement lines go directly in the body"),
         );
     }
     let items: BTreeSet<usize> = act.iter().filter_map(|a| a.stmt).collect();
@@ -785,7 +785,7 @@ fn compare_function(
                 problems.add(
                     a.line,
                     format!(
-                        "`{}` in `{name}`, line {}, comes after `{v}` is first used (line {line}); requirement lines \
+                        "`{}` in `{name}`, line {}, comes after `{v}` is first used (line {line}): requirement lines \
                          go before",
                         a.text, a.line
                     ),
@@ -833,7 +833,7 @@ fn run(c: &Ctx) -> (Outcome, bool) {
         let Some(kf) = k.function(name) else {
             if !exp.is_empty() {
                 reference_fails = true;
-                problems.add(0, format!("`{name}` is missing; it must carry {} requirement lines", exp.len()));
+                problems.add(0, format!("`{name}` is missing: it must carry {} requirement lines", exp.len()));
             }
             continue;
         };
@@ -889,5 +889,6 @@ fn run(c: &Ctx) -> (Outcome, bool) {
     let shown: Vec<&str> = ps.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if ps.len() > 3 { format!(" (and {} more)", ps.len() - 3) } else { String::new() };
     let line = ps.iter().map(|p| p.0).find(|&l| l > 0);
+    // Findings are joined by "; ", which no finding holds outside its backquoted code (the app splits on it).
     (Outcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line }, passed_reference)
 }

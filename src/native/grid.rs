@@ -266,12 +266,12 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     if cells.is_empty() {
         return Err(usage(format!("no task to generate: {}", skipped.join("; "))));
     }
-    // The default grid leaves out the pairs that do not exist (dead code on instruction following and on
-    // comment copying) silently, and the kinds with a grid of their own (merge, renaming) unless --kinds
-    // named them; a grid chosen with --axes or --kinds names the pairs it leaves out.
-    let chosen = |k: &str| m.value_source(k) == Some(clap::parser::ValueSource::CommandLine);
-    let (kinds_given, axes_given) = (chosen("kinds"), chosen("axes"));
-    for why in skipped.iter().filter(|w| if w.contains(OWN_GRID) { kinds_given } else { kinds_given || axes_given }) {
+    // The default grid leaves out quietly what does not exist (dead code on instruction following and comment
+    // copying, the kinds with a grid of their own); a grid chosen with --axes names the pairs it skips, and --kinds
+    // names every kind left out.
+    let given = |k: &str| m.value_source(k) == Some(clap::parser::ValueSource::CommandLine);
+    let (kinds_given, axes_given) = (given("kinds"), given("axes"));
+    for why in skipped.iter().filter(|w| kinds_given || (axes_given && !w.contains(OWN_GRID))) {
         eprintln!("cabrito: skipping {why}");
     }
     // Validate every spec before writing anything.

@@ -146,6 +146,9 @@ struct LineProps {
     /// Runtime tasks: clicking a guard line explains it.
     #[prop_or_default]
     on_why: Option<Callback<(AttrValue, usize)>>,
+    /// Instruction following: the line carries the requirement picked in the list.
+    #[prop_or_default]
+    marked: bool,
 }
 
 /// One line. A component of its own so that a new selection re-renders only the lines it changes.
@@ -182,7 +185,7 @@ fn line(p: &LineProps) -> Html {
     let body = p.text.strip_suffix('\n').unwrap_or(&p.text);
     let newline = if p.text.ends_with('\n') { "\n" } else { "" };
     html! {
-        <span class={classes!("line", p.selected.then_some("selected"), p.hovered.then_some("hovered"), branch)}
+        <span class={classes!("line", p.selected.then_some("selected"), p.hovered.then_some("hovered"), p.marked.then_some("marked"), branch)}
             data-fn={p.function.clone()} data-guard={guard} title={why.as_ref().map(|_| "why does this branch run, or not? click to see check() step by step")} {onclick}>
             { for tokens(body).into_iter().map(|(class, text)| if class.is_empty() {
                 html! { { text } }
@@ -213,6 +216,10 @@ pub struct CodeProps {
     /// Runtime tasks: clicking a guard line explains it (function, guard index).
     #[prop_or_default]
     pub on_why: Option<Callback<(AttrValue, usize)>>,
+    /// Instruction following: the 1-based lines of the requirement picked in the list, marked and the
+    /// first scrolled into view.
+    #[prop_or_default]
+    pub marked: Option<Rc<Vec<usize>>>,
 }
 
 /// Python with line numbers and highlighting; the selected function stands out.
@@ -242,6 +249,19 @@ pub fn code_block(p: &CodeProps) -> Html {
             }
         });
     }
+    // Bring the first marked line into view.
+    {
+        let pre = pre.clone();
+        use_effect_with((p.marked.clone(), p.code.clone()), move |(marked, _)| {
+            if let (Some(m), Some(el)) = (marked, pre.cast::<web_sys::Element>()) {
+                if !m.is_empty() {
+                    if let Ok(Some(first)) = el.query_selector(".line.marked") {
+                        scroll_within(&el, &first);
+                    }
+                }
+            }
+        });
+    }
     html! {
         <pre id={p.id.clone()} class="code" ref={pre}><code>
             { for lines.iter().enumerate().map(|(i, (text, f))| html! {
@@ -251,7 +271,8 @@ pub fn code_block(p: &CodeProps) -> Html {
                     function={f.clone()}
                     on_select={p.on_select.clone()}
                     state={p.states.as_ref().and_then(|s| s.get(i).cloned())}
-                    on_why={p.on_why.clone()} />
+                    on_why={p.on_why.clone()}
+                    marked={p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))} />
             }) }
         </code></pre>
     }

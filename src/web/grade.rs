@@ -9,6 +9,7 @@ use crate::check::Item;
 use crate::playground::panel::{
     all_functions_pass, failing_functions, Action, Asked, CheckerStatus, Job, Panel, StaticView, WorkerStatus,
 };
+use crate::playground::requirements::findings;
 use crate::protocol::{ClientMessage, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
@@ -313,12 +314,30 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                                 let goto_line = goto_line.clone();
                                 html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
                             });
+                            // Instruction following: each unmet requirement on its own line, linked to it.
+                            let reason = if i.id == "constraint_structure" && !i.passed {
+                                html! {
+                                    <span class="reason">
+                                        <ul class="findings">
+                                            { for findings(&i.reason).into_iter().map(|(text, l)| {
+                                                let link = l.map(|l| {
+                                                    let goto_line = goto_line.clone();
+                                                    html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
+                                                });
+                                                html! { <li class="finding" data-line={l.map(|l| l.to_string())}>{ text }{ for link }</li> }
+                                            }) }
+                                        </ul>
+                                    </span>
+                                }
+                            } else {
+                                html! { <span class="reason">{ i.reason.clone() }{ for line }</span> }
+                            };
                             html! {
                                 <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.to_string()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
                                     <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
                                     <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
                                     <span class="title">{ i.title.clone() }</span>
-                                    <span class="reason">{ i.reason.clone() }{ for line }</span>
+                                    { reason }
                                 </li>
                             }
                         }) }

@@ -8,6 +8,7 @@ use super::renaming::RenamingPanel;
 use super::route;
 use super::why::WhyPanel;
 use crate::playground::branches::line_states;
+use crate::playground::requirements::{requirements, Listed};
 use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use crate::task::View;
 use crate::TaskSpec;
@@ -264,10 +265,13 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let zoom = use_state(|| 1.0f64);
     // Runtime tasks: the guard the "why this branch?" view explains (function, pre-order index).
     let why = use_state(|| None::<(AttrValue, usize)>);
+    // Instruction following: the requirement picked in the list (its number).
+    let picked = use_state(|| None::<usize>);
     // A new task starts with nothing selected and the reference hidden. The performance mark
     // times the page (BENCHMARKS: time to an interactive task view).
     {
-        let (selected, tab, revealed, why) = (selected.clone(), tab.clone(), revealed.clone(), why.clone());
+        let (selected, tab, revealed, why, picked) =
+            (selected.clone(), tab.clone(), revealed.clone(), why.clone(), picked.clone());
         use_effect_with(p.shown.spec.clone(), move |_| {
             if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
                 let _ = perf.mark(TASK_RENDERED_MARK);
@@ -276,6 +280,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             tab.set(CodeTab::Starter);
             revealed.set(false);
             why.set(None);
+            picked.set(None);
         });
     }
     let on_select = {
@@ -304,6 +309,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             }
         })
     };
+    // Instruction following: the numbered requirements and the reference lines of each.
+    let reqs: Rc<Vec<Listed>> = use_memo(p.shown.clone(), |shown| {
+        requirements(&shown.generated.task.metadata, &shown.generated.task.solution_code)
+    });
+    let marked: Option<Rc<Vec<usize>>> =
+        picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
     let llm = crate::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
@@ -355,7 +366,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         },
         (CodeTab::Reference, _) => html! {
             <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
-                states={states.as_ref().as_ref().map(|s| s.1.clone())} on_why={on_why.clone()} />
+                states={states.as_ref().as_ref().map(|s| s.1.clone())} on_why={on_why.clone()} marked={marked.clone()} />
         },
         (CodeTab::Diff, _) => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
@@ -421,6 +432,48 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         }
     };
 
+    // Beside the code: the requirements, each clickable to the reference lines that satisfy it.
+    let requirements_panel = if reqs.is_empty() {
+        html! {}
+    } else {
+        let pick = |n: usize| {
+            let (picked, tab, revealed) = (picked.clone(), tab.clone(), revealed.clone());
+            Callback::from(move |_: MouseEvent| {
+                if *picked == Some(n) {
+                    picked.set(None);
+                } else {
+                    // Asking where a requirement is met shows the reference.
+                    revealed.set(true);
+                    tab.set(CodeTab::Reference);
+                    picked.set(Some(n));
+                }
+            })
+        };
+        html! {
+            <section id="requirements" class="panel requirements-panel" aria-label="Requirements">
+                <div class="panel-head">
+                    <h2>{ format!("Requirements ({})", reqs.len()) }</h2>
+                </div>
+                <p class="hint">{ "Click a requirement to mark the lines of the reference solution that satisfy it (one in every function it applies to)." }</p>
+                <ol class="requirements">
+                    { for reqs.iter().map(|r| {
+                        let active = *picked == Some(r.number);
+                        let lines = r.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+                        html! {
+                            <li value={r.number.to_string()}>
+                                <button type="button" id={format!("req-{}", r.number)} class={classes!("req", active.then_some("active"))}
+                                    data-lines={lines} aria-pressed={active.to_string()} onclick={pick(r.number)}>
+                                    <span class="req-sentence">{ r.sentence.clone() }</span>
+                                    <span class="req-count">{ match r.lines.len() { 1 => " · 1 line".to_string(), k => format!(" · {k} lines") } }</span>
+                                </button>
+                            </li>
+                        }
+                    }) }
+                </ol>
+            </section>
+        }
+    };
+
     html! {
         <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
             <h1 class="task-title">{ title(&task.spec) }</h1>
@@ -448,7 +501,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </p>
             }
             <div class={classes!("task-grid", merge.is_some().then_some("merge"))}>
-                { side_panel }
+                <div class="side-column">
+                    { side_panel }
+                    { requirements_panel }
+                </div>
                 <section class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist">
                         { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
@@ -514,6 +570,8 @@ pub fn task_tuple(p: &TupleProps) -> Html {
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
     let axis_rule = if task.runtime.is_some() {
         ", and the edits are in the branches that run, exactly where the reference makes them (branch placement)"
+    } else if task.spec.axis.def().instructions() {
+        ", and every numbered requirement's line is in every function it applies to, in the prescribed order (constraint structure)"
     } else if task.spec.axis.def().copies_comment() && kind.axes() != Support::NotApplicable {
         ", and every function it changes carries the given comment, word for word, on a line of its own (comment copy)"
     } else {
@@ -590,11 +648,14 @@ pub fn runtime_gallery_specs() -> Vec<TaskSpec> {
 
 /// The axes with a gallery row of their own (one card per kind built along them, in the math
 /// domain): the axes with two fixed-size graphs, where `n` measures something else (comment words,
-/// requirements); runtime resolution has its own row ([`runtime_gallery_specs`]).
+/// the comment axis); runtime resolution and instruction following have rows of their own
+/// ([`runtime_gallery_specs`], [`instructions_gallery_specs`]).
 pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
     Axis::ALL
         .iter()
-        .filter(|&&a| a.def().grows() == crate::axes::Grows::Neither && a != Axis::Runtime)
+        .filter(|&&a| {
+            a.def().grows() == crate::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
+        })
         .map(|&axis| {
             let specs = Kind::ALL
                 .iter()
@@ -650,8 +711,18 @@ fn card_stats(s: &Rc<Shown>) -> String {
     }
 }
 
+/// The specs of the gallery's instruction-following cards: each kind built along the axis, in the math
+/// domain, with [`GALLERY_N`] requirements.
+pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
+    Kind::ALL
+        .iter()
+        .filter(|k| k.def().axes().allows(&Axis::Instructions))
+        .map(|&kind| TaskSpec::new(kind, Domain::Math, Axis::Instructions, GALLERY_N, 0))
+        .collect()
+}
+
 /// The landing page: one card per kind × domain (a small task, its call graph and its numbers), a row
-/// of cards per fixed-size axis, a row of runtime cards, and the paper's sizes per axis.
+/// of cards per other fixed-size axis (comment copying), a row of runtime cards, a row of instruction-following cards, and the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
     let cards = use_memo((), |_| gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
@@ -663,6 +734,9 @@ pub fn gallery() -> Html {
     });
     let runtime_cards =
         use_memo((), |_| runtime_gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
+    let instructions_cards = use_memo((), |_| {
+        instructions_gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>()
+    });
     let noop = Callback::from(|_: Option<AttrValue>| ());
     html! {
         <>
@@ -746,6 +820,25 @@ pub fn gallery() -> Html {
                                 </span>
                                 <span class="card-stats">
                                     { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
+                                </span>
+                            </a>
+                        }
+                    }) }
+                </div>
+            </section>
+            <section id="gallery-instructions" class="gallery gallery-row" aria-label={Axis::Instructions.label()}>
+                <h2>{ format!("Instruction following: the refactoring over ten values, with {GALLERY_N} numbered requirements to obey") }</h2>
+                <div class="cards">
+                    { for instructions_cards.iter().map(|s| {
+                        let t = &s.generated.task;
+                        html! {
+                            <a class="card" href={route::fragment(&s.spec)} id={format!("card-instructions-{}", s.spec.kind.as_str())}>
+                                <span class="card-title">{ s.spec.kind.label() }</span>
+                                <span class="card-graph">
+                                    <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+                                </span>
+                                <span class="card-stats">
+                                    { format!("{} requirements · {} functions · {} lines", s.spec.n, t.sizes.functions, t.sizes.starter_lines) }
                                 </span>
                             </a>
                         }

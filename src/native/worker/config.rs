@@ -277,11 +277,7 @@ mod tests {
                     let mut spec = TaskSpec::new(kind, domain, axis, 1, 1);
                     let max_n = n_knob.range(&spec).map_or(2000, |(_, max)| u32::try_from(max).unwrap());
                     spec.n = max_n;
-                    // The knobs that bound n at their largest too: instruction following's values (each
-                    // carries a bounded number of requirements), variable renaming's chain.
-                    if axis == Axis::Instructions && kind.def().axes().allows(&axis) {
-                        spec.values = crate::axes::instructions::MAX_VALUES;
-                    }
+                    // Variable renaming's chain bounds n: at its largest too.
                     if kind == Kind::VariableRenaming {
                         spec.chain = max_n;
                     }
