@@ -3,7 +3,8 @@
 # checked by its version first, so a second run takes a few seconds).
 #
 #   wasm32-unknown-unknown target · Trunk 0.21 · wasm-bindgen-cli at Cargo.lock's version ·
-#   wasm-opt (npm binaryen 132, from package-lock.json) · Chromium + chromedriver (apt) · numpy 2.4 ·
+#   wasm-opt (npm binaryen 132) and Lighthouse 12 (npm lighthouse), both from package-lock.json ·
+#   Chromium + chromedriver (apt) · numpy 2.4 ·
 #   the crates of Cargo.lock (Trunk builds offline)
 #
 # What is missing is installed concurrently: the two `cargo install`s compile while apt, npm and pip
@@ -78,9 +79,17 @@ if ! command -v python3 >/dev/null; then APT_PKGS+=(python3 python3-pip)
 elif ! python3 -m pip --version >/dev/null 2>&1; then APT_PKGS+=(python3-pip)
 fi
 
+# node_modules: what package-lock.json pins (binaryen's wasm-opt, lighthouse); one `npm ci` for both.
 WASM_OPT_V=$(wasm-opt --version 2>/dev/null || true)
-NEED_BINARYEN=
-if grep -q 'version 132' <<<"$WASM_OPT_V"; then have "$WASM_OPT_V (node_modules)"; else NEED_BINARYEN=1; fi
+LIGHTHOUSE_WANT=$(node -p 'require("./package.json").devDependencies.lighthouse' 2>/dev/null || true)
+LIGHTHOUSE_V=$(node -p 'require("./node_modules/lighthouse/package.json").version' 2>/dev/null || true)
+NEED_NPM=
+if grep -q 'version 132' <<<"$WASM_OPT_V"; then have "$WASM_OPT_V (node_modules)"; else NEED_NPM=1; fi
+if [ -n "$LIGHTHOUSE_V" ] && [ "$LIGHTHOUSE_V" = "$LIGHTHOUSE_WANT" ]; then
+  have "lighthouse $LIGHTHOUSE_V (node_modules)"
+else
+  NEED_NPM=1
+fi
 NEED_NUMPY=
 if python3 -c 'import numpy, sys; sys.exit(0 if numpy.__version__.startswith("2.4.") else 1)' 2>/dev/null; then
   have "numpy $(python3 -c 'import numpy; print(numpy.__version__)')"
@@ -92,19 +101,19 @@ install_numpy() {
   # A Debian system Python refuses pip installs (PEP 668); on such a machine install over it.
   python3 -m pip install -q 'numpy==2.4.*' || python3 -m pip install -q --break-system-packages 'numpy==2.4.*'
 }
-install_binaryen() { npm ci --no-audit --no-fund --loglevel=error; }
+install_npm() { npm ci --no-audit --no-fund --loglevel=error; }
 
 # Packages that come after apt (npm needs node, pip may need python3-pip) run in the apt job.
 if [ ${#APT_PKGS[@]} -gt 0 ]; then
   apt_then() {
     apt_install "${APT_PKGS[@]}"
     if [ -n "$NEED_NUMPY" ]; then install_numpy; fi
-    if [ -n "$NEED_BINARYEN" ]; then install_binaryen; fi
+    if [ -n "$NEED_NPM" ]; then install_npm; fi
   }
-  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_BINARYEN" ] && echo ', then binaryen 132 (npm ci)')" apt_then
+  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132 and lighthouse (npm ci)')" apt_then
 else
   if [ -n "$NEED_NUMPY" ]; then launch numpy "numpy 2.4 (pip)" install_numpy; fi
-  if [ -n "$NEED_BINARYEN" ]; then launch binaryen "binaryen 132 (npm ci)" install_binaryen; fi
+  if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132 and lighthouse (npm ci)" install_npm; fi
 fi
 : "$NEED_NODE"
 

@@ -9,6 +9,8 @@
 #   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
 #   5. app build        trunk build --release into dist/, with its sizes
 #   6. browser e2e      headless Chromium against `cabrito serve` serving dist/
+#   7. lighthouse       Lighthouse on every view, light and dark, desktop and mobile for the gallery
+#                       and a task page: fails under 100 for accessibility or best practices
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
@@ -70,6 +72,10 @@ cargo test --locked --test browser_e2e -- --nocapture
 cargo test --locked --test results_e2e -- --nocapture
 cargo test --locked --test agents_e2e -- --nocapture
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
+done_step
+
+begin "lighthouse (accessibility and best practices; performance printed)"
+bash scripts/lighthouse.sh
 done_step
 
 section "all tests passed"

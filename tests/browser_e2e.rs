@@ -424,10 +424,23 @@ async fn timing(driver: &WebDriver, base: &str) -> Res {
         driver.find(By::Id("use-starter")).await?.click().await?;
         wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
         let second = verdict_times(driver).await?;
+        // Three more pastes of the reference (the rubric's "checked in" of each).
+        let mut again = Vec::new();
+        for _ in 0..3 {
+            driver.find(By::Id("use-starter")).await?.click().await?;
+            wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+            driver.find(By::Id("use-reference")).await?.click().await?;
+            wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+            again.push(verdict_times(driver).await?.1);
+        }
         let ready = mark(driver, "cabrito-checker-ready").await?;
         println!(
-            "timing {query}: checker ready {ready}; rubric after a paste: reference {} (checked in {}), starter {} (checked in {})",
-            first.0, first.1, second.0, second.1
+            "timing {query}: checker ready {ready}; rubric after a paste: reference {} (checked in {}), starter {} (checked in {}); the reference again: checked in {}",
+            first.0,
+            first.1,
+            second.0,
+            second.1,
+            again.join(", ")
         );
     }
     Ok(())
@@ -630,6 +643,7 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
         &format!("const v = document.getElementById('v-{other}'); return v && v.classList.contains('selected');"),
     )
     .await?;
+    keyboard_graph(driver, &other).await?;
     // The reference solution only after the reveal, then exactly the generator's.
     driver.find(By::Id("tab-reference")).await?.click().await?;
     if count(driver, "#reference-code").await? != 0 {
@@ -648,6 +662,63 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
         return Err("#llm-prompt differs from the native LLM prompt".into());
     }
     driver.screenshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts/e2e-diff.png")).await?;
+    Ok(())
+}
+
+/// The id of the focused element.
+async fn focused(driver: &WebDriver) -> Res<String> {
+    let v = driver.execute("const e = document.activeElement; return e ? e.id : '';", Vec::new()).await?;
+    Ok(v.json().as_str().unwrap_or_default().to_string())
+}
+
+/// The call graph by keyboard: one tab stop (the selected vertex `selected`), reached with Tab from
+/// the zoom buttons; the arrow keys move to other vertices (named for screen readers), and Enter
+/// selects the focused one, whose code lights up.
+async fn keyboard_graph(driver: &WebDriver, selected: &str) -> Res {
+    let stops: Vec<String> = serde_json::from_value(
+        driver
+            .execute(
+                "return [...document.querySelectorAll('#call-graph [tabindex=\"0\"]')].map(e => e.id);",
+                Vec::new(),
+            )
+            .await?
+            .json()
+            .clone(),
+    )?;
+    if stops != [format!("v-{selected}")] {
+        return Err(format!("the call graph's tab stops are {stops:?}, expected only v-{selected}").into());
+    }
+    driver.execute("document.getElementById('zoom-in').focus();", Vec::new()).await?;
+    driver.action_chain().send_keys(Key::Tab).perform().await?;
+    let at = focused(driver).await?;
+    if at != format!("v-{selected}") {
+        return Err(format!("Tab from the zoom buttons reached '{at}', not the selected vertex v-{selected}").into());
+    }
+    // Walk with the arrow keys until the focus is on another vertex.
+    let mut moved = String::new();
+    for key in [Key::Right, Key::Left, Key::Down, Key::Up] {
+        driver.action_chain().send_keys(key).perform().await?;
+        let now = focused(driver).await?;
+        if now.starts_with("v-") && now != at {
+            moved = now;
+            break;
+        }
+    }
+    let name = moved.strip_prefix("v-").ok_or("the arrow keys moved the focus to no other vertex")?.to_string();
+    let label = driver.find(By::Id(&moved)).await?.attr("aria-label").await?.unwrap_or_default();
+    if !label.starts_with(&format!("{name}: ")) {
+        return Err(format!("vertex {moved} is named '{label}' for screen readers").into());
+    }
+    driver.action_chain().send_keys(Key::Enter).perform().await?;
+    wait_for(
+        driver,
+        &format!("Enter on {moved} to select {name} and light its code"),
+        &format!(
+            "const v = document.getElementById('{moved}'); const l = [...document.querySelectorAll('#starter-code .line.selected')]; \
+             return v.classList.contains('selected') && v.getAttribute('aria-pressed') === 'true' && l.length > 0 && l.every(e => e.dataset.fn === '{name}');"
+        ),
+    )
+    .await?;
     Ok(())
 }
 
@@ -798,6 +869,11 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
         &format!("return document.querySelectorAll('#gallery .card').length === {};", gallery_cards()),
     )
     .await?;
+    // A card is one tab stop: its small call graph is a picture, not buttons.
+    let inner = count(driver, "#gallery .card [tabindex], #gallery .card [role=button]").await?;
+    if inner != 0 {
+        return Err(format!("the gallery's cards hold {inner} focusable or button elements").into());
+    }
     // The merge card draws its data-flow graph.
     if count(driver, "#card-merge_codebases-math svg .flow-node").await? == 0 {
         return Err("the merge codebases card shows no data-flow graph".into());

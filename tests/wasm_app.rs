@@ -195,14 +195,15 @@ fn highlighting_keeps_every_character() {
 
 #[wasm_bindgen_test]
 fn static_verdicts_in_the_browser() {
-    use cabrito::protocol::checker::{answer_text, Reply};
+    use cabrito::protocol::checker::Reply;
     use cabrito::web::app::show;
-    let answer_json = |text: &str| answer_text(text, &|| None);
+    use cabrito::web::checker::{answer_value, read_reply, to_value};
     use cabrito::web::grade::check_request;
-    // What the checker worker answers to the page's request, through the same JSON both ways.
+    use wasm_bindgen::{JsCast, JsValue};
+    // What the checker worker answers to the page's request, through the same structured values
+    // both ways.
     let verdict = |shown: &cabrito::web::app::Shown, id: u64, response: &str| -> Reply {
-        let request = serde_json::to_string(&check_request(id, shown, response)).unwrap();
-        let reply: Reply = serde_json::from_str(&answer_json(&request)).unwrap();
+        let reply = read_reply(answer_value(to_value(&check_request(id, shown, response)), &|| None));
         match &reply {
             Reply::Verdict { id: got, .. } | Reply::Unreadable { id: got, .. } => assert_eq!(*got, id),
             other => panic!("reply {other:?} to request {id}"),
@@ -227,9 +228,46 @@ fn static_verdicts_in_the_browser() {
             assert!(!Reply::passed(&items), "{query}: a file that does not parse passes");
         }
     }
-    // A message that is not a request gets a reason, not a panic.
-    assert!(matches!(serde_json::from_str(&answer_json("{\"id\": 1}")).unwrap(), Reply::Failed { .. }));
-    assert!(matches!(serde_json::from_str(&answer_json("not json")).unwrap(), Reply::Failed { .. }));
+    // A message that is not a request gets a reason, not a panic: values of every wrong shape, as
+    // the browser's JSON.parse makes them, and values JSON cannot hold.
+    let shown = show(&spec("v=1&kind=dead_code&n=5&seed=3")).unwrap();
+    let good = to_value(&check_request(1, &shown, "x = 1\n"));
+    let with = |key: &str, value: JsValue| {
+        let v = js_sys::Object::assign(&js_sys::Object::new(), good.unchecked_ref());
+        js_sys::Reflect::set(&v, &key.into(), &value).unwrap();
+        JsValue::from(v)
+    };
+    let parse = |text: &str| js_sys::JSON::parse(text).unwrap();
+    let mut cases: Vec<JsValue> = [
+        "null",
+        "[1,2]",
+        "\"text\"",
+        "{}",
+        "{\"id\": 1}",
+        r#"{"id":-1,"kind":"dead_code","domain":"math","starter":"","reference":"","response":""}"#,
+        r#"{"id":1.5,"kind":"dead_code","domain":"math","starter":"","reference":"","response":""}"#,
+        r#"{"id":1,"kind":"teleport","domain":"math","starter":"","reference":"","response":""}"#,
+        r#"{"id":1,"kind":"dead_code","domain":"math","starter":7,"reference":"","response":""}"#,
+    ]
+    .iter()
+    .map(|t| parse(t))
+    .collect();
+    cases.push(parse(&format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))));
+    cases.push(parse(&format!("{{\"id\":1,\"response\":{}1{}}}", "{\"a\":".repeat(50_000), "}".repeat(50_000))));
+    cases.push(with("response", parse(r#"{"nested": [1, 2]}"#)));
+    cases.push(with("kind", JsValue::symbol(Some("dead_code"))));
+    cases.push(JsValue::UNDEFINED);
+    cases.push(js_sys::Function::new_no_args("return 1").into());
+    for (i, case) in cases.into_iter().enumerate() {
+        let reply = read_reply(answer_value(case, &|| None));
+        let Reply::Failed { why } = reply else { panic!("case {i}: {reply:?}") };
+        assert!(why.starts_with("the checker cannot read this request"), "case {i}: {why}");
+    }
+    // And the page reads anything the worker could send without panicking.
+    for text in ["null", "{\"type\":\"verdict\"}", "[]", "\"a message\""] {
+        assert!(matches!(read_reply(parse(text)), Reply::Failed { .. }), "{text}");
+    }
+    assert_eq!(read_reply(to_value(&Reply::Ready)), Reply::Ready);
 }
 
 #[wasm_bindgen_test]

@@ -75,3 +75,61 @@ fn constraint_structure_in_the_browser() {
         assert!(!s.item("constraint_structure").unwrap().passed);
     }
 }
+
+/// Median milliseconds of `f` over `reps` runs (the median, since the machine is shared).
+fn time(reps: u32, mut f: impl FnMut()) -> f64 {
+    let mut ms: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = now_ms();
+            f();
+            now_ms() - start
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms[ms.len() / 2]
+}
+
+/// The browser's structured clone (what postMessage does to a message).
+fn structured_clone(v: &wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
+    use wasm_bindgen::JsCast;
+    let f = js_sys::Reflect::get(&js_sys::global(), &"structuredClone".into()).expect("structuredClone");
+    f.dyn_into::<js_sys::Function>().expect("a function").call1(&wasm_bindgen::JsValue::NULL, v).expect("cloned")
+}
+
+/// Where the checker worker's time goes on an `n = 200` answer (medians, printed for BENCHMARKS;
+/// never asserted): reading the response, parsing each of the three programs, the rubric's own work, and
+/// the message passing both ways, as JSON text (before) and as structured values (now).
+#[wasm_bindgen_test]
+fn where_the_checkers_time_goes() {
+    use cabrito::check::program::Program;
+    use cabrito::protocol::checker::{answer, Reply, Request};
+    use cabrito::web::checker::{answer_value, read_reply, to_value};
+    // A debug build (scripts/test.sh) runs it once on one kind, within the runner's time limit; the
+    // figures come from `--release`.
+    let (kinds, reps) = if cfg!(debug_assertions) { (&[Kind::AddParameter][..], 1) } else { (Kind::ALL, 31) };
+    for &kind in kinds {
+        let t = generate(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, 200, 11)).unwrap();
+        let task = TaskRef::of(&t);
+        let read = time(reps, || assert!(parse_response(&t.solution_code, &t.starter_code).is_ok()));
+        let parse = time(reps, || assert!(Program::parse(&t.solution_code).is_ok()));
+        let rubric = time(reps, || assert!(static_checks(&task, &t.solution_code).passed()));
+        let req = Request::for_task(1, &t, &t.solution_code);
+        let answer_only = time(reps, || assert!(matches!(answer(&req), Reply::Verdict { .. })));
+        let json = time(reps, || {
+            let text = serde_json::to_string(&req).unwrap();
+            let back: Request = serde_json::from_str(&text).unwrap();
+            let reply = serde_json::to_string(&answer(&back)).unwrap();
+            assert!(matches!(serde_json::from_str::<Reply>(&reply).unwrap(), Reply::Verdict { .. }));
+        });
+        let values = time(reps, || {
+            let msg = structured_clone(&to_value(&req));
+            let reply = structured_clone(&answer_value(msg, &|| None));
+            assert!(matches!(read_reply(reply), Reply::Verdict { .. }));
+        });
+        console_log!(
+            "wasm checker {} n=200 ({} lines): read {read:.2} ms, one parse {parse:.2} ms, rubric (3 parses) {rubric:.2} ms, answer {answer_only:.2} ms; with messages: JSON {json:.2} ms, structured {values:.2} ms",
+            kind.as_str(),
+            t.solution_code.lines().count()
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The browser checker on the hostile corpus, in headless Chromium: every input gets a reason, and none
 //! overflows the wasm stack or hangs. It goes through the entry point the checker worker serves
-//! (`protocol::checker::answer_text`, what `src/bin/checker.rs` answers each message with), JSON in and
-//! out as the page sends it. Prints the time each input takes (for BENCHMARKS; never asserted).
+//! (`web::checker::answer_value`, what `src/bin/checker.rs` answers each message with), structured
+//! values in and out as the page sends them. Prints the time each input takes (for BENCHMARKS; never asserted).
 //!
 //! Run with `cargo test --target wasm32-unknown-unknown --test wasm_hostile -- --nocapture`.
 
@@ -9,7 +9,8 @@
 
 mod hostile;
 
-use cabrito::protocol::checker::{answer_text, Reply, Request};
+use cabrito::protocol::checker::{Reply, Request};
+use cabrito::web::checker::{answer_value, read_reply, to_value};
 use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -19,9 +20,9 @@ fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).expect("a browser window with performance").now()
 }
 
-/// The checker's answer to one request, through the JSON the worker exchanges with the page.
+/// The checker's answer to one request, through the values the worker exchanges with the page.
 fn check(req: &Request) -> Reply {
-    Reply::parse(&answer_text(&serde_json::to_string(req).expect("json"), &|| None))
+    read_reply(answer_value(to_value(req), &|| None))
 }
 
 #[wasm_bindgen_test]

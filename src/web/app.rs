@@ -272,7 +272,7 @@ pub fn app() -> Html {
                     <a id="nav-results" href={format!("#{}", route::RESULTS_PATH)}>{ "Results" }</a>
                     <a id="nav-traces" href={format!("#{}", route::TRACES_PATH)}>{ "Traces" }</a>
                     <button id="theme-toggle" type="button" class="button small ghost" onclick={toggle_theme}
-                        aria-label="Toggle dark mode">
+                        title={if *theme == Theme::Dark { "Switch to the light theme" } else { "Switch to the dark theme" }}>
                         { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
                     </button>
                 </nav>

@@ -7,12 +7,15 @@
 //! ```text
 //! page (app wasm)                                   worker (checker wasm)
 //!   ensure_started() ── new Worker(checker_loader.js) ──► serve(): onmessage, then posts Ready
-//!   check(Request) ── JSON {id, kind, domain, starter, reference, response} ──► answer()
-//!   listener ◄── JSON Reply::Verdict {id, how, items, ms} | Reply::Unreadable {id, why} ──┘
+//!   check(Request) ── {id, kind, domain, starter, reference, response} ──► answer_value()
+//!   listener ◄── Reply::Verdict {id, how, items, ms} | Reply::Unreadable {id, why} ──┘
 //! ```
 //!
-//! The messages and the checker itself ([`crate::protocol::checker::answer_text`]: response parsing
-//! and the rubric) are in the core, with native tests; this module is only the message passing. Requests made before the worker says Ready wait in a queue (a message posted
+//! Messages are structured values, not JSON text: `serde-wasm-bindgen` turns a [`Request`] into a
+//! plain JavaScript object, `postMessage` copies it to the other thread (the structured clone), and
+//! the other side reads it back with serde. The messages and the checker itself
+//! ([`crate::protocol::checker::answer_timed`]: response parsing and the rubric) are in the core,
+//! with native tests; this module is only the message passing. Requests made before the worker says Ready wait in a queue (a message posted
 //! before the worker's wasm has installed its handler would be lost).
 
 pub use crate::protocol::checker::{Reply, Request};
@@ -44,21 +47,47 @@ pub fn serve() {
         let scope = scope.clone();
         std::panic::set_hook(Box::new(move |info| {
             let reply = Reply::Failed { why: format!("the checker stopped with an internal error: {info}") };
-            let _ = scope.post_message(&JsValue::from_str(&reply.to_json()));
+            let _ = scope.post_message(&to_value(&reply));
         }));
     }
     let reply_scope = scope.clone();
     let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-        let reply = match e.data().as_string() {
-            Some(text) => crate::protocol::checker::answer_text(&text, &worker_now),
-            None => Reply::Failed { why: "the checker takes JSON text".into() }.to_json(),
-        };
-        let _ = reply_scope.post_message(&JsValue::from_str(&reply));
+        let _ = reply_scope.post_message(&answer_value(e.data(), &worker_now));
     });
+    // Warm up before saying Ready (the page is idle now; a request made meanwhile waits in its queue).
+    let _ = crate::protocol::checker::answer(&crate::protocol::checker::warm_up());
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
-    let _ = scope.post_message(&JsValue::from_str(&Reply::Ready.to_json()));
+    let _ = scope.post_message(&to_value(&Reply::Ready));
+}
+
+/// A message as a structured value: plain objects (maps too, so the task's `metadata` reads back as
+/// JSON), 64-bit integers as BigInts (a seed may not fit a double), `None` as `undefined`.
+pub fn to_value<T: serde::Serialize>(value: &T) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_large_number_types_as_bigints(true);
+    value
+        .serialize(&serializer)
+        .unwrap_or_else(|e| JsValue::from_str(&format!("the checker could not pass on a message: {e}")))
+}
+
+/// What the worker answers to one message (any value): the reply as a structured value. The
+/// time in the reply (`ms`) starts before the message is read.
+pub fn answer_value(data: JsValue, now: &dyn Fn() -> Option<f64>) -> JsValue {
+    let start = now();
+    let read = serde_wasm_bindgen::from_value::<Request>(data).map_err(|e| e.to_string());
+    to_value(&crate::protocol::checker::answer_timed(read, start, now))
+}
+
+/// Read the worker's reply (the page's side); anything that is not one becomes [`Reply::Failed`].
+pub fn read_reply(data: JsValue) -> Reply {
+    if let Some(text) = data.as_string() {
+        return Reply::Failed { why: text };
+    }
+    serde_wasm_bindgen::from_value(data)
+        .unwrap_or_else(|e| Reply::Failed { why: format!("the checker's reply cannot be read: {e}") })
 }
 
 // ---- the page side ----
@@ -77,8 +106,8 @@ pub enum Event {
 struct Client {
     status: Status,
     worker: Option<web_sys::Worker>,
-    /// Requests (JSON) made before Ready.
-    queue: Vec<String>,
+    /// Requests (as structured values) made before Ready.
+    queue: Vec<JsValue>,
     listener: Option<(u64, Callback<Event>)>,
     next_listener: u64,
     next_id: u64,
@@ -152,10 +181,7 @@ pub fn ensure_started() {
     };
     let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
         let at = super::app::now();
-        let reply = match e.data().as_string() {
-            Some(text) => Reply::parse(&text),
-            None => Reply::Failed { why: "the checker sent something other than text".into() },
-        };
+        let reply = read_reply(e.data());
         match &reply {
             Reply::Ready => on_ready(),
             Reply::Failed { why } => set_status(Status::Failed(why.clone())),
@@ -189,8 +215,8 @@ fn on_ready() {
         (c.worker.clone(), std::mem::take(&mut c.queue))
     });
     if let Some(w) = worker {
-        for text in queue {
-            let _ = w.post_message(&JsValue::from_str(&text));
+        for message in queue {
+            let _ = w.post_message(&message);
         }
     }
     emit(Event::Status(Status::Ready));
@@ -199,7 +225,7 @@ fn on_ready() {
 /// Check a response (starting the worker if needed); the verdict comes to the listener.
 pub fn check(req: &Request) {
     ensure_started();
-    let Ok(text) = serde_json::to_string(req) else { return };
+    let message = to_value(req);
     let worker = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         match c.status {
@@ -207,14 +233,14 @@ pub fn check(req: &Request) {
             Status::Loading => {
                 // Only the newest request matters to the page.
                 c.queue.clear();
-                c.queue.push(text.clone());
+                c.queue.push(message.clone());
                 None
             }
             _ => None,
         }
     });
     if let Some(w) = worker {
-        let _ = w.post_message(&JsValue::from_str(&text));
+        let _ = w.post_message(&message);
     }
 }
 

@@ -234,7 +234,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             if text.trim().is_empty() {
                 return;
             }
-            let id = format!("job-{}", (js_sys::Math::random() * 1e12) as u64);
+            let id = format!("job-{:016x}", super::random_u64());
             let message = ClientMessage::grade(id.clone(), &spec, text.clone(), None).to_json();
             dispatcher.dispatch(Action::JobStarted(id.clone()));
             let d = dispatcher.clone();

@@ -3,12 +3,18 @@
 //! The layout is the core's [`layered`] (longest-path layers and barycentre ordering); this module
 //! only places the layers on a grid and draws them. Clicking a vertex selects its function, which
 //! the code view highlights; the selection comes back in through the props.
+//!
+//! For the keyboard and screen readers the drawing is a named group of buttons, one per function
+//! ("f12: to edit"), with one tab stop (a roving tab index: the selected vertex, else the first):
+//! the arrow keys move along a layer and to the nearest vertex of the layer above or below, Enter
+//! or Space selects. The gallery's small drawings are pictures (`interactive = false`).
 
 use super::app::Shown;
 use crate::graph::layout::layered;
 use crate::graph::CallGraph;
 use crate::kinds::Role;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 const NODE_W: f64 = 58.0;
@@ -25,6 +31,43 @@ pub struct Placed {
     /// Centre of each vertex, by vertex id.
     pub centre: Vec<(f64, f64)>,
     pub main: (f64, f64),
+    /// Vertices per layer, left to right, and each vertex's (layer, position).
+    pub layers: Vec<Vec<usize>>,
+    pub pos: Vec<(usize, usize)>,
+}
+
+/// Where an arrow key goes from vertex `v`: along its layer, or to the vertex of the next layer up
+/// or down nearest to it across (`None` at an edge).
+pub fn neighbour(p: &Placed, v: usize, key: &str) -> Option<usize> {
+    let &(li, i) = p.pos.get(v)?;
+    let layer = &p.layers[li];
+    let nearest = |target: Option<&Vec<usize>>| {
+        let x = p.centre[v].0;
+        target?.iter().copied().min_by(|&a, &b| (p.centre[a].0 - x).abs().total_cmp(&(p.centre[b].0 - x).abs()))
+    };
+    match key {
+        "ArrowLeft" => i.checked_sub(1).map(|j| layer[j]),
+        "ArrowRight" => layer.get(i + 1).copied(),
+        "ArrowUp" => nearest(li.checked_sub(1).and_then(|l| p.layers.get(l))),
+        "ArrowDown" => nearest(p.layers.get(li + 1)),
+        "Home" => layer.first().copied(),
+        "End" => layer.last().copied(),
+        _ => None,
+    }
+}
+
+/// Move the keyboard focus (and the one tab stop) from vertex element `from` to `to`.
+fn move_focus(from: &str, to: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let (Some(a), Some(b)) = (doc.get_element_by_id(from), doc.get_element_by_id(to)) else { return };
+    let _ = a.set_attribute("tabindex", "-1");
+    let _ = b.set_attribute("tabindex", "0");
+    // SVG elements have focus() as HTML elements do.
+    if let Ok(focus) = js_sys::Reflect::get(&b, &"focus".into()) {
+        if let Some(f) = focus.dyn_ref::<js_sys::Function>() {
+            let _ = f.call0(&b);
+        }
+    }
 }
 
 /// Place the layered layout on a grid, each layer centred.
@@ -43,7 +86,7 @@ pub fn place(g: &CallGraph) -> Placed {
             centre[v] = (left + i as f64 * (NODE_W + GAP_X) + NODE_W / 2.0, y);
         }
     }
-    Placed { width, height, centre, main: (width / 2.0, MARGIN + NODE_H / 2.0) }
+    Placed { width, height, centre, main: (width / 2.0, MARGIN + NODE_H / 2.0), layers: layout.layers, pos: layout.pos }
 }
 
 fn edge_path((x1, y1): (f64, f64), (x2, y2): (f64, f64)) -> String {
@@ -63,12 +106,15 @@ pub struct GraphProps {
     /// Zoom factor of the drawing (1 = natural size).
     #[prop_or(1.0)]
     pub zoom: f64,
+    /// Vertices are buttons reachable by keyboard (false: a picture, as in the gallery's cards).
+    #[prop_or(true)]
+    pub interactive: bool,
 }
 
 #[function_component(CallGraphSvg)]
 pub fn call_graph_svg(p: &GraphProps) -> Html {
-    let placed = use_memo(p.shown.clone(), |s| s.generated.call_graph().map(|(g, _)| place(g)));
-    let (Some((cg, built)), Some(placed)) = (p.shown.generated.call_graph(), placed.as_ref()) else {
+    let memo = use_memo(p.shown.clone(), |s| s.generated.call_graph().map(|(g, _)| Rc::new(place(g))));
+    let (Some((cg, built)), Some(placed)) = (p.shown.generated.call_graph(), (*memo).clone()) else {
         return html! {};
     };
     let roles = &built.roles;
@@ -95,10 +141,26 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     });
     let runs: std::collections::HashMap<&str, String> =
         runtime.map(|r| r.functions.iter().map(|f| (f.name.as_str(), f.describe())).collect()).unwrap_or_default();
+    // The one tab stop: the selected vertex, else the first of the top layer.
+    let tab_stop = selected.or_else(|| placed.layers.first().and_then(|l| l.first().copied()));
     let vertices = (0..cg.len()).map(|v| {
         let name = cg.name(v).to_string();
+        let branch = runs.get(name.as_str()).cloned();
+        let label = match &branch {
+            Some(b) => format!("{name}: {}; runs {b}", roles[v].label()),
+            None => format!("{name}: {}", roles[v].label()),
+        };
+        let class = classes!("vertex", format!("role-{}", roles[v].as_str()), (selected == Some(v)).then_some("selected"));
         let (x, y) = placed.centre[v];
-        let role = roles[v];
+        let transform = format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0);
+        let body = html! { <>
+            <title>{ label.clone() }</title>
+            <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={roles[v].colour()} />
+            <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ name.clone() }</text>
+        </> };
+        if !p.interactive {
+            return html! { <g {class} data-name={name} data-role={roles[v].as_str()} data-runs={branch} {transform}>{ body }</g> };
+        }
         let toggle = {
             let on_select = p.on_select.clone();
             let name = AttrValue::from(name.clone());
@@ -120,26 +182,29 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
             }
             None => (None, None),
         };
-        // Enter or Space on a focused vertex selects it, as a click does.
-        let onkeydown = Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Enter" || e.key() == " " {
-                e.prevent_default();
-                toggle();
-            }
-        });
-        let class = classes!("vertex", format!("role-{}", role.as_str()), (selected == Some(v)).then_some("selected"));
-        let branch = runs.get(name.as_str()).cloned();
-        let label = match &branch {
-            Some(b) => format!("{name}: {}; runs {b}", role.label()),
-            None => format!("{name}: {}", role.label()),
+        // Enter or Space on a focused vertex selects it, as a click does; the arrow keys move.
+        let onkeydown = {
+            let placed = placed.clone();
+            let shown = p.shown.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                let key = e.key();
+                if key == "Enter" || key == " " {
+                    e.prevent_default();
+                    toggle();
+                } else if let Some(to) = neighbour(&placed, v, &key) {
+                    e.prevent_default();
+                    if let Some((g, _)) = shown.generated.call_graph() {
+                        move_focus(&format!("v-{}", g.name(v)), &format!("v-{}", g.name(to)));
+                    }
+                }
+            })
         };
         html! {
-            <g class={class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()} data-runs={branch}
-                transform={format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0)} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                tabindex="0" role="button" aria-label={label.clone()}>
-                <title>{ label }</title>
-                <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={role.colour()} />
-                <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
+            <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={roles[v].as_str()} data-runs={branch}
+                {transform} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
+                tabindex={if tab_stop == Some(v) { "0" } else { "-1" }} role="button" aria-label={label}
+                aria-pressed={(selected == Some(v)).to_string()}>
+                { body }
             </g>
         }
     });
@@ -153,7 +218,12 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
         <svg id="call-graph" class="call-graph" xmlns="http://www.w3.org/2000/svg"
             viewBox={format!("0 0 {:.0} {:.0}", placed.width, placed.height)}
             width={format!("{w:.0}")} height={format!("{h:.0}")} style={style}
-            role="img" aria-label={format!("call graph of {} functions", cg.len())}>
+            role={if p.interactive { "group" } else { "img" }}
+            aria-label={if p.interactive {
+                format!("call graph of {} functions: arrow keys move between them, Enter selects one", cg.len())
+            } else {
+                format!("call graph of {} functions", cg.len())
+            }}>
             <g class="edges">{ for entry_edges }{ for edges }{ for never_edges }</g>
             <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - NODE_W / 2.0, my - NODE_H / 2.0)}>
                 <title>{ "main(): calls the entry functions" }</title>

@@ -45,6 +45,28 @@ pub fn start() {
     }
 }
 
+/// A random 64-bit number from the browser's `crypto.getRandomValues` (through `getrandom`), for new
+/// seeds and job ids: only the choice is random, never what a seed generates. A browser without
+/// Web Crypto (none that runs this app) falls back to `Math.random`.
+pub fn random_u64() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64)
+}
+
+/// Enter or Space on a focused element that is not a button (a table row, a list item made
+/// clickable) does what its click does; keys pressed inside its controls are theirs.
+pub fn on_activate(action: yew::Callback<()>) -> yew::Callback<web_sys::KeyboardEvent> {
+    yew::Callback::from(move |e: web_sys::KeyboardEvent| {
+        let own = match (e.target(), e.current_target()) {
+            (Some(t), Some(c)) => t == c,
+            _ => false,
+        };
+        if own && (e.key() == "Enter" || e.key() == " ") {
+            e.prevent_default();
+            action.emit(());
+        }
+    })
+}
+
 /// Put a visible notice at the top of the page, so that even an internal error never leaves a
 /// blank page.
 fn show_fatal(text: &str) {

@@ -461,13 +461,15 @@ fn points_table(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>) ->
             <thead><tr><th>{ "model" }</th><th>{ "axis" }</th><th>{ "kind" }</th><th>{ "domain" }</th><th>{ "n" }</th><th>{ "tasks" }</th><th>{ "passed" }</th><th>{ "accuracy" }</th><th>{ "Wilson 95%" }</th></tr></thead>
             <tbody>
                 { for points.iter().map(|p| {
-                    let onclick = {
+                    let pick = {
                         let (cell, c) = (cell.clone(), Cell::of(p));
-                        Callback::from(move |_: MouseEvent| cell.set(Some(c.clone())))
+                        Callback::from(move |()| cell.set(Some(c.clone())))
                     };
+                    let onclick = pick.reform(|_: MouseEvent| ());
+                    let onkeydown = super::on_activate(pick);
                     let selected = cell.as_ref().is_some_and(|c| c.matches(p));
                     html! {
-                        <tr class={classes!("clickable", selected.then_some("selected"))} {onclick}>
+                        <tr class={classes!("clickable", selected.then_some("selected"))} {onclick} {onkeydown} tabindex="0">
                             <td class="l">{ p.series.name(ds) }</td><td>{ p.axis.to_string() }</td><td>{ p.kind.to_string() }</td><td>{ p.domain.to_string() }</td>
                             <td>{ format_n(p.n) }</td><td>{ p.tasks }</td><td>{ p.passed }</td><td>{ pct(p.accuracy()) }</td><td>{ format!("{} – {}", pct(p.lo), pct(p.hi)) }</td>
                         </tr>

@@ -91,7 +91,7 @@ pub fn scale_view(p: &ScaleProps) -> Html {
                 <thead>
                     <tr>
                         <th>{ "n" }</th><th>{ "functions" }</th><th>{ "to edit" }</th><th>{ "lines" }</th>
-                        <th>{ "characters" }</th><th>{ "tokens (est.)" }</th><th>{ "generated in" }</th><th></th>
+                        <th>{ "characters" }</th><th>{ "tokens (est.)" }</th><th>{ "generated in" }</th><th>{ "task" }</th>
                     </tr>
                 </thead>
                 <tbody>

@@ -393,12 +393,13 @@ fn sessions_table(data: &Loaded, fixes: &Corrections, selected: &UseStateHandle<
             <thead><tr><th>{ "session" }</th><th>{ "model" }</th><th>{ "task" }</th><th>{ "axis · n" }</th><th>{ "calls" }</th><th>{ "labels" }</th></tr></thead>
             <tbody>
                 { for data.sessions.iter().enumerate().take(1000).map(|(si, s)| {
-                    let onclick = { let selected = selected.clone(); Callback::from(move |_: MouseEvent| selected.set(Some(si))) };
+                    let pick = { let selected = selected.clone(); Callback::from(move |()| selected.set(Some(si))) };
+                    let (onclick, onkeydown) = (pick.reform(|_: MouseEvent| ()), super::on_activate(pick));
                     let p = tf::place(s);
                     let mut counts: BTreeMap<Label, usize> = BTreeMap::new();
                     for c in &s.calls { *counts.entry(label_of(fixes, si, c)).or_default() += 1; }
                     html! {
-                        <tr id={format!("session-{si}")} class={classes!("clickable", (**selected == Some(si)).then_some("selected"))} {onclick}>
+                        <tr id={format!("session-{si}")} class={classes!("clickable", (**selected == Some(si)).then_some("selected"))} {onclick} {onkeydown} tabindex="0">
                             <td class="l"><code>{ clip(&s.id, 40) }</code></td>
                             <td class="l">{ p.model.clone() }</td>
                             <td class="l">{ if s.task.task_type.is_empty() { "?".to_string() } else { format!("{} · {}", s.task.task_type, crate::results::runs::domain_of(&s.task.task_set)) } }</td>
@@ -509,11 +510,15 @@ fn session_view(p: &SessionProps) -> Html {
                 }
             })
         };
+        let onkeydown = {
+            let picked = picked.clone();
+            super::on_activate(Callback::from(move |()| picked.set(Some(ci))))
+        };
         let args_pretty = serde_json::to_string_pretty(&c.arguments).unwrap_or_default();
         let out_lines = c.output.as_deref().map_or(0, |o| o.lines().count());
         html! {
             <li id={format!("call-{ci}")} class={classes!("call", format!("label-{label}"), (*picked == Some(ci)).then_some("picked"), fixed.then_some("corrected"))}
-                data-label={label.as_str()} data-rule-label={c.label.as_str()} data-index={ci.to_string()} {onclick}>
+                data-label={label.as_str()} data-rule-label={c.label.as_str()} data-index={ci.to_string()} {onclick} {onkeydown} tabindex="0">
                 <div class="call-head">
                     <select id={format!("label-{ci}")} class="label-select" style={format!("border-color:{}", label_colour(label))} onchange={onchange} title={format!("rule: {}", c.rule)} aria-label="label">
                         { for Label::ALL.iter().map(|l| html! { <option value={l.as_str()} selected={*l == label}>{ l.as_str() }</option> }) }

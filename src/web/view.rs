@@ -171,9 +171,9 @@ pub fn controls(p: &ControlsProps) -> Html {
     let new_seed = {
         let change = change.clone();
         Callback::from(move |_: MouseEvent| {
-            // Any seed is a valid task; draw one from the browser (only the choice is random, the
-            // task it names is not).
-            let seed = (js_sys::Math::random() * 1_000_000.0).floor() as u64;
+            // Any seed is a valid task; draw one from the browser's crypto (only the choice is
+            // random, the task it names is not), below a million to keep links short.
+            let seed = super::random_u64() % 1_000_000;
             change("seed", seed.to_string());
         })
     };
@@ -671,7 +671,7 @@ pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
 fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
     match &s.generated.view {
         View::Graph { .. } => html! {
-            <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
+            <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} interactive={false} />
         },
         View::Renaming { .. } => {
             let lines: Vec<&str> = s

@@ -299,7 +299,7 @@ async fn hidden_tests(spec: crate::TaskSpec, response: String) -> Result<(bool, 
         return Err(format!("no worker answers at {url}"));
     }
     let (mut tx, mut rx) = ws.split();
-    let id = format!("agent-{}", (js_sys::Math::random() * 1e9) as u64);
+    let id = format!("agent-{:016x}", super::super::random_u64());
     tx.send(Message::Text(ClientMessage::grade(id.clone(), &spec, response, None).to_json()))
         .await
         .map_err(|_| format!("no worker answers at {url}"))?;
@@ -346,7 +346,7 @@ pub fn grade_box(p: &GradeProps) -> Html {
     let failing: Vec<_> = rubric.failed_must_haves().collect();
     html! {
         <section id="final-grade" class="panel grade-box" aria-label="Grade">
-            <h3>{ if p.submitted { "The grade of the submitted solution.py" } else { "The grade of solution.py as it is (not submitted yet)" } }</h3>
+            <h2>{ if p.submitted { "The grade of the submitted solution.py" } else { "The grade of solution.py as it is (not submitted yet)" } }</h2>
             <p id="static-verdict" data-passed={rubric.passed().to_string()} class={classes!("verdict", if rubric.passed() { "pass" } else { "fail" })}>
                 { if rubric.passed() { "Static rubric: every must-have passes.".to_string() } else { format!("Static rubric: {} must-have item{} fail.", failing.len(), if failing.len() == 1 { "" } else { "s" }) } }
             </p>

@@ -101,7 +101,7 @@ pub fn walk(p: &WalkProps) -> Html {
             <div class="watch-grid">
                 <div class="watch-left">
                     <section class="panel console" aria-label="Console">
-                        <h3>{ "Console" }</h3>
+                        <h2>{ "Console" }</h2>
                         <ol id="console-log" class="console-log" ref={log}>
                             { for steps.iter().map(|s| html! {
                                 <li class={classes!("console-entry", (!s.ok).then_some("refused"))} data-tool={s.tool.clone()}>
@@ -121,7 +121,7 @@ pub fn walk(p: &WalkProps) -> Html {
                         }
                     </section>
                     <section class="panel" aria-label="Ledger">
-                        <h3>{ "Your ledger" }</h3>
+                        <h2>{ "Your ledger" }</h2>
                         <LedgerTable id="walk-ledger" ledger={ledger.clone()} labels={labels} />
                         <table id="agent-turns" class="ledger-table">
                             <thead><tr><th>{ "who" }</th><th>{ "turns" }</th><th>{ "input tokens" }</th><th>{ "cost $" }</th></tr></thead>
@@ -135,7 +135,7 @@ pub fn walk(p: &WalkProps) -> Html {
                     </section>
                 </div>
                 <section class="panel code-panel" aria-label="solution.py">
-                    <h3>{ "solution.py" }</h3>
+                    <h2>{ "solution.py" }</h2>
                     <CodePane id="walk-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
                 </section>
             </div>

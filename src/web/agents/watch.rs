@@ -121,7 +121,7 @@ pub fn watch(p: &WatchProps) -> Html {
             };
             html! {
                 <section id="current-call" class="panel call-box" data-tool={st.tool.clone()} data-ok={st.ok.to_string()}>
-                    <h3>{ format!("Call {} of {n}: {}", i + 1, describe(st)) }</h3>
+                    <h2>{ format!("Call {} of {n}: {}", i + 1, describe(st)) }</h2>
                     <details class="call-args" open={st.tool == "edit"}><summary>{ "Arguments" }</summary>{ args }</details>
                     <pre id="call-output" class={classes!("prompt", "call-output", (!st.ok).then_some("refused"))}>{ st.output.clone() }</pre>
                 </section>
@@ -129,7 +129,7 @@ pub fn watch(p: &WatchProps) -> Html {
         }
         None => html! {
             <section id="current-call" class="panel call-box" data-tool="end">
-                <h3>{ format!("The session ended after {n} calls{}.", if aci.submitted() { " (submitted)" } else { "" }) }</h3>
+                <h2>{ format!("The session ended after {n} calls{}.", if aci.submitted() { " (submitted)" } else { "" }) }</h2>
                 <GradeBox generated={p.generated.clone()} solution={AttrValue::from(aci.solution().to_string())} submitted={aci.submitted()} />
             </section>
         },
@@ -162,17 +162,17 @@ pub fn watch(p: &WatchProps) -> Html {
                 <div class="watch-left">
                     { call }
                     <section class="panel" aria-label="Ledger">
-                        <h3>{ "Ledger" }</h3>
+                        <h2>{ "Ledger" }</h2>
                         <LedgerTable id="watch-ledger" ledger={ledger} labels={labels} />
                     </section>
                 </div>
                 <section class="panel code-panel" aria-label="solution.py">
-                    <h3>{ "solution.py" }<span class="legend-marks"><span class="line viewed">{ "viewed" }</span><span class="line matched">{ "matched" }</span><span class="line edited">{ "edited" }</span></span></h3>
+                    <h2>{ "solution.py" }<span class="legend-marks"><span class="line viewed">{ "viewed" }</span><span class="line matched">{ "matched" }</span><span class="line edited">{ "edited" }</span></span></h2>
                     <CodePane id="agent-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
                 </section>
             </div>
             <section class="panel graph-panel" aria-label="Call graph">
-                <h3>{ "Call graph (the functions this call touched are lit)" }</h3>
+                <h2>{ "Call graph (the functions this call touched are lit)" }</h2>
                 <GraphPane generated={p.generated.clone()} lit={lit} />
             </section>
         </section>

@@ -1,0 +1,148 @@
+// Lighthouse (npm `lighthouse`, Debian's Chromium) over the playground's views, against a running
+// `cabrito serve`. scripts/lighthouse.sh starts the server and calls this; see there for the modes.
+//
+//   node scripts/lighthouse.mjs --base http://127.0.0.1:PORT/ [--bench] [--json FILE]
+//
+// Test mode (the default) fails (exit 1) when a view scores under the floors for accessibility and
+// best practices, in either theme; performance is printed, never checked (scores are noisy on a
+// shared machine). Bench mode runs the gallery and task pages at n = 25, 200, 1,000 and 2,000, desktop
+// and mobile, and prints a Markdown table: performance, largest contentful paint, total blocking
+// time and the app's own `cabrito-task-rendered` mark.
+
+import lighthouse from 'lighthouse';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+import * as chromeLauncher from 'chrome-launcher';
+import { writeFileSync } from 'node:fs';
+
+const FLOORS = { accessibility: 100, 'best-practices': 100 };
+
+const args = process.argv.slice(2);
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const base = opt('--base');
+if (!base) {
+  console.error('lighthouse.mjs: --base URL is required');
+  process.exit(2);
+}
+const bench = args.includes('--bench');
+const chromePath = process.env.CABRITO_CHROMIUM || '/usr/bin/chromium';
+
+const task = (n) => `#/task?v=1&kind=add_parameter&n=${n}&seed=3`;
+// [name, fragment, presets, themes, categories]
+const ALL = ['performance', 'accessibility', 'best-practices'];
+const CHECK = ['accessibility', 'best-practices'];
+const runs = bench
+  ? [
+      ['gallery', '#/', ['desktop', 'mobile'], ['light'], ['performance']],
+      ...[25, 200, 1000, 2000].map((n) => [`task n=${n}`, task(n), ['desktop', 'mobile'], ['light'], ['performance']]),
+    ]
+  : [
+      ['gallery', '#/', ['desktop', 'mobile'], ['light'], ALL],
+      ['task n=25', task(25), ['desktop', 'mobile'], ['light'], ALL],
+      ['gallery', '#/', ['desktop'], ['dark'], CHECK],
+      ['task n=25', task(25), ['desktop'], ['dark'], CHECK],
+      ['task runtime', '#/task?v=1&kind=dead_code&axis=runtime&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
+      ['task instr.', '#/task?v=1&kind=add_parameter&axis=instructions&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
+      ['scale', '#/scale?v=1&kind=add_parameter', ['desktop'], ['light', 'dark'], CHECK],
+      ['results', '#/results', ['desktop'], ['light', 'dark'], CHECK],
+      ['traces', '#/traces', ['desktop'], ['light', 'dark'], CHECK],
+      ['agents', '#/agents?v=1&kind=add_parameter&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
+    ];
+
+// One Chromium per theme: the dark one is told the system is dark (prefers-color-scheme).
+const chromes = {};
+async function chromeFor(theme) {
+  if (!chromes[theme]) {
+    const flags = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
+    if (theme === 'dark') flags.push('--force-dark-mode', '--blink-settings=preferredColorScheme=0');
+    chromes[theme] = await chromeLauncher.launch({ chromePath, chromeFlags: flags });
+  }
+  return chromes[theme];
+}
+
+const ms = (x) => (x == null ? 'n/a' : `${Math.round(x).toLocaleString('en')} ms`);
+const rows = [];
+const failures = [];
+let failed = false;
+try {
+  for (const [name, fragment, presets, themes, categories] of runs) {
+    for (const theme of themes) {
+      for (const preset of presets) {
+        const chrome = await chromeFor(theme);
+        const started = Date.now();
+        const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
+        const result = await lighthouse(base + fragment, flags, preset === 'desktop' ? desktopConfig : undefined);
+        const lhr = result.lhr;
+        if (lhr.runtimeError) {
+          failures.push(`${name} ${preset} ${theme}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+          continue;
+        }
+        const score = (c) => (lhr.categories[c] ? Math.round(lhr.categories[c].score * 100) : null);
+        const timing = lhr.audits['user-timings']?.details?.items?.find((i) => i.name === 'cabrito-task-rendered');
+        const row = {
+          view: name,
+          preset,
+          theme,
+          performance: score('performance'),
+          accessibility: score('accessibility'),
+          bestPractices: score('best-practices'),
+          lcp: lhr.audits['largest-contentful-paint']?.numericValue,
+          tbt: lhr.audits['total-blocking-time']?.numericValue,
+          rendered: timing?.startTime,
+          seconds: (Date.now() - started) / 1000,
+        };
+        rows.push(row);
+        const line = [
+          `${name.padEnd(13)} ${preset.padEnd(7)} ${theme.padEnd(5)}`,
+          row.performance != null ? `performance ${row.performance}` : '',
+          row.accessibility != null ? `accessibility ${row.accessibility}` : '',
+          row.bestPractices != null ? `best practices ${row.bestPractices}` : '',
+          categories.includes('performance') ? `LCP ${ms(row.lcp)}, TBT ${ms(row.tbt)}, task rendered ${ms(row.rendered)}` : '',
+          `(${row.seconds.toFixed(0)} s)`,
+        ];
+        console.log(line.filter(Boolean).join('  '));
+        // Audits that fail without costing points (weight 0) are printed too.
+        for (const cat of categories.filter((c) => c === 'accessibility')) {
+          for (const r of lhr.categories[cat]?.auditRefs || []) {
+            const a = lhr.audits[r.id];
+            if (r.weight === 0 && a && a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary') {
+              console.log(`    note: ${a.id} (${cat}, weight 0): ${a.title}`);
+            }
+          }
+        }
+        for (const [cat, floor] of Object.entries(FLOORS)) {
+          const c = lhr.categories[cat];
+          if (!c || Math.round(c.score * 100) >= floor) continue;
+          const bad = c.auditRefs
+            .map((r) => lhr.audits[r.id])
+            .filter((a) => a && a.score !== null && a.score < 1 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'manual')
+            .map((a) => {
+              const items = (a.details?.items || []).slice(0, 5).map((i) => i.node?.snippet || i.node?.selector || i.url || i.description || '');
+              return `    ${a.id}: ${a.title}${items.length ? '\n      ' + items.join('\n      ') : ''}`;
+            });
+          failures.push(`${name} ${preset} ${theme}: ${cat} ${Math.round(c.score * 100)} < ${floor}\n${bad.join('\n')}`);
+        }
+      }
+    }
+  }
+} catch (e) {
+  failures.push(`lighthouse stopped: ${e && e.stack ? e.stack : e}`);
+} finally {
+  for (const c of Object.values(chromes)) await c.kill();
+}
+
+if (bench) {
+  console.log('\n| page | preset | performance | LCP | TBT | `cabrito-task-rendered` |\n|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.view} | ${r.preset} | ${r.performance} | ${ms(r.lcp)} | ${ms(r.tbt)} | ${r.rendered == null ? '–' : ms(r.rendered)} |`);
+  }
+}
+const json = opt('--json');
+if (json) writeFileSync(json, JSON.stringify(rows, null, 1));
+if (failures.length) {
+  failed = true;
+  console.error(`\nLighthouse: ${failures.length} failure(s):\n${failures.join('\n')}`);
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Lighthouse 12 (npm `lighthouse`, in package.json) with Debian's Chromium over the built app (dist/)
+# served by `cabrito serve`.
+#
+#   bash scripts/lighthouse.sh           the test: gallery and task page (n = 25) desktop and mobile,
+#                                        then every view (gallery, task, scale, results, traces,
+#                                        agents) in the light and dark themes; fails under 100 for
+#                                        accessibility or best practices (performance only printed)
+#   bash scripts/lighthouse.sh --bench   BENCHMARKS.md's table: gallery and task pages at n = 25, 200,
+#                                        1,000 and 2,000, desktop and mobile (performance, LCP, TBT,
+#                                        the cabrito-task-rendered mark)
+#
+# Needs dist/ (trunk build --release) and node_modules (scripts/setup.sh); builds `cabrito` if needed.
+set -euo pipefail
+# shellcheck source=scripts/env.sh
+source "$(dirname "$0")/env.sh"
+cd "$CABRITO_ROOT"
+
+[ -f dist/index.html ] || { echo "lighthouse: dist/ is missing; run trunk build --release first" >&2; exit 1; }
+[ -x node_modules/.bin/lighthouse ] || { echo "lighthouse: npm lighthouse is missing; run bash scripts/setup.sh" >&2; exit 1; }
+
+cargo build --locked --quiet --bin cabrito
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+LOG=$(mktemp)
+"$TARGET_DIR/debug/cabrito" serve --addr 127.0.0.1:0 --dist dist >"$LOG" 2>&1 &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null || true; rm -f "$LOG"' EXIT
+URL=
+for _ in $(seq 100); do
+  URL=$(grep -o 'http://[^ ]*' "$LOG" | head -n 1 || true)
+  [ -n "$URL" ] && break
+  kill -0 "$SERVER" 2>/dev/null || { cat "$LOG" >&2; echo "lighthouse: cabrito serve stopped" >&2; exit 1; }
+  sleep 0.2
+done
+[ -n "$URL" ] || { echo "lighthouse: cabrito serve printed no URL" >&2; exit 1; }
+case "$URL" in */) ;; *) URL="$URL/" ;; esac
+
+node scripts/lighthouse.mjs --base "$URL" "$@"
