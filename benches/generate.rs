@@ -22,12 +22,30 @@ fn median_us(spec: &TaskSpec, runs: usize) -> f64 {
 fn main() {
     println!("| kind | n (traversal) | median µs | n (search) | median µs |");
     println!("|---|---|---|---|---|");
-    for &kind in Kind::ALL {
+    for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some()) {
         for &n in &[5u32, 25, 200, 1000] {
             let runs = if n >= 1000 { 10 } else { 40 };
             let tr = median_us(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, n, 0), runs);
             let se = median_us(&TaskSpec::new(kind, Domain::Math, Axis::Search, n, 0), runs);
             println!("| {} | {n} | {tr:.0} | {n} | {se:.0} |", kind.as_str());
         }
+    }
+    println!();
+    println!("| kind (comment axis) | n = 5 words | 25 | 200 | 1000 |");
+    println!("|---|---|---|---|---|");
+    for &kind in Kind::ALL.iter().filter(|k| k.def().axes().allows(&Axis::Comment)) {
+        let t: Vec<String> = [5u32, 25, 200, 1000]
+            .iter()
+            .map(|&n| format!("{:.0}", median_us(&TaskSpec::new(kind, Domain::Math, Axis::Comment, n, 0), 40)))
+            .collect();
+        println!("| {} | {} |", kind.as_str(), t.join(" | "));
+    }
+    println!();
+    println!("| variable_renaming | chain | renames n | median µs |");
+    println!("|---|---|---|---|");
+    for (chain, n) in [(200u32, 5u32), (200, 25), (200, 200), (1000, 1000), (2000, 2000)] {
+        let spec = TaskSpec { chain, ..TaskSpec::new(Kind::VariableRenaming, Domain::Math, Axis::Traversal, n, 0) };
+        let runs = if chain >= 1000 { 10 } else { 40 };
+        println!("| | {chain} | {n} | {:.0} |", median_us(&spec, runs));
     }
 }

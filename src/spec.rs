@@ -298,7 +298,8 @@ pub const KNOBS: &[Knob] = &[
         key: "axis",
         label: "Axis",
         help: "scaling axis: traversal grows the functions to edit, search grows the untouched ones, runtime the \
-               hops of the check() each branch's guard runs",
+               hops of the check() each branch's guard runs, comment the words of a comment every edited function \
+               must carry",
         values: Values::Choice(Axis::NAMES),
         default: Some("traversal"),
         value_label: |v| Axis::parse(v).map(Axis::label),
@@ -457,6 +458,17 @@ pub const KNOBS: &[Knob] = &[
         set: |s, v| s.conditional = size(v),
         applies: instructions_axis,
     },
+    Knob {
+        key: "chain",
+        label: "assignments",
+        help: "variable_renaming: the assignments in main()'s chain, each defining a new variable",
+        values: Values::Int { min: 2, max: MAX_N as u64 },
+        default: Some(DEFAULT_CHAIN_TEXT),
+        value_label: |_| None,
+        get: |s| Some(s.chain.to_string()),
+        set: |s, v| s.chain = size(v),
+        applies: |s| if s.kind == Kind::VariableRenaming { Ok(()) } else { Err(s.kind.to_string()) },
+    },
 ];
 
 /// The largest `n` of any axis: the runtime axis's hops.
@@ -542,6 +554,18 @@ fn instructions_axis(s: &TaskSpec) -> Result<(), String> {
     } else {
         Err(format!("the {} axis (only to instructions)", s.axis))
     }
+}
+
+/// The default length of variable_renaming's chain (the paper's "about 200 assignments").
+pub const DEFAULT_CHAIN: u32 = 200;
+const DEFAULT_CHAIN_TEXT: &str = "200";
+
+fn default_chain() -> u32 {
+    DEFAULT_CHAIN
+}
+
+fn is_default_chain(c: &u32) -> bool {
+    *c == DEFAULT_CHAIN
 }
 
 /// The explicit graph sizes apply to the kinds made from call graphs.
@@ -706,6 +730,9 @@ pub struct TaskSpec {
     /// Instruction following: the percent of conditional requirements.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub conditional: u32,
+    /// variable_renaming: the assignments of the chain.
+    #[serde(default = "default_chain", skip_serializing_if = "is_default_chain")]
+    pub chain: u32,
 }
 
 impl Default for TaskSpec {
@@ -747,6 +774,7 @@ impl TaskSpec {
             perturbations: merge::Perturbations::all(),
             values: crate::axes::instructions::DEFAULT_VALUES,
             conditional: 0,
+            chain: DEFAULT_CHAIN,
         }
     }
 
@@ -942,6 +970,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_chain_default_is_one_number() {
+        assert_eq!(DEFAULT_CHAIN_TEXT.parse::<u32>().unwrap(), DEFAULT_CHAIN);
+        assert_eq!(TaskSpec::default().chain, DEFAULT_CHAIN);
+    }
+
+    #[test]
     fn defaults_round_trip() {
         let s = TaskSpec::default();
         assert_eq!(s.to_query(), "v=1");
@@ -961,7 +995,7 @@ mod tests {
         assert!(e.message.contains("at least 2"), "{e}");
         // Every axis of the paper is built: the planned list is empty, and all four parse.
         assert!(PLANNED_AXES.is_empty());
-        for axis in ["traversal", "search", "runtime", "instructions"] {
+        for axis in ["traversal", "search", "runtime", "instructions", "comment"] {
             assert!(TaskSpec::from_pairs([("axis", axis)]).is_ok(), "{axis}");
         }
         let e = TaskSpec::from_pairs([("values", "3")]).unwrap_err();

@@ -56,12 +56,16 @@ pub struct Generated {
 
 /// What a kind gives the app beyond the record. A kind not made from a call graph (Merge
 /// Codebases, variable renaming) adds a variant, and the compiler points at every place that draws one.
+// One View per generated task: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum View {
     /// A call-graph kind: the joined graph and the built programs with each function's role.
     Graph { graph: CallGraph, built: Built },
     /// Merge Codebases: the pieces of both classes and the data-flow graph.
     Merge(crate::kinds::merge_codebases::view::MergeView),
+    /// variable_renaming: the renames, in the order the chain defines the old names.
+    Renaming { renames: Vec<(String, String)> },
 }
 
 impl Generated {
@@ -70,6 +74,7 @@ impl Generated {
         match &self.view {
             View::Graph { graph, built } => Some((graph, built)),
             View::Merge(_) => None,
+            View::Renaming { .. } => None,
         }
     }
 }

@@ -376,6 +376,11 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     no_fatal(driver).await?;
     console_clean(driver, "an instructions task", &[]).await?;
 
+    // 6d. The appendix tasks: comment copying and variable renaming, shown and graded.
+    appendix(driver, base, shots).await?;
+    no_fatal(driver).await?;
+    console_clean(driver, "the appendix tasks", &[]).await?;
+
     // 7. How fast a fresh page shows a large task (printed for BENCHMARKS, never asserted).
     timing(driver, base).await?;
     no_fatal(driver).await?;
@@ -717,18 +722,153 @@ async fn keyboard_graph(driver: &WebDriver, selected: &str) -> Res {
     Ok(())
 }
 
-async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Res {
-    driver.goto(format!("{base}#/")).await?;
-    // One card per kind and domain it is built for (one for a kind the domain does not apply to).
-    let cards: usize = cabrito::Kind::ALL
+/// The gallery's cards: one per kind and domain it is built for, and a row per fixed-size axis with
+/// one card per kind built along it (runtime resolution's and instruction following's rows are sections of their
+/// own, `#gallery-runtime` and `#gallery-instructions`).
+fn gallery_cards() -> usize {
+    use cabrito::spec::{Axis, Kind, Support};
+    let kinds: usize = Kind::ALL
         .iter()
         .map(|k| match k.def().domains() {
-            cabrito::spec::Support::Only(d) => d.len(),
-            cabrito::spec::Support::NotApplicable => 1,
+            Support::Only(d) => d.len(),
+            Support::NotApplicable => 1,
         })
         .sum();
-    wait_for(driver, "the gallery", &format!("return document.querySelectorAll('#gallery .card').length === {cards};"))
+    let axes: usize = Axis::ALL
+        .iter()
+        .filter(|&&a| {
+            a.def().grows() == cabrito::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
+        })
+        .map(|a| Kind::ALL.iter().filter(|k| k.def().axes().allows(a)).count())
+        .sum();
+    kinds + axes
+}
+
+/// Put `text` in the answer box as if typed.
+async fn type_answer(driver: &WebDriver, text: &str) -> Res {
+    driver
+        .execute(
+            "const t = document.getElementById('solution'); t.value = arguments[0]; \
+             t.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![Value::String(text.to_string())],
+        )
         .await?;
+    Ok(())
+}
+
+/// Run the hidden tests on the worker and return `data-passed` of the verdict.
+async fn run_hidden(driver: &WebDriver) -> Res<String> {
+    wait_for(driver, "the run button", "return document.getElementById('run-hidden').disabled === false;").await?;
+    driver.find(By::Id("run-hidden")).await?.click().await?;
+    wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await
+}
+
+/// The state of one rubric item on the page: `data-passed`, or None when it is not shown.
+async fn item_state(driver: &WebDriver, id: &str) -> Res<Option<String>> {
+    let v = driver
+        .execute(
+            format!("const e = document.querySelector('#static-verdict .item[data-id=\"{id}\"]'); return e ? e.dataset.passed : null;"),
+            Vec::new(),
+        )
+        .await?;
+    Ok(v.json().as_str().map(str::to_string))
+}
+
+/// Comment copying and variable renaming in the page: the right task, the renaming panel, the
+/// rubric item of each in the page's checker, the hidden tests on the worker.
+async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    // Comment copying: the reference passes, one word changed fails comment_copy here and on the worker.
+    let copied = spec("v=1&kind=add_parameter&axis=comment&n=6&seed=2");
+    driver.goto(format!("{base}{}", link(&copied))).await?;
+    expect_task(driver, &copied).await?;
+    let task = generate(&copied)?;
+    let comment = task.metadata["comment"].as_str().ok_or("no comment")?.to_string();
+    if !text_of(driver, "prompt").await?.contains(&format!("# {comment}")) {
+        return Err("the statement does not quote the comment".into());
+    }
+    wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    if item_state(driver, "comment_copy").await?.as_deref() != Some("true") {
+        return Err("the reference's comment_copy item does not pass".into());
+    }
+    let hidden = run_hidden(driver).await?;
+    if hidden != "true" {
+        return Err(format!(
+            "the comment reference's hidden tests gave {hidden}: {}",
+            text_of(driver, "hidden-verdict").await?
+        )
+        .into());
+    }
+    let first = comment.split(' ').next().unwrap_or_default();
+    let mutant =
+        task.solution_code.replacen(&format!("# {comment}"), &format!("# {}", comment.replacen(first, "zzz", 1)), 1);
+    type_answer(driver, &mutant).await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+    if item_state(driver, "comment_copy").await?.as_deref() != Some("false") {
+        return Err("a changed word does not fail comment_copy in the page".into());
+    }
+    driver.screenshot(&shots.join("e2e-comment.png")).await?;
+    let hidden = run_hidden(driver).await?;
+    if hidden != "false" || !text_of(driver, "hidden-verdict").await?.contains("comment_copy") {
+        return Err(format!(
+            "the comment mutant on the worker gave {hidden}: {}",
+            text_of(driver, "hidden-verdict").await?
+        )
+        .into());
+    }
+
+    // Variable renaming: the panel lists the renames and marks their names in the chain.
+    let renaming = spec("v=1&kind=variable_renaming&n=5&seed=1&chain=30");
+    driver.goto(format!("{base}{}", link(&renaming))).await?;
+    expect_task(driver, &renaming).await?;
+    let rows = count(driver, "#rename-table tbody tr").await?;
+    let marks = count(driver, "#rename-chain mark.rename-from").await?;
+    if rows != 5 || marks < 5 {
+        return Err(format!("the renaming panel shows {rows} renames and {marks} marked names").into());
+    }
+    driver.screenshot(&shots.join("e2e-renaming.png")).await?;
+    wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    driver.find(By::Id("use-reference")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
+    let hidden = run_hidden(driver).await?;
+    if hidden != "true" {
+        return Err(format!(
+            "the renaming reference's hidden tests gave {hidden}: {}",
+            text_of(driver, "hidden-verdict").await?
+        )
+        .into());
+    }
+    driver.find(By::Id("use-starter")).await?.click().await?;
+    wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
+    if item_state(driver, "renames").await?.as_deref() != Some("false") {
+        return Err("the starter does not fail renames in the page".into());
+    }
+    let hidden = run_hidden(driver).await?;
+    if hidden != "false" {
+        return Err(format!("the renaming starter's hidden tests gave {hidden}").into());
+    }
+    // The gallery has a card for each, which opens its task.
+    driver.goto(format!("{base}#/")).await?;
+    wait_for(driver, "the renaming card", "return document.getElementById('card-variable_renaming-math') !== null;")
+        .await?;
+    driver.find(By::Id("card-comment-cache_function")).await?.click().await?;
+    expect_task(driver, &spec("v=1&kind=cache_function&axis=comment&n=10")).await?;
+    driver.execute("location.hash = '#/';", Vec::new()).await?;
+    wait_for(driver, "the gallery", "return document.getElementById('gallery') !== null;").await?;
+    driver.find(By::Id("card-variable_renaming-math")).await?.click().await?;
+    expect_task(driver, &spec("v=1&kind=variable_renaming&n=10")).await?;
+    Ok(())
+}
+
+async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    driver.goto(format!("{base}#/")).await?;
+    wait_for(
+        driver,
+        "the gallery",
+        &format!("return document.querySelectorAll('#gallery .card').length === {};", gallery_cards()),
+    )
+    .await?;
     // A card is one tab stop: its small call graph is a picture, not buttons.
     let inner = count(driver, "#gallery .card [tabindex], #gallery .card [role=button]").await?;
     if inner != 0 {

@@ -36,7 +36,10 @@ fn specs() -> Vec<TaskSpec> {
             for &axis in axes {
                 for (i, n) in [2u32, 5, 10, 25, 50].into_iter().enumerate() {
                     for seed in [1u64, 7, 1000 + i as u64] {
-                        out.push(TaskSpec::new(kind, domain, axis, n, seed));
+                        let spec = TaskSpec::new(kind, domain, axis, n, seed);
+                        if spec.validate().is_ok() {
+                            out.push(spec);
+                        }
                     }
                 }
             }

@@ -80,10 +80,12 @@ fn grid_writes_the_reference_layout_and_shards() {
     let o = cabrito(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let jsonl = std::fs::read_to_string(dir.path().join("tasks.jsonl")).unwrap();
-    // 3 axes (traversal, search, runtime) × 2 sizes × 2 domains × 5 kinds × 3 samples, and instruction
-    // following's 2 sizes × 2 domains × 4 kinds × 3 samples.
-    assert_eq!(jsonl.lines().count(), 3 * 2 * 2 * 5 * 3 + 2 * 2 * 4 * 3);
-    // The default grid leaves dead code out of instruction following without a word.
+    // 3 axes (traversal, search, runtime) × 2 sizes × 2 domains × 5 kinds × 3 samples; instruction
+    // following and comment copying: 2 sizes × 2 domains × 4 kinds (those that edit) × 3 samples each.
+    // Merge codebases and variable renaming have grids of their own (--axes merge, renaming).
+    assert_eq!(jsonl.lines().count(), 3 * 2 * 2 * 5 * 3 + 2 * (2 * 2 * 4 * 3));
+    // The default grid leaves dead code out of instruction following and comment copying without a word,
+    // and the kinds with grids of their own.
     assert!(!stderr(&o).contains("skipping"), "{}", stderr(&o));
     let run = "function_traversal_cn=(25,25)_en=(5,5)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)";
     let file = dir.path().join("tasks").join(run).join("string_function").join("extract_helper.json");

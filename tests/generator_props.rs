@@ -169,6 +169,7 @@ fn graphs_and_programs_hold_their_invariants() {
                     }
                 }
             }
+            Kind::VariableRenaming => unreachable!("{ctx}: not a call-graph kind"),
             Kind::MergeCodebases => unreachable!("not a call-graph kind: tests/merge_props.rs"),
         }
 

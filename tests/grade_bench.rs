@@ -67,7 +67,10 @@ fn bench_grid_throughput() {
             for &kind in Kind::ALL {
                 for n in [5, 25] {
                     for seed in 0..1 {
-                        specs.push(TaskSpec::new(kind, domain, axis, n, 500 + seed));
+                        let spec = TaskSpec::new(kind, domain, axis, n, 500 + seed);
+                        if spec.validate().is_ok() {
+                            specs.push(spec);
+                        }
                     }
                 }
             }

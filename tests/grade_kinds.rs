@@ -30,7 +30,10 @@ fn specs() -> Vec<TaskSpec> {
             // The call-graph kinds built along the axis (merge has its own: tests/merge_grade.rs).
             for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some() && k.def().axes().allows(&axis)) {
                 for (n, seed) in [(5, 0), (5, 1), (if axis == Axis::Traversal { 25 } else { 50 }, 2)] {
-                    out.push(TaskSpec::new(kind, domain, axis, n, seed));
+                    let spec = TaskSpec::new(kind, domain, axis, n, seed);
+                    if spec.validate().is_ok() {
+                        out.push(spec);
+                    }
                 }
             }
         }
@@ -54,13 +57,19 @@ fn reference_passes_and_starter_fails_everywhere() {
                 bad.push(format!("{spec:?}: the starter passes"));
             }
             // The reason matches the reference's verdicts: dead code behaves the same but keeps
-            // dead functions; every other kind behaves differently.
+            // dead functions; renaming behaves the same but fails `renames`; every other kind
+            // behaves differently.
             let (beh, exist) = (check_outcome(&s, "behavioral"), check_outcome(&s, "function_existence"));
             let expected = if spec.kind == Kind::DeadCode {
                 (Outcome::Pass, Outcome::Fail)
+            } else if spec.kind == Kind::VariableRenaming {
+                (Outcome::Pass, Outcome::Pass)
             } else {
                 (Outcome::Fail, Outcome::Pass)
             };
+            if spec.kind == Kind::VariableRenaming && check_outcome(&s, "renames") != Outcome::Fail {
+                bad.push(format!("{spec:?}: the starter does not fail renames: {}", s.message));
+            }
             if (beh, exist) != expected {
                 bad.push(format!("{spec:?}: starter checks {beh:?}/{exist:?}, expected {expected:?}: {}", s.message));
             }
@@ -162,16 +171,13 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
     let mut out = Vec::new();
     // An empty file, and an unused extra helper, and a helper that a function relies on.
     out.push(expect_failure(task, "empty file", "", "behavioral", None));
+    let program = cabrito::check::program::Program::read(code).unwrap();
+    let tested = cabrito::grade::plan::functions_to_test(&program, task.spec.kind.def().grades_main()).unwrap();
     let used_helper = {
-        let victim = cabrito::grade::reference_functions(code).unwrap()[0].name.clone();
+        let victim = tested[0].name.clone();
         let src = def_source(code, &victim);
         let renamed = src.replacen(&format!("def {victim}("), &format!("def {victim}_impl("), 1);
-        let params = cabrito::grade::reference_functions(code).unwrap()[0]
-            .params
-            .iter()
-            .map(|(n, _)| n.clone())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let params = tested[0].params.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>().join(", ");
         let wrapper = format!("def {victim}({params}):\n    return {victim}_impl({params})\n");
         let without = replace_def(code, &victim, &wrapper);
         (format!("{without}\n\n{renamed}"), victim)
@@ -292,6 +298,16 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
                 out.push(expect_failure(task, "helper moved too deep", &mutated, "behavioral", Some(&callee)));
             }
         }
+        Kind::VariableRenaming => {
+            // The first rename left out at its last use: that line reads a name no longer defined.
+            let (old, new) = {
+                let r = task.metadata["renames"][0].as_array().unwrap();
+                (r[0].as_str().unwrap().to_string(), r[1].as_str().unwrap().to_string())
+            };
+            let last_use = code.rfind(&format!(" {new}")).expect("a use of the new name");
+            let mutated = format!("{}{old}{}", &code[..last_use + 1], &code[last_use + 1 + new.len()..]);
+            out.push(expect_failure(task, "one use not renamed", &mutated, "renames", Some("main")));
+        }
         Kind::MergeCodebases => unreachable!("merge mutants: tests/merge_grade.rs"),
     }
     out
@@ -301,9 +317,12 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
 fn mutants_fail_for_the_right_reason() {
     let mut specs = Vec::new();
     for &domain in Domain::ALL {
-        for &kind in Kind::ALL.iter().filter(|k| k.def().graph().is_some()) {
-            for (axis, n, seed) in [(Axis::Traversal, 6, 11), (Axis::Search, 10, 12)] {
-                specs.push(TaskSpec::new(kind, domain, axis, n, seed));
+        for &kind in Kind::ALL.iter().filter(|&&k| k != Kind::MergeCodebases) {
+            for (axis, n, seed) in [(Axis::Traversal, 6, 11), (Axis::Search, 10, 12), (Axis::Comment, 4, 13)] {
+                let spec = TaskSpec::new(kind, domain, axis, n, seed);
+                if spec.validate().is_ok() {
+                    specs.push(spec);
+                }
             }
         }
     }

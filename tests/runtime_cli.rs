@@ -72,7 +72,7 @@ fn generate_link_and_check_take_the_runtime_knobs() {
 
 const RUN5: &str = "runtime_resolution_n=(10,10)_prop=(0.45,0.55)_psame=(0.9,0.9)_ce=(0.3,0.3)_ee=(0.3,0.3)_attach=(0.3,0.3)_centry=(1,1)_eentry=(1,1)_ifhops=5";
 
-/// The kinds built along the runtime axis (merge_codebases has a grid of its own).
+/// The kinds built along the runtime axis (variable_renaming and merge_codebases have grids of their own).
 fn runtime_kinds() -> Vec<&'static str> {
     Kind::ALL.iter().filter(|k| k.def().axes().allows(&Axis::Runtime)).map(|k| k.as_str()).collect()
 }

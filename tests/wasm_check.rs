@@ -8,7 +8,6 @@
 
 use cabrito::check::response::parse_response;
 use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::spec::Support;
 use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -23,6 +22,7 @@ fn starter_item(kind: Kind) -> &'static str {
         Kind::DeadCode => "function_existence",
         Kind::AddParameter | Kind::CacheFunction => "required_parameter",
         Kind::AddReturnValue | Kind::ExtractHelper => "return_annotations",
+        Kind::VariableRenaming => "renames",
         Kind::MergeCodebases => "difference_blocks",
     }
 }
@@ -30,16 +30,12 @@ fn starter_item(kind: Kind) -> &'static str {
 #[wasm_bindgen_test]
 fn static_checks_in_the_browser() {
     for &kind in Kind::ALL {
-        for (axis, n) in [(Axis::Traversal, 200u32), (Axis::Search, 200)] {
-            // Each kind on the axes it is built for; a kind without axes (merge_codebases) once.
-            let built = match kind.def().axes() {
-                Support::NotApplicable => axis == TaskSpec::default().axis,
-                axes => axes.allows(&axis),
-            };
-            if !built {
+        for (axis, n) in [(Axis::Traversal, 200u32), (Axis::Search, 200), (Axis::Comment, 200)] {
+            let spec = TaskSpec::new(kind, Domain::Math, axis, n, 1);
+            if spec.validate().is_err() {
                 continue;
             }
-            let t = generate(&TaskSpec::new(kind, Domain::Math, axis, n, 1)).unwrap();
+            let t = generate(&spec).unwrap();
             let task = TaskRef::of(&t);
             let diff = similar::TextDiff::from_lines(&t.starter_code, &t.solution_code).unified_diff().to_string();
             let reps = 10;
@@ -53,6 +49,9 @@ fn static_checks_in_the_browser() {
             console_log!("wasm: {} math {} n={n}: diff read + static rubric {ms:.2} ms", kind.as_str(), axis.as_str());
             let s = static_checks(&task, &t.starter_code);
             assert!(!s.item(starter_item(kind)).unwrap().passed);
+            if axis == Axis::Comment {
+                assert!(!s.item("comment_copy").unwrap().passed);
+            }
         }
     }
 }

@@ -5,6 +5,7 @@
 //! Which kinds are built along an axis is said by the kinds ([`crate::kinds::TaskKind::axes`]), so a
 //! kind that lacks an axis gets a one-line error naming the kinds that have it.
 
+pub mod comment;
 pub mod instructions;
 pub mod runtime;
 mod search;
@@ -20,6 +21,7 @@ registry!(
         Search = "search" => search::Search,
         Runtime = "runtime" => runtime::Runtime,
         Instructions = "instructions" => instructions::Instructions,
+        Comment = "comment" => comment::Comment,
     }
 );
 
@@ -100,6 +102,10 @@ pub trait AxisDef: Sync {
     fn instructions(&self) -> bool {
         false
     }
+    /// Comment copying: every edited function must carry a comment of `n` words.
+    fn copies_comment(&self) -> bool {
+        false
+    }
     /// What the axis adds to the key of a task's `dag_id` when `n` does not change the graphs (so
     /// tasks of one seed at different `n` have different ids); empty for the axes whose `n` sizes a
     /// graph.
@@ -163,7 +169,7 @@ mod tests {
 
     #[test]
     fn names_and_sizes() {
-        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime", "instructions"]);
+        assert_eq!(Axis::NAMES, &["traversal", "search", "runtime", "instructions", "comment"]);
         assert_eq!(sizes(Axis::Instructions, 200), GraphSizes { n_init: 10, n_edit: 10 });
         assert_eq!(sizes(Axis::Traversal, 7), GraphSizes { n_init: 25, n_edit: 7 });
         assert_eq!(sizes(Axis::Search, 7), GraphSizes { n_init: 7, n_edit: 25 });

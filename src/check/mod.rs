@@ -32,17 +32,22 @@
 //! | `edit_path` | all | nice | grading.md §4.3: the same functions changed as in the reference |
 //! | `branch_placement` | runtime axis | must | grading.md §4.4: the same if/else blocks changed as in the reference ([`branches`]) |
 //! | `constraint_structure` | the instructions axis | must | grading.md §4.5 ([`constraints`]): the reference's requirement lines in every function, as multisets, and (Cabrito) in the prescribed order, directly in the body, after the value is available and before its first use |
+//! | `renames` | variable_renaming | must | `main()` is the starter's with the listed renames at every definition and use; no other name changed, none captured |
+//! | `comment_copy` | the comment axis | must | the task's comment, word for word, on a line of its own inside every function the reference changes, and in no other |
 //!
-//! The kinds column is what the kinds say: each lists its own items and their levels
-//! ([`crate::kinds::TaskKind::rubric`]). Items for later kinds and axes (branch placement, constraint
+//! The kinds column is what the kinds and axes say: each lists its own items and their levels
+//! ([`crate::kinds::TaskKind::rubric`], [`crate::axes::AxisDef::rubric`]); a kind may turn an item for
+//! every kind off ([`rubric::Level::Off`]). Items for later kinds and axes (branch placement, constraint
 //! structure, merge difference blocks) are further entries of [`rubric::CHECKS`].
 
 pub mod branches;
+pub mod comment;
 pub mod constraints;
 pub mod cpython;
 pub mod diff;
 pub mod existence;
 pub mod program;
+pub mod renames;
 pub mod response;
 pub mod rubric;
 pub mod source;

@@ -22,6 +22,7 @@ use super::cpython;
 pub use super::source::ProgramError;
 use super::source::{scan, LineIndex, MAX_SOURCE_BYTES};
 use ruff_python_ast::comparable::{ComparableExpr, ComparableParameters, ComparableStmt};
+use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::transformer::{self, Transformer};
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
@@ -59,6 +60,8 @@ pub struct Comment<'s> {
     pub column: usize,
     /// The text after the `#`.
     pub text: &'s str,
+    /// Nothing but blanks before the `#` on its line.
+    pub own_line: bool,
 }
 
 /// The statements of a module; a deep tree is taken apart without recursion when dropped.
@@ -142,12 +145,8 @@ impl<'s> Program<'s> {
                 format!("syntax error on CPython 3.11, the oldest Python the tasks target: {e}"),
             )
         });
-        let comments: Vec<TextRange> = parsed
-            .tokens()
-            .iter()
-            .filter(|t| t.kind() == ruff_python_ast::token::TokenKind::Comment)
-            .map(|t| t.range())
-            .collect();
+        let comments: Vec<TextRange> =
+            parsed.tokens().iter().filter(|t| t.kind() == TokenKind::Comment).map(|t| t.range()).collect();
         let body = match parsed.into_syntax() {
             ast::Mod::Module(m) => m.body.into_iter().collect::<Vec<Stmt>>(),
             ast::Mod::Expression(_) => return Err(ProgramError::new(1, "not a Python module")),
@@ -228,25 +227,42 @@ impl<'s> Program<'s> {
         snippet(self.slice(node.range()))
     }
 
-    fn slice(&self, r: TextRange) -> &str {
-        self.source.get(usize::from(r.start())..usize::from(r.end())).unwrap_or("")
-    }
-
     /// Every `#` comment, in source order.
     pub fn comments(&self) -> Vec<Comment<'s>> {
         self.comments
             .iter()
             .map(|r| {
                 let start = usize::from(r.start());
-                let line = self.lines.line(start);
-                let line_start = self.source[..start].rfind('\n').map_or(0, |i| i + 1);
+                let before = &self.source[..start];
+                let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
                 Comment {
-                    line,
+                    line: self.lines.line(start),
                     column: start - line_start,
                     text: self.source.get(start + 1..usize::from(r.end())).unwrap_or(""),
+                    own_line: before[line_start..].trim().is_empty(),
                 }
             })
             .collect()
+    }
+
+    /// The comments inside a top-level function: after its `def` line, before the next top-level
+    /// statement, indented deeper than the `def` (comments after the last statement of the body
+    /// count while they stay indented).
+    pub fn comments_in(&self, f: &StmtFunctionDef) -> Vec<Comment<'s>> {
+        let def_line = self.line_of(f);
+        let begin = usize::from(f.start());
+        let def_column = begin - self.source[..begin].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let end = self.body().iter().map(|s| usize::from(s.start())).find(|&s| s > begin).unwrap_or(self.source.len());
+        self.comments
+            .iter()
+            .zip(self.comments())
+            .filter(|(r, c)| c.line > def_line && usize::from(r.start()) < end && c.column > def_column)
+            .map(|(_, c)| c)
+            .collect()
+    }
+
+    fn slice(&self, r: TextRange) -> &str {
+        self.source.get(usize::from(r.start())..usize::from(r.end())).unwrap_or("")
     }
 
     /// Top-level `def`s (not `async def`), in file order, as the reference's function sets count them.

@@ -123,7 +123,8 @@ pub enum Level {
     /// A diagnostic.
     Nice,
     /// Not in this kind's rubric: a kind lists with it an item every kind has that means nothing for
-    /// it (the function-level items of a task without top-level functions).
+    /// it (the function-level items of a task without top-level functions; `main_unchanged` for a kind
+    /// whose one function is `main()`).
     Off,
 }
 
@@ -275,6 +276,18 @@ pub const CHECKS: &[Check] = &[
         title: |_| "Edits only in the branches that run, and every edit the reference makes there".into(),
         run: super::branches::branch_placement,
     },
+    Check {
+        id: "comment_copy",
+        applies: Applies::Listed,
+        title: |_| "The comment copied word for word, on a line of its own, into every function to change".into(),
+        run: super::comment::comment_copy,
+    },
+    Check {
+        id: "renames",
+        applies: Applies::Listed,
+        title: |_| "Each listed variable renamed where it is defined and wherever it is used, and no other name".into(),
+        run: super::renames::renames,
+    },
 ];
 
 /// Run the static rubric on a candidate program.
@@ -368,13 +381,21 @@ fn function_existence(c: &Ctx) -> Outcome {
     }
 }
 
-/// D6: every reference function except `main` exists in the candidate.
+/// D6: every reference function except `main` exists in the candidate (`main` too when the kind's
+/// behavioural check calls it).
 fn no_missing_functions(c: &Ctx) -> Outcome {
     let cand = c.candidate.function_names();
-    let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| *n != "main").collect();
+    let with_main = c.task.kind.def().grades_main();
+    let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| with_main || *n != "main").collect();
     let missing: Vec<&str> = refs.iter().filter(|n| !cand.contains(*n)).copied().collect();
     if missing.is_empty() {
-        pass(format!("all {} functions of the reference (besides main) are defined", refs.len()))
+        let besides = if with_main { "" } else { " (besides main)" };
+        pass(format!(
+            "all {} {} of the reference{besides} {} defined",
+            refs.len(),
+            if refs.len() == 1 { "function" } else { "functions" },
+            if refs.len() == 1 { "is" } else { "are" }
+        ))
     } else {
         fail(
             format!(

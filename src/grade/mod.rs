@@ -113,11 +113,12 @@ pub fn prepare(task: &GradeTask, trials: usize) -> Result<Prepared, PlanError> {
 
 /// Plan a task with `trials` trials per function, drawing inputs by `scheme`.
 pub fn prepare_with(task: &GradeTask, trials: usize, scheme: InputScheme) -> Result<Prepared, PlanError> {
+    let with_main = task.kind.def().grades_main();
     let reference = Program::read(&task.reference).map_err(PlanError::Syntax)?;
-    let functions = plan::functions_of(&reference)?;
+    let functions = plan::functions_to_test(&reference, with_main)?;
     let defs = reference.top_defs();
     let keep: BTreeSet<String> =
-        defs.iter().filter(|d| !d.is_async && d.name != "main").map(|d| d.name.clone()).collect();
+        defs.iter().filter(|d| !d.is_async && (with_main || d.name != "main")).map(|d| d.name.clone()).collect();
     let reference_program = plan::filter_program(&defs, &keep);
     let mut plan = build_plan(&task.input_key(), task.domain, functions, trials, scheme);
     if task.axis.def().instructions() {
@@ -363,8 +364,9 @@ pub fn verdict(
 }
 
 /// The required checks that are items of the static rubric (the runtime axis's `branch_placement`,
-/// instruction following's `constraint_structure`), run on the candidate as the rubric runs them: a
-/// failed item is a `fail`, an item not checked because the candidate does not parse an `error`.
+/// instruction following's `constraint_structure`, comment copying's `comment_copy`, variable renaming's
+/// `renames`), run on the candidate as the rubric runs them: a failed item is a `fail`, an item not
+/// checked because the candidate does not parse an `error`.
 pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> Vec<CheckResult> {
     const RUN: &[&str] = &["compilation", "function_existence", "behavioral"];
     let ids: Vec<&str> = required.iter().copied().filter(|id| !RUN.contains(id)).collect();

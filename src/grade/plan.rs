@@ -110,11 +110,17 @@ pub fn reference_functions(reference: &str) -> Result<Vec<FunctionSpec>, PlanErr
 
 /// [`reference_functions`] of a program already read.
 pub fn functions_of(program: &Program) -> Result<Vec<FunctionSpec>, PlanError> {
+    functions_to_test(program, false)
+}
+
+/// The functions to test of a program already read, `main` among them when `with_main` (a kind whose
+/// one function is `main()`).
+pub fn functions_to_test(program: &Program, with_main: bool) -> Result<Vec<FunctionSpec>, PlanError> {
     let reference = program.source;
     let mut out = Vec::new();
     for s in program.body() {
         let Stmt::FunctionDef(f) = s else { continue };
-        if f.is_async || f.name.id.as_str() == "main" {
+        if f.is_async || (f.name.id.as_str() == "main" && !with_main) {
             continue;
         }
         let name = f.name.id.to_string();

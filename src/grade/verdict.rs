@@ -294,17 +294,17 @@ pub fn required_kinds(kind: Kind) -> &'static [&'static str] {
     kind.def().required_checks()
 }
 
-/// The task pass rule (§5.4): every required kind present and passing.
-pub fn task_passes(kind: Kind, checks: &[CheckResult]) -> bool {
-    passes(required_kinds(kind), checks)
-}
-
 /// The check kinds a task on an axis must pass: the kind's, then the axis's
 /// ([`crate::axes::AxisDef::required_checks`]).
 pub fn required_checks(kind: Kind, axis: Axis) -> Vec<&'static str> {
     let mut out = required_kinds(kind).to_vec();
     out.extend(axis.def().required_checks().iter().filter(|c| !out.contains(c)).collect::<Vec<_>>());
     out
+}
+
+/// The task pass rule (§5.4): every required kind present and passing.
+pub fn task_passes(kind: Kind, checks: &[CheckResult]) -> bool {
+    passes(required_kinds(kind), checks)
 }
 
 /// The pass rule for a list of required check kinds.

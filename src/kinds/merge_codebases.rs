@@ -283,7 +283,7 @@ impl TaskKind for MergeCodebases {
         export(task)
     }
     fn own_grid(&self) -> Option<super::OwnGrid> {
-        Some(super::OwnGrid { name: "merge", sizes: GRID_SIZES, samples: GRID_SAMPLES })
+        Some(super::OwnGrid { name: "merge", sizes: GRID_SIZES, samples: GRID_SAMPLES, run_file: true })
     }
     fn behaviour(&self) -> crate::grade::Behaviour {
         crate::grade::Behaviour::Calculators

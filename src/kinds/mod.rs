@@ -17,6 +17,7 @@ pub mod graph_kind;
 pub mod merge_codebases;
 pub mod prompt;
 mod role;
+pub mod variable_renaming;
 
 pub use graph_kind::{Built, Ctx, GraphKind};
 pub use role::Role;
@@ -26,12 +27,15 @@ use crate::spec::{registry, Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::{Generated, Task};
 
 /// A grid a kind makes on its own, for a kind whose axis knob does not apply (the paper's merge
-/// grid): its name in `cabrito grid --axes`, its sizes `n` and its samples per cell.
+/// grid, variable renaming's): its name in `cabrito grid --axes`, its sizes `n` and its samples per
+/// cell, and whether a size's samples go in one run file of the kind's own record format
+/// (`tasks/<run>.json`, merge) rather than the reference layout (`tasks/<run>/<task_set>/<kind>.json`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OwnGrid {
     pub name: &'static str,
     pub sizes: &'static [u32],
     pub samples: u64,
+    pub run_file: bool,
 }
 
 registry!(
@@ -43,6 +47,7 @@ registry!(
         CacheFunction = "cache_function" => cache_function::CacheFunction,
         ExtractHelper = "extract_helper" => extract_helper::ExtractHelper,
         MergeCodebases = "merge_codebases" => merge_codebases::MergeCodebases,
+        VariableRenaming = "variable_renaming" => variable_renaming::VariableRenaming,
     }
 );
 
@@ -84,7 +89,8 @@ pub trait TaskKind: Sync {
     fn graph(&self) -> Option<&dyn GraphKind> {
         None
     }
-    /// The reference's run name of a spec, when the kind names its runs its own way (merge);
+    /// The reference's run name of a spec, when the kind names its runs its own way (merge,
+    /// variable_renaming);
     /// `None`: the axis's run name.
     fn run_name(&self, _spec: &TaskSpec) -> Option<String> {
         None
@@ -101,6 +107,11 @@ pub trait TaskKind: Sync {
     /// What the behavioural check runs.
     fn behaviour(&self) -> crate::grade::Behaviour {
         crate::grade::Behaviour::Functions
+    }
+    /// Whether the behavioural check calls `main()` too (a kind whose one function is `main()`);
+    /// otherwise every function but `main()` is tested (grading.md §3.2).
+    fn grades_main(&self) -> bool {
+        false
     }
 }
 

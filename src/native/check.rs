@@ -201,7 +201,7 @@ fn read_response(path: &str) -> Result<String, Failure> {
 fn other_spec_flags(m: &ArgMatches) -> Vec<String> {
     KNOBS
         .iter()
-        .filter(|k| k.key != "kind" && k.key != "domain" && m.get_one::<String>(k.key).is_some())
+        .filter(|k| !["kind", "domain", "axis"].contains(&k.key) && m.get_one::<String>(k.key).is_some())
         .map(|k| format!("--{}", k.flag()))
         .collect()
 }
@@ -227,7 +227,7 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
     let others = other_spec_flags(m);
     if !others.is_empty() {
         return Err(Failure::Usage(format!(
-            "{} cannot be combined with --task-file (only --kind and --domain can, to override the record's)",
+            "{} cannot be combined with --task-file (only --kind, --domain and --axis can, to override the record's)",
             others.join(", ")
         )));
     }
@@ -260,7 +260,14 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
     // its name all say what it is; they must agree (or --kind/--domain choose).
     let place = records::place_of_path(path);
     let (kind, domain) = records::kind_and_domain(record, place.as_ref(), chosen, file).map_err(Failure::Usage)?;
-    let axis = records::axis_of(record, place.as_ref(), file).map_err(Failure::Usage)?;
+    // The axis: --axis, else the record's spec, else the run folder of the layout (a spec and a run that
+    // disagree are an error), else the first axis.
+    let axis = match m.get_one::<String>("axis") {
+        Some(a) => Axis::parse(a).ok_or_else(|| {
+            Failure::Usage(format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))
+        })?,
+        None => records::axis_of(record, place.as_ref(), file).map_err(Failure::Usage)?,
+    };
     let metadata = record.metadata.clone();
     Ok(Loaded { name: record.name.clone(), kind, domain, axis, starter, reference, metadata, source })
 }

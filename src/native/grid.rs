@@ -266,8 +266,8 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     if cells.is_empty() {
         return Err(usage(format!("no task to generate: {}", skipped.join("; "))));
     }
-    // The default grid leaves out quietly what does not exist (dead code on instruction following, the
-    // kinds with a grid of their own); a grid chosen with --axes names the pairs it skips, and --kinds
+    // The default grid leaves out quietly what does not exist (dead code on instruction following and comment
+    // copying, the kinds with a grid of their own); a grid chosen with --axes names the pairs it skips, and --kinds
     // names every kind left out.
     let given = |k: &str| m.value_source(k) == Some(clap::parser::ValueSource::CommandLine);
     let (kinds_given, axes_given) = (given("kinds"), given("axes"));
@@ -348,7 +348,7 @@ pub fn reference_record(t: &Task) -> serde_json::Value {
 }
 
 fn write_cell(out: &Path, c: &Cell, seed0: u64, tasks: &[Task]) -> Result<(), Failure> {
-    if c.kind.def().own_grid().is_some() {
+    if c.kind.def().own_grid().is_some_and(|g| g.run_file) {
         // The kind's own layout (merge): `tasks/<run>.json`, one unindented JSON list in the
         // reference's record format; record i is sample i (`task_0000i`), the run name holds the
         // first seed.
@@ -377,14 +377,21 @@ mod tests {
 
     #[test]
     fn the_default_grid_is_the_papers() {
-        // Traversal, search and runtime: 3 axes × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
-        // following: 6 sizes × 3 domains × 4 kinds × 20 samples. The paper's whole grid.
-        assert_eq!(default_grid_tasks(20), 5400 + 1440);
+        // 3 axes (traversal, search, runtime) × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
+        // following and comment copying: 6 sizes × 3 domains × 4 kinds × 20 samples each.
+        assert_eq!(default_grid_tasks(20), 5400 + 1440 + 1440);
         let (c, _) = cells(&[GridAxis::Axis(Axis::Runtime)], None, Domain::ALL, Kind::ALL, Some(20));
         assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1800);
-        let (c, skipped) = cells(&[GridAxis::Axis(Axis::Instructions)], None, Domain::ALL, Kind::ALL, Some(20));
-        assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1440);
-        assert!(skipped.iter().any(|w| w.starts_with("dead_code on the instructions axis")), "{skipped:?}");
+        for axis in [Axis::Instructions, Axis::Comment] {
+            let (c, skipped) = cells(&[GridAxis::Axis(axis)], None, Domain::ALL, Kind::ALL, Some(20));
+            assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1440);
+            assert!(skipped.iter().any(|w| w.starts_with(&format!("dead_code on the {axis} axis"))), "{skipped:?}");
+        }
+        // Variable renaming's own grid: math, n 5..200, 20 samples each, only through --axes renaming.
+        assert_eq!(parse_grid_axis("renaming"), Some(GridAxis::Own(Kind::VariableRenaming)));
+        let (c, _) = cells(&[GridAxis::Own(Kind::VariableRenaming)], None, Domain::ALL, Kind::ALL, None);
+        assert_eq!(c.iter().map(|c| (c.n, c.samples)).collect::<Vec<_>>(), [5, 10, 25, 50, 100, 200].map(|n| (n, 20)));
+        assert!(c.iter().all(|c| c.domain == Domain::Math));
         assert_eq!(
             (thousands(3600), thousands(6840), thousands(999), thousands(1_000_000)),
             ("3,600".into(), "6,840".into(), "999".into(), "1,000,000".into())

@@ -547,6 +547,12 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         let mid = (a + b) / 2.0;
         Some(if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") })
     };
+    // `…_words=5`: the number after a key.
+    let after = |key: &str| -> Option<String> {
+        let i = run.rfind(key)? + key.len();
+        let digits: String = run[i..].chars().take_while(char::is_ascii_digit).collect();
+        (!digits.is_empty()).then_some(digits)
+    };
     if run.starts_with("function_traversal") {
         (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
     } else if run.starts_with("function_search") {
@@ -557,8 +563,16 @@ pub fn axis_and_n(run: &str) -> (String, String) {
         (Axis::Runtime.as_str().into(), hops.map(str::to_string).unwrap_or_else(|| "?".into()))
     } else if run.starts_with(Axis::Instructions.experiment()) {
         (Axis::Instructions.as_str().into(), grab("_nc=(").unwrap_or_else(|| "?".into()))
+    } else if axis_of_run(run) == Some(Axis::Comment) {
+        // Comment copying's own suffix (`_words=W`) holds n.
+        (Axis::Comment.as_str().into(), after("_words=").unwrap_or_else(|| "?".into()))
     } else {
-        (run.split("_n=").next().unwrap_or(run).to_string(), "?".into())
+        // A kind not built along an axis (`variable_renaming_chain=200_n=5`): the run's name up to
+        // `_n=`, and n.
+        match run.rsplit_once("_n=") {
+            Some((head, _)) => (head.to_string(), after("_n=").unwrap_or_else(|| "?".into())),
+            None => (run.to_string(), "?".into()),
+        }
     }
 }
 
@@ -829,6 +843,24 @@ mod tests {
             e.contains("search axis by its run 'function_search_x' but on the instructions axis by its task set"),
             "{e}"
         );
+        assert_eq!(
+            axis_and_n("comment_copying_cn=(10,10)_en=(10,10)_prop=(0.45,0.55)_words=25"),
+            ("comment".into(), "25".into())
+        );
+        assert_eq!(axis_and_n("variable_renaming_chain=200_n=5"), ("variable_renaming_chain=200".into(), "5".into()));
+        for spec in [
+            TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Comment, 7, 0),
+            TaskSpec::new(Kind::CacheFunction, Domain::Math, Axis::Search, 50, 0),
+            TaskSpec::new(Kind::VariableRenaming, Domain::Math, Axis::Traversal, 9, 0),
+            TaskSpec::new(Kind::AddParameter, Domain::String, Axis::Runtime, 200, 0),
+            TaskSpec::new(Kind::AddParameter, Domain::Array, Axis::Instructions, 25, 0),
+        ] {
+            let run = crate::task::run_name(&spec);
+            assert_eq!(axis_and_n(&run).1, spec.n.to_string(), "{spec}");
+            if spec.kind.def().graph().is_some() {
+                assert_eq!(axis_of_run(&run), Some(spec.axis));
+            }
+        }
     }
 
     #[test]

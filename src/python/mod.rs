@@ -128,7 +128,7 @@ pub enum Stmt {
     },
     /// `assert test`.
     Assert(Expr),
-    /// A `# text` comment line.
+    /// A `# text` comment line (generated comments are never empty).
     Comment(String),
 }
 
@@ -408,10 +408,10 @@ pub fn signature(f: &Function) -> String {
 /// Print one function.
 pub fn function(f: &Function) -> String {
     let mut lines = vec![signature(f)];
-    if f.body.is_empty() {
+    lines.extend(f.body.iter().map(|s| stmt(s, "    ")));
+    if f.body.iter().all(|s| matches!(s, Stmt::Comment(_))) {
         lines.push("    pass".into());
     }
-    lines.extend(f.body.iter().map(|s| stmt(s, "    ")));
     lines.join("\n")
 }
 

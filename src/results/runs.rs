@@ -105,6 +105,7 @@ pub fn parse_run(run: &str) -> RunInfo {
         "runtime_resolution" => number_after(&run, "_ifhops="),
         "add_instructions" => range_after(&run, "_nc="),
         "merge_codebases" => number_after(&run, "_n="),
+        "comment_copying" => number_after(&run, "_words="),
         _ => range_after(&run, "_n=").or_else(|| number_after(&run, "_n=")),
     };
     RunInfo { experiment: experiment.to_string(), axis: axis.to_string(), n }
@@ -161,6 +162,8 @@ pub fn required_kinds(experiment: &str, task_type: &str) -> Option<&'static [&'s
         "runtime_resolution" if dead => &["behavioral", "branch_placement", "function_existence"],
         "runtime_resolution" => &["behavioral", "branch_placement"],
         "merge_codebases" => &["behavioral", "difference_blocks"],
+        "comment_copying" => &["behavioral", "comment_copy"],
+        "variable_renaming" => &["behavioral", "renames"],
         _ => return None,
     })
 }
@@ -221,6 +224,11 @@ mod tests {
         assert_eq!((i.axis.as_str(), i.n), ("instructions", Some(50.0)));
         let m = parse_run("merge_codebases_n=200_d=1_p=10_b=2_seed=42_tf=0_ne20");
         assert_eq!((m.axis.as_str(), m.n), ("merge", Some(200.0)));
+        // Cabrito's appendix runs (crate::task::run_name).
+        let c = parse_run("comment_copying_cn=(10,10)_en=(10,10)_prop=(0.45,0.55)_eentry=(1,1)_words=25");
+        assert_eq!((c.axis.as_str(), c.n), ("comment", Some(25.0)));
+        let v = parse_run("variable_renaming_chain=200_n=50");
+        assert_eq!((v.axis.as_str(), v.n), ("renaming", Some(50.0)));
         // The instruction bucket takes the midpoint of its range.
         assert_eq!(parse_run("add_instructions_n=(10,10)_nc=(5,15)").n, Some(10.0));
         // Legacy names.
@@ -270,6 +278,13 @@ mod tests {
         assert!(!passes("function_search", "extract_helper", &s));
         s.insert("behavioral".to_string(), c(0, 0, 0));
         assert!(!passes("function_search", "extract_helper", &s));
+        // The appendix tasks: the kind's or the axis's own check as well.
+        s.insert("comment_copy".to_string(), c(0, 1, 0));
+        s.insert("behavioral".to_string(), c(2, 0, 0));
+        assert!(!passes("comment_copying", "add_parameter", &s));
+        s.insert("comment_copy".to_string(), c(1, 0, 0));
+        assert!(passes("comment_copying", "add_parameter", &s));
+        assert!(!passes("variable_renaming", "variable_renaming", &s), "renames is missing");
         // Unknown experiments: every decisive kind.
         let mut u = BTreeMap::new();
         u.insert("edit_path".to_string(), c(0, 1, 0));

@@ -12,6 +12,7 @@ pub mod grade;
 pub mod graph;
 pub mod lazy;
 pub mod merge;
+pub mod renaming;
 pub mod results;
 pub mod route;
 pub mod scale;

@@ -4,6 +4,7 @@ use super::app::Shown;
 use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
+use super::renaming::RenamingPanel;
 use super::route;
 use super::why::WhyPanel;
 use crate::playground::branches::line_states;
@@ -67,8 +68,8 @@ pub fn controls(p: &ControlsProps) -> Html {
         let error = error.clone();
         use_effect_with(p.spec.clone(), move |_| error.set(None));
     }
-    let values: Vec<(&'static str, String)> = p.spec.pairs();
-    let current = |key: &str| values.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_default();
+    // Every knob's value, those that do not apply too (they show their default, greyed out).
+    let current = |key: &str| crate::spec::knob(key).and_then(|k| (k.get)(&p.spec)).unwrap_or_default();
 
     let change = {
         let spec = p.spec.clone();
@@ -341,7 +342,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let merge = match &p.shown.generated.view {
         View::Merge(m) => Some(Rc::new(m.clone())),
-        View::Graph { .. } => None,
+        View::Graph { .. } | View::Renaming { .. } => None,
     };
     let code = match (*tab, &merge) {
         (CodeTab::Starter, Some(m)) => html! {
@@ -406,6 +407,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     </section>
             }
         }
+        View::Renaming { renames } => html! {
+            <RenamingPanel shown={p.shown.clone()} renames={Rc::new(renames.clone())} />
+        },
         View::Merge(m) => {
             let m = Rc::new(m.clone());
             html! {
@@ -568,6 +572,8 @@ pub fn task_tuple(p: &TupleProps) -> Html {
         ", and the edits are in the branches that run, exactly where the reference makes them (branch placement)"
     } else if task.spec.axis.def().instructions() {
         ", and every numbered requirement's line is in every function it applies to, in the prescribed order (constraint structure)"
+    } else if task.spec.axis.def().copies_comment() && kind.axes() != Support::NotApplicable {
+        ", and every function it changes carries the given comment, word for word, on a line of its own (comment copy)"
     } else {
         ""
     };
@@ -575,6 +581,10 @@ pub fn task_tuple(p: &TupleProps) -> Html {
         View::Graph { .. } => (
             format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines),
             "every function returns what the reference returns on 50 random inputs".to_string(),
+        ),
+        View::Renaming { renames } => (
+            format!("the problem statement above, with solution.py (main() and its chain of assignments, {} renames, {} lines)", renames.len(), task.sizes.starter_lines),
+            "main() returns what the reference's returns on 50 random inputs".to_string(),
         ),
         View::Merge(_) => (
             format!("the problem statement above, with solution.py (two calculator classes, {} lines)", task.sizes.starter_lines),
@@ -596,6 +606,11 @@ pub fn task_tuple(p: &TupleProps) -> Html {
             </dl>
         </section>
     }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// The size the gallery's cards use.
@@ -631,6 +646,71 @@ pub fn runtime_gallery_specs() -> Vec<TaskSpec> {
         .collect()
 }
 
+/// The axes with a gallery row of their own (one card per kind built along them, in the math
+/// domain): the axes with two fixed-size graphs, where `n` measures something else (comment words,
+/// the comment axis); runtime resolution and instruction following have rows of their own
+/// ([`runtime_gallery_specs`], [`instructions_gallery_specs`]).
+pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
+    Axis::ALL
+        .iter()
+        .filter(|&&a| {
+            a.def().grows() == crate::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
+        })
+        .map(|&axis| {
+            let specs = Kind::ALL
+                .iter()
+                .filter(|k| k.def().axes().allows(&axis))
+                .map(|&kind| TaskSpec { kind, axis, n: GALLERY_N, ..TaskSpec::default() })
+                .collect();
+            (axis, specs)
+        })
+        .collect()
+}
+
+/// A card's picture: the call graph, or the first lines of a renaming chain.
+fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
+    match &s.generated.view {
+        View::Graph { .. } => html! {
+            <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} interactive={false} />
+        },
+        View::Renaming { .. } => {
+            let lines: Vec<&str> = s
+                .generated
+                .task
+                .starter_code
+                .lines()
+                .skip_while(|l| !l.starts_with("def main("))
+                .skip(1)
+                .take(8)
+                .collect();
+            html! { <pre class="card-chain">{ format!("def main(val: float) -> float:\n{}\n    …", lines.join("\n")) }</pre> }
+        }
+        View::Merge(m) => html! {
+            <super::merge::FlowSvg view={Rc::new(m.clone())} zoom={0.32} id={format!("card-flow-{}", s.spec.kind.as_str())} />
+        },
+    }
+}
+
+/// A card's numbers.
+fn card_stats(s: &Rc<Shown>) -> String {
+    let t = &s.generated.task;
+    match &s.generated.view {
+        View::Graph { .. } | View::Renaming { .. } => {
+            format!(
+                "{} functions · {} to edit · {} lines",
+                t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines
+            )
+        }
+        View::Merge(m) => format!(
+            "two classes · {} blocks · {} difference{} · {} lines",
+            m.blocks,
+            m.diffs.len(),
+            if m.diffs.len() == 1 { "" } else { "s" },
+            t.sizes.starter_lines
+        ),
+    }
+}
+
 /// The specs of the gallery's instruction-following cards: each kind built along the axis, in the math
 /// domain, with [`GALLERY_N`] requirements.
 pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
@@ -642,10 +722,16 @@ pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
 }
 
 /// The landing page: one card per kind × domain (a small task, its call graph and its numbers), a row
-/// of runtime cards, a row of instruction-following cards, and the paper's sizes per axis.
+/// of cards per other fixed-size axis (comment copying), a row of runtime cards, a row of instruction-following cards, and the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
     let cards = use_memo((), |_| gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
+    let axis_rows = use_memo((), |_| {
+        gallery_axis_rows()
+            .into_iter()
+            .map(|(axis, specs)| (axis, specs.iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+    });
     let runtime_cards =
         use_memo((), |_| runtime_gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
     let instructions_cards = use_memo((), |_| {
@@ -665,25 +751,30 @@ pub fn gallery() -> Html {
                     <div class="cards">
                         { for cards.iter().filter(|s| s.spec.kind == kind).map(|s| {
                             let href = route::fragment(&s.spec);
-                            let t = &s.generated.task;
                             html! {
                                 <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.spec.domain.as_str())}>
                                     <span class="card-title">{ if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.spec.n) } else { s.spec.domain.label().to_string() } }</span>
-                                    <span class="card-graph">
-                                        { match &s.generated.view {
-                                            View::Graph { .. } => html! {
-                                                <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} interactive={false} />
-                                            },
-                                            View::Merge(m) => html! {
-                                                <super::merge::FlowSvg view={Rc::new(m.clone())} zoom={0.32} id={format!("card-flow-{}", kind.as_str())} />
-                                            },
-                                        } }
-                                    </span>
+                                    <span class="card-graph">{ card_picture(s, &noop) }</span>
                                     <span class="card-stats">
-                                        { match &s.generated.view {
-                                            View::Graph { .. } => format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines),
-                                            View::Merge(m) => format!("two classes · {} blocks · {} difference{} · {} lines", m.blocks, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" }, t.sizes.starter_lines),
-                                        } }
+                                        { card_stats(s) }
+                                    </span>
+                                </a>
+                            }
+                        }) }
+                    </div>
+                </section>
+            }) }
+            { for axis_rows.iter().map(|(axis, shown)| html! {
+                <section class="gallery-row" aria-label={axis.label()}>
+                    <h2>{ format!("{} (n = {GALLERY_N}: {})", capitalised(axis.label()), axis.scales()) }</h2>
+                    <div class="cards">
+                        { for shown.iter().map(|s| {
+                            html! {
+                                <a class="card" href={route::fragment(&s.spec)} id={format!("card-{}-{}", axis.as_str(), s.spec.kind.as_str())}>
+                                    <span class="card-title">{ s.spec.kind.label() }</span>
+                                    <span class="card-graph">{ card_picture(s, &noop) }</span>
+                                    <span class="card-stats">
+                                        { card_stats(s) }
                                     </span>
                                 </a>
                             }

@@ -3,6 +3,7 @@
 //! sample C_init, let the kind join its edit graph ([`crate::graph::Join`]), draw operations and file
 //! order, let the kind transform the plain programs, print them, write the statement and the record.
 
+pub mod comment;
 pub mod instructions;
 pub mod program;
 pub mod runtime;
@@ -22,7 +23,7 @@ use crate::task::{link, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
-pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime, Axis::Instructions];
+pub const AXES: &[Axis] = &[Axis::Traversal, Axis::Search, Axis::Runtime, Axis::Instructions, Axis::Comment];
 
 /// The call-graph side of a kind: how its edit graph joins the main graph, how it rewrites the plain
 /// programs, and its statement's pieces. The pipeline ([`generate`]) does the rest.
@@ -105,11 +106,15 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         axes::Bodies::Branched(shape) => Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built)),
         axes::Bodies::Plain => None,
     };
+    let comment = spec.axis.def().copies_comment().then(|| crate::axes::comment::draw(&key, spec.n));
+    if let Some(c) = &comment {
+        comment::annotate(&mut built, &g, c);
+    }
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
     let statement = match &indexed {
         Some(ix) => instructions::statement(k, ix, d),
-        None => statement::statement(k, d, spec.axis),
+        None => statement::statement(k, d, spec.axis, comment.as_deref()),
     };
     let dag_id = uuid_like(&format!("{key}{}", spec.axis.def().id_suffix(spec)), "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
@@ -130,7 +135,11 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         prompt: statement,
         starter_code,
         solution_code,
-        metadata: indexed.as_ref().map_or_else(|| serde_json::json!({}), |ix| ix.rules.metadata()),
+        metadata: match (&indexed, &comment) {
+            (Some(ix), _) => ix.rules.metadata(),
+            (None, Some(c)) => serde_json::json!({ "comment": c }),
+            (None, None) => serde_json::json!({}),
+        },
         spec: spec.clone(),
         link: link(spec),
         graph: g.node_link(),

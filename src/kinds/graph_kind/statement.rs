@@ -95,6 +95,9 @@ pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String,
     };
     let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
     let mut built = k.transform(&cx);
+    if axis.def().copies_comment() {
+        super::comment::annotate(&mut built, &g, super::comment::EXAMPLE_COMMENT);
+    }
     let mut why = String::new();
     if let Bodies::Branched(shape) = bodies {
         let record = runtime::branch(k.runtime(), &cx, key, shape, &mut built);
@@ -155,21 +158,31 @@ pub(crate) fn restrictions(library: Option<&str>, d: &DomainInfo) -> String {
     out
 }
 
-/// The problem statement of a kind in a domain on an axis, as a model receives it.
-pub fn statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
-    // A statement depends on the kind, the domain and the axis only: build each once per process.
+/// The problem statement of a kind in a domain on an axis, as a model receives it; `comment` is the
+/// task's comment on the comment-copying axis.
+pub fn statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis, comment: Option<&str>) -> String {
+    // A statement depends on the kind, the domain and the axis (and a task's comment, put in its
+    // slot): build each once per process.
     const SLOTS: usize = Kind::ALL.len() * Domain::ALL.len() * Axis::ALL.len();
     static CACHE: [std::sync::OnceLock<String>; SLOTS] = [const { std::sync::OnceLock::new() }; SLOTS];
     let kind = Kind::ALL.iter().position(|&x| x == k.kind()).unwrap_or(0);
     let domain = Domain::ALL.iter().position(|&x| x == d.domain).unwrap_or(0);
     let a = Axis::ALL.iter().position(|&x| x == axis).unwrap_or(0);
     let slot = (kind * Domain::ALL.len() + domain) * Axis::ALL.len() + a;
-    CACHE[slot].get_or_init(|| build_statement(k, d, axis)).clone()
+    let cached = CACHE[slot].get_or_init(|| build_statement(k, d, axis));
+    match comment {
+        Some(c) => cached.replacen(super::comment::SLOT, c, 1),
+        None => cached.clone(),
+    }
 }
 
 fn build_statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
     let (before, after, why) = worked_example(k, d, axis);
     let mut rules = k.rules(d);
+    if axis.def().copies_comment() {
+        rules.push_str("\n\n");
+        rules.push_str(&super::comment::rule());
+    }
     if let Bodies::Branched(_) = axis.def().bodies(&crate::TaskSpec::new(k.kind(), d.domain, axis, 3, 0)) {
         rules = format!("{rules}\n\n{}\n{}", runtime::common_rule(), k.runtime().rule(d));
     }

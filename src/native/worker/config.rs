@@ -277,6 +277,10 @@ mod tests {
                     let mut spec = TaskSpec::new(kind, domain, axis, 1, 1);
                     let max_n = n_knob.range(&spec).map_or(2000, |(_, max)| u32::try_from(max).unwrap());
                     spec.n = max_n;
+                    // Variable renaming's chain bounds n: at its largest too.
+                    if kind == Kind::VariableRenaming {
+                        spec.chain = max_n;
+                    }
                     let t = crate::generate(&spec).unwrap();
                     let msg = protocol::ClientMessage::grade("j".to_string(), &spec, t.solution_code, None).to_json();
                     assert!(

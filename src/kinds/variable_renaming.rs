@@ -1,0 +1,370 @@
+//! Rename variables (the paper's appendix A.9): one function `main(val: float)` whose body is a chain
+//! of assignments, each `x = y ± k` or `x = y ± z` defining a new variable with a short symbolic
+//! name, ending in a return of the last one; `n` of the variables must be renamed at their
+//! definition and at every use, and no other name may change. Not made from a call graph: the
+//! chain is the task.
+//!
+//! Streams (all under [`key`], which holds the version, the chain length and the seed, not `n`, so
+//! one seed gives one chain at every `n`): `renaming/names` (the variables' names and the pool the
+//! new names come from), `renaming/chain` (each assignment's operands), `renaming/renamed` (which
+//! variables are renamed; the first `n` of one shuffle, so a larger `n` renames a superset).
+
+use super::{Kind, Role, TaskKind};
+use crate::check::rubric::Level;
+use crate::graph::names::is_banned;
+use crate::graph::sample::{below, shuffle};
+use crate::python::{self, Expr, Function, Module, Op, Param, Stmt};
+use crate::rng::{stream, uuid_like};
+use crate::spec::{err, Axis, Domain, SpecError, Support, TaskSpec};
+use crate::task::{link, Generated, Sizes, Task, View};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+pub struct VariableRenaming;
+
+/// Two-letter names while they are plenty (the chain's names and as many new ones), else three.
+fn name_length(chain: u32) -> usize {
+    if 2 * chain as usize <= two_letter_names().len() {
+        2
+    } else {
+        3
+    }
+}
+
+fn names_of_length(len: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = vec![b'a'; len];
+    loop {
+        let name = String::from_utf8(word.clone()).expect("ascii");
+        if !is_banned(&name) {
+            out.push(name);
+        }
+        // The next word in lexicographic order.
+        let mut i = len;
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if word[i] < b'z' {
+                word[i] += 1;
+                break;
+            }
+            word[i] = b'a';
+        }
+    }
+}
+
+fn two_letter_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| names_of_length(2))
+}
+
+/// One operand of an assignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// The parameter `val`.
+    Val,
+    /// An earlier variable of the chain (its index).
+    Var(usize),
+    /// A small integer constant.
+    Const(i64),
+}
+
+/// `v_i = left ± right`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    pub left: Operand,
+    pub op: Op,
+    pub right: Operand,
+}
+
+/// A chain: the variables' names (variable i is defined by assignment i), the assignments, and the
+/// names not in the chain in the order new names are taken from.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    pub names: Vec<String>,
+    pub assignments: Vec<Assignment>,
+    pub spare: Vec<String>,
+}
+
+/// The key of a spec's streams.
+pub fn key(spec: &TaskSpec) -> String {
+    format!("cabrito-renaming|v{}|chain={}|seed={}", spec.v, spec.chain, spec.seed)
+}
+
+/// Sample a chain of `length` assignments.
+pub fn chain(key: &str, length: u32) -> Chain {
+    let mut pool: Vec<String> = match name_length(length) {
+        2 => two_letter_names().to_vec(),
+        len => names_of_length(len),
+    };
+    shuffle(&mut stream(key, "renaming/names"), &mut pool);
+    let spare = pool.split_off(length as usize);
+    let mut rng = stream(key, "renaming/chain");
+    let assignments = (0..length as usize)
+        .map(|i| {
+            let left = if i == 0 { Operand::Val } else { Operand::Var(i - 1) };
+            let op = if below(&mut rng, 2) == 0 { Op::Add } else { Op::Sub };
+            let right = if below(&mut rng, 2) == 0 {
+                Operand::Const(1 + below(&mut rng, 9) as i64)
+            } else {
+                // `val` or any variable defined so far.
+                match below(&mut rng, i + 1) {
+                    0 => Operand::Val,
+                    j => Operand::Var(j - 1),
+                }
+            };
+            Assignment { left, op, right }
+        })
+        .collect();
+    Chain { names: pool, assignments, spare }
+}
+
+/// The renames of a chain: `count` variables, each to a name the chain does not use, listed in the
+/// order the chain defines them.
+pub fn renames(key: &str, chain: &Chain, count: usize) -> Vec<(String, String)> {
+    let mut order: Vec<usize> = (0..chain.names.len()).collect();
+    shuffle(&mut stream(key, "renaming/renamed"), &mut order);
+    let mut picked: Vec<(usize, String)> =
+        order.into_iter().take(count).enumerate().map(|(i, v)| (v, chain.spare[i].clone())).collect();
+    picked.sort();
+    picked.into_iter().map(|(v, new)| (chain.names[v].clone(), new)).collect()
+}
+
+/// `main()` of a chain with each variable called by `name`.
+fn main_fn(chain: &Chain, name: &dyn Fn(usize) -> String) -> Function {
+    let operand = |o: Operand| match o {
+        Operand::Val => Expr::name("val"),
+        Operand::Var(j) => Expr::Name(name(j)),
+        Operand::Const(k) => Expr::Int(k),
+    };
+    let mut body: Vec<Stmt> = chain
+        .assignments
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Stmt::Assign {
+            targets: vec![name(i)],
+            value: Expr::bin(operand(a.left), a.op, operand(a.right)),
+        })
+        .collect();
+    body.push(Stmt::Return(Expr::Name(name(chain.names.len() - 1))));
+    Function { name: "main".into(), params: vec![Param::new("val", "float")], returns: Some("float".into()), body }
+}
+
+fn module(f: Function) -> Module {
+    Module {
+        imports: vec!["import sys".into()],
+        helpers: vec![],
+        functions: vec![f],
+        guard_call: "main(float(sys.argv[1]))".into(),
+    }
+}
+
+/// Starter and reference of a chain under some renames.
+pub fn programs(chain: &Chain, renames: &[(String, String)]) -> (String, String) {
+    let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let starter = main_fn(chain, &|i| chain.names[i].clone());
+    let reference = main_fn(chain, &|i| {
+        let old = chain.names[i].as_str();
+        table.get(old).copied().unwrap_or(old).to_string()
+    });
+    (python::module(&module(starter)), python::module(&module(reference)))
+}
+
+/// `- `gg` → `bt`` lines.
+fn rename_list(renames: &[(String, String)]) -> String {
+    renames.iter().map(|(a, b)| format!("- `{a}` → `{b}`")).collect::<Vec<_>>().join("\n")
+}
+
+/// The statement's fixed part: the rules and a worked example made by this generator (D10).
+fn statement_parts() -> &'static (String, String) {
+    static PARTS: OnceLock<(String, String)> = OnceLock::new();
+    PARTS.get_or_init(|| {
+        let ex_key = "cabrito-worked-example/variable_renaming";
+        let ex = chain(ex_key, 6);
+        let ex_renames = renames(ex_key, &ex, 2);
+        let (before, after) = programs(&ex, &ex_renames);
+        let rules = "Rules:\n\
+             1. Apply every rename everywhere the variable appears: in the assignment that defines it and in every \
+             later line that uses it, the `return` included.\n\
+             2. No other name changes: every other variable, the parameter `val` and the function `main` keep their \
+             names. Each new name is new to the function, so no two variables ever share a name.\n\
+             3. Change nothing else: the same statements in the same order, with the same operators and numbers."
+            .to_string();
+        let example = format!(
+            "A worked example. This code:\n<example>\n{before}\n</example>\n\nwith the renames\n{}\n\nbecomes:\n\
+             <output>\n{after}\n</output>\n\nRules for every answer:\n\
+             - Add no functions, imports or module-level variables.\n\
+             - Leave the `if __name__ == '__main__':` block unchanged.",
+            rename_list(&ex_renames)
+        );
+        (rules, example)
+    })
+}
+
+/// The problem statement of a chain and its renames.
+fn statement(length: usize, renames: &[(String, String)]) -> String {
+    let (rules, example) = statement_parts();
+    format!(
+        "Rename variables in `solution.py`.\n\n`main(val)` computes its result through a chain of {length} assignments; \
+         each assignment defines a new variable. Rename {count}:\n\n{list}\n\n{rules}\n\n{example}",
+        count = if renames.len() == 1 { "this variable".to_string() } else { format!("these {} variables", renames.len()) },
+        list = rename_list(renames),
+    )
+}
+
+impl TaskKind for VariableRenaming {
+    fn kind(&self) -> Kind {
+        Kind::VariableRenaming
+    }
+    fn label(&self) -> &'static str {
+        "Rename variables"
+    }
+    fn domains(&self) -> Support<Domain> {
+        Support::Only(&[Domain::Math])
+    }
+    fn axes(&self) -> Support<Axis> {
+        Support::NotApplicable
+    }
+    fn validate(&self, spec: &TaskSpec) -> Result<(), SpecError> {
+        if spec.n > spec.chain {
+            return Err(err(
+                "n",
+                format!(
+                    "variable_renaming renames at most the {c} variables main() defines (chain = {c}), got n = {}; n \
+                     must be an integer from 1 to {c}",
+                    spec.n,
+                    c = spec.chain
+                ),
+            ));
+        }
+        Ok(())
+    }
+    fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError> {
+        let key = key(spec);
+        let chain = chain(&key, spec.chain);
+        let renames = renames(&key, &chain, spec.n as usize);
+        let (starter_code, solution_code) = programs(&chain, &renames);
+        let prompt = statement(chain.names.len(), &renames);
+        // The chain does not depend on n; the task's id does.
+        let dag_id = uuid_like(&format!("{key}|n={}", spec.n), "dag_id");
+        let sizes = Sizes {
+            functions: 1,
+            functions_to_edit: 1,
+            starter_lines: starter_code.lines().count(),
+            starter_chars: starter_code.chars().count(),
+            solution_lines: solution_code.lines().count(),
+            prompt_tokens_estimate: (prompt.chars().count() + starter_code.chars().count()).div_ceil(4),
+        };
+        let task = Task {
+            name: format!("{}_{}_{dag_id}", Axis::Traversal.def().task_set(spec.domain), spec.kind.as_str()),
+            dag_id,
+            prompt,
+            starter_code,
+            solution_code,
+            metadata: serde_json::json!({
+                "chain": chain.names.len(),
+                "renames": renames.iter().map(|(a, b)| [a, b]).collect::<Vec<_>>(),
+            }),
+            spec: spec.clone(),
+            link: link(spec),
+            graph: serde_json::Value::Null,
+            roles: BTreeMap::from([("main".to_string(), Role::Edit)]),
+            edit_set: vec!["main".to_string()],
+            sizes,
+            runtime: None,
+        };
+        Ok(Generated { task, view: View::Renaming { renames } })
+    }
+    fn library(&self, _: Domain) -> Option<&'static str> {
+        None
+    }
+    fn rubric(&self) -> &'static [(&'static str, Level)] {
+        // main() is the one function to change, so "main() unchanged" is not a rule here.
+        &[("renames", Level::Must), ("main_unchanged", Level::Off)]
+    }
+    fn required_checks(&self) -> &'static [&'static str] {
+        &["behavioral", "renames"]
+    }
+    fn scorer_rule(&self, _: Domain) -> String {
+        "main() returns what the reference returns, every listed variable is renamed where it is defined and \
+         wherever it is used, and no other name changes"
+            .into()
+    }
+    fn run_name(&self, spec: &TaskSpec) -> Option<String> {
+        Some(format!("variable_renaming_chain={}_n={}", spec.chain, spec.n))
+    }
+    fn grades_main(&self) -> bool {
+        true
+    }
+    fn own_grid(&self) -> Option<super::OwnGrid> {
+        Some(super::OwnGrid { name: "renaming", sizes: crate::spec::PAPER_SIZES, samples: 20, run_file: false })
+    }
+}
+
+/// One line of code split into plain text and the names to rename (for the app's highlighting): `(text, new name if it is one)`.
+pub fn split_line<'a>(line: &'a str, table: &BTreeMap<&str, &'a str>) -> Vec<(&'a str, Option<&'a str>)> {
+    let mut out = Vec::new();
+    let mut plain_start = 0;
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if let Some(new) = table.get(&line[start..i]) {
+                if plain_start < start {
+                    out.push((&line[plain_start..start], None));
+                }
+                out.push((&line[start..i], Some(*new)));
+                plain_start = i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    if plain_start < line.len() {
+        out.push((&line[plain_start..], None));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_at_whole_names() {
+        let table: BTreeMap<&str, &str> = [("ab", "zz")].into_iter().collect();
+        let parts = split_line("    abc = ab + ab1 - ab", &table);
+        assert_eq!(parts, vec![("    abc = ", None), ("ab", Some("zz")), (" + ab1 - ", None), ("ab", Some("zz"))]);
+        let joined: String = parts.iter().map(|p| p.0).collect();
+        assert_eq!(joined, "    abc = ab + ab1 - ab");
+    }
+
+    #[test]
+    fn names_are_short_and_allowed() {
+        assert_eq!(two_letter_names().len(), 26 * 26 - 7);
+        assert_eq!(name_length(200), 2);
+        assert_eq!(name_length(2000), 3);
+        let c = chain("k", 2000);
+        assert!(c.names.iter().all(|n| n.len() == 3 && !is_banned(n)));
+        let mut all: Vec<&String> = c.names.iter().chain(c.spare.iter()).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), c.names.len() + c.spare.len());
+    }
+
+    #[test]
+    fn a_larger_n_renames_a_superset() {
+        let k = "k";
+        let c = chain(k, 50);
+        let five = renames(k, &c, 5);
+        let ten = renames(k, &c, 10);
+        assert!(five.iter().all(|r| ten.contains(r)));
+        assert!(ten.iter().all(|(a, b)| c.names.contains(a) && !c.names.contains(b)));
+    }
+}
