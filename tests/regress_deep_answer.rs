@@ -81,3 +81,39 @@ fn the_batch_grader_records_the_deep_answer_and_goes_on() {
     let good = recs.iter().find(|r| r["dag_id"] == json!(b.dag_id)).unwrap();
     assert_eq!(good["score"], json!(1), "{good}");
 }
+
+/// Nested lambda defaults (`lambda a=lambda a=…: 0: 0`) cost ruff's parser seven frames a level: a
+/// debug build overflowed a 2 MB thread on a few hundred of them before the parse ran on a stack
+/// sized by the scan. Every depth, up to and past what CPython 3.11 accepts, gets a verdict on a
+/// thread as small as a test's.
+#[test]
+fn nested_lambda_defaults_never_overflow_a_small_stack() {
+    let t = cabrito::generate(&spec(1)).unwrap();
+    let verdicts = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let task = cabrito::check::rubric::TaskRef::of(&t);
+            [50usize, 200]
+                .into_iter()
+                .chain((400..=800).step_by(10))
+                .chain([1600, 3200, 6400])
+                .map(|k| {
+                    // Inside a function and two blocks, as deep as the nesting goes.
+                    let src = format!(
+                        "{}\ndef g(c):\n    if c:\n        if c:\n            x = {}0{}\n",
+                        t.solution_code,
+                        "lambda a=".repeat(k),
+                        ": 0".repeat(k)
+                    );
+                    let report = cabrito::check::rubric::static_checks(&task, &src);
+                    (k, report.item("compilation").map(|i| i.passed))
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap()
+        .join()
+        .expect("no overflow, no panic");
+    // Shallow nesting compiles; the deepest is refused (CPython 3.11 refuses it too).
+    assert_eq!(verdicts[0], (50, Some(true)), "{verdicts:?}");
+    assert_eq!(verdicts.last().unwrap().1, Some(false), "{verdicts:?}");
+}

@@ -37,6 +37,11 @@ const SHALLOW: usize = 100;
 /// measured to need (4 KB per level fails no test of the hostile corpus, 2 KB does).
 const STACK_PER_LEVEL: usize = 8 * 1024;
 
+/// Stack bytes allowed per parser level (the scan's `parser_levels`) while ruff's parser reads a deep
+/// program: nested lambda defaults cost seven of its frames a level, and a debug build overflowed a
+/// 2 MB test thread on them without this.
+const PARSE_STACK_PER_LEVEL: usize = 16 * 1024;
+
 /// A parsed program.
 pub struct Program<'s> {
     pub source: &'s str,
@@ -130,7 +135,11 @@ impl<'s> Program<'s> {
         let lines = LineIndex::new(source);
         // Version-dependent syntax is checked against the oldest CPython the tasks target (D4).
         let options = ParseOptions::from(Mode::Module).with_target_version(ast::PythonVersion::PY311);
-        let parsed = ruff_python_parser::parse_unchecked(source, options);
+        // The parser recurses once or more per level of nesting (seven frames per lambda default), so a
+        // deep but CPython-valid program is parsed on a stack sized by the scan's estimate.
+        let parsed = with_stack_of(scanned.parser_levels, PARSE_STACK_PER_LEVEL, || {
+            ruff_python_parser::parse_unchecked(source, options)
+        });
         // CPython reports a syntax error past a bracket left open as that bracket's.
         let syntax = parsed.errors().first().map(|e| {
             let at = usize::from(e.location.start());
@@ -372,10 +381,15 @@ pub struct TopDef {
 /// Run `f`, which recurses over a tree `depth` levels deep, on a stack big enough for it: the caller's
 /// for shallow trees, a fresh one (from `stacker`, natively and in wasm) for deep ones.
 pub fn with_stack<T>(depth: usize, f: impl FnOnce() -> T) -> T {
+    with_stack_of(depth, STACK_PER_LEVEL, f)
+}
+
+/// [`with_stack`] with `per_level` bytes of stack for each level.
+fn with_stack_of<T>(depth: usize, per_level: usize, f: impl FnOnce() -> T) -> T {
     if depth <= SHALLOW {
         f()
     } else {
-        stacker::grow(depth * STACK_PER_LEVEL + (256 << 10), f)
+        stacker::grow(depth.saturating_mul(per_level).saturating_add(256 << 10), f)
     }
 }
 
