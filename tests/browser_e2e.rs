@@ -9,148 +9,17 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+mod browser;
 mod guard;
 
+use browser::{browser_sized, setup, start_chromedriver, start_server, Res};
 use cabrito::task::{generate, link, task_hash};
 use cabrito::TaskSpec;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use thirtyfour::components::SelectElement;
 use thirtyfour::prelude::*;
-use thirtyfour::LoggingPrefsLogLevel;
-
-type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
-
-/// A process group this test started; killed (the whole group) when dropped.
-struct Group(Child);
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        let pid = self.0.id() as i32;
-        // SAFETY: kill(2) on the process group this test created (process_group(0) made the
-        // child its leader); it touches no memory.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-        let _ = self.0.wait();
-    }
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()))
-}
-
-struct Setup {
-    dist: PathBuf,
-    chromedriver: PathBuf,
-    chromium: PathBuf,
-}
-
-/// What the test needs, or why it cannot run (a skip locally, a failure under CI).
-fn setup() -> Option<Setup> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dist = std::env::var_os("CABRITO_DIST").map(PathBuf::from).unwrap_or_else(|| root.join("dist"));
-    let chromium =
-        std::env::var_os("CABRITO_CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromium".into());
-    let mut missing = Vec::new();
-    if !dist.join("index.html").is_file() {
-        missing.push(format!(
-            "the built app ({} is missing; run `trunk build --release`)",
-            dist.join("index.html").display()
-        ));
-    }
-    let chromedriver = on_path("chromedriver");
-    if chromedriver.is_none() {
-        missing.push("chromedriver on PATH (apt-get install chromium-driver)".to_string());
-    }
-    if !chromium.is_file() {
-        missing.push(format!("Chromium at {} (apt-get install chromium)", chromium.display()));
-    }
-    if missing.is_empty() {
-        return Some(Setup { dist, chromedriver: chromedriver.expect("checked"), chromium });
-    }
-    let msg = format!(
-        "browser end-to-end test needs {}; `bash scripts/test.sh` installs and builds everything",
-        missing.join(", ")
-    );
-    guard::cannot_run(&msg);
-    None
-}
-
-/// Start `cabrito serve` on a free port; returns the process and the URL it printed.
-fn start_server(dist: &Path) -> Res<(Group, String)> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
-        .arg(dist)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .process_group(0)
-        .spawn()?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let group = Group(child);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
-                let _ = tx.send(url.to_string());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(20)).map_err(|_| "cabrito serve printed no URL within 20 s")?;
-    Ok((group, url))
-}
-
-fn free_port() -> Res<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-/// Start chromedriver on a free port and wait until it listens.
-fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
-    let port = free_port()?;
-    let child = Command::new(bin)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()?;
-    let group = Group(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if Instant::now() > deadline {
-            return Err(format!("chromedriver did not listen on port {port} within 20 s").into());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok((group, port))
-}
-
-async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDriver> {
-    let mut caps = DesiredCapabilities::chrome();
-    caps.set_binary(&chromium.to_string_lossy())?;
-    for arg in [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-    ] {
-        caps.add_arg(arg)?;
-    }
-    caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
-    // chromedriver keeps the page's console errors, uncaught exceptions and failed loads (SEVERE)
-    // across navigations; `console_clean` drains and checks them after every step.
-    caps.set_browser_log_level(LoggingPrefsLogLevel::Severe)?;
-    Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
-}
 
 fn spec(query: &str) -> TaskSpec {
     TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid spec")
@@ -1023,13 +892,13 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
 
 #[tokio::test]
 async fn e2e_share_links_open_the_right_task() {
-    let Some(s) = setup() else { return };
+    let Some(s) = setup("browser") else { return };
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
     std::fs::create_dir_all(&shots).expect("create test-artifacts/");
     let (server, base) = start_server(&s.dist).expect("start cabrito serve");
     let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
     let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser(port, &s.chromium, profile.path()).await.expect("start headless Chromium");
+    let driver = browser_sized(port, &s.chromium, profile.path(), (1280, 1000)).await.expect("start headless Chromium");
     let mut outcome = scenario(&driver, &base, &shots).await;
     if outcome.is_ok() {
         // Stop the server (and its worker) under the loaded page.

@@ -91,8 +91,14 @@ pub fn start_server(dist: &Path) -> Res<(Group, String)> {
     Ok((group, url))
 }
 
+/// A port free at the time of asking, on the loopback.
+pub fn free_port() -> Res<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Start chromedriver on a free port and wait until it listens.
 pub fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let port = free_port()?;
     let child = Command::new(bin)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -111,6 +117,13 @@ pub fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
 }
 
 pub async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDriver> {
+    browser_sized(port, chromium, profile, (1400, 1100)).await
+}
+
+/// Headless Chromium through chromedriver on `port`, its window `size` pixels wide and high, with a
+/// fresh profile. chromedriver keeps the page's console errors, uncaught exceptions and failed loads
+/// (SEVERE) across navigations, for the tests' console checks.
+pub async fn browser_sized(port: u16, chromium: &Path, profile: &Path, size: (u32, u32)) -> Res<WebDriver> {
     let mut caps = DesiredCapabilities::chrome();
     caps.set_binary(&chromium.to_string_lossy())?;
     for arg in [
@@ -123,10 +136,10 @@ pub async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDrive
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        "--window-size=1400,1100",
     ] {
         caps.add_arg(arg)?;
     }
+    caps.add_arg(&format!("--window-size={},{}", size.0, size.1))?;
     caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
     caps.set_browser_log_level(LoggingPrefsLogLevel::Severe)?;
     Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
