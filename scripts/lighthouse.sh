@@ -9,6 +9,9 @@
 #   bash scripts/lighthouse.sh --bench   BENCHMARKS.md's table: gallery and task pages at n = 25, 200,
 #                                        1,000 and 2,000, desktop and mobile (performance, LCP, TBT,
 #                                        the cabrito-task-rendered mark)
+#   bash scripts/lighthouse.sh --big [--sizes 25,200,1000,2000] [--runs 5]
+#                                        big task pages, desktop, several runs each: medians and
+#                                        the longest main-thread task (scripts/bigtask_bench.mjs)
 #
 # Needs dist/ (trunk build --release) and node_modules (scripts/setup.sh); builds `cabrito` if needed.
 set -euo pipefail
@@ -35,4 +38,9 @@ done
 [ -n "$URL" ] || { echo "lighthouse: cabrito serve printed no URL" >&2; exit 1; }
 case "$URL" in */) ;; *) URL="$URL/" ;; esac
 
-node scripts/lighthouse.mjs --base "$URL" "$@"
+if [ "${1:-}" = --big ]; then
+  shift
+  node scripts/bigtask_bench.mjs --base "$URL" "$@"
+else
+  node scripts/lighthouse.mjs --base "$URL" "$@"
+fi

@@ -5,6 +5,7 @@
 //! the domain, so one seed gives the same untouched code across kinds (as the reference shares one
 //! DAG per sample across task types). Each kind's cross edges come from a stream of its own.
 
+pub mod cluster;
 pub mod dot;
 pub mod layout;
 pub mod names;

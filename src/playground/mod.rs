@@ -1,10 +1,12 @@
 //! The playground's pure logic (no DOM; compiled and tested natively too): reading links
 //! ([`route`]), the "share with solution" codec ([`share`]), the grade panel's state and reducer
 //! ([`panel`]), what the runtime axis's views show ([`branches`]) and instruction following's
-//! ([`requirements`]). `web` is the DOM glue around them.
+//! ([`requirements`]), and which lines of a long code block are rendered ([`window`]). `web` is the
+//! DOM glue around them.
 
 pub mod branches;
 pub mod panel;
 pub mod requirements;
 pub mod route;
 pub mod share;
+pub mod window;

@@ -101,7 +101,16 @@ impl Reducible for State {
 /// Generate a spec's task, timing it.
 pub fn show(spec: &TaskSpec) -> Result<Rc<Shown>, String> {
     let start = now();
-    let generated = generate_full(spec).map_err(|e| e.to_string())?;
+    let perf = web_sys::window().and_then(|w| w.performance());
+    if let Some(p) = &perf {
+        let _ = p.mark("cabrito-generate-start");
+    }
+    let generated = generate_full(spec).map_err(|e| e.to_string());
+    // BENCHMARKS: generation's share of the time to a task view.
+    if let Some(p) = &perf {
+        let _ = p.measure_with_start_mark("cabrito-generate", "cabrito-generate-start");
+    }
+    let generated = generated?;
     let millis = match (start, now()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,

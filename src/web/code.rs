@@ -5,6 +5,8 @@
 //! only wraps tokens in spans.
 
 use crate::playground::branches::LineState;
+use crate::playground::window::{self, visible, Window, FULL_MAX};
+use gloo::events::EventListener;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -222,7 +224,90 @@ pub struct CodeProps {
     pub marked: Option<Rc<Vec<usize>>>,
 }
 
-/// Python with line numbers and highlighting; the selected function stands out.
+thread_local! {
+    /// The mounted code blocks by element id: how to bring one of their lines into view.
+    static BLOCKS: std::cell::RefCell<std::collections::HashMap<String, Callback<usize>>> = Default::default();
+}
+
+/// Bring 1-based line `line` of the code block with element id `id` into view (scrolling the block,
+/// never the page) and mark it. False when no such block is on the page. Works for lines the
+/// block has not rendered (a long block renders only the lines near the view).
+pub fn reveal_line(id: &str, line: usize) -> bool {
+    let cb = BLOCKS.with(|b| b.borrow().get(id).cloned());
+    cb.map(|cb| cb.emit(line.saturating_sub(1))).is_some()
+}
+
+/// The nearest element at or above `el` that scrolls vertically (the block itself when it does),
+/// short of the page.
+fn scroll_parent(el: &web_sys::Element) -> Option<web_sys::Element> {
+    let window = web_sys::window()?;
+    let mut at = Some(el.clone());
+    while let Some(e) = at {
+        if e.scroll_height() > e.client_height() + 1 {
+            let overflow = window
+                .get_computed_style(&e)
+                .ok()
+                .flatten()
+                .and_then(|s| s.get_property_value("overflow-y").ok())
+                .unwrap_or_default();
+            if overflow == "auto" || overflow == "scroll" {
+                return Some(e);
+            }
+        }
+        at = e.parent_element();
+        if at.as_ref().is_some_and(|p| p.tag_name().eq_ignore_ascii_case("body")) {
+            return None;
+        }
+    }
+    None
+}
+
+/// The distance between two rendered lines (the line pitch), from the first and last rendered
+/// line; `None` with fewer than two lines or before layout.
+fn measure_pitch(code: &web_sys::Element) -> Option<f64> {
+    use wasm_bindgen::JsCast;
+    let count = code.child_element_count();
+    if count < 2 {
+        return None;
+    }
+    let first = code.first_element_child()?.dyn_into::<web_sys::HtmlElement>().ok()?;
+    let last = code.last_element_child()?.dyn_into::<web_sys::HtmlElement>().ok()?;
+    let px = f64::from(last.offset_top() - first.offset_top()) / f64::from(count - 1);
+    (px.is_finite() && px > 1.0).then_some(px)
+}
+
+/// What a long block renders: its window of lines and the line pitch its padding assumes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Rendered {
+    window: Window,
+    px: f64,
+}
+
+/// A block's line pitch before it is measured (0.9rem at line-height 1.45).
+const GUESS_PX: f64 = 20.88;
+
+/// Recompute the window of a long block from where it is on the screen.
+fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, rendered: &UseStateHandle<Rendered>) {
+    let (Some(pre), Some(code)) = (pre.cast::<web_sys::Element>(), code.cast::<web_sys::Element>()) else { return };
+    let Some(win) = web_sys::window() else { return };
+    let px = measure_pitch(&code).unwrap_or(rendered.px);
+    let view_h = win.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let (pr, cr) = (pre.get_bounding_client_rect(), code.get_bounding_client_rect());
+    // What of the block is on the screen, in pixels below its first line.
+    let (top, bottom) = (pr.top().max(0.0) - cr.top(), pr.bottom().min(view_h) - cr.top());
+    let next = match visible(top, bottom, px, total) {
+        Some((first, last)) => window::around(first, last, total),
+        None => rendered.window,
+    };
+    let next = Rendered { window: next, px };
+    if next != **rendered {
+        rendered.set(next);
+    }
+}
+
+/// Python with line numbers and highlighting; the selected function stands out. A long block
+/// (more than [`FULL_MAX`] lines) renders only the lines near the view, the others standing in as
+/// padding of their height, and follows the scrolling of the page and of any box it is in.
 #[function_component(CodeBlock)]
 pub fn code_block(p: &CodeProps) -> Html {
     // Each line with the function it belongs to.
@@ -236,54 +321,121 @@ pub fn code_block(p: &CodeProps) -> Html {
         }
         code.split_inclusive('\n').zip(owner).map(|(l, o)| (AttrValue::from(l.to_string()), o)).collect()
     });
+    let total = lines.len();
     let pre = use_node_ref();
+    let code_ref = use_node_ref();
+    let rendered = use_state(|| Rendered { window: Window::initial(total), px: GUESS_PX });
+    // A new program starts at its top.
+    {
+        let rendered = rendered.clone();
+        use_effect_with(p.code.clone(), move |_| {
+            let px = rendered.px;
+            rendered.set(Rendered { window: Window::initial(total), px });
+        });
+    }
+    let current = if rendered.window.end <= total { rendered.window } else { Window::initial(total) };
+    // The line a link asked for, marked until the next link.
+    let goto = use_state(|| None::<usize>);
+    // Bring line `i` (0-based) near the top of the block's scrolling box, rendering it first.
+    let scroll_to = {
+        let (pre, code_ref, rendered) = (pre.clone(), code_ref.clone(), rendered.clone());
+        Rc::new(move |i: usize| {
+            let (Some(pre_el), Some(code_el)) = (pre.cast::<web_sys::Element>(), code_ref.cast::<web_sys::Element>())
+            else {
+                return;
+            };
+            let px = measure_pitch(&code_el).unwrap_or(rendered.px);
+            if let Some(sc) = scroll_parent(&pre_el) {
+                let line_top = code_el.get_bounding_client_rect().top() + i as f64 * px;
+                let delta = line_top - sc.get_bounding_client_rect().top() - 24.0;
+                sc.set_scroll_top(sc.scroll_top() + delta.round() as i32);
+            }
+            let rows = (f64::from(pre_el.client_height()) / px).ceil() as usize;
+            let want = Rendered { window: window::showing(i, rows, total), px };
+            if want != *rendered {
+                rendered.set(want);
+            }
+        })
+    };
+    // Follow the view: any scroll on the page (captured at the window: scroll events do not bubble)
+    // or a resize may bring other lines into view.
+    {
+        let (pre, code_ref, rendered) = (pre.clone(), code_ref.clone(), rendered.clone());
+        use_effect_with((total, *rendered), move |(total, _)| {
+            let total = *total;
+            let listeners = (total > FULL_MAX).then(|| {
+                follow_view(&pre, &code_ref, total, &rendered);
+                let win = web_sys::window()?;
+                let options = gloo::events::EventListenerOptions::run_in_capture_phase();
+                let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());
+                let scroll =
+                    EventListener::new_with_options(&win, "scroll", options, move |_| follow_view(&a, &b, total, &c));
+                let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());
+                let resize = EventListener::new(&win, "resize", move |_| follow_view(&a, &b, total, &c));
+                Some((scroll, resize))
+            });
+            move || drop(listeners)
+        });
+    }
+    // Line links from elsewhere on the page (`reveal_line`).
+    {
+        let (scroll_to, goto) = (scroll_to.clone(), goto.clone());
+        use_effect_with(p.id.clone(), move |id| {
+            let key = id.to_string();
+            let cb = Callback::from(move |i: usize| {
+                goto.set(Some(i));
+                scroll_to(i);
+            });
+            BLOCKS.with(|b| b.borrow_mut().insert(key.clone(), cb));
+            move || {
+                BLOCKS.with(|b| b.borrow_mut().remove(&key));
+            }
+        });
+    }
     // Bring the selected function into view.
     {
-        let pre = pre.clone();
-        let target = p.selected.clone();
-        use_effect_with((target, p.code.clone()), move |(target, _)| {
-            if let (Some(t), Some(el)) = (target, pre.cast::<web_sys::Element>()) {
-                if let Ok(Some(first)) = el.query_selector(&format!(".line[data-fn=\"{t}\"]")) {
-                    scroll_within(&el, &first);
+        let (scroll_to, lines) = (scroll_to.clone(), lines.clone());
+        use_effect_with((p.selected.clone(), p.code.clone()), move |(target, _)| {
+            if let Some(t) = target {
+                if let Some(i) = lines.iter().position(|(_, f)| f.as_ref() == Some(t)) {
+                    scroll_to(i);
                 }
             }
         });
     }
     // Bring the first marked line into view.
     {
-        let pre = pre.clone();
+        let scroll_to = scroll_to.clone();
         use_effect_with((p.marked.clone(), p.code.clone()), move |(marked, _)| {
-            if let (Some(m), Some(el)) = (marked, pre.cast::<web_sys::Element>()) {
-                if !m.is_empty() {
-                    if let Ok(Some(first)) = el.query_selector(".line.marked") {
-                        scroll_within(&el, &first);
-                    }
-                }
+            if let Some(&first) = marked.as_ref().and_then(|m| m.iter().min()) {
+                scroll_to(first.saturating_sub(1));
             }
         });
     }
+    let windowed = total > FULL_MAX;
+    let style = windowed.then(|| {
+        format!(
+            "display: block; padding-top: {:.2}px; padding-bottom: {:.2}px; counter-reset: line {};",
+            current.start as f64 * rendered.px,
+            (total - current.end) as f64 * rendered.px,
+            current.start
+        )
+    });
+    let start = current.start;
     html! {
-        <pre id={p.id.clone()} class="code" ref={pre}><code>
-            { for lines.iter().enumerate().map(|(i, (text, f))| html! {
-                <Line text={text.clone()}
+        <pre id={p.id.clone()} class="code" ref={pre} data-lines={total.to_string()}><code ref={code_ref} {style}
+            data-window={windowed.then(|| format!("{}-{}", current.start, current.end))}>
+            { for lines[current.start..current.end].iter().enumerate().map(|(k, (text, f))| { let i = start + k; html! {
+                <Line key={i} text={text.clone()}
                     selected={f.is_some() && f == &p.selected}
                     hovered={f.is_some() && f == &p.hovered}
                     function={f.clone()}
                     on_select={p.on_select.clone()}
                     state={p.states.as_ref().and_then(|s| s.get(i).cloned())}
                     on_why={p.on_why.clone()}
-                    marked={p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))} />
-            }) }
+                    marked={*goto == Some(i) || p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))} />
+            } }) }
         </code></pre>
-    }
-}
-
-/// Scroll a scrollable container so that `child` is near its top, without moving the page.
-/// (The container is positioned, so it is the child's offset parent.)
-fn scroll_within(container: &web_sys::Element, child: &web_sys::Element) {
-    use wasm_bindgen::JsCast;
-    if let Some(child) = child.dyn_ref::<web_sys::HtmlElement>() {
-        container.set_scroll_top((child.offset_top() - 24).max(0));
     }
 }
 

@@ -8,6 +8,9 @@
 //! ("f12: to edit"), with one tab stop (a roving tab index: the selected vertex, else the first):
 //! the arrow keys move along a layer and to the nearest vertex of the layer above or below, Enter
 //! or Space selects. The gallery's small drawings are pictures (`interactive = false`).
+//!
+//! A graph of more than [`super::bigraph::CLUSTER_FROM`] functions is drawn in clusters instead
+//! (`bigraph.rs`).
 
 use super::app::Shown;
 use crate::graph::layout::layered;
@@ -57,7 +60,7 @@ pub fn neighbour(p: &Placed, v: usize, key: &str) -> Option<usize> {
 }
 
 /// Move the keyboard focus (and the one tab stop) from vertex element `from` to `to`.
-fn move_focus(from: &str, to: &str) {
+pub(super) fn move_focus(from: &str, to: &str) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
     let (Some(a), Some(b)) = (doc.get_element_by_id(from), doc.get_element_by_id(to)) else { return };
     let _ = a.set_attribute("tabindex", "-1");
@@ -113,8 +116,29 @@ pub struct GraphProps {
 
 #[function_component(CallGraphSvg)]
 pub fn call_graph_svg(p: &GraphProps) -> Html {
-    let memo = use_memo(p.shown.clone(), |s| s.generated.call_graph().map(|(g, _)| Rc::new(place(g))));
-    let (Some((cg, built)), Some(placed)) = (p.shown.generated.call_graph(), (*memo).clone()) else {
+    // A big graph is drawn in clusters (`bigraph.rs`); only the interactive view has them.
+    let big =
+        p.interactive && p.shown.generated.call_graph().is_some_and(|(g, _)| g.len() > super::bigraph::CLUSTER_FROM);
+    let memo = use_memo((p.shown.clone(), big), |(s, big)| {
+        s.generated.call_graph().map(|(g, built)| {
+            if *big {
+                Err(Rc::new(super::bigraph::clustered(g, &built.roles)))
+            } else {
+                Ok(Rc::new(place(g)))
+            }
+        })
+    });
+    let placed = match (*memo).clone() {
+        Some(Ok(placed)) => placed,
+        Some(Err(clustered)) => {
+            return html! {
+                <super::bigraph::BigCallGraph shown={p.shown.clone()} {clustered} selected={p.selected.clone()}
+                    on_select={p.on_select.clone()} on_hover={p.on_hover.clone()} zoom={p.zoom} />
+            };
+        }
+        None => return html! {},
+    };
+    let Some((cg, built)) = p.shown.generated.call_graph() else {
         return html! {};
     };
     let roles = &built.roles;

@@ -317,7 +317,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
-    let llm = crate::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
+    // Once per task, not at every hover (an n = 2,000 task is a megabyte to serialise and hash).
+    let llm = use_memo(p.shown.clone(), |s| {
+        AttrValue::from(crate::kinds::prompt::llm_prompt(&s.generated.task.prompt, &s.generated.task.starter_code))
+    });
+    let llm = (*llm).clone();
+    let hash = use_memo(p.shown.clone(), |s| crate::task::task_hash(&s.generated.task));
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
         let active = *tab == which;
@@ -475,7 +480,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
 
     html! {
-        <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
+        <section id="task" class="task" data-hash={(*hash).clone()} data-spec={task.spec.canonical()}>
             <h1 class="task-title">{ title(&task.spec) }</h1>
             <p id="stats" class="stats">
                 { match &merge {

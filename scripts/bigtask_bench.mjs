@@ -1,0 +1,143 @@
+// Big task pages in Lighthouse (desktop preset), several runs each, with where the main thread's
+// time goes: BENCHMARKS.md's "Big tasks" section. scripts/lighthouse.sh starts `cabrito serve` and
+// calls this with `bash scripts/lighthouse.sh --big [--sizes 25,200,1000,2000] [--runs 5]`.
+//
+//   node scripts/bigtask_bench.mjs --base http://127.0.0.1:PORT/ [--sizes LIST] [--runs K]
+//        [--spec 'kind=add_parameter&seed=3'] [--json FILE]
+//
+// Per run: performance score, largest contentful paint, total blocking time, the app's
+// `cabrito-task-rendered` mark and `cabrito-generate` measure, the longest main-thread task of the
+// load and what that task spent its time on (from Lighthouse's trace: script, style, layout, paint).
+// Then a Markdown table of the medians.
+
+import lighthouse from 'lighthouse';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+import * as chromeLauncher from 'chrome-launcher';
+import { writeFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const base = opt('--base');
+if (!base) {
+  console.error('bigtask_bench.mjs: --base URL is required');
+  process.exit(2);
+}
+const sizes = opt('--sizes', '25,200,1000,2000').split(',').map(Number);
+const runs = Number(opt('--runs', '5'));
+const extra = opt('--spec', 'kind=add_parameter&seed=3');
+const chromePath = process.env.CABRITO_CHROMIUM || '/usr/bin/chromium';
+
+// Trace events of the page's main thread (the renderer's CrRendererMain with the most work).
+function mainThread(events) {
+  const names = new Map();
+  for (const e of events) {
+    if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain') names.set(`${e.pid}:${e.tid}`, 0);
+  }
+  for (const e of events) {
+    const k = `${e.pid}:${e.tid}`;
+    if (names.has(k) && e.name === 'RunTask' && e.dur) names.set(k, names.get(k) + e.dur);
+  }
+  const best = [...names.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return events.filter((e) => `${e.pid}:${e.tid}` === best && e.ph === 'X');
+}
+
+// What a task spent its time on: the durations of the events directly inside it, by kind.
+const KINDS = {
+  script: ['FunctionCall', 'EvaluateScript', 'v8.compile', 'v8.compileModule', 'TimerFire', 'FireAnimationFrame',
+    'EventDispatch', 'RunMicrotasks', 'v8.callFunction', 'V8.Execute', 'v8.run', 'wasm.CompileLazy'],
+  style: ['UpdateLayoutTree', 'RecalculateStyles', 'ParseAuthorStyleSheet'],
+  layout: ['Layout', 'PrePaint', 'Layerize'],
+  paint: ['Paint', 'PaintImage', 'CompositeLayers', 'UpdateLayer', 'Commit'],
+};
+function breakdown(thread, task) {
+  const end = task.ts + task.dur;
+  const inside = thread.filter((e) => e !== task && e.ts >= task.ts && e.ts + (e.dur || 0) <= end && e.dur);
+  // Only the outermost events of each kind count (nested ones are inside them).
+  inside.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const out = { script: 0, style: 0, layout: 0, paint: 0 };
+  const open = { script: 0, style: 0, layout: 0, paint: 0 };
+  for (const e of inside) {
+    for (const [k, list] of Object.entries(KINDS)) {
+      if (list.includes(e.name) && e.ts >= open[k]) {
+        out[k] += e.dur / 1000;
+        open[k] = e.ts + e.dur;
+      }
+    }
+  }
+  return out;
+}
+
+const median = (xs) => {
+  const s = xs.filter((x) => x != null).sort((a, b) => a - b);
+  if (!s.length) return null;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const ms = (x) => (x == null ? 'n/a' : `${Math.round(x).toLocaleString('en')} ms`);
+
+const chrome = await chromeLauncher.launch({
+  chromePath,
+  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const rows = [];
+try {
+  for (const n of sizes) {
+    for (let r = 0; r < runs; r++) {
+      const url = `${base}#/task?v=1&n=${n}&${extra}`;
+      const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: ['performance'] };
+      const result = await lighthouse(url, flags, desktopConfig);
+      const lhr = result.lhr;
+      if (lhr.runtimeError) {
+        console.error(`n=${n}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+        continue;
+      }
+      const timings = lhr.audits['user-timings']?.details?.items || [];
+      const timing = (name) => timings.find((i) => i.name === name);
+      const thread = mainThread(result.artifacts.Trace.traceEvents);
+      const tasks = thread.filter((e) => e.name === 'RunTask').sort((a, b) => b.dur - a.dur);
+      const longest = tasks[0];
+      const row = {
+        n,
+        run: r + 1,
+        performance: Math.round(lhr.categories.performance.score * 100),
+        lcp: lhr.audits['largest-contentful-paint']?.numericValue,
+        tbt: lhr.audits['total-blocking-time']?.numericValue,
+        rendered: timing('cabrito-task-rendered')?.startTime,
+        generate: timing('cabrito-generate')?.duration,
+        longest: longest ? longest.dur / 1000 : null,
+        over50: tasks.filter((t) => t.dur > 50000).length,
+        inLongest: longest ? breakdown(thread, longest) : null,
+        measures: timings.filter((i) => i.timingType === 'Measure').map((i) => [i.name, i.duration]),
+      };
+      rows.push(row);
+      const b = row.inLongest || {};
+      console.log(
+        `n=${String(n).padEnd(5)} run ${row.run}: performance ${row.performance}, LCP ${ms(row.lcp)}, TBT ${ms(row.tbt)}, ` +
+          `task rendered ${ms(row.rendered)} (generate ${ms(row.generate)}), longest task ${ms(row.longest)} ` +
+          `[script ${ms(b.script)}, style ${ms(b.style)}, layout ${ms(b.layout)}, paint ${ms(b.paint)}], ` +
+          `${row.over50} tasks over 50 ms; measures: ${row.measures.map(([k, v]) => `${k} ${ms(v)}`).join(', ')}`,
+      );
+    }
+  }
+} finally {
+  await chrome.kill();
+}
+
+console.log(`\nMedians of ${runs} runs (desktop preset; task ${extra}):\n`);
+console.log('| n | performance | LCP | TBT | `cabrito-task-rendered` | generate | longest task | of which script / style / layout / paint |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const n of sizes) {
+  const rs = rows.filter((r) => r.n === n);
+  const m = (f) => median(rs.map(f));
+  console.log(
+    `| ${n.toLocaleString('en')} | ${m((r) => r.performance)} | ${ms(m((r) => r.lcp))} | ${ms(m((r) => r.tbt))} | ` +
+      `${ms(m((r) => r.rendered))} (${ms(Math.min(...rs.map((r) => r.rendered ?? Infinity)))}–${ms(Math.max(...rs.map((r) => r.rendered ?? 0)))}) | ` +
+      `${ms(m((r) => r.generate))} | ${ms(m((r) => r.longest))} | ` +
+      `${['script', 'style', 'layout', 'paint'].map((k) => ms(m((r) => r.inLongest?.[k]))).join(' / ')} |`,
+  );
+}
+const json = opt('--json');
+if (json) writeFileSync(json, JSON.stringify(rows, null, 1));

@@ -1,0 +1,157 @@
+//! Which lines of a long code block the page renders: the lines in view plus a margin, in whole
+//! chunks (so that scrolling a few lines renders nothing new), the rest stood in for by padding of
+//! the same height. Blocks of at most [`FULL_MAX`] lines render every line. Pure arithmetic; the app
+//! (`web/code.rs`) measures the pixels.
+
+/// Blocks of at most this many lines render all of them (every `n = 200` task is under it).
+pub const FULL_MAX: usize = 3_000;
+/// Window edges fall on multiples of this many lines.
+pub const CHUNK: usize = 50;
+/// Lines rendered beyond each edge of the view.
+pub const MARGIN: usize = 100;
+/// The lines rendered before anything is measured (the top of the block).
+pub const INITIAL: usize = 250;
+
+/// Lines `[start, end)` to render.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Window {
+    /// The window of a freshly shown block of `total` lines: all of them when the block is short,
+    /// else its first [`INITIAL`].
+    pub fn initial(total: usize) -> Window {
+        if total <= FULL_MAX {
+            Window { start: 0, end: total }
+        } else {
+            Window { start: 0, end: INITIAL.min(total) }
+        }
+    }
+
+    /// Whether line `i` (0-based) is rendered.
+    pub fn contains(&self, i: usize) -> bool {
+        self.start <= i && i < self.end
+    }
+
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// The lines `[first, last)` at least partly inside a view that runs from `top` to `bottom` pixels
+/// below the first line's top, for lines `line_px` high; `None` when nothing is in view (or the
+/// sizes are not known yet).
+pub fn visible(top: f64, bottom: f64, line_px: f64, total: usize) -> Option<(usize, usize)> {
+    if line_px.is_nan() || line_px <= 0.0 || !top.is_finite() || !bottom.is_finite() || bottom <= top || total == 0 {
+        return None;
+    }
+    let height = line_px * total as f64;
+    let (top, bottom) = (top.max(0.0), bottom.min(height));
+    if bottom <= top {
+        return None;
+    }
+    let first = (top / line_px).floor() as usize;
+    let last = ((bottom / line_px).ceil() as usize).min(total);
+    (first < last).then_some((first.min(total - 1), last))
+}
+
+/// The window for lines `[first, last)` in view of a block of `total` lines: those lines plus
+/// [`MARGIN`] on each side, widened to whole [`CHUNK`]s and clipped to the block. A short block is
+/// always rendered whole.
+pub fn around(first: usize, last: usize, total: usize) -> Window {
+    if total <= FULL_MAX {
+        return Window { start: 0, end: total };
+    }
+    let last = last.max(first + 1).min(total);
+    let first = first.min(last - 1);
+    let start = first.saturating_sub(MARGIN) / CHUNK * CHUNK;
+    let end = (last + MARGIN).div_ceil(CHUNK).saturating_mul(CHUNK).min(total);
+    Window { start, end }
+}
+
+/// The window that shows line `i` near the top of the view (a line link's target), assuming a
+/// view of `rows` lines.
+pub fn showing(i: usize, rows: usize, total: usize) -> Window {
+    let i = i.min(total.saturating_sub(1));
+    around(i.saturating_sub(4), i + rows.max(1), total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn short_blocks_render_every_line() {
+        for total in [0, 1, 200, FULL_MAX] {
+            assert_eq!(Window::initial(total), Window { start: 0, end: total });
+            assert_eq!(around(0, 10.min(total), total), Window { start: 0, end: total });
+        }
+        assert_eq!(Window::initial(FULL_MAX + 1), Window { start: 0, end: INITIAL });
+    }
+
+    #[test]
+    fn visible_lines_from_pixels() {
+        // 20 px lines; the view shows pixels 100 to 300 of a 1,000-line block: lines 5 to 14.
+        assert_eq!(visible(100.0, 300.0, 20.0, 1000), Some((5, 15)));
+        // Partly visible lines count.
+        assert_eq!(visible(110.0, 301.0, 20.0, 1000), Some((5, 16)));
+        // A view above the block, below it, empty, or not measured: nothing.
+        assert_eq!(visible(-300.0, -10.0, 20.0, 1000), None);
+        assert_eq!(visible(20_000.0, 20_500.0, 20.0, 1000), None);
+        assert_eq!(visible(100.0, 100.0, 20.0, 1000), None);
+        assert_eq!(visible(0.0, 100.0, 0.0, 1000), None);
+        assert_eq!(visible(0.0, 100.0, f64::NAN, 1000), None);
+        // A view larger than the block: all of it.
+        assert_eq!(visible(-50.0, 1e9, 20.0, 10), Some((0, 10)));
+    }
+
+    #[test]
+    fn a_link_to_the_last_line_shows_it() {
+        let total = 8_697;
+        let w = showing(total - 1, 40, total);
+        assert!(w.contains(total - 1) && w.end == total);
+        let w = showing(4_000, 40, total);
+        assert!(w.contains(3_996) && w.contains(4_039));
+    }
+
+    proptest! {
+        /// The window holds the view, stays in the block, is bounded, and falls on chunks.
+        #[test]
+        fn window_covers_the_view(total in (FULL_MAX + 1)..40_000usize, a in 0usize..40_000, rows in 1usize..200) {
+            let first = a % total;
+            let last = (first + rows).min(total);
+            let w = around(first, last, total);
+            prop_assert!(w.start <= first && last <= w.end && w.end <= total);
+            prop_assert!(w.len() <= rows + 2 * MARGIN + 2 * CHUNK);
+            prop_assert!(w.start.is_multiple_of(CHUNK));
+            prop_assert!(w.end == total || w.end.is_multiple_of(CHUNK));
+            // Scrolling by less than the margin's slack keeps the same window when still covered.
+            let again = around(first, last, total);
+            prop_assert_eq!(w, again);
+        }
+
+        /// Pixels to lines and back: every line whose pixels meet the view is in the answer.
+        #[test]
+        fn visible_is_exact(top in 0.0f64..100_000.0, span in 1.0f64..2_000.0, px in 10.0f64..40.0, total in 1usize..10_000) {
+            if let Some((first, last)) = visible(top, top + span, px, total) {
+                prop_assert!(first < last && last <= total);
+                for i in [first, last - 1] {
+                    let (a, b) = (i as f64 * px, (i + 1) as f64 * px);
+                    prop_assert!(b > top && a < top + span, "line {} at {}..{} outside {}..{}", i, a, b, top, top + span);
+                }
+                if first > 0 {
+                    prop_assert!((first as f64) * px <= top);
+                }
+            } else {
+                prop_assert!(top >= px * total as f64);
+            }
+        }
+    }
+}
