@@ -166,7 +166,16 @@ mod tests {
         ] {
             assert!(is_hashed(name), "{name}");
         }
-        for name in ["/", "/index.html", "/checker.js", "/checker_bg.wasm", "/checker_loader.js", "/x-abc.js", "/x-b87b087ccae4ad4g.js", "-b87b087ccae4ad4e"] {
+        for name in [
+            "/",
+            "/index.html",
+            "/checker.js",
+            "/checker_bg.wasm",
+            "/checker_loader.js",
+            "/x-abc.js",
+            "/x-b87b087ccae4ad4g.js",
+            "-b87b087ccae4ad4e",
+        ] {
             assert!(!is_hashed(name), "{name}");
         }
     }
