@@ -6,6 +6,7 @@ pub mod agents;
 pub mod analysis;
 pub mod app;
 pub mod bigraph;
+pub mod cards;
 pub mod checker;
 pub mod code;
 pub mod files;
