@@ -74,6 +74,7 @@ begin "browser end-to-end (headless Chromium + cabrito serve)"
 cargo test --locked --test browser_e2e -- --nocapture
 cargo test --locked --test results_e2e -- --nocapture
 cargo test --locked --test agents_e2e -- --nocapture
+cargo test --locked --test bigtask_e2e -- --nocapture
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 
