@@ -265,15 +265,23 @@ fn scroll_parent(el: &web_sys::Element) -> Option<web_sys::Element> {
 /// The distance between two rendered lines (the line pitch), from the first and last rendered
 /// line; `None` with fewer than two lines or before layout.
 fn measure_pitch(code: &web_sys::Element) -> Option<f64> {
-    use wasm_bindgen::JsCast;
     let count = code.child_element_count();
     if count < 2 {
         return None;
     }
-    let first = code.first_element_child()?.dyn_into::<web_sys::HtmlElement>().ok()?;
-    let last = code.last_element_child()?.dyn_into::<web_sys::HtmlElement>().ok()?;
-    let px = f64::from(last.offset_top() - first.offset_top()) / f64::from(count - 1);
+    let first = code.first_element_child()?.get_bounding_client_rect().top();
+    let last = code.last_element_child()?.get_bounding_client_rect().top();
+    let px = (last - first) / f64::from(count - 1);
     (px.is_finite() && px > 1.0).then_some(px)
+}
+
+/// The pitch to keep: the measured one, unless it is within a rounding error of the one in use (so
+/// that re-measuring a new window never re-renders for nothing).
+fn settle(measured: Option<f64>, current: f64) -> f64 {
+    match measured {
+        Some(px) if (px - current).abs() > 0.01 => px,
+        _ => current,
+    }
 }
 
 /// What a long block renders: its window of lines and the line pitch its padding assumes.
@@ -290,7 +298,7 @@ const GUESS_PX: f64 = 20.88;
 fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, rendered: &UseStateHandle<Rendered>) {
     let (Some(pre), Some(code)) = (pre.cast::<web_sys::Element>(), code.cast::<web_sys::Element>()) else { return };
     let Some(win) = web_sys::window() else { return };
-    let px = measure_pitch(&code).unwrap_or(rendered.px);
+    let px = settle(measure_pitch(&code), rendered.px);
     let view_h = win.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
     let (pr, cr) = (pre.get_bounding_client_rect(), code.get_bounding_client_rect());
     // What of the block is on the screen, in pixels below its first line.
@@ -344,7 +352,7 @@ pub fn code_block(p: &CodeProps) -> Html {
             else {
                 return;
             };
-            let px = measure_pitch(&code_el).unwrap_or(rendered.px);
+            let px = settle(measure_pitch(&code_el), rendered.px);
             if let Some(sc) = scroll_parent(&pre_el) {
                 let line_top = code_el.get_bounding_client_rect().top() + i as f64 * px;
                 let delta = line_top - sc.get_bounding_client_rect().top() - 24.0;
