@@ -55,6 +55,8 @@ const allRuns = bench
       ['task n=25', task(25), ['desktop'], ['dark'], CHECK],
       ['task runtime', '#/task?v=1&kind=dead_code&axis=runtime&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
       ['task instr.', '#/task?v=1&kind=add_parameter&axis=instructions&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
+      // A big task: the windowed code and the clustered call graph (web/bigraph.rs).
+      ['task n=1000', task(1000), ['desktop'], ['light', 'dark'], CHECK],
       ['scale', '#/scale?v=1&kind=add_parameter', ['desktop'], ['light', 'dark'], CHECK],
       ['results', '#/results', ['desktop'], ['light', 'dark'], CHECK],
       ['traces', '#/traces', ['desktop'], ['light', 'dark'], CHECK],

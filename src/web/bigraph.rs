@@ -236,11 +236,10 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                         <title>{ label }</title>
                         if is_open {
                             <rect width={w.to_string()} height={(h - 6.0).to_string()} rx="6" style={format!("stroke: {}; stroke-width: 3", role.colour())} />
-                            <text x="10" y={(h / 2.0).to_string()}>{ format!("− {count} functions") }</text>
+                            <text x="10" y={(h / 2.0).to_string()}>{ format!("{count} functions") }</text>
                         } else {
                             <rect width={w.to_string()} height={h.to_string()} rx="8" fill={role.colour()} />
-                            <text x={(w / 2.0).to_string()} y="17" text-anchor="middle">{ format!("+ {count} functions") }</text>
-                            <text class="cluster-layers" x={(w / 2.0).to_string()} y="32" text-anchor="middle">{ layers }</text>
+                            <text x={(w / 2.0).to_string()} y={(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ format!("{count} functions") }</text>
                         }
                     </g>
                 }
