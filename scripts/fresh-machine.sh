@@ -24,7 +24,9 @@
 # Inside, the clone is /work/cabrito (its shared/ is /work/shared) and the command runs there as
 # root in a login shell (`bash -lc`), with PATH as rustup's installer leaves it. /proc, /sys, /dev,
 # /dev/pts and /dev/shm are mounted into the machine and unmounted on exit (also on failure or
-# Ctrl-C), after every process still running inside it is ended.
+# Ctrl-C), after every process still running inside it is ended. This machine's TLS trust (the CA
+# certificates it has beyond Debian's, and the variables such as SSL_CERT_FILE that point tools at
+# them) is carried in, since every machine of this kind reaches the registries through it.
 set -euo pipefail
 
 ROOT=/work/fresh-root
