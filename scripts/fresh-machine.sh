@@ -28,6 +28,9 @@
 # certificates it has beyond Debian's, and the variables such as SSL_CERT_FILE that point tools at
 # them) is carried in, since every machine of this kind reaches the registries through it.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing this file while a run goes on (a run
+# lasts half an hour) must not change what the running script does next.
+{
 
 ROOT=/work/fresh-root
 COMMIT=main
@@ -278,3 +281,4 @@ wait "$RUN" 2>/dev/null || true
 rm -f "$FIFO"
 [ -n "$MATCH" ] || log "the command ended after $(elapsed) without a line matching /$UNTIL/"
 exit "$STATUS"
+}
