@@ -9,6 +9,7 @@ pub mod checker;
 pub mod code;
 pub mod files;
 pub mod grade;
+pub mod keys;
 pub mod graph;
 pub mod lazy;
 pub mod merge;
