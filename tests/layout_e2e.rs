@@ -5,7 +5,8 @@
 //! follow the line link and see the line; switch panels and code tabs by keyboard (never while
 //! typing); open the help dialog with `?` and close it with Escape (focus back where it was); large
 //! type still fits; `panel=` in a link opens that panel, an unknown one shows a banner; the runtime
-//! "why this branch?" is reachable by keyboard; the controls fold the settings that do not apply.
+//! "why this branch?" is reachable by keyboard; the controls fold the settings that do not apply; the
+//! agents page (watching and walking) fits the window the same way.
 //!
 //! Needs what tests/browser_e2e.rs needs (dist/, chromedriver, Chromium). Without them the test is
 //! skipped with a message, except under CI.
@@ -350,6 +351,20 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     if shown_panel(driver).await? != "grade" {
         return Err("an unknown panel does not fall back to the grade panel".into());
     }
+
+    // The agents page in the same scheme: the run's regions side by side, no page to scroll.
+    driver.goto(format!("{base}#/agents?v=1&n=25&seed=3")).await?;
+    wait_for(driver, "the agents page", "return !!document.querySelector('#watch #step-next');", 60).await?;
+    must_fit(
+        driver,
+        &format!("{tag}: the agents page, watching"),
+        &["#step-next", "#watch .watch-left", "#watch .code-panel", "#watch > .graph-panel"],
+    )
+    .await?;
+    driver.screenshot(&shots.join(format!("layout-{tag}-agents.png"))).await?;
+    driver.find(By::Id("tab-walk")).await?.click().await?;
+    wait_for(driver, "the console", "return !!document.getElementById('console-input');", 10).await?;
+    must_fit(driver, &format!("{tag}: the agents page, walking"), &["#console-input", "#walk .code-panel"]).await?;
     console_clean(driver, &format!("the layout at {tag}")).await?;
     Ok(())
 }

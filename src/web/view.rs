@@ -617,7 +617,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         html! {
             <button id={format!("panel-tab-{}", which.as_str())} type="button" role="tab"
                 class={classes!("tab", active.then_some("active"))} aria-selected={active.to_string()}
-                aria-controls={format!("panel-{}", which.as_str())} tabindex={if active { "0" } else { "-1" }}
+                aria-controls={format!("panel-{}", which.as_str())}
                 title={format!("Shortcut: {key}")} data-key={key}
                 onclick={Callback::from(move |_: MouseEvent| switch.emit(which))}>
                 { side_label(which) }
