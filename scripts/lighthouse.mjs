@@ -2,12 +2,15 @@
 // `cabrito serve`. scripts/lighthouse.sh starts the server and calls this; see there for the modes.
 //
 //   node scripts/lighthouse.mjs --base http://127.0.0.1:PORT/ [--bench] [--json FILE]
+//                               [--only VIEW,VIEW] [--preset desktop|mobile] [--repeat K] [--lhr DIR]
 //
 // Test mode (the default) fails (exit 1) when a view scores under the floors for accessibility and
 // best practices, in either theme; performance is printed, never checked (scores are noisy on a
 // shared machine). Bench mode runs the gallery and task pages at n = 25, 200, 1,000 and 2,000, desktop
 // and mobile, and prints a Markdown table: performance, largest contentful paint, total blocking
-// time and the app's own `cabrito-task-rendered` mark.
+// time and the app's own `cabrito-task-rendered` mark. `--only` keeps the named views (`gallery`,
+// `task n=25`, ...), `--preset` one preset, and `--repeat K` runs each K times and reports the median
+// (of the score, LCP, TBT and the mark, each on its own); `--lhr DIR` keeps each run's full report.
 
 import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
@@ -27,13 +30,20 @@ if (!base) {
   process.exit(2);
 }
 const bench = args.includes('--bench');
+const only = opt('--only') ? opt('--only').split(',') : null;
+const onlyPreset = opt('--preset');
+const repeat = Math.max(1, Number(opt('--repeat') || 1));
+const median = (xs) => {
+  const v = xs.filter((x) => x != null).sort((a, b) => a - b);
+  return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
+};
 const chromePath = process.env.CABRITO_CHROMIUM || '/usr/bin/chromium';
 
 const task = (n) => `#/task?v=1&kind=add_parameter&n=${n}&seed=3`;
 // [name, fragment, presets, themes, categories]
 const ALL = ['performance', 'accessibility', 'best-practices'];
 const CHECK = ['accessibility', 'best-practices'];
-const runs = bench
+const allRuns = bench
   ? [
       ['gallery', '#/', ['desktop', 'mobile'], ['light'], ['performance']],
       ...[25, 200, 1000, 2000].map((n) => [`task n=${n}`, task(n), ['desktop', 'mobile'], ['light'], ['performance']]),
@@ -50,6 +60,9 @@ const runs = bench
       ['traces', '#/traces', ['desktop'], ['light', 'dark'], CHECK],
       ['agents', '#/agents?v=1&kind=add_parameter&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
     ];
+const runs = allRuns
+  .filter(([name]) => !only || only.includes(name))
+  .map(([name, fragment, presets, ...rest]) => [name, fragment, presets.filter((p) => !onlyPreset || p === onlyPreset), ...rest]);
 
 // One Chromium per theme: the dark one is told the system is dark (prefers-color-scheme).
 const chromes = {};
@@ -73,26 +86,44 @@ try {
         const chrome = await chromeFor(theme);
         const started = Date.now();
         const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
-        const result = await lighthouse(base + fragment, flags, preset === 'desktop' ? desktopConfig : undefined);
-        const lhr = result.lhr;
+        const samples = [];
+        let lhr;
+        for (let k = 0; k < repeat; k++) {
+          const result = await lighthouse(base + fragment, flags, preset === 'desktop' ? desktopConfig : undefined);
+          lhr = result.lhr;
+          if (opt('--lhr')) writeFileSync(`${opt('--lhr')}/${name.replace(/[^a-z0-9]+/gi, '_')}-${preset}-${theme}-${k}.json`, JSON.stringify(lhr));
+          if (lhr.runtimeError) break;
+          const score = (c) => (lhr.categories[c] ? Math.round(lhr.categories[c].score * 100) : null);
+          const timing = lhr.audits['user-timings']?.details?.items?.find((i) => i.name === 'cabrito-task-rendered');
+          samples.push({
+            performance: score('performance'),
+            accessibility: score('accessibility'),
+            bestPractices: score('best-practices'),
+            lcp: lhr.audits['largest-contentful-paint']?.numericValue,
+            tbt: lhr.audits['total-blocking-time']?.numericValue,
+            rendered: timing?.startTime,
+          });
+        }
         if (lhr.runtimeError) {
           failures.push(`${name} ${preset} ${theme}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
           continue;
         }
-        const score = (c) => (lhr.categories[c] ? Math.round(lhr.categories[c].score * 100) : null);
-        const timing = lhr.audits['user-timings']?.details?.items?.find((i) => i.name === 'cabrito-task-rendered');
+        const pick = (k) => (repeat === 1 ? samples[0][k] : median(samples.map((x) => x[k])));
         const row = {
           view: name,
           preset,
           theme,
-          performance: score('performance'),
-          accessibility: score('accessibility'),
-          bestPractices: score('best-practices'),
-          lcp: lhr.audits['largest-contentful-paint']?.numericValue,
-          tbt: lhr.audits['total-blocking-time']?.numericValue,
-          rendered: timing?.startTime,
+          performance: pick('performance'),
+          accessibility: Math.min(...samples.map((x) => x.accessibility ?? 100)),
+          bestPractices: Math.min(...samples.map((x) => x.bestPractices ?? 100)),
+          lcp: pick('lcp'),
+          tbt: pick('tbt'),
+          rendered: pick('rendered'),
           seconds: (Date.now() - started) / 1000,
+          samples,
         };
+        if (!categories.includes('accessibility')) row.accessibility = null;
+        if (!categories.includes('best-practices')) row.bestPractices = null;
         rows.push(row);
         const line = [
           `${name.padEnd(13)} ${preset.padEnd(7)} ${theme.padEnd(5)}`,
@@ -100,7 +131,7 @@ try {
           row.accessibility != null ? `accessibility ${row.accessibility}` : '',
           row.bestPractices != null ? `best practices ${row.bestPractices}` : '',
           categories.includes('performance') ? `LCP ${ms(row.lcp)}, TBT ${ms(row.tbt)}, task rendered ${ms(row.rendered)}` : '',
-          `(${row.seconds.toFixed(0)} s)`,
+          repeat > 1 ? `(median of ${repeat}: performance ${samples.map((x) => x.performance).join(', ')}; ${row.seconds.toFixed(0)} s)` : `(${row.seconds.toFixed(0)} s)`,
         ];
         console.log(line.filter(Boolean).join('  '));
         // Audits that fail without costing points (weight 0) are printed too.

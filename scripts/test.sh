@@ -7,7 +7,8 @@
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
 #   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
-#   5. app build        trunk build --release into dist/, with its sizes
+#   5. app build        trunk build --release into dist/, with its sizes; the first download under
+#                       its gzip budget (tests/first_download.rs)
 #   6. browser e2e      headless Chromium against `cabrito serve` serving dist/
 #   7. lighthouse       Lighthouse on every view, light and dark, desktop and mobile for the gallery
 #                       and a task page: fails under 100 for accessibility or best practices
@@ -64,6 +65,8 @@ done_step
 begin "app build (trunk build --release)"
 build_app
 report_dist
+# The first download (what index.html fetches before the page is interactive), in gzip, under its budget.
+cargo test --locked --test first_download -- --nocapture
 done_step
 
 begin "browser end-to-end (headless Chromium + cabrito serve)"

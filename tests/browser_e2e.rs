@@ -753,6 +753,15 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
         &format!("return document.querySelectorAll('#gallery .card').length === {};", gallery_cards()),
     )
     .await?;
+    // The cards after the first row draw their tasks one at a time after the first paint (web/cards.rs):
+    // every one of them gets its picture.
+    wait_for(
+        driver,
+        "every card's picture",
+        "return document.querySelectorAll('.card .card-pending').length === 0 \
+         && document.querySelectorAll('.card .card-graph > :first-child').length === document.querySelectorAll('.card').length;",
+    )
+    .await?;
     // A card is one tab stop: its small call graph is a picture, not buttons.
     let inner = count(driver, "#gallery .card [tabindex], #gallery .card [role=button]").await?;
     if inner != 0 {

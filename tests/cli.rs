@@ -153,6 +153,10 @@ fn serve_answers_with_revalidated_files() {
     let dist = tempfile::tempdir().unwrap();
     std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
     std::fs::write(dist.path().join("checker_loader.js"), "// worker").unwrap();
+    // Trunk's hashed files: kept for a year, and gzip-compressed when the browser accepts it.
+    let wasm: Vec<u8> = (0..20_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+    std::fs::write(dist.path().join("cabrito-b87b087ccae4ad4e_bg.wasm"), &wasm).unwrap();
+    std::fs::write(dist.path().join("style-d69004609935550d.css"), "body { margin: 0 }\n".repeat(100)).unwrap();
     // A free port, then a server whose stdout is closed before it prints: it must serve anyway.
     let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
@@ -167,19 +171,50 @@ fn serve_answers_with_revalidated_files() {
         assert!(start.elapsed().as_secs() < 20, "the server never listened");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let get = |path: &str| -> String {
+    // The response's head (lower case) and body.
+    let get = |path: &str, extra: &str| -> (String, Vec<u8>) {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out.to_lowercase()
+        write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\n\r\n").unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let split = out.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+        (String::from_utf8_lossy(&out[..split]).to_lowercase(), out[split + 4..].to_vec())
     };
-    let (index, loader, missing) = (get("/"), get("/checker_loader.js"), get("/nope.js"));
+    let (index, _) = get("/", "");
+    let (loader, _) = get("/checker_loader.js", "");
+    let (missing, _) = get("/nope.js", "");
+    let (plain, plain_body) = get("/cabrito-b87b087ccae4ad4e_bg.wasm", "");
+    let (zipped, zipped_body) = get("/cabrito-b87b087ccae4ad4e_bg.wasm", "Accept-Encoding: gzip, deflate, br\r\n");
+    let (css, _) = get("/style-d69004609935550d.css", "Accept-Encoding: gzip\r\n");
     let _ = child.kill();
     let _ = child.wait();
     assert!(index.starts_with("http/1.1 200") && index.contains("cache-control: no-cache"), "{index}");
     assert!(loader.contains("cache-control: no-cache") && loader.contains("last-modified"), "{loader}");
-    assert!(missing.starts_with("http/1.1 404"), "{missing}");
+    assert!(missing.starts_with("http/1.1 404") && missing.contains("cache-control: no-cache"), "{missing}");
+    assert!(plain.contains("cache-control: public, max-age=31536000, immutable"), "{plain}");
+    assert!(!plain.contains("content-encoding"), "{plain}");
+    assert_eq!(plain_body, wasm);
+    assert!(zipped.contains("content-encoding: gzip") && zipped.contains("immutable"), "{zipped}");
+    assert!(css.contains("content-encoding: gzip") && css.contains("immutable"), "{css}");
+    // Undo the chunking (when the body is chunked), then the gzip, and get the file back.
+    let mut body = Vec::new();
+    let mut rest = &zipped_body[..];
+    while zipped.contains("transfer-encoding: chunked") {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n").expect("a chunk size");
+        let size = usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        body.extend_from_slice(&rest[line_end + 2..line_end + 2 + size]);
+        rest = &rest[line_end + 2 + size + 2..];
+    }
+    if body.is_empty() {
+        body = zipped_body;
+    }
+    assert!(body.len() < wasm.len() / 2, "gzip made {} bytes of {}", body.len(), wasm.len());
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&body[..]).read_to_end(&mut unzipped).unwrap();
+    assert_eq!(unzipped, wasm);
 }
 
 #[test]

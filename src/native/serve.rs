@@ -11,8 +11,8 @@ use clap::{Arg, ArgMatches, Command};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
-use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The default address: loopback only, so a laptop's worker is not reachable from the network.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -69,15 +69,43 @@ pub fn check_dist(dist: &Path) -> Result<(), Failure> {
 
 /// Every route of the server.
 pub fn router(dist: &Path) -> Router {
-    // The app: every other path is a file of dist/. `no-cache` makes browsers revalidate (a cheap
-    // 304 from Last-Modified), so the unhashed checker worker files never outlive an upgrade.
+    // The app: every other path is a file of dist/, gzip-compressed when the browser accepts it
+    // (the app's wasm is a third of its size in gzip). Trunk's hashed files (`name-<hash>.ext`)
+    // never change under their name, so browsers keep them for a year without asking; the others
+    // (index.html, the unhashed worker and lazy-module files) get `no-cache`: browsers revalidate
+    // them (a cheap 304 from Last-Modified), so they never outlive an upgrade.
     let app = Router::new()
         .fallback_service(ServeDir::new(dist).append_index_html_on_directories(true))
-        .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-cache")));
+        .layer(axum::middleware::map_response_with_state((), cache_headers))
+        .layer(CompressionLayer::new().gzip(true).no_br().no_deflate().no_zstd());
     Router::new()
         // ---- the grading worker: the `/ws` WebSocket route ----
         .merge(super::worker::routes())
         .merge(app)
+}
+
+/// `Cache-Control` for a file of dist/ (see [`router`]).
+async fn cache_headers(
+    axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
+    mut response: axum::response::Response,
+) -> axum::response::Response {
+    let value = if response.status().is_success() && is_hashed(uri.path()) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(value));
+    response
+}
+
+/// A file name Trunk gave a content hash: `stem-<12 or more hex digits>` then an optional `_bg`,
+/// then the extension (`cabrito-b87b087ccae4ad4e_bg.wasm`, `style-d69004609935550d.css`).
+pub fn is_hashed(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some((stem, _ext)) = name.rsplit_once('.') else { return false };
+    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+    let Some((_, hash)) = stem.rsplit_once('-') else { return false };
+    hash.len() >= 12 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 async fn serve(addr: SocketAddr, dist: PathBuf) -> Result<(), Failure> {
@@ -120,5 +148,35 @@ async fn shutdown() {
     tokio::select! {
         _ = ctrl_c => {},
         _ = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_hashed;
+
+    #[test]
+    fn trunk_hashed_names_are_told_apart() {
+        for name in [
+            "/cabrito-b87b087ccae4ad4e_bg.wasm",
+            "/cabrito-b87b087ccae4ad4e.js",
+            "/style-d69004609935550d.css",
+            "/favicon-8c5731ffd391d5d.svg",
+            "/a/b/agents-164aef7dee9cb576.css",
+        ] {
+            assert!(is_hashed(name), "{name}");
+        }
+        for name in [
+            "/",
+            "/index.html",
+            "/checker.js",
+            "/checker_bg.wasm",
+            "/checker_loader.js",
+            "/x-abc.js",
+            "/x-b87b087ccae4ad4g.js",
+            "-b87b087ccae4ad4e",
+        ] {
+            assert!(!is_hashed(name), "{name}");
+        }
     }
 }

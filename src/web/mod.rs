@@ -5,6 +5,7 @@
 pub mod agents;
 pub mod analysis;
 pub mod app;
+pub mod cards;
 pub mod checker;
 pub mod code;
 pub mod files;

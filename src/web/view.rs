@@ -1,6 +1,7 @@
 //! The components of the task page.
 
 use super::app::Shown;
+use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
@@ -880,7 +881,7 @@ pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
 }
 
 /// A card's picture: the call graph, or the first lines of a renaming chain.
-fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
+pub(super) fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
     match &s.generated.view {
         View::Graph { .. } => html! {
             <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} interactive={false} />
@@ -904,7 +905,7 @@ fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
 }
 
 /// A card's numbers.
-fn card_stats(s: &Rc<Shown>) -> String {
+pub(super) fn card_stats(s: &Rc<Shown>) -> String {
     let t = &s.generated.task;
     match &s.generated.view {
         View::Graph { .. } | View::Renaming { .. } => {
@@ -937,19 +938,12 @@ pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
 /// of cards per other fixed-size axis (comment copying), a row of runtime cards, a row of instruction-following cards, and the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
-    let cards = use_memo((), |_| gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
-    let axis_rows = use_memo((), |_| {
-        gallery_axis_rows()
-            .into_iter()
-            .map(|(axis, specs)| (axis, specs.iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>()))
-            .collect::<Vec<_>>()
-    });
-    let runtime_cards =
-        use_memo((), |_| runtime_gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>());
-    let instructions_cards = use_memo((), |_| {
-        instructions_gallery_specs().iter().filter_map(|s| super::app::show(s).ok()).collect::<Vec<_>>()
-    });
-    let noop = Callback::from(|_: Option<AttrValue>| ());
+    // Each card generates its own task (super::cards): the first row's now, the others just after.
+    let cards = use_memo((), |_| gallery_specs());
+    let axis_rows = use_memo((), |_| gallery_axis_rows());
+    let runtime_cards = use_memo((), |_| runtime_gallery_specs());
+    let instructions_cards = use_memo((), |_| instructions_gallery_specs());
+    let first_kind = Kind::ALL.first().copied();
     html! {
         <>
         <section id="gallery" class="gallery">
@@ -961,15 +955,12 @@ pub fn gallery() -> Html {
                 <section class="gallery-row" aria-label={kind.label()}>
                     <h2>{ kind.label() }</h2>
                     <div class="cards">
-                        { for cards.iter().filter(|s| s.spec.kind == kind).map(|s| {
-                            let href = route::fragment(&s.spec);
+                        { for cards.iter().filter(|s| s.kind == kind).map(|s| {
+                            let href = route::fragment(s);
                             html! {
-                                <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.spec.domain.as_str())}>
-                                    <span class="card-title">{ if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.spec.n) } else { s.spec.domain.label().to_string() } }</span>
-                                    <span class="card-graph">{ card_picture(s, &noop) }</span>
-                                    <span class="card-stats">
-                                        { card_stats(s) }
-                                    </span>
+                                <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.domain.as_str())}>
+                                    <span class="card-title">{ if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.n) } else { s.domain.label().to_string() } }</span>
+                                    <CardBody spec={s.clone()} picture={Picture::Card} eager={Some(kind) == first_kind} />
                                 </a>
                             }
                         }) }
@@ -982,12 +973,9 @@ pub fn gallery() -> Html {
                     <div class="cards">
                         { for shown.iter().map(|s| {
                             html! {
-                                <a class="card" href={route::fragment(&s.spec)} id={format!("card-{}-{}", axis.as_str(), s.spec.kind.as_str())}>
-                                    <span class="card-title">{ s.spec.kind.label() }</span>
-                                    <span class="card-graph">{ card_picture(s, &noop) }</span>
-                                    <span class="card-stats">
-                                        { card_stats(s) }
-                                    </span>
+                                <a class="card" href={route::fragment(s)} id={format!("card-{}-{}", axis.as_str(), s.kind.as_str())}>
+                                    <span class="card-title">{ s.kind.label() }</span>
+                                    <CardBody spec={s.clone()} picture={Picture::Card} />
                                 </a>
                             }
                         }) }
@@ -1023,16 +1011,10 @@ pub fn gallery() -> Html {
                 <h2>{ format!("Runtime resolution: which branch runs? (guards of {GALLERY_N} hops)") }</h2>
                 <div class="cards">
                     { for runtime_cards.iter().map(|s| {
-                        let t = &s.generated.task;
                         html! {
-                            <a class="card" href={route::fragment(&s.spec)} id={format!("card-runtime-{}", s.spec.kind.as_str())}>
-                                <span class="card-title">{ s.spec.kind.label() }</span>
-                                <span class="card-graph">
-                                    <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
-                                </span>
-                                <span class="card-stats">
-                                    { format!("{} functions · {} to edit · {} lines", t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines) }
-                                </span>
+                            <a class="card" href={route::fragment(s)} id={format!("card-runtime-{}", s.kind.as_str())}>
+                                <span class="card-title">{ s.kind.label() }</span>
+                                <CardBody spec={s.clone()} picture={Picture::Runtime} />
                             </a>
                         }
                     }) }
@@ -1042,16 +1024,10 @@ pub fn gallery() -> Html {
                 <h2>{ format!("Instruction following: the refactoring over ten values, with {GALLERY_N} numbered requirements to obey") }</h2>
                 <div class="cards">
                     { for instructions_cards.iter().map(|s| {
-                        let t = &s.generated.task;
                         html! {
-                            <a class="card" href={route::fragment(&s.spec)} id={format!("card-instructions-{}", s.spec.kind.as_str())}>
-                                <span class="card-title">{ s.spec.kind.label() }</span>
-                                <span class="card-graph">
-                                    <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} />
-                                </span>
-                                <span class="card-stats">
-                                    { format!("{} requirements · {} functions · {} lines", s.spec.n, t.sizes.functions, t.sizes.starter_lines) }
-                                </span>
+                            <a class="card" href={route::fragment(s)} id={format!("card-instructions-{}", s.kind.as_str())}>
+                                <span class="card-title">{ s.kind.label() }</span>
+                                <CardBody spec={s.clone()} picture={Picture::Instructions} />
                             </a>
                         }
                     }) }

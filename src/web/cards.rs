@@ -1,0 +1,102 @@
+//! The gallery's cards, generated a card at a time: the cards of the first screen are generated
+//! while the gallery first renders, every other card in a task of its own just after (a zero-delay
+//! timeout each, in page order), so the page is painted and answers input while the rest of the
+//! gallery fills in. One long task of every card's generation and drawing was the gallery's total
+//! blocking time on a phone (BENCHMARKS.md, "First download and phones").
+
+use super::app::{show, Shown};
+use super::graph::CallGraphSvg;
+use crate::spec::TaskSpec;
+use gloo::timers::callback::Timeout;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// What a card draws once its task is generated.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Picture {
+    /// The gallery's picture for the task's view (`view::card_picture`) and its numbers
+    /// (`view::card_stats`).
+    Card,
+    /// The call graph and "functions · to edit · lines" (the runtime row).
+    Runtime,
+    /// The call graph and "requirements · functions · lines" (the instructions row).
+    Instructions,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct CardProps {
+    pub spec: TaskSpec,
+    pub picture: Picture,
+    /// Generate while the gallery first renders (a card of the first screen).
+    #[prop_or(false)]
+    pub eager: bool,
+}
+
+/// A card's picture and numbers (the `card-graph` and `card-stats` spans), generated now when
+/// eager, else in a task of its own after the first paint.
+#[function_component(CardBody)]
+pub fn card_body(p: &CardProps) -> Html {
+    let shown = {
+        let spec = p.spec.clone();
+        let eager = p.eager;
+        use_state(move || if eager { Some(show(&spec)) } else { None })
+    };
+    {
+        let shown = shown.clone();
+        use_effect_with(p.spec.clone(), move |spec| {
+            let pending = match shown.as_ref() {
+                Some(Ok(s)) => &s.spec != spec,
+                Some(Err(_)) => false,
+                None => true,
+            };
+            let spec = spec.clone();
+            let timer = pending.then(|| Timeout::new(0, move || shown.set(Some(show(&spec)))));
+            move || drop(timer)
+        });
+    }
+    let noop = Callback::from(|_: Option<AttrValue>| ());
+    match shown.as_ref() {
+        Some(Ok(s)) => {
+            let t = &s.generated.task;
+            let (picture, stats) = match p.picture {
+                Picture::Card => (super::view::card_picture(s, &noop), super::view::card_stats(s)),
+                Picture::Runtime => (
+                    graph(s, &noop),
+                    format!(
+                        "{} functions · {} to edit · {} lines",
+                        t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines
+                    ),
+                ),
+                Picture::Instructions => (
+                    graph(s, &noop),
+                    format!(
+                        "{} requirements · {} functions · {} lines",
+                        s.spec.n, t.sizes.functions, t.sizes.starter_lines
+                    ),
+                ),
+            };
+            html! {
+                <>
+                    <span class="card-graph">{ picture }</span>
+                    <span class="card-stats">{ stats }</span>
+                </>
+            }
+        }
+        Some(Err(e)) => html! {
+            <>
+                <span class="card-graph"></span>
+                <span class="card-stats">{ format!("could not be generated: {e}") }</span>
+            </>
+        },
+        None => html! {
+            <>
+                <span class="card-graph card-pending"></span>
+                <span class="card-stats">{ "generating…" }</span>
+            </>
+        },
+    }
+}
+
+fn graph(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
+    html! { <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} /> }
+}
