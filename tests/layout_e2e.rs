@@ -160,7 +160,9 @@ async fn press_panel(driver: &WebDriver, key: &str, panel: &str) -> Res {
     )
     .await;
     if got.is_err() {
-        return Err(format!("pressing {key} did not open the {panel} panel (on show: {})", shown_panel(driver).await?).into());
+        return Err(
+            format!("pressing {key} did not open the {panel} panel (on show: {})", shown_panel(driver).await?).into()
+        );
     }
     let now = shown_panel(driver).await?;
     if now != panel {
@@ -268,15 +270,20 @@ async fn help(driver: &WebDriver) -> Res {
 
 /// Large type on (the shortcut), still in one screen; off again by the header's button.
 async fn large_type(driver: &WebDriver, what: &str) -> Res {
-    let before = js(driver, "return parseFloat(getComputedStyle(document.querySelector('#code-panel pre')).fontSize);", vec![]).await?;
+    let before =
+        js(driver, "return parseFloat(getComputedStyle(document.querySelector('#code-panel pre')).fontSize);", vec![])
+            .await?;
     blur(driver).await?;
     press(driver, "l").await?;
     wait_for(driver, "large type", "return document.documentElement.dataset.largeType === 'on';", 5).await?;
-    let after = js(driver, "return parseFloat(getComputedStyle(document.querySelector('#code-panel pre')).fontSize);", vec![]).await?;
+    let after =
+        js(driver, "return parseFloat(getComputedStyle(document.querySelector('#code-panel pre')).fontSize);", vec![])
+            .await?;
     if after.as_f64().unwrap_or(0.0) < before.as_f64().unwrap_or(0.0) * 1.15 {
         return Err(format!("{what}: large type sets the code at {after} px (was {before})").into());
     }
-    must_fit(driver, &format!("{what}: large type, grade"), &["#solution", "#static-verdict", "#code-panel pre"]).await?;
+    must_fit(driver, &format!("{what}: large type, grade"), &["#solution", "#static-verdict", "#code-panel pre"])
+        .await?;
     press_panel(driver, "g", "graph").await?;
     must_fit(driver, &format!("{what}: large type, graph"), &["#panel-graph .graph-scroll", "#code-panel pre"]).await?;
     let stored = js(driver, "return localStorage.getItem('cabrito-large-type');", vec![]).await?;
@@ -294,7 +301,12 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     // A traversal task.
     let trav = spec("v=1&kind=add_parameter&domain=math&axis=traversal&n=25&seed=3");
     open(driver, base, &link(&trav), &trav).await?;
-    must_fit(driver, &format!("{tag} traversal: on opening"), &["#code-panel", "#side", ".controls", "#panel-tab-graph"]).await?;
+    must_fit(
+        driver,
+        &format!("{tag} traversal: on opening"),
+        &["#code-panel", "#side", ".controls", "#panel-tab-graph"],
+    )
+    .await?;
     if shown_panel(driver).await? != "grade" {
         return Err("a task opens on the grade panel".into());
     }
@@ -303,7 +315,12 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     if idle.get(0) != Some(&json!(false)) || idle.get(1).and_then(Value::as_u64).unwrap_or(0) == 0 {
         return Err(format!("the settings that do not apply are not folded away: {idle}").into());
     }
-    let greyed_outside = js(driver, "return [...document.querySelectorAll('.controls [disabled]')].filter(e => !e.closest('#knobs-idle')).length;", vec![]).await?;
+    let greyed_outside = js(
+        driver,
+        "return [...document.querySelectorAll('.controls [disabled]')].filter(e => !e.closest('#knobs-idle')).length;",
+        vec![],
+    )
+    .await?;
     if greyed_outside != json!(0) {
         return Err(format!("{greyed_outside} greyed settings outside the fold").into());
     }
@@ -322,7 +339,13 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     let first = driver.find(By::Css("#panel-why .why-functions button")).await?;
     first.focus().await?;
     driver.action_chain().send_keys(Key::Enter).perform().await?;
-    wait_for(driver, "the why view after Enter on a function", "return !!document.querySelector('#panel-why #why h2');", 5).await?;
+    wait_for(
+        driver,
+        "the why view after Enter on a function",
+        "return !!document.querySelector('#panel-why #why h2');",
+        5,
+    )
+    .await?;
     must_fit(driver, &format!("{tag} runtime: why this branch"), &["#why h2", "#code-panel"]).await?;
     driver.screenshot(&shots.join(format!("layout-{tag}-why.png"))).await?;
 
@@ -333,17 +356,43 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     keyboard(driver, &format!("{tag} instructions"), Some(("q", "requirements"))).await?;
     press_panel(driver, "q", "requirements").await?;
     driver.find(By::Id("req-1")).await?.click().await?;
-    wait_for(driver, "the requirement's lines", "return document.querySelectorAll('#reference-code .line.marked').length > 0;", 5).await?;
-    must_fit(driver, &format!("{tag} instructions: a requirement and its lines"), &["#req-1", "#reference-code .line.marked"]).await?;
+    wait_for(
+        driver,
+        "the requirement's lines",
+        "return document.querySelectorAll('#reference-code .line.marked').length > 0;",
+        5,
+    )
+    .await?;
+    must_fit(
+        driver,
+        &format!("{tag} instructions: a requirement and its lines"),
+        &["#req-1", "#reference-code .line.marked"],
+    )
+    .await?;
 
     // A link can open a panel; an unknown one is named in a banner and the task still opens.
     let with_panel = format!("{}&panel=statement", link(&trav));
     open(driver, base, &with_panel, &trav).await?;
-    wait_for(driver, "the statement panel from the link", "return document.getElementById('side').dataset.panel === 'statement';", 10).await?;
+    wait_for(
+        driver,
+        "the statement panel from the link",
+        "return document.getElementById('side').dataset.panel === 'statement';",
+        10,
+    )
+    .await?;
     must_fit(driver, &format!("{tag}: panel=statement"), &["top:#prompt"]).await?;
     let bad = format!("{}&panel=sideways", link(&rt));
     open(driver, base, &bad, &rt).await?;
-    let banner = wait_for(driver, "the unknown-panel banner", "const e = document.getElementById('panel-error'); return e ? e.textContent : null;", 10).await?;
+    // As a freshly opened link (in the same page a link without a known panel keeps the one on show).
+    driver.refresh().await?;
+    open(driver, base, &bad, &rt).await?;
+    let banner = wait_for(
+        driver,
+        "the unknown-panel banner",
+        "const e = document.getElementById('panel-error'); return e ? e.textContent : null;",
+        10,
+    )
+    .await?;
     let text = banner.as_str().unwrap_or_default();
     if !(text.contains("'sideways'") && text.contains("grade, graph") && text.contains("statement")) {
         return Err(format!("the banner for an unknown panel says: {text}").into());

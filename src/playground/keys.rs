@@ -29,12 +29,28 @@ pub struct Shortcut {
 
 /// Every shortcut, in the order the help lists them.
 pub const SHORTCUTS: &[Shortcut] = &[
-    Shortcut { key: "r", command: Command::Panel(SidePanel::Grade), help: "Grade: paste an answer, the rubric, the hidden tests" },
-    Shortcut { key: "g", command: Command::Panel(SidePanel::Graph), help: "Graph: the call graph (data flow for merge tasks)" },
-    Shortcut { key: "s", command: Command::Panel(SidePanel::Statement), help: "Statement: the problem statement and the 4-tuple" },
+    Shortcut {
+        key: "r",
+        command: Command::Panel(SidePanel::Grade),
+        help: "Grade: paste an answer, the rubric, the hidden tests",
+    },
+    Shortcut {
+        key: "g",
+        command: Command::Panel(SidePanel::Graph),
+        help: "Graph: the call graph (data flow for merge tasks)",
+    },
+    Shortcut {
+        key: "s",
+        command: Command::Panel(SidePanel::Statement),
+        help: "Statement: the problem statement and the 4-tuple",
+    },
     Shortcut { key: "p", command: Command::Panel(SidePanel::Prompt), help: "Prompt: the full LLM prompt" },
     Shortcut { key: "n", command: Command::Panel(SidePanel::Renames), help: "Renames (variable renaming tasks)" },
-    Shortcut { key: "q", command: Command::Panel(SidePanel::Requirements), help: "Requirements (instruction following)" },
+    Shortcut {
+        key: "q",
+        command: Command::Panel(SidePanel::Requirements),
+        help: "Requirements (instruction following)",
+    },
     Shortcut { key: "w", command: Command::Panel(SidePanel::Why), help: "Why this branch? (runtime resolution)" },
     Shortcut { key: "[", command: Command::Cycle(-1), help: "The previous panel" },
     Shortcut { key: "]", command: Command::Cycle(1), help: "The next panel" },

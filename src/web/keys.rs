@@ -2,7 +2,7 @@
 //! help overlay that lists them (a modal `<dialog>`), and large type for projectors.
 
 use crate::playground::keys::{command, takes_text, Command, Press, SHORTCUTS};
-use gloo::events::EventListener;
+use gloo::events::{EventListener, EventListenerOptions};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -19,7 +19,8 @@ pub fn command_of(e: &KeyboardEvent) -> Option<Command> {
     let typing = target.as_ref().is_some_and(|el| {
         let input_type = el.get_attribute("type");
         let editable = el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable());
-        takes_text(&el.tag_name(), input_type.as_deref(), editable) || el.closest("dialog[open]").ok().flatten().is_some()
+        takes_text(&el.tag_name(), input_type.as_deref(), editable)
+            || el.closest("dialog[open]").ok().flatten().is_some()
     });
     let key = e.key();
     command(Press { key: &key, modifier: e.ctrl_key() || e.alt_key() || e.meta_key(), typing, repeat: e.repeat() })
@@ -33,7 +34,8 @@ pub fn use_shortcuts(handler: Callback<Command, bool>) {
     *latest.borrow_mut() = handler;
     use_effect_with((), move |_| {
         let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
-            EventListener::new(&doc, "keydown", move |e| {
+            // Not passive: a handled shortcut prevents the key's default (`/`-like keys, scrolling).
+            EventListener::new_with_options(&doc, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
                 let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
                 if let Some(c) = command_of(e) {
                     let handled = latest.borrow().emit(c);
