@@ -43,6 +43,15 @@ launch() {
   ( "$@" ) >"$LOGS/$name.log" 2>&1 &
   JOBS+=("$name $!")
 }
+# Time one part of an install: timed NAME COMMAND... (the seconds go to the end of the job's log and
+# are printed when the job is done).
+timed() {
+  local part="$1" t0=$SECONDS status=0; shift
+  "$@" || status=$?
+  printf '%s %ds\n' "$part" $((SECONDS - t0)) >>"$LOGS/times"
+  return "$status"
+}
+: >"$LOGS/times"
 
 section "setup: checking tools (installing only what is missing, in parallel)"
 START=$SECONDS
@@ -57,7 +66,7 @@ TARGETS=$(rustup target list --installed)
 if grep -qx wasm32-unknown-unknown <<<"$TARGETS"; then
   have "rust target wasm32-unknown-unknown"
 else
-  launch rustup-target "rust target wasm32-unknown-unknown" rustup target add wasm32-unknown-unknown
+  launch rustup-target "rust target wasm32-unknown-unknown" timed rustup-target rustup target add wasm32-unknown-unknown
 fi
 
 # apt: Chromium and chromedriver for the browser tests, Node and npm for wasm-opt. One apt job, since
@@ -106,14 +115,14 @@ install_npm() { npm ci --no-audit --no-fund --loglevel=error; }
 # Packages that come after apt (npm needs node, pip may need python3-pip) run in the apt job.
 if [ ${#APT_PKGS[@]} -gt 0 ]; then
   apt_then() {
-    apt_install "${APT_PKGS[@]}"
-    if [ -n "$NEED_NUMPY" ]; then install_numpy; fi
-    if [ -n "$NEED_NPM" ]; then install_npm; fi
+    timed apt apt_install "${APT_PKGS[@]}"
+    if [ -n "$NEED_NUMPY" ]; then timed numpy install_numpy; fi
+    if [ -n "$NEED_NPM" ]; then timed npm install_npm; fi
   }
   launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132 and lighthouse (npm ci)')" apt_then
 else
-  if [ -n "$NEED_NUMPY" ]; then launch numpy "numpy 2.4 (pip)" install_numpy; fi
-  if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132 and lighthouse (npm ci)" install_npm; fi
+  if [ -n "$NEED_NUMPY" ]; then launch numpy "numpy 2.4 (pip)" timed numpy install_numpy; fi
+  if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132 and lighthouse (npm ci)" timed npm install_npm; fi
 fi
 : "$NEED_NODE"
 
@@ -123,7 +132,7 @@ if grep -q '^trunk 0\.21\.' <<<"$TRUNK_V"; then
 else
   # Trunk 0.22 needs rustc 1.96.1; 0.21 is the newest that builds here.
   launch trunk "trunk 0.21 (cargo install --debug, about 3 minutes)" \
-    cargo install trunk --locked --version '^0.21' --debug
+    timed trunk cargo install trunk --locked --version '^0.21' --debug
 fi
 
 WB_VER=$(wasm_bindgen_version)
@@ -135,11 +144,11 @@ if [ "$WB_HAVE" = "wasm-bindgen $WB_VER" ] && grep -q " $WB_VER\$" <<<"$WBT_HAVE
 else
   # Not --locked: the locked webpki-roots of 0.2.130 is no longer served.
   launch wasm-bindgen "wasm-bindgen-cli $WB_VER (cargo install --debug, about 2 minutes)" \
-    cargo install wasm-bindgen-cli --version "$WB_VER" --force --debug
+    timed wasm-bindgen cargo install wasm-bindgen-cli --version "$WB_VER" --force --debug
 fi
 
 # Trunk runs cargo with --offline, so the crates must be here already.
-VERB=fetch launch crates "the crates of Cargo.lock (cargo fetch)" cargo fetch --quiet
+VERB=fetch launch crates "the crates of Cargo.lock (cargo fetch)" timed crates cargo fetch --quiet
 
 FAILED=()
 for job in "${JOBS[@]}"; do
@@ -157,4 +166,8 @@ if [ ${#FAILED[@]} -gt 0 ]; then
   exit 1
 fi
 
-printf '  setup took %ds\n' $((SECONDS - START))
+if [ -s "$LOGS/times" ]; then
+  printf '  setup took %ds (%s)\n' $((SECONDS - START)) "$(sort "$LOGS/times" | paste -sd, - | sed 's/,/, /g')"
+else
+  printf '  setup took %ds\n' $((SECONDS - START))
+fi
