@@ -127,3 +127,23 @@ fn e2e_first_download_stays_under_budget() {
     eprintln!("  {total:>9} B  in all (budget {BUDGET} B, goal {GOAL} B)");
     assert!(total <= BUDGET, "the first download is {total} B gzip, over its budget of {BUDGET} B");
 }
+
+/// index.html's skeleton (painted before the wasm arrives) links where the app's header links for
+/// the default task, and says what the app's header says.
+#[test]
+fn the_skeleton_links_where_the_app_does() {
+    use cabrito::playground::route;
+    let html = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("index.html")).unwrap();
+    let spec = cabrito::TaskSpec::default();
+    for href in [
+        "#/".to_string(),
+        route::fragment(&spec),
+        route::scale_fragment(&spec),
+        route::agents_fragment(&spec),
+        format!("#{}", route::RESULTS_PATH),
+        format!("#{}", route::TRACES_PATH),
+    ] {
+        assert!(html.contains(&format!("href=\"{href}\"")), "index.html's skeleton has no link to {href}");
+    }
+    assert!(html.contains("Cabra coding tasks from random call graphs, generated in your browser"));
+}
