@@ -12,6 +12,7 @@ pub mod code;
 pub mod files;
 pub mod grade;
 pub mod graph;
+pub mod keys;
 pub mod lazy;
 pub mod merge;
 pub mod renaming;
