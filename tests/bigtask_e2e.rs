@@ -99,7 +99,9 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     driver.screenshot(&shots.join("bigtask-code-end.png")).await?;
 
-    // The call graph: boxes named for screen readers, their counts adding up to every function.
+    // The call graph (its panel beside the code): boxes named for screen readers, their counts adding
+    // up to every function.
+    driver.find(By::Id("panel-tab-graph")).await?.click().await?;
     let boxes = js(
         driver,
         "const g = document.getElementById('call-graph'); if (!g || !g.classList.contains('clustered')) return null; \
@@ -226,6 +228,7 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.screenshot(&shots.join("bigtask-graph.png")).await?;
 
     // A rubric line link far down: an answer with a function the task does not have, at its end.
+    driver.find(By::Id("panel-tab-grade")).await?.click().await?;
     let answer = format!("{}\n\ndef not_in_the_task(val):\n    return val\n", task.solution_code.trim_end());
     let line = answer.lines().position(|l| l.starts_with("def not_in_the_task(")).ok_or("def")? + 1;
     js(
