@@ -486,6 +486,8 @@ async fn count(driver: &WebDriver, selector: &str) -> Res<u64> {
 /// the reference is behind a reveal; the diff and the full LLM prompt are there.
 async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
     let task = generate(spec)?;
+    // The graph is a tab of the side panel (the grade panel opens first).
+    open_panel(driver, "graph").await?;
     let vertices = count(driver, "#call-graph g.vertex[data-name]").await?;
     if vertices as usize != task.sizes.functions {
         return Err(format!("the call graph shows {vertices} vertices for {} functions", task.sizes.functions).into());
@@ -531,6 +533,19 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
         return Err("#llm-prompt differs from the native LLM prompt".into());
     }
     driver.screenshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts/e2e-diff.png")).await?;
+    open_panel(driver, "grade").await?;
+    Ok(())
+}
+
+/// Open a tab of the task page's side panel (grade, graph, statement, …) by clicking it.
+async fn open_panel(driver: &WebDriver, name: &str) -> Res {
+    driver.find(By::Id(format!("panel-tab-{name}"))).await?.click().await?;
+    wait_for(
+        driver,
+        &format!("the {name} panel"),
+        &format!("const b = document.getElementById('panel-{name}'); return !!b && !b.hidden;"),
+    )
+    .await?;
     Ok(())
 }
 
@@ -851,6 +866,10 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     {
         return Err("the domain control of a merge task is not greyed out with its reason".into());
     }
+    // … and folded away with the other settings that do not apply.
+    if count(driver, "#knobs-idle:not([open]) #knob-domain").await? != 1 {
+        return Err("the domain control of a merge task is not in the closed fold of settings that do not apply".into());
+    }
     // The merge knobs: a number and a set, each rewriting the link.
     driver
         .execute(
@@ -1008,6 +1027,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
 
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    open_panel(driver, "grade").await?;
     driver.find(By::Id("use-reference")).await?.click().await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if count(driver, "#static-verdict .item[data-id=\"branch_placement\"][data-passed=\"true\"]").await? != 1 {
@@ -1107,6 +1127,7 @@ async fn instructions(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     // Click a requirement that applies in more than one function, else the last.
     let r = reqs.iter().find(|r| r.lines.len() > 1).unwrap_or(&reqs[reqs.len() - 1]);
+    open_panel(driver, "requirements").await?;
     driver.find(By::Id(format!("req-{}", r.number))).await?.click().await?;
     let marked = wait_for(
         driver,
@@ -1135,6 +1156,7 @@ async fn instructions(driver: &WebDriver, base: &str, shots: &Path) -> Res {
 
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
+    open_panel(driver, "grade").await?;
     driver.find(By::Id("use-reference")).await?.click().await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if count(driver, "#static-verdict .item[data-id=\"constraint_structure\"][data-passed=\"true\"]").await? != 1 {

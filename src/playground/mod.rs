@@ -1,9 +1,10 @@
 //! The playground's pure logic (no DOM; compiled and tested natively too): reading links
-//! ([`route`]), the "share with solution" codec ([`share`]), the grade panel's state and reducer
+//! ([`route`]), the "share with solution" codec ([`share`]), the task page's shortcuts ([`keys`]), the grade panel's state and reducer
 //! ([`panel`]), what the runtime axis's views show ([`branches`]) and instruction following's
 //! ([`requirements`]). `web` is the DOM glue around them.
 
 pub mod branches;
+pub mod keys;
 pub mod panel;
 pub mod requirements;
 pub mod route;

@@ -116,10 +116,129 @@ fn parse_raw(fragment: &str) -> Route {
     }
 }
 
-/// Keys of a task link that are not part of the spec: the embed flag and a shared solution.
+/// Keys of a task link that are not part of the spec: the embed flag, a shared solution and the
+/// panel to open.
 fn is_extra_key(k: &str) -> bool {
     let k = k.trim();
-    k == EMBED_KEY || k == super::share::SOLUTION_KEY
+    k == EMBED_KEY || k == super::share::SOLUTION_KEY || k == PANEL_KEY
+}
+
+/// The link key naming the task page's side panel to open (`panel=grade`). Not a task knob: it is
+/// not in `canonical()` and never changes the task.
+pub const PANEL_KEY: &str = "panel";
+
+/// The task page's side panels (beside the code), in their tab order. Which ones a task has depends
+/// on its kind and axis ([`SidePanel::applies`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SidePanel {
+    /// Paste an answer: the static rubric and the hidden tests.
+    Grade,
+    /// The call graph (the data-flow graph for merge tasks).
+    Graph,
+    /// variable_renaming: the renames and the chain.
+    Renames,
+    /// Instruction following: the numbered requirements.
+    Requirements,
+    /// Runtime resolution: "why this branch?".
+    Why,
+    /// The problem statement and the task as a 4-tuple.
+    Statement,
+    /// The full LLM prompt.
+    Prompt,
+}
+
+/// What a task offers beside its code, for [`SidePanel::applies`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PanelSet {
+    /// A call or data-flow graph (not variable_renaming's chain).
+    pub graph: bool,
+    pub renames: bool,
+    pub requirements: bool,
+    pub why: bool,
+    /// The grade panel (not in the read-only embed).
+    pub grade: bool,
+}
+
+impl SidePanel {
+    pub const ALL: &'static [SidePanel] = &[
+        SidePanel::Grade,
+        SidePanel::Graph,
+        SidePanel::Renames,
+        SidePanel::Requirements,
+        SidePanel::Why,
+        SidePanel::Statement,
+        SidePanel::Prompt,
+    ];
+
+    /// The name in links (`panel=…`) and element ids.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SidePanel::Grade => "grade",
+            SidePanel::Graph => "graph",
+            SidePanel::Renames => "renames",
+            SidePanel::Requirements => "requirements",
+            SidePanel::Why => "why",
+            SidePanel::Statement => "statement",
+            SidePanel::Prompt => "prompt",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<SidePanel> {
+        SidePanel::ALL.iter().copied().find(|p| p.as_str() == name.trim())
+    }
+
+    /// Whether a task with these views has this panel.
+    pub fn applies(self, set: PanelSet) -> bool {
+        match self {
+            SidePanel::Grade => set.grade,
+            SidePanel::Graph => set.graph,
+            SidePanel::Renames => set.renames,
+            SidePanel::Requirements => set.requirements,
+            SidePanel::Why => set.why,
+            SidePanel::Statement | SidePanel::Prompt => true,
+        }
+    }
+
+    /// The panels a task has, in tab order.
+    pub fn available(set: PanelSet) -> Vec<SidePanel> {
+        SidePanel::ALL.iter().copied().filter(|p| p.applies(set)).collect()
+    }
+
+    /// The panel `step` places after `self` among `panels`, wrapping around (`[` is -1, `]` is +1).
+    pub fn cycle(self, panels: &[SidePanel], step: isize) -> SidePanel {
+        let Some(at) = panels.iter().position(|&p| p == self) else {
+            return panels.first().copied().unwrap_or(self);
+        };
+        let len = panels.len() as isize;
+        panels[(at as isize + step).rem_euclid(len) as usize]
+    }
+}
+
+/// The panel a fragment asks for: `None` without a `panel` key, `Err` (a one-line message naming the
+/// valid panels) for a name that is not one. The first `panel` key counts.
+pub fn panel_in(fragment: &str) -> Option<Result<SidePanel, String>> {
+    let query = fragment.split_once('?').map_or("", |(_, q)| q);
+    let value = query.split('&').find_map(|item| {
+        let (k, v) = item.split_once('=').unwrap_or((item, ""));
+        (decode(k).trim() == PANEL_KEY).then(|| decode(v))
+    })?;
+    Some(SidePanel::parse(&value).ok_or_else(|| {
+        let names: Vec<&str> = SidePanel::ALL.iter().map(|p| p.as_str()).collect();
+        one_line(&format!("there is no panel '{}'; the panels are {}", shorten(value.trim(), 40), names.join(", ")))
+    }))
+}
+
+/// The fragment with its `panel` key set to `panel` (replacing any), every other item kept as it was.
+pub fn with_panel(fragment: &str, panel: SidePanel) -> String {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    let (path, query) = f.split_once('?').unwrap_or((f, ""));
+    let mut items: Vec<String> = query
+        .split('&')
+        .filter(|item| !item.is_empty() && decode(item.split_once('=').map_or(item, |(k, _)| k)).trim() != PANEL_KEY)
+        .map(str::to_string)
+        .collect();
+    items.push(format!("{PANEL_KEY}={}", panel.as_str()));
+    format!("#{path}?{}", items.join("&"))
 }
 
 /// Whether the page's query (`?embed=1` before the `#`) or the fragment's asks for the embed.
@@ -288,6 +407,56 @@ mod tests {
     }
 
     #[test]
+    fn panel_keys_read_and_print() {
+        // Every panel's name reads back to it, in a link that still opens the same task.
+        let s = spec("v=1&kind=add_parameter&n=9&seed=3");
+        for &p in SidePanel::ALL {
+            let f = with_panel(&fragment(&s), p);
+            assert_eq!(panel_in(&f), Some(Ok(p)), "{f}");
+            assert_eq!(parse(&f), Route::Task(s.clone()), "{f}: the panel is not a knob");
+            assert_eq!(SidePanel::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(panel_in(&fragment(&s)), None);
+        assert_eq!(panel_in("#/task"), None);
+        assert_eq!(panel_in("#/task?v=1&panel=statement&n=4"), Some(Ok(SidePanel::Statement)));
+        assert_eq!(panel_in("#/task?panel=%20graph%20"), Some(Ok(SidePanel::Graph)));
+        // Setting a panel replaces the old one and keeps every other item as written.
+        let f = with_panel("#/task?v=1&panel=grade&n=4&solution=x%2By", SidePanel::Prompt);
+        assert_eq!(f, "#/task?v=1&n=4&solution=x%2By&panel=prompt");
+        assert_eq!(with_panel("/task", SidePanel::Why), "#/task?panel=why");
+        // An unknown panel is one line naming the valid ones; the task still opens.
+        let f = "#/task?v=1&n=4&panel=no%0dpe%0a";
+        let Some(Err(message)) = panel_in(f) else { panic!("{f} was accepted") };
+        assert!(message.contains("'no\\rpe'") && message.contains("grade, graph"), "{message}");
+        assert!(!message.contains('\n'));
+        assert_eq!(parse(f), Route::Task(spec("v=1&n=4")));
+        let Some(Err(message)) = panel_in(&format!("#/task?panel={}", "z".repeat(10_000))) else { panic!() };
+        assert!(message.len() < 200);
+        // The canonical spec (and so the golden hash) never sees it.
+        let with = match parse(&with_panel(&fragment(&s), SidePanel::Graph)) {
+            Route::Task(t) => t,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(with.canonical(), s.canonical());
+    }
+
+    #[test]
+    fn panels_cycle_within_the_tasks_own() {
+        let all = PanelSet { graph: true, renames: false, requirements: true, why: false, grade: true };
+        let panels = SidePanel::available(all);
+        assert_eq!(
+            panels,
+            [SidePanel::Grade, SidePanel::Graph, SidePanel::Requirements, SidePanel::Statement, SidePanel::Prompt]
+        );
+        assert_eq!(SidePanel::Grade.cycle(&panels, 1), SidePanel::Graph);
+        assert_eq!(SidePanel::Grade.cycle(&panels, -1), SidePanel::Prompt);
+        assert_eq!(SidePanel::Prompt.cycle(&panels, 1), SidePanel::Grade);
+        assert_eq!(SidePanel::Why.cycle(&panels, 1), SidePanel::Grade, "a panel the task lacks starts over");
+        let embed = PanelSet { graph: false, renames: true, requirements: false, why: false, grade: false };
+        assert_eq!(SidePanel::available(embed), [SidePanel::Renames, SidePanel::Statement, SidePanel::Prompt]);
+    }
+
+    #[test]
     fn links_read_back_to_their_spec() {
         let s = spec("v=1&kind=extract_helper&domain=array&axis=search&n=40&seed=18446744073709551615");
         assert_eq!(parse(&fragment(&s)), Route::Task(s.clone()));
@@ -403,6 +572,8 @@ mod tests {
             "n_edit",
             "embed",
             "solution",
+            "panel",
+            "grade",
             "1",
             "0",
             "-3",

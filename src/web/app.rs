@@ -8,6 +8,7 @@
 use super::route::{self, Route};
 use super::scale::ScaleView;
 use super::view::{page_url, BadLinkBanner, Controls, Gallery, TaskView};
+use crate::playground::keys::Command;
 use crate::spec::TaskSpec;
 use crate::task::{generate_full, Generated};
 use gloo::events::EventListener;
@@ -190,6 +191,32 @@ pub fn app() -> Html {
         use_effect_with(*theme, move |t| apply_theme(*t, chosen));
     }
 
+    // Large type for projectors: remembered like the theme.
+    let large = use_state(super::keys::stored_large);
+    use_effect_with(*large, |on| super::keys::apply_large(*on, false));
+    let toggle_large = {
+        let large = large.clone();
+        Callback::from(move |_: ()| {
+            super::keys::apply_large(!*large, true);
+            large.set(!*large);
+        })
+    };
+    // The page-wide shortcuts (the task page's own are in TaskView).
+    {
+        let toggle_large = toggle_large.clone();
+        super::keys::use_shortcuts(Callback::from(move |c: Command| match c {
+            Command::LargeType => {
+                toggle_large.emit(());
+                true
+            }
+            Command::Help => {
+                super::keys::open_help();
+                true
+            }
+            _ => false,
+        }));
+    }
+
     // Follow the address bar.
     {
         let dispatcher = state.dispatcher();
@@ -234,7 +261,7 @@ pub fn app() -> Html {
         None if matches!(state.route, Route::Agents(_)) => html! { <super::agents::AgentsHost spec={spec.clone()} /> },
         None => html! { <Gallery /> },
         Some(Ok(shown)) => {
-            html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} /> }
+            html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} panel={route::panel_in(&state.fragment)} /> }
         }
         Some(Err(message)) => html! {
             <section id="generate-error" class="error" role="alert">
@@ -275,6 +302,11 @@ pub fn app() -> Html {
                         title={if *theme == Theme::Dark { "Switch to the light theme" } else { "Switch to the dark theme" }}>
                         { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
                     </button>
+                    <button id="large-toggle" type="button" class="button small ghost" aria-pressed={large.to_string()}
+                        onclick={ { let t = toggle_large.clone(); Callback::from(move |_: MouseEvent| t.emit(())) } }
+                        title="Large type for projectors (shortcut: l)">{ "A+ Large type" }</button>
+                    <button id="help-open" type="button" class="button small ghost" title="Keyboard shortcuts (shortcut: ?)"
+                        onclick={Callback::from(|_: MouseEvent| super::keys::open_help())}>{ "? Keys" }</button>
                 </nav>
             </header>
             <main class="page">
@@ -286,6 +318,7 @@ pub fn app() -> Html {
                 }
                 { body }
             </main>
+            <super::keys::HelpDialog />
         </>
     }
 }

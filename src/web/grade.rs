@@ -270,8 +270,15 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     .map_or(0, |l| l.trim_end_matches('\n').encode_utf16().count());
                 let _ = el.focus();
                 let _ = el.set_selection_range(start as u32, (start + len) as u32);
-                // Lines are 20 px high (style.css); keep a few lines above the target.
-                el.set_scroll_top(((line as i32) - 4).max(0) * 20);
+                // Lines are 20 px high (style.css; more in large type): put the target line in the
+                // middle of the box, however few lines it shows.
+                let line_px = web_sys::window()
+                    .and_then(|w| w.get_computed_style(&el).ok().flatten())
+                    .and_then(|c| c.get_property_value("line-height").ok())
+                    .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+                    .map_or(20, |v| v.round() as i32);
+                let top = (line as i32 - 1).max(0) * line_px;
+                el.set_scroll_top((top - (el.client_height() - line_px).max(0) / 2).max(0));
             }
         })
     };

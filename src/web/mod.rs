@@ -11,6 +11,7 @@ pub mod code;
 pub mod files;
 pub mod grade;
 pub mod graph;
+pub mod keys;
 pub mod lazy;
 pub mod merge;
 pub mod renaming;

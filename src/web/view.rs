@@ -6,9 +6,10 @@ use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradePanel;
 use super::graph::{CallGraphSvg, Legend};
 use super::renaming::RenamingPanel;
-use super::route;
+use super::route::{self, PanelSet, SidePanel};
 use super::why::WhyPanel;
 use crate::playground::branches::line_states;
+use crate::playground::keys::Command;
 use crate::playground::requirements::{requirements, Listed};
 use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use crate::task::View;
@@ -179,13 +180,26 @@ pub fn controls(p: &ControlsProps) -> Html {
         })
     };
 
+    let shown_knobs: Vec<&'static crate::spec::Knob> =
+        KNOBS.iter().filter(|k| k.default.is_some() && !(p.scale && k.key == "n")).collect();
+    let idle: Vec<&'static crate::spec::Knob> =
+        shown_knobs.iter().copied().filter(|k| (k.applies)(&p.spec).is_err()).collect();
     html! {
         <section class="controls" aria-label="Task spec">
             <div class="knobs">
                 // The scale page sweeps n itself.
-                { for KNOBS.iter().filter(|k| k.default.is_some() && !(p.scale && k.key == "n")).map(control) }
+                { for shown_knobs.iter().filter(|k| (k.applies)(&p.spec).is_ok()).map(|k| control(k)) }
                 <button id="new-seed" type="button" class="button" onclick={new_seed}>{ "New seed" }</button>
             </div>
+            // The knobs that do not apply keep their defaults, folded away so the task gets the room.
+            if !idle.is_empty() {
+                <details id="knobs-idle" class="knobs-idle">
+                    <summary>{ match idle.len() { 1 => "1 setting that does not apply here".to_string(), k => format!("{k} settings that do not apply here") } }</summary>
+                    <div class="knobs">
+                        { for idle.iter().map(|k| control(k)) }
+                    </div>
+                </details>
+            }
             <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
                 <span class="knob-label">{ "Paper sizes" }</span>
                 { for p.spec.axis.def().paper_sizes().iter().map(|&n| {
@@ -228,6 +242,9 @@ pub struct TaskViewProps {
     /// A solution that came with the link.
     #[prop_or_default]
     pub solution: Option<Result<String, String>>,
+    /// The side panel the link asks for (`panel=…`), or why its name is not one.
+    #[prop_or_default]
+    pub panel: Option<Result<SidePanel, String>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -268,6 +285,44 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let why = use_state(|| None::<(AttrValue, usize)>);
     // Instruction following: the requirement picked in the list (its number).
     let picked = use_state(|| None::<usize>);
+    // The side panel on show (the link's, else the first the task has).
+    let panels = SidePanel::available(PanelSet {
+        graph: !matches!(p.shown.generated.view, View::Renaming { .. }),
+        renames: matches!(p.shown.generated.view, View::Renaming { .. }),
+        requirements: p.shown.generated.task.spec.axis.def().instructions(),
+        why: p.shown.generated.task.runtime.is_some(),
+        grade: !p.embed,
+    });
+    let asked = match &p.panel {
+        Some(Ok(want)) => Some(*want),
+        _ => None,
+    };
+    let panel = use_state(|| asked);
+    {
+        // The link changed its panel (a shared link, back and forward, a panel switch written back).
+        let panel = panel.clone();
+        use_effect_with(asked, move |a| {
+            if a.is_some() && *panel != *a {
+                panel.set(*a);
+            }
+        });
+    }
+    let shown_panel = match *panel {
+        Some(want) if panels.contains(&want) => want,
+        _ => panels.first().copied().unwrap_or(SidePanel::Statement),
+    };
+    // Switching a panel writes it into the link (replacing the history entry) so a copied link
+    // reopens it.
+    let switch = {
+        let panel = panel.clone();
+        Callback::from(move |to: SidePanel| {
+            let next = route::with_panel(&super::app::current_fragment(), to);
+            if let Some(w) = web_sys::window() {
+                let _ = w.location().replace(&next);
+            }
+            panel.set(Some(to));
+        })
+    };
     // A new task starts with nothing selected and the reference hidden. The performance mark
     // times the page (BENCHMARKS: time to an interactive task view).
     {
@@ -298,15 +353,19 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             .as_ref()
             .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r))))
     });
-    let on_why = record.as_ref().as_ref().map(|_| {
-        let why = why.clone();
-        Callback::from(move |w: (AttrValue, usize)| why.set(Some(w)))
-    });
+    let explain = {
+        let (why, switch) = (why.clone(), switch.clone());
+        Callback::from(move |w: (AttrValue, usize)| {
+            why.set(Some(w));
+            switch.emit(SidePanel::Why);
+        })
+    };
+    let on_why = record.as_ref().as_ref().map(|_| explain.clone());
     let explain_selected = {
-        let (why, selected) = (why.clone(), selected.clone());
+        let (explain, selected) = (explain.clone(), selected.clone());
         Callback::from(move |_: MouseEvent| {
             if let Some(f) = &*selected {
-                why.set(Some((f.clone(), 0)));
+                explain.emit((f.clone(), 0));
             }
         })
     };
@@ -475,70 +534,223 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         }
     };
 
+    // The task page's shortcuts (large type and the help are the app's).
+    {
+        let (panels, switch, tab) = (panels.clone(), switch.clone(), tab.clone());
+        super::keys::use_shortcuts(Callback::from(move |c: Command| match c {
+            Command::Panel(to) if panels.contains(&to) => {
+                switch.emit(to);
+                focus_tab(to);
+                true
+            }
+            Command::Cycle(step) => {
+                let to = shown_panel.cycle(&panels, step as isize);
+                switch.emit(to);
+                focus_tab(to);
+                true
+            }
+            Command::CodeTab(i) => {
+                tab.set(match i {
+                    0 => CodeTab::Starter,
+                    1 => CodeTab::Reference,
+                    _ => CodeTab::Diff,
+                });
+                true
+            }
+            Command::Code => {
+                focus_code();
+                true
+            }
+            _ => false,
+        }));
+    }
+
+    // The "why this branch?" panel: the chosen guard worked out, else a button per function.
+    let why_panel = match (record.as_ref().as_ref(), (*why).clone()) {
+        (Some(r), Some((f, g))) => html! {
+            <WhyPanel record={r.clone()} function={f.clone()} guard={g}
+                on_guard={ { let why = why.clone(); let f = f.clone(); Callback::from(move |g: usize| why.set(Some((f.clone(), g)))) } }
+                on_close={ { let why = why.clone(); Callback::from(move |_| why.set(None)) } } />
+        },
+        (Some(r), None) => html! {
+            <section class="panel why-pick" aria-label="Why this branch?">
+                <h2>{ "Why this branch?" }</h2>
+                <p class="hint">{ "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out." }</p>
+                <ul class="why-functions">
+                    { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
+                        let explain = explain.clone();
+                        let name = AttrValue::from(f.name.clone());
+                        html! {
+                            <li>
+                                <button type="button" id={format!("why-fn-{}", f.name)} class="button small ghost"
+                                    onclick={Callback::from(move |_: MouseEvent| explain.emit((name.clone(), 0)))}>
+                                    { format!("{}() runs {}", f.name, f.describe()) }
+                                </button>
+                            </li>
+                        }
+                    }) }
+                </ul>
+            </section>
+        },
+        (None, _) => html! {},
+    };
+
+    let side_label = |which: SidePanel| -> String {
+        match which {
+            SidePanel::Grade => "Grade".into(),
+            SidePanel::Graph if merge.is_some() => "Data flow".into(),
+            SidePanel::Graph => "Graph".into(),
+            SidePanel::Renames => "Renames".into(),
+            SidePanel::Requirements => format!("Requirements ({})", reqs.len()),
+            SidePanel::Why => "Why?".into(),
+            SidePanel::Statement => "Statement".into(),
+            SidePanel::Prompt => "Prompt".into(),
+        }
+    };
+    let side_tab = |which: SidePanel| {
+        let active = shown_panel == which;
+        let switch = switch.clone();
+        let key = crate::playground::keys::SHORTCUTS
+            .iter()
+            .find(|s| s.command == Command::Panel(which))
+            .map(|s| s.key)
+            .unwrap_or_default();
+        html! {
+            <button id={format!("panel-tab-{}", which.as_str())} type="button" role="tab"
+                class={classes!("tab", active.then_some("active"))} aria-selected={active.to_string()}
+                aria-controls={format!("panel-{}", which.as_str())}
+                title={format!("Shortcut: {key}")} data-key={key}
+                onclick={Callback::from(move |_: MouseEvent| switch.emit(which))}>
+                { side_label(which) }
+            </button>
+        }
+    };
+    let body = |which: SidePanel, content: Html| {
+        html! {
+            <div id={format!("panel-{}", which.as_str())} class="side-body" role="tabpanel"
+                aria-labelledby={format!("panel-tab-{}", which.as_str())} hidden={shown_panel != which}>
+                { content }
+            </div>
+        }
+    };
+    let side_content = |which: SidePanel| -> Html {
+        match which {
+            SidePanel::Grade => html! { <GradePanel shown={p.shown.clone()} shared={p.solution.clone()} /> },
+            SidePanel::Graph | SidePanel::Renames => side_panel.clone(),
+            SidePanel::Requirements => requirements_panel.clone(),
+            SidePanel::Why => why_panel.clone(),
+            SidePanel::Statement => html! {
+                <>
+                    <section class="panel" aria-label="Problem statement">
+                        <div class="panel-head">
+                            <h2>{ "Problem statement" }</h2>
+                            <div class="actions">
+                                <CopyButton id="copy-statement" label="Copy statement" text={task.prompt.clone()} />
+                            </div>
+                        </div>
+                        <pre id="prompt" class="prompt">{ task.prompt.clone() }</pre>
+                    </section>
+                    if !p.embed {
+                        <TaskTuple shown={p.shown.clone()} />
+                    }
+                </>
+            },
+            SidePanel::Prompt => html! {
+                <section class="panel" aria-label="The full LLM prompt">
+                    <div class="panel-head">
+                        <h2>{ "The full LLM prompt" }</h2>
+                        <div class="actions">
+                            <CopyButton id="copy-llm-prompt" label="Copy full LLM prompt" text={llm.clone()} />
+                        </div>
+                    </div>
+                    <p class="hint">{ "The statement and the codebase in file-block format, as a model is given it." }</p>
+                    <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
+                </section>
+            },
+        }
+    };
+
     html! {
         <section id="task" class="task" data-hash={crate::task::task_hash(task)} data-spec={task.spec.canonical()}>
-            <h1 class="task-title">{ title(&task.spec) }</h1>
-            <p id="stats" class="stats">
-                { match &merge {
-                    None => format!(
-                        "{} functions · {} to edit · {} lines · {} characters · about {} tokens{}",
-                        s.functions, s.functions_to_edit, s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
-                    ),
-                    Some(m) => format!(
-                        "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {} tokens{}",
-                        task.spec.n, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" },
-                        s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
-                    ),
-                } }
-            </p>
-            if !p.embed {
-                <p class="share">
-                    { "Share link: " }
-                    <a id="share-link" href={task.link.clone()}>{ share.clone() }</a>
-                    { " " }
-                    <CopyButton id="copy-link" label="Copy link" text={share} />
-                    { " · " }
-                    <a id="open-agents" href={route::agents_fragment(&task.spec)}>{ "Watch an agent or walk it yourself →" }</a>
+            <div class="task-head">
+                <h1 class="task-title">{ title(&task.spec) }</h1>
+                <p id="stats" class="stats">
+                    { match &merge {
+                        None => format!(
+                            "{} functions · {} to edit · {} lines · {} characters · about {} tokens{}",
+                            s.functions, s.functions_to_edit, s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
+                        ),
+                        Some(m) => format!(
+                            "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {} tokens{}",
+                            task.spec.n, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" },
+                            s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
+                        ),
+                    } }
                 </p>
+                if !p.embed {
+                    <p class="share">
+                        { "Share link: " }
+                        <a id="share-link" href={task.link.clone()}>{ share.clone() }</a>
+                        { " " }
+                        <CopyButton id="copy-link" label="Copy link" text={share} />
+                        { " · " }
+                        <a id="open-agents" href={route::agents_fragment(&task.spec)}>{ "Watch an agent or walk it yourself →" }</a>
+                    </p>
+                }
+            </div>
+            if let Some(Err(message)) = &p.panel {
+                <p id="panel-error" class="notice" role="alert">{ format!("This link's panel cannot be opened: {message}. Showing {} instead.", side_label(shown_panel)) }</p>
             }
-            <div class={classes!("task-grid", merge.is_some().then_some("merge"))}>
-                <div class="side-column">
-                    { side_panel }
-                    { requirements_panel }
-                </div>
-                <section class="panel code-panel" aria-label="Code">
-                    <div class="tabs" role="tablist">
+            <div class={classes!("workspace", merge.is_some().then_some("merge"))}>
+                <section id="code-panel" class="panel code-panel" aria-label="Code">
+                    <div class="tabs" role="tablist" aria-label="Code">
                         { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
                         { tab_button(CodeTab::Reference, "tab-reference", "Reference solution") }
                         { tab_button(CodeTab::Diff, "tab-diff", "Diff") }
                     </div>
                     { code }
                 </section>
-            </div>
-            if let (Some(r), Some((f, g))) = (record.as_ref().as_ref(), (*why).clone()) {
-                <WhyPanel record={r.clone()} function={f.clone()} guard={g}
-                    on_guard={ { let why = why.clone(); let f = f.clone(); Callback::from(move |g: usize| why.set(Some((f.clone(), g)))) } }
-                    on_close={ { let why = why.clone(); Callback::from(move |_| why.set(None)) } } />
-            }
-            <section class="panel" aria-label="Problem statement">
-                <div class="panel-head">
-                    <h2>{ "Problem statement" }</h2>
-                    <div class="actions">
-                        <CopyButton id="copy-statement" label="Copy statement" text={task.prompt.clone()} />
-                        <CopyButton id="copy-llm-prompt" label="Copy full LLM prompt" text={llm.clone()} />
+                <section id="side" class="panel side-panel" aria-label="Panels" data-panel={shown_panel.as_str()}>
+                    <div class="tabs side-tabs" role="tablist" aria-label="Panels">
+                        { for panels.iter().map(|&w| side_tab(w)) }
                     </div>
-                </div>
-                <pre id="prompt" class="prompt">{ task.prompt.clone() }</pre>
-                <details class="llm-prompt">
-                    <summary>{ "The full LLM prompt (statement + codebase in file-block format)" }</summary>
-                    <pre id="llm-prompt" class="prompt">{ llm }</pre>
-                </details>
-            </section>
-            if !p.embed {
-                <GradePanel shown={p.shown.clone()} shared={p.solution.clone()} />
-                <TaskTuple shown={p.shown.clone()} />
-            }
+                    { for panels.iter().map(|&w| body(w, side_content(w))) }
+                </section>
+            </div>
         </section>
+    }
+}
+
+/// Move the focus to a side panel's tab (after a shortcut opened it).
+fn focus_tab(which: SidePanel) {
+    focus_by_id(&format!("panel-tab-{}", which.as_str()));
+}
+
+fn focus_by_id(id: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
+
+/// Move the focus to the code on show (its scrolling box, so the arrow keys scroll it).
+fn focus_code() {
+    use wasm_bindgen::JsCast;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let target = doc
+        .query_selector("#code-panel pre, #code-panel .merge-code, #code-panel #reveal")
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(el) = target {
+        if el.tab_index() < 0 && el.tag_name() != "BUTTON" {
+            el.set_tab_index(0);
+        }
+        let _ = el.focus();
     }
 }
 
