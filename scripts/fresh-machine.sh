@@ -24,8 +24,13 @@
 # Inside, the clone is /work/cabrito (its shared/ is /work/shared) and the command runs there as
 # root in a login shell (`bash -lc`), with PATH as rustup's installer leaves it. /proc, /sys, /dev,
 # /dev/pts and /dev/shm are mounted into the machine and unmounted on exit (also on failure or
-# Ctrl-C), after every process still running inside it is ended.
+# Ctrl-C), after every process still running inside it is ended. This machine's TLS trust (the CA
+# certificates it has beyond Debian's, and the variables such as SSL_CERT_FILE that point tools at
+# them) is carried in, since every machine of this kind reaches the registries through it.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing this file while a run goes on (a run
+# lasts half an hour) must not change what the running script does next.
+{
 
 ROOT=/work/fresh-root
 COMMIT=main
@@ -276,3 +281,4 @@ wait "$RUN" 2>/dev/null || true
 rm -f "$FIFO"
 [ -n "$MATCH" ] || log "the command ended after $(elapsed) without a line matching /$UNTIL/"
 exit "$STATUS"
+}

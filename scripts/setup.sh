@@ -10,8 +10,11 @@
 # What is missing is installed concurrently: the two `cargo install`s compile while apt, npm and pip
 # download. The two build tools are compiled with the dev profile (`--debug`): they need no
 # optimisation (Trunk drives cargo and copies files; wasm-bindgen's work on our wasm takes about a
-# second either way), and it halves their compile time. On a fresh 2-core machine the whole set-up
-# takes about 3.5 minutes (it took about 14 one install after the other with optimised builds).
+# second either way), and it halves their compile time; nor do they need debug info
+# (CARGO_PROFILE_DEV_DEBUG=0: less to generate and link). On a quiet 2-core machine that had Chromium
+# and Node the whole set-up took about 3.5 minutes (about 14 one install after the other with
+# optimised builds); in a fresh Debian 12 root (scripts/fresh-machine.sh) on a heavily loaded machine,
+# 14 minutes, of which apt took 6.5 beside the Trunk build.
 # Each install's output goes to target/setup-logs/; a failure prints the end of its log.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
@@ -107,7 +110,11 @@ else
 fi
 
 install_numpy() {
-  # A Debian system Python refuses pip installs (PEP 668); on such a machine install over it.
+  # Debian's own python3 refuses pip installs (PEP 668: "externally managed"), as on a fresh Debian 12
+  # with python3-pip from apt (a pyenv or python.org Python does not). The graders run the `python3`
+  # on PATH, not a venv, so numpy must be importable by that interpreter: install it with
+  # --break-system-packages, which as root puts it under /usr/local/lib/python3.*/dist-packages,
+  # apart from apt's packages (Debian has no numpy 2.4 to install instead).
   python3 -m pip install -q 'numpy==2.4.*' || python3 -m pip install -q --break-system-packages 'numpy==2.4.*'
 }
 install_npm() { npm ci --no-audit --no-fund --loglevel=error; }
@@ -132,7 +139,7 @@ if grep -q '^trunk 0\.21\.' <<<"$TRUNK_V"; then
 else
   # Trunk 0.22 needs rustc 1.96.1; 0.21 is the newest that builds here.
   launch trunk "trunk 0.21 (cargo install --debug, about 3 minutes)" \
-    timed trunk cargo install trunk --locked --version '^0.21' --debug
+    timed trunk env CARGO_PROFILE_DEV_DEBUG=0 cargo install trunk --locked --version '^0.21' --debug
 fi
 
 WB_VER=$(wasm_bindgen_version)
@@ -144,7 +151,7 @@ if [ "$WB_HAVE" = "wasm-bindgen $WB_VER" ] && grep -q " $WB_VER\$" <<<"$WBT_HAVE
 else
   # Not --locked: the locked webpki-roots of 0.2.130 is no longer served.
   launch wasm-bindgen "wasm-bindgen-cli $WB_VER (cargo install --debug, about 2 minutes)" \
-    timed wasm-bindgen cargo install wasm-bindgen-cli --version "$WB_VER" --force --debug
+    timed wasm-bindgen env CARGO_PROFILE_DEV_DEBUG=0 cargo install wasm-bindgen-cli --version "$WB_VER" --force --debug
 fi
 
 # Trunk runs cargo with --offline, so the crates must be here already.
