@@ -164,7 +164,8 @@ cleanup() {
   # End whatever still runs inside the machine (a server, a browser), by process id.
   for n in 1 2 3; do
     local left=()
-    for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+    for pid in /proc/[0-9]*; do
+      pid="${pid#/proc/}"
       root_of="$(readlink "/proc/$pid/root" 2>/dev/null || true)"
       [ "$root_of" = "$ROOT" ] && left+=("$pid")
     done

@@ -145,5 +145,7 @@ fn the_skeleton_links_where_the_app_does() {
     ] {
         assert!(html.contains(&format!("href=\"{href}\"")), "index.html's skeleton has no link to {href}");
     }
-    assert!(html.contains("Cabra coding tasks from random call graphs, generated in your browser"));
+    for text in ["Cabra coding tasks from random call graphs, generated in your browser", "A+ Large type", "? Keys"] {
+        assert!(html.contains(text), "index.html's skeleton does not say {text:?}");
+    }
 }

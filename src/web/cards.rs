@@ -1,5 +1,5 @@
-//! The gallery's cards, generated a card at a time: the cards of the first screen are generated
-//! while the gallery first renders, every other card in a task of its own just after (a zero-delay
+//! The gallery's cards, generated a card at a time: the first card is generated while the gallery
+//! first renders, every other card in a task of its own just after (a zero-delay
 //! timeout each, in page order), so the page is painted and answers input while the rest of the
 //! gallery fills in. One long task of every card's generation and drawing was the gallery's total
 //! blocking time on a phone (BENCHMARKS.md, "First download and phones").
@@ -27,7 +27,7 @@ pub enum Picture {
 pub struct CardProps {
     pub spec: TaskSpec,
     pub picture: Picture,
-    /// Generate while the gallery first renders (a card of the first screen).
+    /// Generate while the gallery first renders (the first card).
     #[prop_or(false)]
     pub eager: bool,
 }

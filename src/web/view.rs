@@ -943,12 +943,13 @@ pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
 /// of cards per other fixed-size axis (comment copying), a row of runtime cards, a row of instruction-following cards, and the paper's sizes per axis.
 #[function_component(Gallery)]
 pub fn gallery() -> Html {
-    // Each card generates its own task (super::cards): the first row's now, the others just after.
+    // Each card generates its own task (super::cards): the first now, the others just after.
     let cards = use_memo((), |_| gallery_specs());
     let axis_rows = use_memo((), |_| gallery_axis_rows());
     let runtime_cards = use_memo((), |_| runtime_gallery_specs());
     let instructions_cards = use_memo((), |_| instructions_gallery_specs());
-    let first_kind = Kind::ALL.first().copied();
+    // Only the first card is drawn in the first render (a phone's first screen shows one).
+    let first = cards.first().cloned();
     html! {
         <>
         <section id="gallery" class="gallery">
@@ -965,7 +966,7 @@ pub fn gallery() -> Html {
                             html! {
                                 <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.domain.as_str())}>
                                     <span class="card-title">{ if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.n) } else { s.domain.label().to_string() } }</span>
-                                    <CardBody spec={s.clone()} picture={Picture::Card} eager={Some(kind) == first_kind} />
+                                    <CardBody spec={s.clone()} picture={Picture::Card} eager={first.as_ref() == Some(s)} />
                                 </a>
                             }
                         }) }
