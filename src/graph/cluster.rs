@@ -5,7 +5,7 @@
 //! graph's edges projected onto what is drawn, one per pair with its count. Pure; the app
 //! (`web/graph.rs`) draws [`Drawn`].
 
-use super::layout::Layout;
+use super::layout::{arrow_target, Layout};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Graphs with more vertices than this are drawn in clusters (smaller ones vertex by vertex).
@@ -295,24 +295,9 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
     }
 }
 
-/// Where an arrow key goes from item `i`: along its row, or to the nearest item across in the row
-/// above or below (`None` at an edge).
+/// Where an arrow key goes from item `i` (see [`arrow_target`]).
 pub fn neighbour(d: &Drawn, i: usize, key: &str) -> Option<usize> {
-    let &(r, k) = d.pos.get(i)?;
-    let row = d.rows.get(r)?;
-    let nearest = |target: Option<&Vec<usize>>| {
-        let x = d.centre[i].0;
-        target?.iter().copied().min_by(|&a, &b| (d.centre[a].0 - x).abs().total_cmp(&(d.centre[b].0 - x).abs()))
-    };
-    match key {
-        "ArrowLeft" => k.checked_sub(1).map(|j| row[j]),
-        "ArrowRight" => row.get(k + 1).copied(),
-        "ArrowUp" => nearest(r.checked_sub(1).and_then(|l| d.rows.get(l))),
-        "ArrowDown" => nearest(d.rows.get(r + 1)),
-        "Home" => row.first().copied(),
-        "End" => row.last().copied(),
-        _ => None,
-    }
+    arrow_target(&d.rows, &d.pos, &d.centre, i, key)
 }
 
 #[cfg(test)]

@@ -105,3 +105,31 @@ fn layered_in(order: &[usize], parents: &[Vec<usize>], children: &[Vec<usize>]) 
     }
     Layout { layers, pos: out }
 }
+
+/// Where an arrow key goes from item `i` of a drawing in rows (`rows`: item indices left to right,
+/// rows top to bottom; `pos`: each item's (row, position); `centre`: each item's centre): along its row,
+/// or to the item of the row above or below nearest to it across (`None` at an edge or for another
+/// key). The plain call graph and the clustered one both move their focus by it.
+pub fn arrow_target(
+    rows: &[Vec<usize>],
+    pos: &[(usize, usize)],
+    centre: &[(f64, f64)],
+    i: usize,
+    key: &str,
+) -> Option<usize> {
+    let &(r, k) = pos.get(i)?;
+    let row = rows.get(r)?;
+    let x = centre.get(i)?.0;
+    let nearest = |target: Option<&Vec<usize>>| {
+        target?.iter().copied().min_by(|&a, &b| (centre[a].0 - x).abs().total_cmp(&(centre[b].0 - x).abs()))
+    };
+    match key {
+        "ArrowLeft" => k.checked_sub(1).map(|j| row[j]),
+        "ArrowRight" => row.get(k + 1).copied(),
+        "ArrowUp" => nearest(r.checked_sub(1).and_then(|l| rows.get(l))),
+        "ArrowDown" => nearest(rows.get(r + 1)),
+        "Home" => row.first().copied(),
+        "End" => row.last().copied(),
+        _ => None,
+    }
+}

@@ -9,7 +9,7 @@
 //! to edit, layers 3–5: press Enter to show them").
 
 use super::app::Shown;
-use super::graph::move_focus;
+use super::graph::{hover_callbacks, move_focus};
 use crate::graph::cluster::{cluster, draw, neighbour, Clustering, Drawn, Geometry, Item, MAX_BANDS, MAX_MEMBERS};
 use crate::graph::layout::layered;
 use crate::graph::CallGraph;
@@ -262,17 +262,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                     let activate = activate.clone();
                     Callback::from(move |_: MouseEvent| activate())
                 };
-                let (onmouseenter, onmouseleave) = match &p.on_hover {
-                    Some(h) => {
-                        let (enter, leave) = (h.clone(), h.clone());
-                        let n = AttrValue::from(name.clone());
-                        (
-                            Some(Callback::from(move |_: MouseEvent| enter.emit(Some(n.clone())))),
-                            Some(Callback::from(move |_: MouseEvent| leave.emit(None))),
-                        )
-                    }
-                    None => (None, None),
-                };
+                let (onmouseenter, onmouseleave) = hover_callbacks(&p.on_hover, &name);
                 let onkeydown = keys(i, activate);
                 html! {
                     <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={roles[v].as_str()} data-runs={branch}

@@ -13,7 +13,7 @@
 //! (`bigraph.rs`).
 
 use super::app::Shown;
-use crate::graph::layout::layered;
+use crate::graph::layout::{arrow_target, layered};
 use crate::graph::CallGraph;
 use crate::kinds::Role;
 use std::rc::Rc;
@@ -39,24 +39,24 @@ pub struct Placed {
     pub pos: Vec<(usize, usize)>,
 }
 
-/// Where an arrow key goes from vertex `v`: along its layer, or to the vertex of the next layer up
-/// or down nearest to it across (`None` at an edge).
+/// The mouse-enter and mouse-leave handlers of a vertex named `name`: they report the name, then
+/// `None`, to `on_hover` (none without one). The plain and the clustered graph share them.
+pub fn hover_callbacks(
+    on_hover: &Option<Callback<Option<AttrValue>>>,
+    name: &str,
+) -> (Option<Callback<MouseEvent>>, Option<Callback<MouseEvent>>) {
+    let Some(h) = on_hover else { return (None, None) };
+    let (enter, leave) = (h.clone(), h.clone());
+    let n = AttrValue::from(name.to_string());
+    (
+        Some(Callback::from(move |_: MouseEvent| enter.emit(Some(n.clone())))),
+        Some(Callback::from(move |_: MouseEvent| leave.emit(None))),
+    )
+}
+
+/// Where an arrow key goes from vertex `v` (see [`arrow_target`]).
 pub fn neighbour(p: &Placed, v: usize, key: &str) -> Option<usize> {
-    let &(li, i) = p.pos.get(v)?;
-    let layer = &p.layers[li];
-    let nearest = |target: Option<&Vec<usize>>| {
-        let x = p.centre[v].0;
-        target?.iter().copied().min_by(|&a, &b| (p.centre[a].0 - x).abs().total_cmp(&(p.centre[b].0 - x).abs()))
-    };
-    match key {
-        "ArrowLeft" => i.checked_sub(1).map(|j| layer[j]),
-        "ArrowRight" => layer.get(i + 1).copied(),
-        "ArrowUp" => nearest(li.checked_sub(1).and_then(|l| p.layers.get(l))),
-        "ArrowDown" => nearest(p.layers.get(li + 1)),
-        "Home" => layer.first().copied(),
-        "End" => layer.last().copied(),
-        _ => None,
-    }
+    arrow_target(&p.layers, &p.pos, &p.centre, v, key)
 }
 
 /// Move the keyboard focus (and the one tab stop) from vertex element `from` to `to`.
@@ -195,17 +195,7 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
             let toggle = toggle.clone();
             Callback::from(move |_: MouseEvent| toggle())
         };
-        let (onmouseenter, onmouseleave) = match &p.on_hover {
-            Some(h) => {
-                let (enter, leave) = (h.clone(), h.clone());
-                let n = AttrValue::from(name.clone());
-                (
-                    Some(Callback::from(move |_: MouseEvent| enter.emit(Some(n.clone())))),
-                    Some(Callback::from(move |_: MouseEvent| leave.emit(None))),
-                )
-            }
-            None => (None, None),
-        };
+        let (onmouseenter, onmouseleave) = hover_callbacks(&p.on_hover, &name);
         // Enter or Space on a focused vertex selects it, as a click does; the arrow keys move.
         let onkeydown = {
             let placed = placed.clone();
