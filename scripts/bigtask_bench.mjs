@@ -27,6 +27,14 @@ if (!base) {
 }
 const sizes = opt('--sizes', '25,200,1000,2000').split(',').map(Number);
 const runs = Number(opt('--runs', '5'));
+if (!sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 2000)) {
+  console.error(`bigtask_bench.mjs: --sizes must be whole numbers from 1 to 2000 joined by commas, not '${opt('--sizes')}'`);
+  process.exit(2);
+}
+if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
+  console.error(`bigtask_bench.mjs: --runs must be a whole number from 1 to 50, not '${opt('--runs')}'`);
+  process.exit(2);
+}
 const extra = opt('--spec', 'kind=add_parameter&seed=3');
 const chromePath = process.env.CABRITO_CHROMIUM || '/usr/bin/chromium';
 

@@ -32,7 +32,13 @@ if (!base) {
 const bench = args.includes('--bench');
 const only = opt('--only') ? opt('--only').split(',') : null;
 const onlyPreset = opt('--preset');
-const repeat = Math.max(1, Number(opt('--repeat') || 1));
+const repeat = Number(opt('--repeat') || 1);
+const usage = (msg) => {
+  console.error(`lighthouse.mjs: ${msg}`);
+  process.exit(2);
+};
+if (!Number.isInteger(repeat) || repeat < 1 || repeat > 50) usage(`--repeat must be a whole number from 1 to 50, not '${opt('--repeat')}'`);
+if (onlyPreset !== undefined && !['desktop', 'mobile'].includes(onlyPreset)) usage(`--preset must be desktop or mobile, not '${onlyPreset}'`);
 const median = (xs) => {
   const v = xs.filter((x) => x != null).sort((a, b) => a - b);
   return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
@@ -65,6 +71,9 @@ const allRuns = bench
 const runs = allRuns
   .filter(([name]) => !only || only.includes(name))
   .map(([name, fragment, presets, ...rest]) => [name, fragment, presets.filter((p) => !onlyPreset || p === onlyPreset), ...rest]);
+const names = [...new Set(allRuns.map(([name]) => name))];
+for (const name of only || []) if (!names.includes(name)) usage(`--only: no view '${name}'; the views are ${names.join(', ')}`);
+if (!runs.some(([, , presets]) => presets.length)) usage(`nothing to run: no view of --only has the preset '${onlyPreset}'`);
 
 // One Chromium per theme: the dark one is told the system is dark (prefers-color-scheme).
 const chromes = {};
