@@ -1,10 +1,11 @@
 //! The playground's pure logic (no DOM; compiled and tested natively too): reading links
 //! ([`route`]), the "share with solution" codec ([`share`]), the task page's shortcuts ([`keys`]), the grade panel's state and reducer
-//! ([`panel`]), what the runtime axis's views show ([`branches`]) and instruction following's
+//! ([`panel`]) and what the task page hands it when it loads lazily ([`handoff`]), what the runtime axis's views show ([`branches`]) and instruction following's
 //! ([`requirements`]), and which lines of a long code block are rendered ([`window`]). `web` is the
 //! DOM glue around them.
 
 pub mod branches;
+pub mod handoff;
 pub mod keys;
 pub mod panel;
 pub mod requirements;

@@ -2,10 +2,29 @@
 //! by the checker web worker, [`super::checker`], loaded after the first paint), and run the hidden
 //! tests on the native worker over the WebSocket `/ws` of the server that served the page. Without
 //! a worker the page says so and still shows the static verdict.
+//!
+//! The panel is the playground's fifth wasm module (`src/bin/grade.rs`), so the app's first
+//! download carries neither it nor the worker and checker protocols and their serde. The task page
+//! holds a [`GradeHost`] in its Grade tab, which loads the module once the page is idle after its
+//! first paint, or at once when the Grade tab is shown, and hands it the task:
+//!
+//! ```text
+//!  app (first download)                                grade module (src/bin/grade.rs)
+//!  GradeHost renders <div id="grade-root">
+//!    ensure_loaded() ── <script src=grade.js> ───────►  start(): window.cabritoGrade = { mount }
+//!                    ── wasm_bindgen(grade_bg.wasm)
+//!    mount(root, GradeTask JSON) ───────────────────►  GradePanel in root (a new app, or new props
+//!    … again for each new task or shared solution       for the one already in root)
+//! ```
+//!
+//! The hand-off's one definition is [`crate::playground::handoff::GradeTask`]: the page's spec, the
+//! task's texts as generated (the module never regenerates) and the link's shared solution.
 
 use super::app::Shown;
-use super::checker::{self, Request};
+use super::checker;
+use super::lazy::{self, Module};
 use crate::check::Item;
+use crate::playground::handoff::GradeTask;
 use crate::playground::panel::{
     all_functions_pass, failing_functions, Action, Asked, CheckerStatus, Job, Panel, StaticView, WorkerStatus,
 };
@@ -118,17 +137,16 @@ fn run_job(id: String, message: String, report: Callback<Action>) {
     });
 }
 
-/// The checker request for a response to the task shown.
-pub fn check_request(id: u64, shown: &Shown, response: &str) -> Request {
-    Request::for_task(id, &shown.generated.task, response)
+/// The checker request for a response to the task shown, as the grade module builds it from what
+/// the page hands it.
+pub fn check_request(id: u64, shown: &Shown, response: &str) -> checker::Request {
+    GradeTask::of(&shown.spec, &shown.generated.task, None).request(id, response)
 }
 
 #[derive(Properties, PartialEq)]
 pub struct GradeProps {
-    pub shown: Rc<Shown>,
-    /// A solution shared in the link, or why it cannot be read.
-    #[prop_or_default]
-    pub shared: Option<Result<String, String>>,
+    /// The task, and a solution shared in the link (or why it cannot be read).
+    pub task: Rc<GradeTask>,
 }
 
 /// Paste a solution; the static rubric, and the hidden tests on the worker.
@@ -144,7 +162,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     // A new task clears the answer and the job (or starts from the solution in the link).
     {
         let dispatcher = state.dispatcher();
-        use_effect_with((p.shown.spec.clone(), p.shared.clone()), move |(_, shared)| {
+        use_effect_with((p.task.spec.clone(), p.task.shared.clone()), move |(_, shared)| {
             dispatcher.dispatch(Action::NewTask(match shared {
                 Some(Ok(s)) => s.clone(),
                 _ => String::new(),
@@ -167,14 +185,14 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         });
     }
     {
-        let (dispatcher, shown) = (state.dispatcher(), p.shown.clone());
-        use_effect_with((panel.text.clone(), p.shown.clone()), move |(t, _)| {
+        let (dispatcher, task) = (state.dispatcher(), p.task.clone());
+        use_effect_with((panel.text.clone(), p.task.spec.clone()), move |(t, _)| {
             if t.trim().is_empty() {
                 dispatcher.dispatch(Action::Asked(None));
             } else {
                 let id = checker::next_id();
                 dispatcher.dispatch(Action::Asked(Some(Asked { id, at: super::app::now() })));
-                checker::check(&check_request(id, &shown, t));
+                checker::check(&task.request(id, t));
             }
         });
     }
@@ -209,7 +227,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let share = {
         let (text, dispatcher) = (panel.text.clone(), state.dispatcher());
-        let spec = p.shown.spec.clone();
+        let spec = p.task.spec.clone();
         Callback::from(move |_: MouseEvent| {
             let link = super::view::page_url(&format!(
                 "{}&{}={}",
@@ -225,10 +243,10 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         let set_text = set_text.clone();
         Callback::from(move |_: MouseEvent| set_text.emit(code.clone()))
     };
-    let task = &p.shown.generated.task;
+    let task = &p.task;
     let run = {
         let text = panel.text.clone();
-        let spec = p.shown.spec.clone();
+        let spec = p.task.spec.clone();
         let dispatcher = state.dispatcher();
         Rc::new(move || {
             if text.trim().is_empty() {
@@ -414,14 +432,14 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 <div class="actions">
                     <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
                         title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
-                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
-                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
+                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter().to_string())}>{ "Paste the starter" }</button>
+                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.reference().to_string())}>{ "Paste the reference" }</button>
                 </div>
             </div>
             <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
                 placeholder="Paste or drop the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
                 value={panel.text.clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
-            if let Some(Err(why)) = &p.shared {
+            if let Some(Err(why)) = &p.task.shared {
                 <p id="shared-error" class="notice">{ why.clone() }</p>
             }
             if let Some(link) = &panel.share_link {
@@ -440,4 +458,185 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             </div>
         </section>
     }
+}
+
+// ---- the lazy module: the app's side ----------------------------------------------------------
+
+/// The module: its glue script and wasm, next to index.html (Trunk's worker outputs keep their names).
+pub static MODULE: Module =
+    Module { script: "grade.js", wasm: "./grade_bg.wasm", global: "cabritoGrade", what: "the grade panel's module" };
+/// The `performance.mark` set when the module has started (for the tests and benchmarks).
+pub const READY_MARK: &str = "cabrito-grade-ready";
+/// The `performance.mark` set as the app starts handing a task to the module.
+pub const HANDOFF_MARK: &str = "cabrito-grade-handoff-start";
+/// The `performance.measure` from [`HANDOFF_MARK`] until the module has read the task (the app's
+/// serialising, the text's passage between the two wasm modules, the module's parsing).
+pub const HANDOFF_MEASURE: &str = "cabrito-grade-handoff";
+
+/// Where the host is with the module.
+#[derive(Clone, Debug, PartialEq)]
+enum Hosted {
+    /// Waiting for the page to be idle (or the tab to be shown).
+    Waiting,
+    /// Fetching and starting the module.
+    Loading,
+    /// The panel is in the root.
+    Shown,
+    /// The module could not be fetched or started (why).
+    Failed(String),
+}
+
+#[derive(Properties, PartialEq)]
+pub struct HostProps {
+    pub shown: Rc<Shown>,
+    /// A solution shared in the link, or why it cannot be read.
+    #[prop_or_default]
+    pub shared: Option<Result<String, String>>,
+    /// Is the Grade tab on show? (Then the module loads at once, else once the page is idle.)
+    pub visible: bool,
+}
+
+/// The Grade tab's body in the first download: loads the grade module after the first paint and
+/// mounts the panel into itself, handing it each new task.
+#[function_component(GradeHost)]
+pub fn grade_host(p: &HostProps) -> Html {
+    let root = use_node_ref();
+    let hosted = use_state(|| Hosted::Waiting);
+    // Set once the module is wanted (the page was idle, or the tab is shown).
+    let wanted = use_state(|| false);
+    // Bumped by `Try again`.
+    let attempt = use_state(|| 0u32);
+    {
+        let wanted = wanted.clone();
+        use_effect_with(p.visible, move |&visible| {
+            let want = move || wanted.set(true);
+            if visible {
+                after_paint(want);
+            } else {
+                when_idle(want);
+            }
+        });
+    }
+    {
+        let (root, hosted) = (root.clone(), hosted.clone());
+        let deps = (*wanted, *attempt, p.shown.clone(), p.shared.clone());
+        use_effect_with(deps, move |(wanted, _, shown, shared)| {
+            if *wanted {
+                if !matches!(*hosted, Hosted::Shown) {
+                    hosted.set(Hosted::Loading);
+                }
+                let (shown, shared) = (shown.clone(), shared.clone());
+                lazy::ensure_loaded(&MODULE, move |r| {
+                    let r = r.and_then(|_| match root.cast::<web_sys::Element>() {
+                        // Built here, once the module is there: the newest task is mounted last.
+                        Some(el) => {
+                            super::files::mark(HANDOFF_MARK);
+                            let json = GradeTask::of(&shown.spec, &shown.generated.task, shared).to_json();
+                            lazy::mount(&MODULE, &el, &json).map(|_| true)
+                        }
+                        // The reader already left the page.
+                        None => Ok(false),
+                    });
+                    match r {
+                        Ok(true) => hosted.set(Hosted::Shown),
+                        Ok(false) => {}
+                        Err(e) => hosted.set(Hosted::Failed(e)),
+                    }
+                });
+            }
+        });
+    }
+    let retry = {
+        let attempt = attempt.clone();
+        Callback::from(move |_: MouseEvent| attempt.set(*attempt + 1))
+    };
+    html! {
+        <>
+            { match &*hosted {
+                Hosted::Waiting | Hosted::Loading => html! {
+                    <p id="grade-loading" class="hint">{ "Loading the grade panel…" }</p>
+                },
+                Hosted::Shown => html! {},
+                Hosted::Failed(why) => html! {
+                    <section id="grade-error" class="notice" role="alert">
+                        <p><strong>{ "The grade panel cannot be loaded: " }</strong>{ why.clone() }{ "." }</p>
+                        <p>{ "The code, the call graph and the other panels still work. " }
+                            <button id="grade-retry" type="button" class="button small" onclick={retry}>{ "Try again" }</button>
+                        </p>
+                    </section>
+                },
+            } }
+            // The module's Yew app owns this element's children; the app's never touches them.
+            <div id="grade-root" ref={root}></div>
+        </>
+    }
+}
+
+/// Run `f` just after the browser's next paint (the task view's, when the Grade tab opens with it).
+fn after_paint(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else { return };
+    let f = wasm_bindgen::closure::Closure::once_into_js(f);
+    // A timeout set from an animation frame runs after that frame's paint.
+    let later = wasm_bindgen::closure::Closure::once_into_js(move || {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 0);
+        }
+    });
+    let _ = window.request_animation_frame(later.unchecked_ref());
+}
+
+/// Run `f` once the browser is idle (after the first paint), or in 200 ms without `requestIdleCallback`.
+fn when_idle(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else { return };
+    let f = wasm_bindgen::closure::Closure::once_into_js(f);
+    if window.request_idle_callback(f.unchecked_ref()).is_err() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 200);
+    }
+}
+
+// ---- the lazy module: its side ----------------------------------------------------------------
+
+thread_local! {
+    /// The panel's app and the element it is in.
+    static PANEL: std::cell::RefCell<Option<(web_sys::Element, yew::AppHandle<GradePanel>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The module's entry: set `window.cabritoGrade = { mount(root, task) }`. A mount into the root
+/// the panel is already in gives it the new task (its state follows, as the reducer says); a mount
+/// into another root (the page was left and opened again) starts a new panel there.
+pub fn start() {
+    lazy::panic_hook("grade panel");
+    lazy::expose(MODULE.global, |root: web_sys::Element, json: String| {
+        let task = match GradeTask::from_json(&json) {
+            Ok(t) => {
+                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                    let _ = perf.measure_with_start_mark(HANDOFF_MEASURE, HANDOFF_MARK);
+                }
+                Rc::new(t)
+            }
+            Err(e) => {
+                root.set_text_content(Some(&e));
+                return;
+            }
+        };
+        PANEL.with(|p| {
+            let mut p = p.borrow_mut();
+            match p.as_mut() {
+                Some((el, app)) if *el == root => app.update(GradeProps { task }),
+                _ => {
+                    if let Some((_, old)) = p.take() {
+                        old.destroy();
+                    }
+                    root.set_inner_html("");
+                    let app =
+                        yew::Renderer::<GradePanel>::with_root_and_props(root.clone(), GradeProps { task }).render();
+                    *p = Some((root, app));
+                }
+            }
+        });
+    });
+    super::files::mark(READY_MARK);
 }

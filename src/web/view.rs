@@ -3,7 +3,7 @@
 use super::app::Shown;
 use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
-use super::grade::GradePanel;
+use super::grade::GradeHost;
 use super::graph::{CallGraphSvg, Legend};
 use super::renaming::RenamingPanel;
 use super::route::{self, PanelSet, SidePanel};
@@ -640,7 +640,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let side_content = |which: SidePanel| -> Html {
         match which {
-            SidePanel::Grade => html! { <GradePanel shown={p.shown.clone()} shared={p.solution.clone()} /> },
+            SidePanel::Grade => html! {
+                <GradeHost shown={p.shown.clone()} shared={p.solution.clone()} visible={shown_panel == SidePanel::Grade} />
+            },
             SidePanel::Graph | SidePanel::Renames => side_panel.clone(),
             SidePanel::Requirements => requirements_panel.clone(),
             SidePanel::Why => why_panel.clone(),
