@@ -609,6 +609,8 @@ thread_local! {
 /// into another root (the page was left and opened again) starts a new panel there.
 pub fn start() {
     lazy::panic_hook("grade panel");
+    // The panel is mounted inside the app's tree: its subtrees must not share the app's numbers.
+    lazy::separate_subtree_ids();
     lazy::expose(MODULE.global, |root: web_sys::Element, json: String| {
         let task = match GradeTask::from_json(&json) {
             Ok(t) => {

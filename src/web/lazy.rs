@@ -138,3 +138,26 @@ pub fn panic_hook(what: &'static str) {
         }
     }));
 }
+
+#[yew::function_component(Nothing)]
+fn nothing() -> yew::Html {
+    yew::Html::default()
+}
+
+/// How many subtree numbers [`separate_subtree_ids`] uses up.
+const SUBTREE_IDS_SKIPPED: u32 = 64;
+
+/// For a module whose app is mounted inside the app's own tree (the grade panel in the task page):
+/// use up this module's first subtree numbers. Each wasm module's Yew numbers its subtrees from 1
+/// and brands its elements with that number, and the app, which sees every event first (it listens
+/// in the capture phase on its root), takes an event to be its own when the nearest branded element
+/// bears its number: an inner app numbered 1 too would have its clicks run the app's handlers. Call
+/// it once, before the module renders anything.
+pub fn separate_subtree_ids() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    for _ in 0..SUBTREE_IDS_SKIPPED {
+        if let Ok(host) = doc.create_element("div") {
+            yew::Renderer::<Nothing>::with_root(host).render().destroy();
+        }
+    }
+}
