@@ -75,6 +75,7 @@ cargo test --locked --test browser_e2e -- --nocapture
 cargo test --locked --test results_e2e -- --nocapture
 cargo test --locked --test agents_e2e -- --nocapture
 cargo test --locked --test bigtask_e2e -- --nocapture
+cargo test --locked --test grade_e2e -- --nocapture
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 

@@ -225,13 +225,13 @@ async fn module_missing(driver: &WebDriver, base: &str) -> Res {
     if !code.as_str().unwrap_or_default().contains(&first) {
         return Err(format!("the starter code is not shown (looking for {first:?})").into());
     }
-    js(driver, "document.getElementById('panel-tab-graph').click(); return true;", vec![]).await?;
+    driver.find(By::Id("panel-tab-graph")).await?.click().await?;
+    let name = task.edit_set.first().ok_or("the task edits nothing")?.clone();
+    driver.find(By::Id(format!("v-{name}"))).await?.click().await?;
     wait_for(
         driver,
-        "the graph to be clickable",
-        "const n = document.querySelector('#panel-graph svg .node'); if (!n) return null; \
-         n.dispatchEvent(new MouseEvent('click', {bubbles: true})); \
-         return !!document.querySelector('#starter-code .selected');",
+        &format!("the code of {name} to be highlighted after a click on its vertex"),
+        "const l = [...document.querySelectorAll('#starter-code .line.selected')]; return l.length ? l.map(e => e.dataset.fn) : null;",
         20,
     )
     .await?;

@@ -173,6 +173,10 @@ async fn press_panel(driver: &WebDriver, key: &str, panel: &str) -> Res {
     if !hash.as_str().unwrap_or_default().ends_with(&format!("panel={panel}")) {
         return Err(format!("after {key} the link is {hash}, without panel={panel}").into());
     }
+    // The grade panel is a lazily loaded module: wait for it (it loads at once when its tab is shown).
+    if panel == "grade" {
+        wait_for(driver, "the grade panel's module", "return !!document.getElementById('use-starter');", 30).await?;
+    }
     Ok(())
 }
 

@@ -1,12 +1,13 @@
 //! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
-//! agents page). Trunk builds each from index.html's `data-type="worker"` link, for its no-modules
-//! glue; the app adds its script, starts its wasm on the main thread, and calls the `mount` its
-//! start function put on `window`.
+//! agents page, the task page's grade panel). Trunk builds each from index.html's `data-type="worker"`
+//! link, for its no-modules glue; the app fetches the glue, runs it in a function of its own (each
+//! glue declares a top-level `wasm_bindgen`, so two run as scripts would clash), starts its wasm on
+//! the main thread, and calls the `mount` its start function put on `window`.
 //!
 //! ```text
 //!  app (first download)                                  module (src/bin/<name>.rs)
-//!  ensure_loaded(M) ── <script src=M.script> ─────────►  start(): window[M.global] = { mount }
-//!                   ── wasm_bindgen(M.wasm)
+//!  ensure_loaded(M) ── fetch(M.script), run it ───────►  start(): window[M.global] = { mount }
+//!                   ── its wasm_bindgen(M.wasm)
 //!  mount(M, root, arg) ──────────────────────────────►  a Yew app in root
 //! ```
 
@@ -72,33 +73,41 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
         return;
     }
     set_state(m, Load::Loading);
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return finish(m, Err("no document".into())) };
-    let Ok(script) = doc.create_element("script") else { return finish(m, Err("cannot create a script".into())) };
-    let _ = script.set_attribute("src", m.script);
-    let onload = Closure::once_into_js(move || {
-        // The no-modules glue declares `wasm_bindgen` in the global scope (each module's script
-        // replaces it, so it is called at once).
-        let start = js_sys::Function::new_no_args(&format!("return wasm_bindgen('{}')", m.wasm));
-        let promise = match start.call0(&JsValue::NULL).map(|p| p.dyn_into::<js_sys::Promise>()) {
-            Ok(Ok(p)) => p,
-            _ => return finish(m, Err(format!("{} did not start", m.what))),
-        };
-        wasm_bindgen_futures::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(promise).await {
-                Ok(_) => finish(m, Ok(())),
-                Err(e) => finish(
-                    m,
-                    Err(format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}")))),
-                ),
-            }
-        });
-    });
-    let onerror = Closure::once_into_js(move || finish(m, Err(format!("{} could not be fetched", m.script))));
-    let _ = script.add_event_listener_with_callback("load", onload.unchecked_ref());
-    let _ = script.add_event_listener_with_callback("error", onerror.unchecked_ref());
-    if let Some(body) = doc.body() {
-        let _ = body.append_child(&script);
+    wasm_bindgen_futures::spawn_local(async move { finish(m, load(m).await) });
+}
+
+/// Fetch a module's glue, run it, and start its wasm.
+async fn load(m: &'static Module) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let fetched = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(m.script)).await.map_err(|e| {
+        format!("{} could not be fetched ({})", m.script, e.as_string().unwrap_or_else(|| format!("{e:?}")))
+    })?;
+    let response: web_sys::Response = fetched.dyn_into().map_err(|_| format!("{} could not be fetched", m.script))?;
+    if !response.ok() {
+        return Err(format!("{} could not be fetched (HTTP {})", m.script, response.status()));
     }
+    let text = response.text().map_err(|_| format!("{} could not be read", m.script))?;
+    let glue = wasm_bindgen_futures::JsFuture::from(text)
+        .await
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or_else(|| format!("{} could not be read", m.script))?;
+    // The no-modules glue declares `let wasm_bindgen` at the top level: a second module's glue run as
+    // a classic script would declare it again (a SyntaxError, and the first module's init called on
+    // the second's wasm). Run inside a function, each glue's `wasm_bindgen` is its own.
+    let init = js_sys::eval(&format!("(function () {{\n{glue}\n;return wasm_bindgen;\n}})()"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| format!("{} is not a module's script", m.script))?;
+    let promise = init
+        .call1(&JsValue::NULL, &JsValue::from_str(m.wasm))
+        .ok()
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
+        .ok_or_else(|| format!("{} did not start", m.what))?;
+    wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}"))))
 }
 
 /// Call the loaded module's `mount(root, arg)`.
