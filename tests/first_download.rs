@@ -2,7 +2,7 @@
 //! page is interactive (the HTML itself, its stylesheets, icon, module scripts and preloads, the app's
 //! JS glue and the wasm the glue instantiates), summed in gzip (level 9, as `cabrito serve` sends
 //! them compressed), must stay under [`BUDGET`]. The lazily loaded modules (the checker worker, the
-//! Results and Traces module, the agents module) are not in it: index.html links them with
+//! Results and Traces module, the agents module, the grade module) are not in it: index.html links them with
 //! `data-type="worker"`, which Trunk turns into files and no tag.
 //!
 //! Needs the built app (`trunk build --release`, or `CABRITO_DIST`); without it the test is skipped
@@ -17,9 +17,10 @@ use std::path::{Path, PathBuf};
 
 /// Issue 14 asks for the first download under 300 KB gzip. It is not there yet (BENCHMARKS.md,
 /// "First download and phones": the app's wasm carries every kind's generator and every view); this
-/// budget is what the app weighed on 2026-11-30 (503 KB) plus room for that day's other work, so
-/// that it only goes down from here. Lower it as the module split moves more out of the first download.
-const BUDGET: usize = 560_000;
+/// budget is what the app weighed once the grade panel became a lazy module (474 KB on 2026-12-01,
+/// from 543 KB) plus a few KB, so that it only goes down from here. Lower it as the module split
+/// moves more out of the first download.
+const BUDGET: usize = 480_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 

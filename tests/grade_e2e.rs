@@ -71,7 +71,8 @@ async fn after_first_paint(driver: &WebDriver, base: &str) -> Res {
     .await?;
     let at = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     // Asked for after the first paint, and after the task view had rendered (its paint comes first).
-    if !(at("js") >= at("paint") && at("js") > at("rendered")) {
+    let after = at("js") >= at("paint") && at("js") > at("rendered");
+    if !after {
         return Err(format!("the grade module was fetched before the task page's first paint: {v}").into());
     }
     println!(
@@ -163,7 +164,8 @@ async fn grade_link(driver: &WebDriver, base: &str) -> Res {
         vec![],
     )
     .await?;
-    if !(order[0].as_f64() > order[1].as_f64()) {
+    let after = matches!((order[0].as_f64(), order[1].as_f64()), (Some(g), Some(t)) if g > t);
+    if !after {
         return Err(format!("with panel=grade, grade.js was asked for before the task view rendered: {order}").into());
     }
     console_clean(driver, "a link with panel=grade").await
