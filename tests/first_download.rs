@@ -2,7 +2,7 @@
 //! page is interactive (the HTML itself, its stylesheets, icon, module scripts and preloads, the app's
 //! JS glue and the wasm the glue instantiates), summed in gzip (level 9, as `cabrito serve` sends
 //! them compressed), must stay under [`BUDGET`]. The lazily loaded modules (the checker worker, the
-//! Results and Traces module, the agents module) are not in it: index.html links them with
+//! Results and Traces module, the agents module, the generator module `gen`) are not in it: index.html links them with
 //! `data-type="worker"`, which Trunk turns into files and no tag.
 //!
 //! Needs the built app (`trunk build --release`, or `CABRITO_DIST`); without it the test is skipped

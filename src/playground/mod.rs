@@ -5,6 +5,7 @@
 //! DOM glue around them.
 
 pub mod branches;
+pub mod handover;
 pub mod keys;
 pub mod panel;
 pub mod requirements;

@@ -1,5 +1,5 @@
 //! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
-//! agents page). Trunk builds each from index.html's `data-type="worker"` link, for its no-modules
+//! agents page, the generator's extra parts: `gen.rs`). Trunk builds each from index.html's `data-type="worker"` link, for its no-modules
 //! glue; the app adds its script, starts its wasm on the main thread, and calls the `mount` its
 //! start function put on `window`.
 //!
@@ -121,6 +121,33 @@ pub fn expose(global: &str, mount: impl Fn(web_sys::Element, String) + 'static) 
     if let Some(w) = web_sys::window() {
         let _ = js_sys::Reflect::set(&w, &global.into(), &api);
     }
+}
+
+/// Call the loaded module's function `name(arg)`, which answers with text (the `gen` module's
+/// `generate`).
+pub fn call(m: &Module, name: &str, arg: &str) -> Result<String, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let api = js_sys::Reflect::get(&window, &m.global.into()).map_err(|_| "the module has no API")?;
+    let f: js_sys::Function = js_sys::Reflect::get(&api, &name.into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| format!("{} has no {name}()", m.what))?;
+    let out = f.call1(&api, &JsValue::from_str(arg)).map_err(|e| format!("{name}() failed: {e:?}"))?;
+    out.as_string().ok_or_else(|| format!("{name}() did not answer with text"))
+}
+
+/// The module's side of [`call`]: put `name(arg) -> text` on `window[global]` (next to a `mount`
+/// [`expose`] put there, if any).
+pub fn expose_call(global: &str, name: &str, f: impl Fn(String) -> String + 'static) {
+    let Some(w) = web_sys::window() else { return };
+    let api = js_sys::Reflect::get(&w, &global.into())
+        .ok()
+        .filter(|a| a.is_object())
+        .unwrap_or_else(|| js_sys::Object::new().into());
+    let f = Closure::<dyn Fn(String) -> String>::new(f);
+    let _ = js_sys::Reflect::set(&api, &name.into(), f.as_ref());
+    f.forget();
+    let _ = js_sys::Reflect::set(&w, &global.into(), &api);
 }
 
 /// Show a module's internal error on the page (its panic hook).
