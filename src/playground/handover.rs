@@ -9,10 +9,12 @@
 //! [`encode`] (module side) writes them with serde. `tests` check `decode(encode(x)) == x`, byte for
 //! byte in the record, over many specs of every part.
 
+use crate::axes::runtime::guard::Call;
 use crate::graph::{CallGraph, Node, Part};
 use crate::kinds::merge_codebases::render::Piece;
 use crate::kinds::merge_codebases::view::{DiffInfo, Flow, FlowNode, MergeView};
 use crate::kinds::Role;
+use crate::playground::branches::{Outcome, StepRow};
 use crate::task::{Generated, Sizes, Task, View};
 use crate::TaskSpec;
 use serde_json::{json, Map, Value};
@@ -120,7 +122,7 @@ fn items<T>(v: &Value, key: &str, each: impl Fn(&Value) -> Res<T>) -> Res<Vec<T>
 fn counts(v: &Value) -> Res<Vec<usize>> {
     v.as_array().ok_or("not a list")?.iter().map(|x| usize::try_from(uint(x)?).map_err(|e| e.to_string())).collect()
 }
-fn pair<'a>(v: &'a Value) -> Res<(&'a Value, &'a Value)> {
+fn pair(v: &Value) -> Res<(&Value, &Value)> {
     match v.as_array().map(Vec::as_slice) {
         Some([a, b]) => Ok((a, b)),
         _ => Err(format!("{v} is not a pair")),
@@ -302,6 +304,60 @@ pub fn decode(v: &Value, spec: &TaskSpec) -> Res<Made> {
     Ok(Made { task: t, view: drawn })
 }
 
+// ---- "why this branch?" (its exact arithmetic is the runtime axis's, in the module) -------------
+
+/// A `check` call's outcome and a page of its steps, as the module answers `why`
+/// ([`crate::playground::branches::outcome`], [`crate::playground::branches::steps_page`]).
+pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
+    json!({
+        "outcome": [o.last, o.parity, o.value, o.most_digits, o.odd_steps],
+        "rows": rows.iter().map(|r| json!([r.step, r.value, r.odd, r.action])).collect::<Vec<_>>(),
+    })
+}
+
+/// Read [`why_encode`]'s JSON.
+pub fn why_decode(v: &Value) -> Res<(Outcome, Vec<StepRow>)> {
+    let o = field(v, "outcome")?;
+    let outcome = match o.as_array().map(Vec::as_slice) {
+        Some([last, parity, value, most, odd]) => Outcome {
+            last: last.as_str().ok_or("the last value is not text")?.to_string(),
+            parity: u8::try_from(uint(parity)?).map_err(|e| e.to_string())?,
+            value: value.as_bool().ok_or("the value is not true or false")?,
+            most_digits: uint(most)? as usize,
+            odd_steps: u32::try_from(uint(odd)?).map_err(|e| e.to_string())?,
+        },
+        _ => return Err(format!("{o} is not an outcome")),
+    };
+    let rows = items(v, "rows", |r| match r.as_array().map(Vec::as_slice) {
+        Some([step, value, odd, action]) => Ok(StepRow {
+            step: u32::try_from(uint(step)?).map_err(|e| e.to_string())?,
+            value: value.as_str().ok_or("a value is not text")?.to_string(),
+            odd: odd.as_bool().ok_or("a parity is not true or false")?,
+            action: action.as_str().ok_or("an action is not text")?.to_string(),
+        }),
+        _ => Err(format!("{r} is not a step")),
+    })?;
+    Ok((outcome, rows))
+}
+
+/// The `why` request: a call and a page of its steps, as text (`x,a,b,target,steps,from,count`).
+pub fn why_request(c: &Call, from: u32, count: u32) -> String {
+    format!("{},{},{},{},{},{from},{count}", c.x, c.a, c.b, c.target, c.steps)
+}
+
+/// Read [`why_request`]'s text.
+pub fn why_read(text: &str) -> Res<(Call, u32, u32)> {
+    let n: Vec<u32> =
+        text.split(',').map(|x| x.parse::<u32>().map_err(|e| format!("'{x}': {e}"))).collect::<Res<_>>()?;
+    match n.as_slice() {
+        &[x, a, b, target, steps, from, count] => {
+            let target = u8::try_from(target).map_err(|e| e.to_string())?;
+            Ok((Call { x, a, b, target, steps }, from, count))
+        }
+        _ => Err(format!("'{text}' is not x,a,b,target,steps,from,count")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +424,31 @@ mod tests {
         for part in [None, Some(Extra::MergeCodebases), Some(Extra::Runtime), Some(Extra::Instructions)] {
             assert!(parts.contains(&part), "no round trip of {part:?}");
         }
+    }
+
+    /// The why panel's answers read back as they were worked out, for every guard of a few tasks.
+    #[test]
+    fn why_reads_back() {
+        use crate::playground::branches::{outcome, steps_page};
+        for seed in 0..4 {
+            let spec = TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Runtime, 25 + seed as u32 * 100, seed);
+            let task = crate::task::generate(&spec).unwrap();
+            for f in &task.runtime.unwrap().functions {
+                for c in f.guards.iter().flat_map(|g| &g.calls) {
+                    for from in [1, 30, c.steps] {
+                        let (call, from2, count) = why_read(&why_request(c, from, 50)).unwrap();
+                        assert_eq!((&call, from2, count), (c, from, 50));
+                        let (o, rows) = (outcome(c), steps_page(c, from, 50));
+                        let text = why_encode(&o, &rows).to_string();
+                        assert_eq!(why_decode(&serde_json::from_str(&text).unwrap()).unwrap(), (o, rows));
+                    }
+                }
+            }
+        }
+        assert!(
+            why_read("1,2,3").is_err() && why_read("a,b,c,d,e,f,g").is_err() && why_read("1,1,1,300,1,1,1").is_err()
+        );
+        assert!(why_decode(&json!({"outcome": [1], "rows": []})).is_err());
     }
 
     #[test]

@@ -16,6 +16,8 @@
 
 use super::app::{now, Made, Shown};
 use super::lazy::{self, Module};
+use crate::axes::runtime::guard::Call;
+use crate::playground::branches::{self, Outcome, StepRow};
 use crate::playground::handover;
 use crate::spec::TaskSpec;
 use crate::task::Extra;
@@ -70,6 +72,21 @@ pub fn show_there(spec: TaskSpec, part: Extra, done: impl FnOnce(Result<Rc<Shown
             Ok(Rc::new(Shown { spec, generated, millis }))
         }))
     });
+}
+
+/// "Why this branch?" for a `check` call: its outcome and a page of its steps. Its exact arithmetic
+/// (big integers) belongs to the runtime axis, so a build without it asks the module, which is
+/// loaded: the runtime task on the page came from it.
+pub fn why(c: &Call, from: u32, count: u32) -> Result<(Outcome, Vec<StepRow>), String> {
+    if crate::task::HAS_EXTRAS {
+        return Ok((branches::outcome(c), branches::steps_page(c, from, count)));
+    }
+    let out = lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?;
+    let value: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    match value.get("error").and_then(|e| e.as_str()) {
+        Some(e) => Err(e.to_string()),
+        None => handover::why_decode(&value),
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -128,5 +145,11 @@ pub fn start() {
             Err(e) => serde_json::json!({ "error": e }),
         };
         value.to_string()
+    });
+    lazy::expose_call(MODULE.global, "why", |arg: String| match handover::why_read(&arg) {
+        Ok((c, from, count)) => {
+            handover::why_encode(&branches::outcome(&c), &branches::steps_page(&c, from, count)).to_string()
+        }
+        Err(e) => serde_json::json!({ "error": format!("the call cannot be read: {e}") }).to_string(),
     });
 }
