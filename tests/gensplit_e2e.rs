@@ -125,15 +125,39 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     )
     .await?;
 
+    // A page that loaded the generator module loads another lazy module too (their glue, each
+    // declaring `wasm_bindgen`, once clashed): the agents page, then a merge task again.
+    let agents = spec("v=1&kind=dead_code&domain=math&axis=traversal&n=5&seed=2");
+    driver.goto(format!("{base}{}", cabrito::playground::route::agents_fragment(&agents))).await?;
+    wait_for(
+        driver,
+        "the agents page",
+        "if (document.getElementById('agents-error')) return 'error: ' + document.getElementById('agents-error').textContent; \
+         const w = document.getElementById('watch'); return w && w.dataset.steps;",
+        60,
+    )
+    .await
+    .and_then(|v| match v.as_str() {
+        Some(e) if e.starts_with("error") => Err(e.to_string().into()),
+        _ => Ok(v),
+    })?;
+    if !fetched_gen(driver).await? {
+        return Err("the agents step ran in a page without the generator module".into());
+    }
+    let merge = spec("v=1&kind=merge_codebases&n=30&seed=7");
+    driver.goto(format!("{base}{}", link(&merge))).await?;
+    expect_task(driver, &merge).await?;
+
     // The module cannot be fetched: the page says what is missing, and other tasks still open.
     driver.goto("about:blank").await?;
     driver.goto(format!("{base}{}", link(&plain))).await?;
     expect_task(driver, &plain).await?;
     js(
         driver,
-        "const set = Element.prototype.setAttribute; \
-         Element.prototype.setAttribute = function (k, v) { \
-           return set.call(this, k, (k === 'src' && v === 'gen.js') ? 'no-such-gen.js' : v); };",
+        "const f = window.fetch; \
+         window.fetch = function (r, i) { \
+           const u = typeof r === 'string' ? r : r.url; \
+           return f.call(this, /gen\\.js$/.test(u) ? 'no-such-gen.js' : r, i); };",
         vec![],
     )
     .await?;

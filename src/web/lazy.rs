@@ -1,13 +1,14 @@
 //! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
-//! agents page, the generator's extra parts: `gen.rs`). Trunk builds each from index.html's `data-type="worker"` link, for its no-modules
-//! glue; the app adds its script, starts its wasm on the main thread, and calls the `mount` its
-//! start function put on `window`.
+//! agents page, the generator's extra parts: `gen.rs`). Trunk builds each from index.html's
+//! `data-type="worker"` link, for its no-modules glue; the app fetches its script and runs it in a function of its own (so that two modules' glue,
+//! each declaring `wasm_bindgen`, never clash), starts its wasm on the main thread, and calls the
+//! `mount` its start function put on `window`.
 //!
 //! ```text
 //!  app (first download)                                  module (src/bin/<name>.rs)
-//!  ensure_loaded(M) ── <script src=M.script> ─────────►  start(): window[M.global] = { mount }
+//!  ensure_loaded(M) ── fetch M.script, run in a function ►  start(): window[M.global] = { mount }
 //!                   ── wasm_bindgen(M.wasm)
-//!  mount(M, root, arg) ──────────────────────────────►  a Yew app in root
+//!  mount(M, root, arg) ─────────────────────────────────►  a Yew app in root
 //! ```
 
 use std::cell::RefCell;
@@ -72,33 +73,32 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
         return;
     }
     set_state(m, Load::Loading);
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return finish(m, Err("no document".into())) };
-    let Ok(script) = doc.create_element("script") else { return finish(m, Err("cannot create a script".into())) };
-    let _ = script.set_attribute("src", m.script);
-    let onload = Closure::once_into_js(move || {
-        // The no-modules glue declares `wasm_bindgen` in the global scope (each module's script
-        // replaces it, so it is called at once).
-        let start = js_sys::Function::new_no_args(&format!("return wasm_bindgen('{}')", m.wasm));
+    wasm_bindgen_futures::spawn_local(async move {
+        let glue = match gloo::net::http::Request::get(m.script).send().await {
+            Ok(r) if r.ok() => r.text().await.map_err(|e| e.to_string()),
+            Ok(r) => Err(format!("HTTP {}", r.status())),
+            Err(e) => Err(e.to_string()),
+        };
+        let glue = match glue {
+            Ok(g) => g,
+            Err(e) => return finish(m, Err(format!("{} could not be fetched ({e})", m.script))),
+        };
+        // The no-modules glue declares `let wasm_bindgen` at its top level: run as a page script, a
+        // second module's glue would clash with the first's (a page may load several), so it runs in
+        // a function of its own, which starts the module's wasm.
+        let start = js_sys::Function::new_no_args(&format!("{glue}\n;return wasm_bindgen('{}');", m.wasm));
         let promise = match start.call0(&JsValue::NULL).map(|p| p.dyn_into::<js_sys::Promise>()) {
             Ok(Ok(p)) => p,
             _ => return finish(m, Err(format!("{} did not start", m.what))),
         };
-        wasm_bindgen_futures::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(promise).await {
-                Ok(_) => finish(m, Ok(())),
-                Err(e) => finish(
-                    m,
-                    Err(format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}")))),
-                ),
-            }
-        });
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => finish(m, Ok(())),
+            Err(e) => finish(
+                m,
+                Err(format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}")))),
+            ),
+        }
     });
-    let onerror = Closure::once_into_js(move || finish(m, Err(format!("{} could not be fetched", m.script))));
-    let _ = script.add_event_listener_with_callback("load", onload.unchecked_ref());
-    let _ = script.add_event_listener_with_callback("error", onerror.unchecked_ref());
-    if let Some(body) = doc.body() {
-        let _ = body.append_child(&script);
-    }
 }
 
 /// Call the loaded module's `mount(root, arg)`.
