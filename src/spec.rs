@@ -669,6 +669,9 @@ impl Knob {
 pub struct SpecError {
     pub key: String,
     pub message: String,
+    /// The spec is valid but this build leaves out the part of the generator it needs (the app's
+    /// first download; the page loads that part as a module): [`crate::task::Extra`].
+    pub needs: Option<crate::task::Extra>,
 }
 
 impl fmt::Display for SpecError {
@@ -679,7 +682,7 @@ impl fmt::Display for SpecError {
 impl std::error::Error for SpecError {}
 
 pub(crate) fn err(key: &str, message: String) -> SpecError {
-    SpecError { key: key.to_string(), message }
+    SpecError { key: key.to_string(), message, needs: None }
 }
 
 /// Everything that determines a task. A knob added later gets a field here with

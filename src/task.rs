@@ -99,9 +99,64 @@ pub fn task_set(spec: &TaskSpec) -> String {
     spec.axis.def().task_set(spec.domain)
 }
 
+/// A part of the generator that a build may leave out: the app's first download is built without the
+/// cargo feature `gen-extra` (on by default: the CLI, the worker, the tests and every other wasm
+/// module have it) and loads these from the `gen` module when a spec needs one (`web::gen`). Every
+/// kind and axis stays in the registry in both builds; generating a spec that needs a part the build
+/// left out is the error [`SpecError::needs`] names, never a different task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extra {
+    /// Merge Codebases (its whole generator and statement).
+    MergeCodebases,
+    /// The runtime-resolution axis (guard trees, their exact arithmetic, the record's `runtime`).
+    Runtime,
+    /// The instruction-following axis (the rule banks, the sampler, the indexed refactorings).
+    Instructions,
+}
+
+impl Extra {
+    /// What the part is, for the page's loading notice and errors.
+    pub fn what(self) -> &'static str {
+        match self {
+            Extra::MergeCodebases => "the Merge Codebases generator",
+            Extra::Runtime => "the runtime-resolution generator",
+            Extra::Instructions => "the instruction-following generator",
+        }
+    }
+}
+
+/// Whether this build has the parts of [`Extra`] (the cargo feature `gen-extra`).
+pub const HAS_EXTRAS: bool = cfg!(feature = "gen-extra");
+
+/// The part of the generator a spec needs beyond the core, if any (its kind's, else its axis's).
+pub fn extra_of(spec: &TaskSpec) -> Option<Extra> {
+    // A kind the axis knob does not apply to keeps the default axis, which needs nothing.
+    spec.kind.def().extra().or(spec.axis.def().extra())
+}
+
+/// `Ok` when this build has `part`; else the error that says the spec needs it. Called right before
+/// the part's code, so that in a build without it the code after it is unreachable and left out.
+#[inline(always)]
+pub fn require(part: Extra) -> Result<(), SpecError> {
+    if HAS_EXTRAS {
+        Ok(())
+    } else {
+        Err(SpecError {
+            key: String::new(),
+            message: format!("this build leaves out {}; it is loaded as a module of its own", part.what()),
+            needs: Some(part),
+        })
+    }
+}
+
 /// Generate the task of a spec, with what the app draws.
+/// A valid spec that needs a part of the generator this build leaves out is the error
+/// [`require`] gives, before anything is drawn.
 pub fn generate_full(spec: &TaskSpec) -> Result<Generated, SpecError> {
     spec.validate()?;
+    if let Some(part) = extra_of(spec) {
+        require(part)?;
+    }
     spec.kind.def().generate(spec)
 }
 

@@ -472,9 +472,27 @@ async fn no_worker(driver: &WebDriver, shots: &Path) -> Res {
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     driver.screenshot(&shots.join("e2e-no-worker.png")).await?;
     no_fatal(driver).await?;
-    // Expected: Chromium itself logs the refused connection of the probe for the worker (a page
-    // cannot silence it); the app reports it as the notice checked above, and logs nothing else.
-    console_clean(driver, "the page without its worker", &["/ws' failed: Error in connection establishment"]).await
+    // The gallery's cards of the runtime, instructions and merge rows asked the stopped server for the
+    // generator module (web::gen): each says it could not be loaded, and the other cards are drawn.
+    let said = wait_for(
+        driver,
+        "the runtime card's notice",
+        "location.hash = '#/'; const c = document.querySelector('#card-runtime-dead_code .card-stats'); \
+         return c && /could not be/.test(c.textContent) && c.textContent;",
+    )
+    .await?;
+    if !said.as_str().is_some_and(|t| t.contains("runtime-resolution generator")) {
+        return Err(format!("the runtime card without the server says {said}").into());
+    }
+    // Expected: Chromium itself logs the refused connection of the probe for the worker and of those
+    // cards' fetch of gen.js (a page cannot silence it); the app reports both as the notices checked
+    // above, and logs nothing else.
+    console_clean(
+        driver,
+        "the page without its worker",
+        &["/ws' failed: Error in connection establishment", "/gen.js - Failed to load resource"],
+    )
+    .await
 }
 
 async fn count(driver: &WebDriver, selector: &str) -> Res<u64> {

@@ -33,6 +33,9 @@ pub const DEFAULT_VALUES: u32 = 10;
 pub const MAX_VALUES: u32 = 50;
 
 impl AxisDef for Instructions {
+    fn extra(&self) -> Option<crate::task::Extra> {
+        Some(crate::task::Extra::Instructions)
+    }
     fn label(&self) -> &'static str {
         "instruction following"
     }

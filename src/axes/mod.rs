@@ -106,6 +106,10 @@ pub trait AxisDef: Sync {
     fn copies_comment(&self) -> bool {
         false
     }
+    /// The part of the generator the axis's tasks need beyond the core ([`crate::task::Extra`]).
+    fn extra(&self) -> Option<crate::task::Extra> {
+        None
+    }
     /// What the axis adds to the key of a task's `dag_id` when `n` does not change the graphs (so
     /// tasks of one seed at different `n` have different ids); empty for the axes whose `n` sizes a
     /// graph.

@@ -86,6 +86,9 @@ impl FunctionBranches {
 }
 
 impl AxisDef for Runtime {
+    fn extra(&self) -> Option<crate::task::Extra> {
+        Some(crate::task::Extra::Runtime)
+    }
     fn label(&self) -> &'static str {
         "runtime resolution"
     }

@@ -161,7 +161,8 @@ impl GraphKind for AddParameter {
     }
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
-        Some(&instructions::Indexed)
+        // (None in a build without the instructions axis, which then never asks.)
+        crate::task::HAS_EXTRAS.then_some(&instructions::Indexed)
     }
 
     fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {

@@ -212,6 +212,7 @@ impl TaskKind for MergeCodebases {
         Ok(())
     }
     fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError> {
+        crate::task::require(crate::task::Extra::MergeCodebases)?;
         let made = make(spec)?;
         let prompt = statement::statement();
         let starter_code = made.starter.text.clone();
@@ -287,6 +288,9 @@ impl TaskKind for MergeCodebases {
     }
     fn behaviour(&self) -> crate::grade::Behaviour {
         crate::grade::Behaviour::Calculators
+    }
+    fn extra(&self) -> Option<crate::task::Extra> {
+        Some(crate::task::Extra::MergeCodebases)
     }
 }
 

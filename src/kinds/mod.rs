@@ -108,6 +108,11 @@ pub trait TaskKind: Sync {
     fn behaviour(&self) -> crate::grade::Behaviour {
         crate::grade::Behaviour::Functions
     }
+    /// The part of the generator the kind's tasks need beyond the core (a build without it answers
+    /// [`crate::task::require`]'s error; `web::gen` loads it).
+    fn extra(&self) -> Option<crate::task::Extra> {
+        None
+    }
     /// Whether the behavioural check calls `main()` too (a kind whose one function is `main()`);
     /// otherwise every function but `main()` is tested (grading.md §3.2).
     fn grades_main(&self) -> bool {

@@ -6,6 +6,7 @@
 
 pub mod branches;
 pub mod handoff;
+pub mod handover;
 pub mod keys;
 pub mod panel;
 pub mod requirements;

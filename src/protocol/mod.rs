@@ -216,6 +216,7 @@ pub fn spec_from_json(value: &Value) -> Result<TaskSpec, SpecError> {
         return Err(SpecError {
             key: String::new(),
             message: format!("the spec must be an object of the share link's keys, got {}", json_kind(value)),
+            needs: None,
         });
     };
     let mut pairs: Vec<(String, String)> = Vec::with_capacity(obj.len());
@@ -227,6 +228,7 @@ pub fn spec_from_json(value: &Value) -> Result<TaskSpec, SpecError> {
                 return Err(SpecError {
                     key: k.clone(),
                     message: format!("'{}' must be a number or a string, got {}", clip(k, 40), json_kind(other)),
+                    needs: None,
                 })
             }
         };

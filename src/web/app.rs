@@ -8,9 +8,10 @@
 use super::route::{self, Route};
 use super::scale::ScaleView;
 use super::view::{page_url, BadLinkBanner, Controls, Gallery, TaskView};
+pub use crate::playground::handover::{Drawn, Made};
 use crate::playground::keys::Command;
 use crate::spec::TaskSpec;
-use crate::task::{generate_full, Generated};
+use crate::task::{generate_full, Extra};
 use gloo::events::EventListener;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -19,7 +20,7 @@ use yew::prelude::*;
 #[derive(Debug)]
 pub struct Shown {
     pub spec: TaskSpec,
-    pub generated: Generated,
+    pub generated: Made,
     /// Milliseconds spent in `generate_full`, from `performance.now()` (absent without a window).
     pub millis: Option<f64>,
 }
@@ -44,11 +45,16 @@ pub struct State {
     pub embed: bool,
     /// A solution shared in the link ("share with solution"), or why it cannot be read.
     pub solution: Option<Result<String, String>>,
+    /// The task's spec needs a part of the generator the first download left out, which is loading
+    /// (`web::gen`); `shown` is `None` meanwhile.
+    pub waiting: Option<Extra>,
 }
 
 pub enum Action {
     /// The address bar's fragment changed (or was read at start).
     Navigate(String),
+    /// The generator module generated the task a page waited for (or could not).
+    Generated(TaskSpec, Result<Rc<Shown>, String>),
 }
 
 impl State {
@@ -58,16 +64,23 @@ impl State {
 
     fn build(fragment: &str, previous: Option<&Rc<Shown>>) -> State {
         let route = route::parse(fragment);
+        let mut waiting = None;
         let shown = match &route {
             Route::Gallery | Route::Scale(_) | Route::Results | Route::Traces | Route::Agents(_) => None,
-            Route::Task(spec) | Route::BadLink { nearest: spec, .. } => Some(match previous {
-                Some(p) if &p.spec == spec => Ok(p.clone()),
-                _ => show(spec),
-            }),
+            Route::Task(spec) | Route::BadLink { nearest: spec, .. } => match previous {
+                Some(p) if &p.spec == spec => Some(Ok(p.clone())),
+                _ => match show_here(spec) {
+                    Ok(r) => Some(r),
+                    Err(part) => {
+                        waiting = Some(part);
+                        None
+                    }
+                },
+            },
         };
         let embed = route::embed_requested(&current_search(), fragment);
         let solution = super::share::solution_in(fragment);
-        State { fragment: fragment.to_string(), route, shown, embed, solution }
+        State { fragment: fragment.to_string(), route, shown, embed, solution, waiting }
     }
 
     /// The spec the controls edit: the shown task's (the default one on the gallery).
@@ -95,23 +108,52 @@ impl Reducible for State {
                 };
                 Rc::new(State::build(&fragment, previous))
             }
+            Action::Generated(spec, result) => {
+                // Only for the page still waiting for that task.
+                if self.waiting.is_none() || self.spec() != spec {
+                    return self;
+                }
+                let mut next = State::build(&self.fragment, None);
+                next.waiting = None;
+                next.shown = Some(result);
+                Rc::new(next)
+            }
         }
+    }
+}
+
+/// Generate a spec's task here, timing it; `Err` names the part of the generator this build left
+/// out that the spec needs (`web::gen` loads it).
+pub fn show_here(spec: &TaskSpec) -> Result<Result<Rc<Shown>, String>, Extra> {
+    if let Some(part) = super::gen::missing(spec) {
+        // Say so before generating anything, unless the spec is invalid anyway.
+        if spec.validate().is_ok() {
+            return Err(part);
+        }
+    }
+    match timed(spec) {
+        Err(crate::spec::SpecError { needs: Some(part), .. }) => Err(part),
+        r => Ok(r.map_err(|e| e.to_string())),
     }
 }
 
 /// Generate a spec's task, timing it.
 pub fn show(spec: &TaskSpec) -> Result<Rc<Shown>, String> {
+    timed(spec).map_err(|e| e.to_string())
+}
+
+fn timed(spec: &TaskSpec) -> Result<Rc<Shown>, crate::spec::SpecError> {
     let start = now();
     let perf = web_sys::window().and_then(|w| w.performance());
     if let Some(p) = &perf {
         let _ = p.mark("cabrito-generate-start");
     }
-    let generated = generate_full(spec).map_err(|e| e.to_string());
+    let generated = generate_full(spec);
     // BENCHMARKS: generation's share of the time to a task view.
     if let Some(p) = &perf {
         let _ = p.measure_with_start_mark("cabrito-generate", "cabrito-generate-start");
     }
-    let generated = generated?;
+    let generated = Made::from(generated?);
     let millis = match (start, now()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
@@ -263,7 +305,15 @@ pub fn app() -> Html {
         })
     };
     let spec = state.spec();
+    let on_generated = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |(spec, r)| dispatcher.dispatch(Action::Generated(spec, r)))
+    };
     let body = match &state.shown {
+        None if state.waiting.is_some() => {
+            let part = state.waiting.unwrap_or(Extra::Runtime);
+            html! { <super::gen::Waiting spec={spec.clone()} part={part} on_done={on_generated} /> }
+        }
         None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
         None if state.route == Route::Results => html! { <super::analysis::AnalysisHost view="results" /> },
         None if state.route == Route::Traces => html! { <super::analysis::AnalysisHost view="traces" /> },

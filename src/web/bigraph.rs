@@ -130,7 +130,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
         })
     };
     let d: Rc<Drawn> = (*drawn).clone();
-    let roles = &built.roles;
+    let roles = built;
     let selected_item = selected.map(|v| c.item_of(v, &open));
     let near = |a: usize, b: usize| selected_item.is_some_and(|s| d.items[a] == s || d.items[b] == s);
 

@@ -4,9 +4,10 @@
 //! gallery fills in. One long task of every card's generation and drawing was the gallery's total
 //! blocking time on a phone (BENCHMARKS.md, "First download and phones").
 
-use super::app::{show, Shown};
+use super::app::{show_here, Shown};
 use super::graph::CallGraphSvg;
 use crate::spec::TaskSpec;
+use crate::task::Extra;
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -36,13 +37,17 @@ pub struct CardProps {
 /// eager, else in a task of its own after the first paint.
 #[function_component(CardBody)]
 pub fn card_body(p: &CardProps) -> Html {
+    // A card whose spec needs a part of the generator the first download left out says so while
+    // the generator module loads (`web::gen`), then shows the module's task.
+    let waiting = use_state(|| None::<Extra>);
     let shown = {
         let spec = p.spec.clone();
         let eager = p.eager;
-        use_state(move || if eager { Some(show(&spec)) } else { None })
+        // (A card that needs the module is left to the effect.)
+        use_state(move || eager.then(|| show_here(&spec).ok()).flatten())
     };
     {
-        let shown = shown.clone();
+        let (shown, waiting) = (shown.clone(), waiting.clone());
         use_effect_with(p.spec.clone(), move |spec| {
             let pending = match shown.as_ref() {
                 Some(Ok(s)) => &s.spec != spec,
@@ -50,7 +55,15 @@ pub fn card_body(p: &CardProps) -> Html {
                 None => true,
             };
             let spec = spec.clone();
-            let timer = pending.then(|| Timeout::new(0, move || shown.set(Some(show(&spec)))));
+            let timer = pending.then(|| {
+                Timeout::new(0, move || match show_here(&spec) {
+                    Ok(r) => shown.set(Some(r)),
+                    Err(part) => {
+                        waiting.set(Some(part));
+                        super::gen::show_there(spec, part, move |r| shown.set(Some(r)));
+                    }
+                })
+            });
             move || drop(timer)
         });
     }
@@ -91,7 +104,7 @@ pub fn card_body(p: &CardProps) -> Html {
         None => html! {
             <>
                 <span class="card-graph card-pending"></span>
-                <span class="card-stats">{ "generating…" }</span>
+                <span class="card-stats">{ match *waiting { Some(part) => format!("loading {}…", part.what()), None => "generating…".to_string() } }</span>
             </>
         },
     }

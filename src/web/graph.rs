@@ -122,7 +122,7 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     let memo = use_memo((p.shown.clone(), big), |(s, big)| {
         s.generated.call_graph().map(|(g, built)| {
             if *big {
-                Err(Rc::new(super::bigraph::clustered(g, &built.roles)))
+                Err(Rc::new(super::bigraph::clustered(g, built)))
             } else {
                 Ok(Rc::new(place(g)))
             }
@@ -141,7 +141,7 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     let Some((cg, built)) = p.shown.generated.call_graph() else {
         return html! {};
     };
-    let roles = &built.roles;
+    let roles = built;
     let selected = p.selected.as_ref().and_then(|s| cg.index_of(s));
     let near = |u: usize, v: usize| selected == Some(u) || selected == Some(v);
 

@@ -1,14 +1,14 @@
 //! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
-//! agents page, the task page's grade panel). Trunk builds each from index.html's `data-type="worker"`
-//! link, for its no-modules glue; the app fetches the glue, runs it in a function of its own (each
-//! glue declares a top-level `wasm_bindgen`, so two run as scripts would clash), starts its wasm on
-//! the main thread, and calls the `mount` its start function put on `window`.
+//! agents page, the generator's extra parts: `gen.rs`, the task page's grade panel: `grade.rs`). Trunk builds each from index.html's
+//! `data-type="worker"` link, for its no-modules glue; the app fetches its script and runs it in a function of its own (so that two modules' glue,
+//! each declaring `wasm_bindgen`, never clash), starts its wasm on the main thread, and calls the
+//! `mount` its start function put on `window`.
 //!
 //! ```text
 //!  app (first download)                                  module (src/bin/<name>.rs)
-//!  ensure_loaded(M) ── fetch(M.script), run it ───────►  start(): window[M.global] = { mount }
-//!                   ── its wasm_bindgen(M.wasm)
-//!  mount(M, root, arg) ──────────────────────────────►  a Yew app in root
+//!  ensure_loaded(M) ── fetch M.script, run in a function ►  start(): window[M.global] = { mount }
+//!                   ── wasm_bindgen(M.wasm)
+//!  mount(M, root, arg) ─────────────────────────────────►  a Yew app in root
 //! ```
 
 use std::cell::RefCell;
@@ -73,41 +73,32 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
         return;
     }
     set_state(m, Load::Loading);
-    wasm_bindgen_futures::spawn_local(async move { finish(m, load(m).await) });
-}
-
-/// Fetch a module's glue, run it, and start its wasm.
-async fn load(m: &'static Module) -> Result<(), String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let fetched = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(m.script)).await.map_err(|e| {
-        format!("{} could not be fetched ({})", m.script, e.as_string().unwrap_or_else(|| format!("{e:?}")))
-    })?;
-    let response: web_sys::Response = fetched.dyn_into().map_err(|_| format!("{} could not be fetched", m.script))?;
-    if !response.ok() {
-        return Err(format!("{} could not be fetched (HTTP {})", m.script, response.status()));
-    }
-    let text = response.text().map_err(|_| format!("{} could not be read", m.script))?;
-    let glue = wasm_bindgen_futures::JsFuture::from(text)
-        .await
-        .ok()
-        .and_then(|t| t.as_string())
-        .ok_or_else(|| format!("{} could not be read", m.script))?;
-    // The no-modules glue declares `let wasm_bindgen` at the top level: a second module's glue run as
-    // a classic script would declare it again (a SyntaxError, and the first module's init called on
-    // the second's wasm). Run inside a function, each glue's `wasm_bindgen` is its own.
-    let init = js_sys::eval(&format!("(function () {{\n{glue}\n;return wasm_bindgen;\n}})()"))
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .ok_or_else(|| format!("{} is not a module's script", m.script))?;
-    let promise = init
-        .call1(&JsValue::NULL, &JsValue::from_str(m.wasm))
-        .ok()
-        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
-        .ok_or_else(|| format!("{} did not start", m.what))?;
-    wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}"))))
+    wasm_bindgen_futures::spawn_local(async move {
+        let glue = match gloo::net::http::Request::get(m.script).send().await {
+            Ok(r) if r.ok() => r.text().await.map_err(|e| e.to_string()),
+            Ok(r) => Err(format!("HTTP {}", r.status())),
+            Err(e) => Err(e.to_string()),
+        };
+        let glue = match glue {
+            Ok(g) => g,
+            Err(e) => return finish(m, Err(format!("{} could not be fetched ({e})", m.script))),
+        };
+        // The no-modules glue declares `let wasm_bindgen` at its top level: run as a page script, a
+        // second module's glue would clash with the first's (a page may load several), so it runs in
+        // a function of its own, which starts the module's wasm.
+        let start = js_sys::Function::new_no_args(&format!("{glue}\n;return wasm_bindgen('{}');", m.wasm));
+        let promise = match start.call0(&JsValue::NULL).map(|p| p.dyn_into::<js_sys::Promise>()) {
+            Ok(Ok(p)) => p,
+            _ => return finish(m, Err(format!("{} did not start", m.what))),
+        };
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => finish(m, Ok(())),
+            Err(e) => finish(
+                m,
+                Err(format!("{} failed to load: {}", m.what, e.as_string().unwrap_or_else(|| format!("{e:?}")))),
+            ),
+        }
+    });
 }
 
 /// Call the loaded module's `mount(root, arg)`.
@@ -130,6 +121,33 @@ pub fn expose(global: &str, mount: impl Fn(web_sys::Element, String) + 'static) 
     if let Some(w) = web_sys::window() {
         let _ = js_sys::Reflect::set(&w, &global.into(), &api);
     }
+}
+
+/// Call the loaded module's function `name(arg)`, which answers with text (the `gen` module's
+/// `generate`).
+pub fn call(m: &Module, name: &str, arg: &str) -> Result<String, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let api = js_sys::Reflect::get(&window, &m.global.into()).map_err(|_| "the module has no API")?;
+    let f: js_sys::Function = js_sys::Reflect::get(&api, &name.into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| format!("{} has no {name}()", m.what))?;
+    let out = f.call1(&api, &JsValue::from_str(arg)).map_err(|e| format!("{name}() failed: {e:?}"))?;
+    out.as_string().ok_or_else(|| format!("{name}() did not answer with text"))
+}
+
+/// The module's side of [`call`]: put `name(arg) -> text` on `window[global]` (next to a `mount`
+/// [`expose`] put there, if any).
+pub fn expose_call(global: &str, name: &str, f: impl Fn(String) -> String + 'static) {
+    let Some(w) = web_sys::window() else { return };
+    let api = js_sys::Reflect::get(&w, &global.into())
+        .ok()
+        .filter(|a| a.is_object())
+        .unwrap_or_else(|| js_sys::Object::new().into());
+    let f = Closure::<dyn Fn(String) -> String>::new(f);
+    let _ = js_sys::Reflect::set(&api, &name.into(), f.as_ref());
+    f.forget();
+    let _ = js_sys::Reflect::set(&w, &global.into(), &api);
 }
 
 /// Show a module's internal error on the page (its panic hook).

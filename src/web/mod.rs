@@ -10,6 +10,7 @@ pub mod cards;
 pub mod checker;
 pub mod code;
 pub mod files;
+pub mod gen;
 pub mod grade;
 pub mod graph;
 pub mod keys;

@@ -1,5 +1,6 @@
 //! The components of the task page.
 
+use super::app::Drawn;
 use super::app::Shown;
 use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
@@ -12,7 +13,6 @@ use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::requirements::{requirements, Listed};
 use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
-use crate::task::View;
 use crate::TaskSpec;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -287,8 +287,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let picked = use_state(|| None::<usize>);
     // The side panel on show (the link's, else the first the task has).
     let panels = SidePanel::available(PanelSet {
-        graph: !matches!(p.shown.generated.view, View::Renaming { .. }),
-        renames: matches!(p.shown.generated.view, View::Renaming { .. }),
+        graph: !matches!(p.shown.generated.view, Drawn::Renaming { .. }),
+        renames: matches!(p.shown.generated.view, Drawn::Renaming { .. }),
         requirements: p.shown.generated.task.spec.axis.def().instructions(),
         why: p.shown.generated.task.runtime.is_some(),
         grade: !p.embed,
@@ -406,8 +406,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         Callback::from(move |_: MouseEvent| zoom.set(1.0))
     };
     let merge = match &p.shown.generated.view {
-        View::Merge(m) => Some(Rc::new(m.clone())),
-        View::Graph { .. } | View::Renaming { .. } => None,
+        Drawn::Merge(m) => Some(Rc::new(m.clone())),
+        Drawn::Graph { .. } | Drawn::Renaming { .. } => None,
     };
     let code = match (*tab, &merge) {
         (CodeTab::Starter, Some(m)) => html! {
@@ -440,8 +440,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
 
     // What the kind draws beside the code.
     let side_panel = match &p.shown.generated.view {
-        View::Graph { built, .. } => {
-            let roles = Rc::new(built.roles.clone());
+        Drawn::Graph { roles, .. } => {
+            let roles = Rc::new(roles.clone());
             html! {
                     <section class="panel graph-panel" aria-label="Call graph">
                         <div class="panel-head">
@@ -472,10 +472,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     </section>
             }
         }
-        View::Renaming { renames } => html! {
+        Drawn::Renaming { renames } => html! {
             <RenamingPanel shown={p.shown.clone()} renames={Rc::new(renames.clone())} />
         },
-        View::Merge(m) => {
+        Drawn::Merge(m) => {
             let m = Rc::new(m.clone());
             html! {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
@@ -798,15 +798,15 @@ pub fn task_tuple(p: &TupleProps) -> Html {
         ""
     };
     let (request, behaviour) = match &p.shown.generated.view {
-        View::Graph { .. } => (
+        Drawn::Graph { .. } => (
             format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines),
             "every function returns what the reference returns on 50 random inputs".to_string(),
         ),
-        View::Renaming { renames } => (
+        Drawn::Renaming { renames } => (
             format!("the problem statement above, with solution.py (main() and its chain of assignments, {} renames, {} lines)", renames.len(), task.sizes.starter_lines),
             "main() returns what the reference's returns on 50 random inputs".to_string(),
         ),
-        View::Merge(_) => (
+        Drawn::Merge(_) => (
             format!("the problem statement above, with solution.py (two calculator classes, {} lines)", task.sizes.starter_lines),
             "CalculateA().compute and CalculateB().compute return exactly what the reference's do on 50 argument vectors".to_string(),
         ),
@@ -890,10 +890,10 @@ pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
 /// A card's picture: the call graph, or the first lines of a renaming chain.
 pub(super) fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
     match &s.generated.view {
-        View::Graph { .. } => html! {
+        Drawn::Graph { .. } => html! {
             <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} interactive={false} />
         },
-        View::Renaming { .. } => {
+        Drawn::Renaming { .. } => {
             let lines: Vec<&str> = s
                 .generated
                 .task
@@ -905,7 +905,7 @@ pub(super) fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) ->
                 .collect();
             html! { <pre class="card-chain">{ format!("def main(val: float) -> float:\n{}\n    …", lines.join("\n")) }</pre> }
         }
-        View::Merge(m) => html! {
+        Drawn::Merge(m) => html! {
             <super::merge::FlowSvg view={Rc::new(m.clone())} zoom={0.32} id={format!("card-flow-{}", s.spec.kind.as_str())} />
         },
     }
@@ -915,13 +915,13 @@ pub(super) fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) ->
 pub(super) fn card_stats(s: &Rc<Shown>) -> String {
     let t = &s.generated.task;
     match &s.generated.view {
-        View::Graph { .. } | View::Renaming { .. } => {
+        Drawn::Graph { .. } | Drawn::Renaming { .. } => {
             format!(
                 "{} functions · {} to edit · {} lines",
                 t.sizes.functions, t.sizes.functions_to_edit, t.sizes.starter_lines
             )
         }
-        View::Merge(m) => format!(
+        Drawn::Merge(m) => format!(
             "two classes · {} blocks · {} difference{} · {} lines",
             m.blocks,
             m.diffs.len(),

@@ -4,7 +4,6 @@
 //! drawn at once), the final parity against the target, and the XOR of the calls.
 
 use crate::axes::runtime::{FunctionBranches, Record};
-use crate::playground::branches::{outcome, steps_page};
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -96,8 +95,11 @@ pub fn why_panel(p: &WhyProps) -> Html {
             </p>
             <p id="why-guard" class="why-guard"><code>{ guard.source() }</code></p>
             { for guard.calls.iter().enumerate().map(|(i, c)| {
-                let o = outcome(c);
-                let rows = steps_page(c, from, PAGE);
+                // (Worked out where the runtime generator is: `web::gen::why`.)
+                let (o, rows) = match super::gen::why(c, from, PAGE) {
+                    Ok(w) => w,
+                    Err(e) => return html! { <p class="error" data-call={i.to_string()}>{ e }</p> },
+                };
                 html! {
                     <div class="why-call" data-call={i.to_string()}>
                         <p>

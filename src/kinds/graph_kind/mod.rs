@@ -19,7 +19,7 @@ use crate::graph::{self, sample, CallGraph, Join};
 use crate::python;
 use crate::rng::{stream, uuid_like};
 use crate::spec::{err, Axis, SpecError, TaskSpec, MAX_N};
-use crate::task::{link, Generated, Sizes, Task, View};
+use crate::task::{link, Extra, Generated, Sizes, Task, View};
 use std::collections::BTreeMap;
 
 /// The axes a call-graph kind that edits functions is built along.
@@ -97,13 +97,21 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let order = file_order(&key, spec.kind, g.len());
     let bodies = spec.axis.def().bodies(spec);
     let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
-    let indexed = instructions::setup(k, spec, &g)?;
+    let indexed = if spec.axis.def().instructions() {
+        crate::task::require(Extra::Instructions)?;
+        instructions::setup(k, spec, &g)?
+    } else {
+        None
+    };
     let mut built = match &indexed {
         Some(ix) => ix.kind.transform(&cx, ix.rules.names.len(), &|v| ix.lines(v)),
         None => k.transform(&cx),
     };
     let branches = match bodies {
-        axes::Bodies::Branched(shape) => Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built)),
+        axes::Bodies::Branched(shape) => {
+            crate::task::require(Extra::Runtime)?;
+            Some(runtime::branch(k.runtime(), &cx, &key, shape, &mut built))
+        }
         axes::Bodies::Plain => None,
     };
     let comment = spec.axis.def().copies_comment().then(|| crate::axes::comment::draw(&key, spec.n));

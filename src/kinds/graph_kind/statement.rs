@@ -99,7 +99,8 @@ pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String,
         super::comment::annotate(&mut built, &g, super::comment::EXAMPLE_COMMENT);
     }
     let mut why = String::new();
-    if let Bodies::Branched(shape) = bodies {
+    // (A build without the runtime axis never writes a runtime statement: `generate` stops first.)
+    if let (Bodies::Branched(shape), Ok(())) = (bodies, crate::task::require(crate::task::Extra::Runtime)) {
         let record = runtime::branch(k.runtime(), &cx, key, shape, &mut built);
         why = branches_note(&record);
     }

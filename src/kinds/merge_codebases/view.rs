@@ -8,7 +8,7 @@ use super::Made;
 use crate::graph::layout::{layered_lists, Layout};
 
 /// A variable of the data-flow graph.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FlowNode {
     /// Its canonical name (as in the reference solution).
     pub name: String,
@@ -21,7 +21,7 @@ pub struct FlowNode {
 }
 
 /// The data-flow graph: an edge `u → v` when the line of `v` reads `u`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Flow {
     pub nodes: Vec<FlowNode>,
     /// `(from, to, only_b)`: `only_b` for an edge only `CalculateB`'s side of a difference has.
@@ -67,16 +67,16 @@ impl Flow {
 }
 
 /// One difference, for the app.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct DiffInfo {
     /// The canonical target.
     pub target: String,
     /// How `CalculateB`'s line differs from `CalculateA`'s.
-    pub how: &'static str,
+    pub how: String,
 }
 
 /// Everything the app draws for a merge task.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct MergeView {
     /// Per class, the 1-based starter line and piece of every line of its `compute()`.
     pub lines: [Vec<(usize, Piece)>; 2],
@@ -152,7 +152,10 @@ impl MergeView {
         MergeView {
             lines: made.starter.lines.clone(),
             blocks: p.blocks().count(),
-            diffs: p.diffs().map(|d| DiffInfo { target: p.names[d.target].clone(), how: d.how.describe() }).collect(),
+            diffs: p
+                .diffs()
+                .map(|d| DiffInfo { target: p.names[d.target].clone(), how: d.how.describe().to_string() })
+                .collect(),
             block_lines: p.blocks().map(|b| b.lines.len()).collect(),
             flow: Flow { nodes, edges },
         }

@@ -1,0 +1,155 @@
+//! The generator's extra parts ([`Extra`]: Merge Codebases, the runtime-resolution and
+//! instruction-following axes) as a wasm module of their own, so the app's first download carries
+//! none of them. The app's wasm is built without the cargo feature `gen-extra` (index.html), so its
+//! `generate_full` answers a spec that needs one with an error naming it ([`crate::task::require`]);
+//! the page then loads this module (built with every feature, like the CLI) after its first paint,
+//! and the module generates the task with the same code and hands it over as JSON
+//! (`playground::handover`: what the app keeps of a task, read from JSON by hand), so the page shows the same task byte for byte.
+//!
+//! ```text
+//!  app (first download)                               gen module (src/bin/gen.rs, every feature)
+//!  generate_full(spec) ─► Err(needs: Some(extra))
+//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate }
+//!                   ── call("generate", spec query) ─►  generate_full(spec)
+//!  Shown ◄── { ok: handover::encode(made) } | { error } ◄─────
+//! ```
+
+use super::app::{now, Made, Shown};
+use super::lazy::{self, Module};
+use crate::axes::runtime::guard::Call;
+use crate::playground::branches::{self, Outcome, StepRow};
+use crate::playground::handover;
+use crate::spec::TaskSpec;
+use crate::task::Extra;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The module: its glue script and wasm, next to index.html (Trunk's worker outputs keep their names).
+pub static MODULE: Module =
+    Module { script: "gen.js", wasm: "./gen_bg.wasm", global: "cabritoGen", what: "the generator module" };
+
+/// The part of the generator this build lacks for a spec, if any (checked before anything is
+/// generated, so a page can say at once what it waits for).
+pub fn missing(spec: &TaskSpec) -> Option<Extra> {
+    if crate::task::HAS_EXTRAS {
+        None
+    } else {
+        crate::task::extra_of(spec)
+    }
+}
+
+/// Load the module (once), then call `then`; a failure says which part could not be loaded.
+pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
+    lazy::ensure_loaded(&MODULE, move |r| {
+        then(r.map_err(|e| format!("{} (a module of its own) could not be loaded: {e}", part.what())))
+    });
+}
+
+/// Generate a spec's task in the loaded module.
+pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
+    // The spec as its link writes it, read by the link's parser.
+    let out = lazy::call(&MODULE, "generate", &spec.to_query())?;
+    let cannot = |e: String| format!("the generator module's answer cannot be read: {e}");
+    let value: serde_json::Value = serde_json::from_str(&out).map_err(|e| cannot(e.to_string()))?;
+    match (value.get("ok"), value.get("error").and_then(|e| e.as_str())) {
+        (Some(made), _) => handover::decode(made, spec).map_err(cannot),
+        (None, Some(e)) => Err(e.to_string()),
+        (None, None) => Err(cannot("neither a task nor an error".into())),
+    }
+}
+
+/// Generate a spec's task in the module (loading it first), timed like [`super::app::show`] (the
+/// call only, not the load).
+pub fn show_there(spec: TaskSpec, part: Extra, done: impl FnOnce(Result<Rc<Shown>, String>) + 'static) {
+    load(part, move |r| {
+        done(r.and_then(|()| {
+            let start = now();
+            let generated = generate(&spec)?;
+            let millis = match (start, now()) {
+                (Some(a), Some(b)) => Some(b - a),
+                _ => None,
+            };
+            Ok(Rc::new(Shown { spec, generated, millis }))
+        }))
+    });
+}
+
+/// "Why this branch?" for a `check` call: its outcome and a page of its steps. Its exact arithmetic
+/// (big integers) belongs to the runtime axis, so a build without it asks the module, which is
+/// loaded: the runtime task on the page came from it.
+pub fn why(c: &Call, from: u32, count: u32) -> Result<(Outcome, Vec<StepRow>), String> {
+    if crate::task::HAS_EXTRAS {
+        return Ok((branches::outcome(c), branches::steps_page(c, from, count)));
+    }
+    let out = lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?;
+    let value: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    match value.get("error").and_then(|e| e.as_str()) {
+        Some(e) => Err(e.to_string()),
+        None => handover::why_decode(&value),
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct WaitingProps {
+    pub spec: TaskSpec,
+    pub part: Extra,
+    /// The task, or why it cannot be generated.
+    pub on_done: Callback<(TaskSpec, Result<Rc<Shown>, String>)>,
+}
+
+/// A task page whose spec needs a part of the generator the first download left out: says what it
+/// waits for, loads the module, then hands the task to the app; if the module cannot be fetched it
+/// says so (the header, the controls and every other page keep working).
+#[function_component(Waiting)]
+pub fn waiting(p: &WaitingProps) -> Html {
+    let failed = use_state(|| None::<String>);
+    {
+        let (failed, on_done, part) = (failed.clone(), p.on_done.clone(), p.part);
+        use_effect_with(p.spec.clone(), move |spec| {
+            failed.set(None);
+            let spec = spec.clone();
+            load(part, move |r| match r {
+                Err(e) => failed.set(Some(e)),
+                Ok(()) => show_there(spec.clone(), part, move |r| on_done.emit((spec, r))),
+            });
+        });
+    }
+    match &*failed {
+        Some(e) => html! {
+            <section id="gen-error" class="error" role="alert">
+                <h2>{ "This task cannot be shown" }</h2>
+                <p>{ e.clone() }</p>
+                <p>{ "Other tasks and pages still work; reload the page to try again." }</p>
+            </section>
+        },
+        None => html! {
+            <p id="gen-loading" class="loading" role="status">{ format!("Loading {}…", p.part.what()) }</p>
+        },
+    }
+}
+
+// ---- the module's side ------------------------------------------------------------------------
+
+/// The module's entry: set `window.cabritoGen = { generate(spec query) }`, which answers with
+/// `{"ok": handover::encode(..)}` or `{"error": "…"}`.
+pub fn start() {
+    lazy::expose_call(MODULE.global, "generate", |arg: String| {
+        let answer = crate::playground::route::split_query(&arg)
+            .and_then(|pairs| {
+                TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| e.to_string())
+            })
+            .map_err(|e| format!("the spec cannot be read: {e}"))
+            .and_then(|spec| crate::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()));
+        let value = match answer {
+            Ok(made) => serde_json::json!({ "ok": handover::encode(&made) }),
+            Err(e) => serde_json::json!({ "error": e }),
+        };
+        value.to_string()
+    });
+    lazy::expose_call(MODULE.global, "why", |arg: String| match handover::why_read(&arg) {
+        Ok((c, from, count)) => {
+            handover::why_encode(&branches::outcome(&c), &branches::steps_page(&c, from, count)).to_string()
+        }
+        Err(e) => serde_json::json!({ "error": format!("the call cannot be read: {e}") }).to_string(),
+    });
+}

@@ -1,0 +1,201 @@
+//! The generator's extra parts as a module of their own (issue 14 item 3, `web::gen`), in headless
+//! Chromium against the real `cabrito serve`: the app's first download lacks Merge Codebases and the
+//! runtime and instructions axes; a task link of each fetches `gen_bg.wasm` after the page is up and
+//! shows exactly the task the native generator makes (prompt, starter code and the record's hash); a
+//! link that needs nothing of it never fetches it; the gallery's cards of those rows fill in from the
+//! module; the scale page along those axes does too; and when the module cannot be fetched the page
+//! says so and other tasks still open.
+//!
+//! Needs the built app (`trunk build --release`) and chromedriver; skipped locally without them.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod browser;
+mod guard;
+
+use browser::{browser_sized, js, setup, start_chromedriver, start_server, wait_for, Res};
+use cabrito::task::{generate, link, task_hash};
+use cabrito::TaskSpec;
+use std::path::Path;
+use thirtyfour::prelude::*;
+
+fn spec(query: &str) -> TaskSpec {
+    TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid spec")
+}
+
+/// Whether the page has fetched the generator module's wasm.
+async fn fetched_gen(driver: &WebDriver) -> Res<bool> {
+    let v = js(
+        driver,
+        "return performance.getEntriesByType('resource').some(e => e.name.includes('gen_bg.wasm'));",
+        vec![],
+    )
+    .await?;
+    Ok(v.as_bool() == Some(true))
+}
+
+/// The page shows `spec`'s task as the native generator makes it.
+async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
+    let canonical = spec.canonical();
+    wait_for(
+        driver,
+        &format!("the task {canonical}"),
+        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}';"),
+        60,
+    )
+    .await?;
+    let task = generate(spec)?;
+    let prompt = js(driver, "return document.getElementById('prompt').textContent;", vec![]).await?;
+    if prompt.as_str() != Some(task.prompt.as_str()) {
+        return Err(format!("the prompt of {canonical} differs from the native one").into());
+    }
+    let code = js(driver, "return document.getElementById('starter-code').textContent;", vec![]).await?;
+    if code.as_str() != Some(task.starter_code.as_str()) {
+        return Err(format!("the starter code of {canonical} differs from the native one").into());
+    }
+    let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
+    if hash.as_str() != Some(task_hash(&task).as_str()) {
+        return Err(
+            format!("the task hash of {canonical} in the browser is {hash}, natively {}", task_hash(&task)).into()
+        );
+    }
+    Ok(())
+}
+
+async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    // A task the first download generates itself: no module.
+    let plain = spec("v=1&kind=dead_code&domain=math&axis=traversal&n=10&seed=3");
+    driver.goto(format!("{base}{}", link(&plain))).await?;
+    expect_task(driver, &plain).await?;
+    if fetched_gen(driver).await? {
+        return Err("a traversal task fetched the generator module".into());
+    }
+
+    // Each part the first download leaves out, opened fresh by its link: fetched, then the same task.
+    for query in [
+        "v=1&kind=add_parameter&domain=math&axis=runtime&n=10&seed=4",
+        "v=1&kind=cache_function&domain=string&axis=instructions&n=10&seed=5",
+        "v=1&kind=merge_codebases&n=30&seed=6",
+    ] {
+        let s = spec(query);
+        driver.goto("about:blank").await?;
+        driver.goto(format!("{base}{}", link(&s))).await?;
+        expect_task(driver, &s).await?;
+        if !fetched_gen(driver).await? {
+            return Err(format!("{query} was shown without the generator module: is the first download lean?").into());
+        }
+    }
+    driver.screenshot(&shots.join("gensplit-merge.png")).await?;
+
+    // The gallery: the runtime and instructions rows and the merge card fill in from the module.
+    driver.goto("about:blank").await?;
+    driver.goto(format!("{base}#/")).await?;
+    wait_for(
+        driver,
+        "every gallery card generated",
+        "const s = [...document.querySelectorAll('.card-stats')]; \
+         return s.length > 0 && s.every(e => !/generating|loading|could not/.test(e.textContent));",
+        60,
+    )
+    .await?;
+    for id in ["card-runtime-dead_code", "card-instructions-add_parameter"] {
+        let stats = js(
+            driver,
+            &format!(
+                "const c = document.getElementById('{id}'); return c && c.querySelector('.card-stats').textContent;"
+            ),
+            vec![],
+        )
+        .await?;
+        if !stats.as_str().is_some_and(|t| t.contains("functions")) {
+            return Err(format!("the card #{id} shows {stats}").into());
+        }
+    }
+    driver.screenshot(&shots.join("gensplit-gallery.png")).await?;
+
+    // The scale page along the runtime axis: one row per paper size, from the module.
+    let scale = spec("v=1&kind=dead_code&domain=math&axis=runtime&n=10&seed=1");
+    driver.goto(format!("{base}{}", cabrito::playground::route::scale_fragment(&scale))).await?;
+    let sizes = scale.axis.def().paper_sizes().len();
+    wait_for(
+        driver,
+        "the scale page's rows",
+        &format!("return document.querySelectorAll('#scale-table tbody tr').length === {sizes};"),
+        60,
+    )
+    .await?;
+
+    // A page that loaded the generator module loads another lazy module too (their glue, each
+    // declaring `wasm_bindgen`, once clashed): the agents page, then a merge task again.
+    let agents = spec("v=1&kind=dead_code&domain=math&axis=traversal&n=5&seed=2");
+    driver.goto(format!("{base}{}", cabrito::playground::route::agents_fragment(&agents))).await?;
+    wait_for(
+        driver,
+        "the agents page",
+        "if (document.getElementById('agents-error')) return 'error: ' + document.getElementById('agents-error').textContent; \
+         const w = document.getElementById('watch'); return w && w.dataset.steps;",
+        60,
+    )
+    .await
+    .and_then(|v| match v.as_str() {
+        Some(e) if e.starts_with("error") => Err(e.to_string().into()),
+        _ => Ok(v),
+    })?;
+    if !fetched_gen(driver).await? {
+        return Err("the agents step ran in a page without the generator module".into());
+    }
+    let merge = spec("v=1&kind=merge_codebases&n=30&seed=7");
+    driver.goto(format!("{base}{}", link(&merge))).await?;
+    expect_task(driver, &merge).await?;
+
+    // The module cannot be fetched: the page says what is missing, and other tasks still open.
+    driver.goto("about:blank").await?;
+    driver.goto(format!("{base}{}", link(&plain))).await?;
+    expect_task(driver, &plain).await?;
+    js(
+        driver,
+        "const f = window.fetch; \
+         window.fetch = function (r, i) { \
+           const u = typeof r === 'string' ? r : r.url; \
+           return f.call(this, /gen\\.js$/.test(u) ? 'no-such-gen.js' : r, i); };",
+        vec![],
+    )
+    .await?;
+    let runtime = spec("v=1&kind=dead_code&domain=math&axis=runtime&n=20&seed=8");
+    driver.goto(format!("{base}{}", link(&runtime))).await?;
+    let said = wait_for(
+        driver,
+        "the module's error",
+        "const e = document.getElementById('gen-error'); return e && e.textContent;",
+        30,
+    )
+    .await?;
+    let said = said.as_str().unwrap_or_default().to_string();
+    if !said.contains("runtime-resolution generator") || !said.contains("could not be") {
+        return Err(format!("the error for an unreachable module says: {said}").into());
+    }
+    driver.screenshot(&shots.join("gensplit-error.png")).await?;
+    let other = spec("v=1&kind=extract_helper&domain=array&axis=search&n=10&seed=9");
+    driver.goto(format!("{base}{}", link(&other))).await?;
+    expect_task(driver, &other).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn e2e_gen_module_makes_the_same_tasks() {
+    let Some(s) = setup("gensplit") else { return };
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
+    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
+    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
+    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
+    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
+    let driver = browser_sized(port, &s.chromium, profile.path(), (1280, 1000)).await.expect("start headless Chromium");
+    let outcome = scenario(&driver, &base, &shots).await;
+    if outcome.is_err() {
+        let _ = driver.screenshot(&shots.join("gensplit-failure.png")).await;
+    }
+    let _ = driver.quit().await;
+    if let Err(e) = outcome {
+        panic!("{e}\n(screenshot: test-artifacts/gensplit-failure.png)");
+    }
+}
