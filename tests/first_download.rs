@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 /// Issue 14 asks for the first download under 300 KB gzip. It is not there yet (BENCHMARKS.md,
 /// "First download and phones"). The budget only goes down: 560 KB on 2026-11-30 (every generator and
 /// view in the app's wasm); 500 KB on 2026-12-01 once Merge Codebases and the runtime and instructions
-/// axes moved to the `gen` module (496,838 B measured). Lower it as more moves out of the first download.
-const BUDGET: usize = 500_000;
+/// axes moved to the `gen` module (496,838 B measured); 437 KB once the grade panel moved to the `grade`
+/// module as well (432,520 B measured). Lower it as more moves out of the first download.
+const BUDGET: usize = 437_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 
