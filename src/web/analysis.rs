@@ -90,6 +90,8 @@ thread_local! {
 /// The module's entry: set `window.cabritoAnalysis = { mount(root, view) }`.
 pub fn start() {
     lazy::panic_hook("results and traces views");
+    // Its app is mounted inside the app's tree (`#analysis-root`): its subtrees must not share the app's numbers.
+    lazy::separate_subtree_ids();
     lazy::expose(MODULE.global, |root: web_sys::Element, view: String| {
         HANDLE.with(|h| {
             if let Some(old) = h.borrow_mut().take() {
