@@ -121,6 +121,10 @@ try {
         measures: timings.filter((i) => i.timingType === 'Measure').map((i) => [i.name, i.duration]),
       };
       rows.push(row);
+      const traceOut = opt('--trace');
+      if (traceOut && rows.length === 1) writeFileSync(traceOut, JSON.stringify(result.artifacts.Trace));
+      const lhrOut = opt('--lhr');
+      if (lhrOut && rows.length === 1) writeFileSync(lhrOut, JSON.stringify(lhr));
       const b = row.inLongest || {};
       console.log(
         `n=${String(n).padEnd(5)} run ${row.run}: performance ${row.performance}, LCP ${ms(row.lcp)}, TBT ${ms(row.tbt)}, ` +
