@@ -27,30 +27,30 @@ impl Drop for Server {
 
 /// Start `cabrito serve` on a free port and wait for its `precompressed:` line.
 fn start(dist: &Path) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
         .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
         .arg(dist)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
+    let mut server = Server { child, addr: String::new() };
+    let stdout = server.child.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             let _ = tx.send(line);
         }
     });
-    let mut addr = String::new();
     let deadline = Instant::now() + Duration::from_secs(600);
     loop {
         let line = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("the server's lines");
         if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
-            addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
+            server.addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
         }
         if line.starts_with("precompressed:") {
-            assert!(!addr.is_empty(), "the URL comes first");
-            return (Server { child, addr }, line);
+            assert!(!server.addr.is_empty(), "the URL comes first");
+            return (server, line);
         }
     }
 }

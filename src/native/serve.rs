@@ -164,8 +164,11 @@ pub fn is_hashed(path: &str) -> bool {
 /// compressed already).
 const COMPRESSIBLE: &[&str] = &["html", "js", "mjs", "css", "wasm", "svg", "json", "txt", "map"];
 
+/// A compressor: a file's bytes in, its compressed copy out.
+type Compress = fn(&[u8]) -> std::io::Result<Vec<u8>>;
+
 /// The precompressed copies: extension and what writes it.
-const COPIES: [(&str, fn(&[u8]) -> std::io::Result<Vec<u8>>); 2] = [("br", brotli_best), ("gz", gzip_best)];
+const COPIES: [(&str, Compress); 2] = [("br", brotli_best), ("gz", gzip_best)];
 
 /// Brotli at its best compression (quality 11, a 4 MiB window): the app's wasm in about
 /// three quarters of its gzip size.
@@ -298,7 +301,7 @@ fn list_compressible(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 
 /// Write one copy; `Ok(false)` when compressing does not make the file smaller (no copy then, and a
 /// stale one is removed).
-fn write_copy(file: &Path, ext: &str, compress: fn(&[u8]) -> std::io::Result<Vec<u8>>) -> std::io::Result<bool> {
+fn write_copy(file: &Path, ext: &str, compress: Compress) -> std::io::Result<bool> {
     let meta = std::fs::metadata(file)?;
     let data = std::fs::read(file)?;
     let packed = compress(&data)?;
