@@ -221,6 +221,12 @@ fn precompressed_copies_are_sent_by_accept_encoding() {
         assert_ne!(r.header("content-encoding"), Some("br"), "{accept}: {}", r.head);
         assert_eq!(decoded(&r), css2.as_bytes(), "{accept}: the file as it is now");
     }
+    // A file removed (its copies left behind): a 404, never its copies.
+    std::fs::remove_file(dist.join("grade.js")).unwrap();
+    for accept in [None, Some("br"), Some("gzip"), Some("gzip, deflate, br, zstd")] {
+        let r = get(&addr, "/grade.js", accept);
+        assert_eq!(r.status(), 404, "{accept:?}: {}", r.head);
+    }
     // A file added after the server started (no copies): gzip-compressed per request.
     let late = sample(50_000, 5);
     std::fs::write(dist.join("late.wasm"), &late).unwrap();
@@ -274,7 +280,7 @@ fn precompressed_copies_are_sent_by_accept_encoding() {
 
     // A second start finds the copies fresh, except the changed file's and the new file's.
     let (server, line) = start(&dist);
-    assert!(line.contains("4 copies written, 8 fresh"), "{line}");
+    assert!(line.contains("4 copies written, 6 fresh"), "{line}");
     let r = get(&server.addr, &format!("/{CSS}"), Some("br"));
     assert_eq!(r.header("content-encoding"), Some("br"), "{}", r.head);
     assert_eq!(decoded(&r), css2.as_bytes());

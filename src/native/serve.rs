@@ -115,7 +115,7 @@ async fn cache_headers(
 }
 
 /// A request for a file whose precompressed copy is stale (the file changed after the copy was
-/// made, say by hand) must not get the copy: hide the request's Accept-Encoding from the file
+/// made, say by hand, or is gone) must not get the copy: hide the request's Accept-Encoding from the file
 /// service, which then reads the file itself (the compression layer outside still compresses it
 /// for a browser that accepts gzip).
 async fn skip_stale_copies(
@@ -192,7 +192,8 @@ enum CopyState {
     Missing,
     /// The copy has the file's modification time: it was made from this version of the file.
     Fresh,
-    /// The copy's time differs from the file's: the file changed after the copy was made.
+    /// The copy's time differs from the file's (the file changed after the copy was made), or the
+    /// file is gone.
     Stale,
 }
 
