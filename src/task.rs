@@ -89,7 +89,8 @@ pub fn run_name(spec: &TaskSpec) -> String {
     spec.kind.def().run_name(spec).unwrap_or_else(|| crate::axes::run_name(spec))
 }
 
-/// A task as written out: the record, or the kind's own reference format (merge).
+/// A task as written out: the record, or the kind's own reference format (merge). Native only.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn export(task: &Task) -> serde_json::Value {
     task.spec.kind.def().export(task)
 }

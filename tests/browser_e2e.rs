@@ -472,12 +472,14 @@ async fn no_worker(driver: &WebDriver, shots: &Path) -> Res {
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     driver.screenshot(&shots.join("e2e-no-worker.png")).await?;
     no_fatal(driver).await?;
-    // The gallery's cards of the runtime, instructions and merge rows asked the stopped server for the
-    // generator module (web::gen): each says it could not be loaded, and the other cards are drawn.
+    // The gallery's cards of the runtime, instructions and merge rows ask the stopped server for the
+    // generator module (web::gen) once scrolled near: each says it could not be loaded, and the other
+    // cards are drawn.
     let said = wait_for(
         driver,
         "the runtime card's notice",
         "location.hash = '#/'; const c = document.querySelector('#card-runtime-dead_code .card-stats'); \
+         if (c) c.scrollIntoView(); \
          return c && /could not be/.test(c.textContent) && c.textContent;",
     )
     .await?;
@@ -772,14 +774,16 @@ async fn gallery_theme_embed(driver: &WebDriver, base: &str, shots: &Path) -> Re
     )
     .await?;
     // The cards after the first row draw their tasks one at a time after the first paint (web/cards.rs):
-    // every one of them gets its picture.
+    // every one of them gets its picture (those from the `gen` module once scrolled near).
     wait_for(
         driver,
         "every card's picture",
-        "return document.querySelectorAll('.card .card-pending').length === 0 \
+        "const w = document.querySelector('.card .card-pending'); if (w) w.scrollIntoView(); \
+         return document.querySelectorAll('.card .card-pending').length === 0 \
          && document.querySelectorAll('.card .card-graph > :first-child').length === document.querySelectorAll('.card').length;",
     )
     .await?;
+    driver.execute("window.scrollTo(0, 0);", Vec::new()).await?;
     // A card is one tab stop: its small call graph is a picture, not buttons.
     let inner = count(driver, "#gallery .card [tabindex], #gallery .card [role=button]").await?;
     if inner != 0 {

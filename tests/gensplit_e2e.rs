@@ -3,7 +3,7 @@
 //! runtime and instructions axes; a task link of each fetches `gen_bg.wasm` after the page is up and
 //! shows exactly the task the native generator makes (prompt, starter code and the record's hash); a
 //! link that needs nothing of it never fetches it; the gallery's cards of those rows fill in from the
-//! module; the scale page along those axes does too; and when the module cannot be fetched the page
+//! module once scrolled to; the scale page along those axes does too; and when the module cannot be fetched the page
 //! says so and other tasks still open.
 //!
 //! Needs the built app (`trunk build --release`) and chromedriver; skipped locally without them.
@@ -87,13 +87,15 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     driver.screenshot(&shots.join("gensplit-merge.png")).await?;
 
-    // The gallery: the runtime and instructions rows and the merge card fill in from the module.
+    // The gallery: the runtime and instructions rows and the merge card fill in from the module
+    // once scrolled to (each waits until it is near the viewport: tests/gallery_lazy_e2e.rs).
     driver.goto("about:blank").await?;
     driver.goto(format!("{base}#/")).await?;
     wait_for(
         driver,
         "every gallery card generated",
         "const s = [...document.querySelectorAll('.card-stats')]; \
+         const w = s.find(e => /loading/.test(e.textContent)); if (w) w.scrollIntoView(); \
          return s.length > 0 && s.every(e => !/generating|loading|could not/.test(e.textContent));",
         60,
     )

@@ -15,6 +15,8 @@ use crate::python::{Expr, Function};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
 
+// (Only the instruction-following axis, which the app leaves to the `gen` module, reaches it.)
+#[cfg_attr(not(feature = "gen-extra"), allow(dead_code))]
 mod instructions;
 
 pub struct AddReturnValue;
@@ -154,7 +156,10 @@ impl GraphKind for AddReturnValue {
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
         // (None in a build without the instructions axis, which then never asks.)
-        crate::task::HAS_EXTRAS.then_some(&instructions::Indexed)
+        #[cfg(feature = "gen-extra")]
+        return Some(&instructions::Indexed);
+        #[cfg(not(feature = "gen-extra"))]
+        None
     }
 
     fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {

@@ -17,6 +17,8 @@ use crate::python::{Expr, Op, Stmt};
 use crate::spec::{Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
 
+// (Only the instruction-following axis, which the app leaves to the `gen` module, reaches it.)
+#[cfg_attr(not(feature = "gen-extra"), allow(dead_code))]
 mod instructions;
 
 pub struct ExtractHelper;
@@ -190,7 +192,10 @@ impl GraphKind for ExtractHelper {
 
     fn indexed(&self) -> Option<&dyn IndexedKind> {
         // (None in a build without the instructions axis, which then never asks.)
-        crate::task::HAS_EXTRAS.then_some(&instructions::Indexed)
+        #[cfg(feature = "gen-extra")]
+        return Some(&instructions::Indexed);
+        #[cfg(not(feature = "gen-extra"))]
+        None
     }
 
     fn runtime(&self) -> &'static dyn crate::kinds::graph_kind::runtime::RuntimeKind {

@@ -280,6 +280,7 @@ impl TaskKind for MergeCodebases {
     fn run_name(&self, spec: &TaskSpec) -> Option<String> {
         Some(run_name(spec))
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn export(&self, task: &Task) -> serde_json::Value {
         export(task)
     }

@@ -3,13 +3,20 @@
 //! timeout each, in page order), so the page is painted and answers input while the rest of the
 //! gallery fills in. One long task of every card's generation and drawing was the gallery's total
 //! blocking time on a phone (BENCHMARKS.md, "First download and phones").
+//!
+//! A card whose task needs the generator module (`web::gen`: the merge card, the runtime and
+//! instructions rows) says "loading …" until it comes near the viewport ([`when_near`]), and only
+//! then asks for the module: a gallery visit that is not scrolled down never fetches it.
 
 use super::app::{show_here, Shown};
 use super::graph::CallGraphSvg;
 use crate::spec::TaskSpec;
 use crate::task::Extra;
 use gloo::timers::callback::Timeout;
+use std::cell::RefCell;
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// What a card draws once its task is generated.
@@ -46,8 +53,9 @@ pub fn card_body(p: &CardProps) -> Html {
         // (A card that needs the module is left to the effect.)
         use_state(move || eager.then(|| show_here(&spec).ok()).flatten())
     };
+    let node = use_node_ref();
     {
-        let (shown, waiting) = (shown.clone(), waiting.clone());
+        let (shown, waiting, node) = (shown.clone(), waiting.clone(), node.clone());
         use_effect_with(p.spec.clone(), move |spec| {
             let pending = match shown.as_ref() {
                 Some(Ok(s)) => &s.spec != spec,
@@ -55,16 +63,26 @@ pub fn card_body(p: &CardProps) -> Html {
                 None => true,
             };
             let spec = spec.clone();
+            // The card's watch on the viewport, while it waits for it.
+            let near: Rc<RefCell<Option<Near>>> = Rc::default();
             let timer = pending.then(|| {
+                let near = near.clone();
                 Timeout::new(0, move || match show_here(&spec) {
                     Ok(r) => shown.set(Some(r)),
                     Err(part) => {
                         waiting.set(Some(part));
-                        super::gen::show_there(spec, part, move |r| shown.set(Some(r)));
+                        let there = move || super::gen::show_there(spec, part, move |r| shown.set(Some(r)));
+                        match node.cast::<web_sys::Element>() {
+                            Some(card) if !super::gen::loaded() => *near.borrow_mut() = when_near(&card, there),
+                            _ => there(),
+                        }
                     }
                 })
             });
-            move || drop(timer)
+            move || {
+                drop(timer);
+                drop(near.borrow_mut().take());
+            }
         });
     }
     let noop = Callback::from(|_: Option<AttrValue>| ());
@@ -90,20 +108,20 @@ pub fn card_body(p: &CardProps) -> Html {
             };
             html! {
                 <>
-                    <span class="card-graph">{ picture }</span>
+                    <span class="card-graph" ref={node}>{ picture }</span>
                     <span class="card-stats">{ stats }</span>
                 </>
             }
         }
         Some(Err(e)) => html! {
             <>
-                <span class="card-graph"></span>
+                <span class="card-graph" ref={node}></span>
                 <span class="card-stats">{ format!("could not be generated: {e}") }</span>
             </>
         },
         None => html! {
             <>
-                <span class="card-graph card-pending"></span>
+                <span class="card-graph card-pending" ref={node}></span>
                 <span class="card-stats">{ match *waiting { Some(part) => format!("loading {}…", part.what()), None => "generating…".to_string() } }</span>
             </>
         },
@@ -112,4 +130,59 @@ pub fn card_body(p: &CardProps) -> Html {
 
 fn graph(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) -> Html {
     html! { <CallGraphSvg shown={s.clone()} selected={None::<AttrValue>} on_select={noop.clone()} zoom={0.32} /> }
+}
+
+/// How near the viewport a card must come before it asks for the generator module: a screen of a
+/// phone below it (and above, for a reader scrolling up from a link).
+const NEAR: &str = "800px 0px";
+
+/// A watch on an element until it comes near the viewport; dropping it stops the watch.
+struct Near {
+    observer: web_sys::IntersectionObserver,
+    _on_change: Closure<dyn FnMut(js_sys::Array, web_sys::IntersectionObserver)>,
+}
+
+impl Drop for Near {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+/// What a card does once near the viewport.
+type Then = Box<dyn FnOnce()>;
+
+/// Call `then` once `el` comes within [`NEAR`] of the viewport (at once if a browser has no
+/// IntersectionObserver); the watch lasts while the answer is kept.
+fn when_near(el: &web_sys::Element, then: impl FnOnce() + 'static) -> Option<Near> {
+    let then: Rc<RefCell<Option<Then>>> = Rc::new(RefCell::new(Some(Box::new(then))));
+    let call = then.clone();
+    let on_change = Closure::<dyn FnMut(js_sys::Array, web_sys::IntersectionObserver)>::new(
+        move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
+            let near = entries
+                .iter()
+                .any(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().is_ok_and(|e| e.is_intersecting()));
+            if near {
+                observer.disconnect();
+                // (Taken first: `then` may re-render the card, which never runs this again.)
+                let f = call.borrow_mut().take();
+                if let Some(f) = f {
+                    f();
+                }
+            }
+        },
+    );
+    let options = web_sys::IntersectionObserverInit::new();
+    options.set_root_margin(NEAR);
+    match web_sys::IntersectionObserver::new_with_options(on_change.as_ref().unchecked_ref(), &options) {
+        Ok(observer) => {
+            observer.observe(el);
+            Some(Near { observer, _on_change: on_change })
+        }
+        Err(_) => {
+            if let Some(f) = then.borrow_mut().take() {
+                f();
+            }
+            None
+        }
+    }
 }

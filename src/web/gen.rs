@@ -38,6 +38,11 @@ pub fn missing(spec: &TaskSpec) -> Option<Extra> {
     }
 }
 
+/// Whether the module has loaded (a page that needed it before, in this visit).
+pub fn loaded() -> bool {
+    lazy::loaded(&MODULE)
+}
+
 /// Load the module (once), then call `then`; a failure says which part could not be loaded.
 pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
     lazy::ensure_loaded(&MODULE, move |r| {

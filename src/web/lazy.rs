@@ -60,6 +60,11 @@ fn finish(m: &'static Module, r: Result<(), String>) {
     }
 }
 
+/// Whether the module has loaded (so asking for it costs nothing).
+pub fn loaded(m: &Module) -> bool {
+    state(m) == Load::Ready
+}
+
 /// Load the module once, then call `then` (at once if it is loaded).
 pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) + 'static) {
     match state(m) {

@@ -1,0 +1,166 @@
+//! The gallery loads the generator module (`gen_bg.wasm`, `web::gen`) only when a card that needs
+//! it comes near the viewport (issue 14 item 3, `web::cards`), in headless Chromium against the
+//! real `cabrito serve`: a gallery visit that is not scrolled generates its other cards and never
+//! fetches the module, its merge, runtime and instructions cards saying "loading …" meanwhile;
+//! scrolling to the runtime row fetches it, and those cards then show what the native generator
+//! makes (their numbers from the native task's sizes).
+//!
+//! Needs the built app (`trunk build --release`) and chromedriver; skipped locally without them.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod browser;
+mod guard;
+
+use browser::{browser_sized, console_clean, js, setup, start_chromedriver, start_server, wait_for, Res};
+use cabrito::playground::route::{self, Route};
+use cabrito::task::generate;
+use std::path::Path;
+use std::time::Duration;
+use thirtyfour::prelude::*;
+
+/// Whether the page has fetched the generator module's wasm.
+async fn fetched_gen(driver: &WebDriver) -> Res<bool> {
+    let v = js(
+        driver,
+        "return performance.getEntriesByType('resource').some(e => e.name.includes('gen_bg.wasm'));",
+        vec![],
+    )
+    .await?;
+    Ok(v.as_bool() == Some(true))
+}
+
+/// The cards of a gallery row (`#gallery-runtime`, ...): each card's link and numbers.
+async fn row_cards(driver: &WebDriver, row: &str) -> Res<Vec<(String, String)>> {
+    let v = js(
+        driver,
+        &format!(
+            "return [...document.querySelectorAll('#{row} a.card')].map(c => \
+             [c.getAttribute('href'), c.querySelector('.card-stats').textContent]);"
+        ),
+        vec![],
+    )
+    .await?;
+    let cards: Vec<(String, String)> = serde_json::from_value(v)?;
+    if cards.is_empty() {
+        return Err(format!("the gallery has no #{row} cards").into());
+    }
+    Ok(cards)
+}
+
+/// A row's cards show the native generator's numbers (`stats` from the native task).
+async fn row_matches_native(
+    driver: &WebDriver,
+    row: &str,
+    stats: impl Fn(&cabrito::TaskSpec, &cabrito::task::Sizes) -> String,
+) -> Res {
+    wait_for(
+        driver,
+        &format!("the #{row} cards generated"),
+        &format!(
+            "const s = [...document.querySelectorAll('#{row} .card-stats')]; \
+             return s.length > 0 && s.every(e => / lines$/.test(e.textContent));"
+        ),
+        60,
+    )
+    .await?;
+    for (href, shown) in row_cards(driver, row).await? {
+        let Route::Task(spec) = route::parse(&href) else {
+            return Err(format!("the card link {href} is not a task link").into());
+        };
+        let native = generate(&spec)?;
+        let expected = stats(&spec, &native.sizes);
+        if shown != expected {
+            return Err(format!("the card {href} says {shown:?}; the native task: {expected:?}").into());
+        }
+    }
+    Ok(())
+}
+
+async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
+    driver.goto(format!("{base}#/")).await?;
+    // Every card the first download generates fills in, wherever it is on the page (a task each,
+    // in page order, after the first paint); the ones that need the module then wait.
+    wait_for(
+        driver,
+        "the gallery's own cards",
+        "const s = [...document.querySelectorAll('.card-stats')]; \
+         return s.length > 0 && !s.some(e => /generating/.test(e.textContent));",
+        60,
+    )
+    .await?;
+    // Time for a fetch the cards might have started.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    if fetched_gen(driver).await? {
+        return Err("a gallery visit that was not scrolled fetched the generator module".into());
+    }
+    for row in ["gallery-runtime", "gallery-instructions"] {
+        for (href, shown) in row_cards(driver, row).await? {
+            if !shown.starts_with("loading ") {
+                return Err(format!("before scrolling, the card {href} says {shown:?} (not \"loading …\")").into());
+            }
+        }
+    }
+    let merge = js(
+        driver,
+        "const c = document.querySelector('a.card[id^=\"card-merge_codebases\"] .card-stats'); \
+         return c && c.textContent;",
+        vec![],
+    )
+    .await?;
+    if !merge.as_str().is_some_and(|t| t.starts_with("loading ")) {
+        return Err(format!("before scrolling, the merge card says {merge}").into());
+    }
+    console_clean(driver, "the gallery's first screen").await?;
+
+    // Scrolled to the runtime row: the module comes, and the row shows the native tasks.
+    js(driver, "document.getElementById('gallery-runtime').scrollIntoView();", vec![]).await?;
+    row_matches_native(driver, "gallery-runtime", |_, z| {
+        format!("{} functions · {} to edit · {} lines", z.functions, z.functions_to_edit, z.starter_lines)
+    })
+    .await?;
+    if !fetched_gen(driver).await? {
+        return Err("the runtime cards were generated without the generator module".into());
+    }
+    driver.screenshot(&shots.join("gallery-lazy-runtime.png")).await?;
+    js(driver, "document.getElementById('gallery-instructions').scrollIntoView();", vec![]).await?;
+    row_matches_native(driver, "gallery-instructions", |s, z| {
+        format!("{} requirements · {} functions · {} lines", s.n, z.functions, z.starter_lines)
+    })
+    .await?;
+    // Back up to the merge card: the module is loaded, so it fills in too.
+    js(driver, "document.querySelector('a.card[id^=\"card-merge_codebases\"]').scrollIntoView();", vec![]).await?;
+    wait_for(
+        driver,
+        "the merge card generated",
+        "const c = document.querySelector('a.card[id^=\"card-merge_codebases\"] .card-stats'); \
+         return c && !/loading|generating|could not/.test(c.textContent);",
+        60,
+    )
+    .await?;
+    console_clean(driver, "scrolling the gallery").await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn e2e_gallery_loads_the_gen_module_when_scrolled_to() {
+    let Some(s) = setup("gallery_lazy") else { return };
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
+    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
+    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
+    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
+    let mut failures = Vec::new();
+    // A desktop window (more of the page in view) and a phone's.
+    for (name, size) in [("desktop", (1280, 1000)), ("phone", (412, 915))] {
+        let profile = tempfile::tempdir().expect("a temporary Chromium profile");
+        let driver = browser_sized(port, &s.chromium, profile.path(), size).await.expect("start headless Chromium");
+        let outcome = scenario(&driver, &base, &shots).await;
+        if let Err(e) = outcome {
+            let shot = format!("gallery-lazy-failure-{name}.png");
+            let _ = driver.screenshot(&shots.join(&shot)).await;
+            failures.push(format!("{name}: {e} (screenshot: test-artifacts/{shot})"));
+        }
+        let _ = driver.quit().await;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
