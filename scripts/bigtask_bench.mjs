@@ -78,6 +78,33 @@ function breakdown(thread, task) {
   return out;
 }
 
+// The start-up's timeline, in ms from the navigation's start: the HTML, the app's glue JS and
+// wasm (request to last byte, bytes on the wire) from Lighthouse's network records; the end of the
+// wasm's streaming compilation (the first `v8.wasm.compileConsumeDone` on the main thread) from the
+// trace; the app's own marks: `cabrito-start` (its `main` ran: the wasm is instantiated) and
+// `cabrito-generate-start` (the first render generates the task).
+function startup(lhr, events, timing) {
+  const reqs = lhr.audits['network-requests']?.details?.items || [];
+  const doc = reqs.find((r) => r.resourceType === 'Document') || reqs[0];
+  const glue = reqs.find((r) => /\/cabrito-[0-9a-f]+\.js$/.test(r.url));
+  const wasm = reqs.find((r) => /\/cabrito-[0-9a-f]+_bg\.wasm$/.test(r.url));
+  const nav = events.find((e) => e.name === 'navigationStart' && /^http/.test(e.args?.data?.documentLoaderURL || ''));
+  const thread = new Set(mainThread(events).map((e) => `${e.pid}:${e.tid}`));
+  const done = nav && events
+    .filter((e) => e.name === 'v8.wasm.compileConsumeDone' && thread.has(`${e.pid}:${e.tid}`) && e.ts > nav.ts)
+    .sort((a, b) => a.ts - b.ts)[0];
+  return {
+    html: doc?.networkEndTime,
+    glue: glue?.networkEndTime,
+    wasmStart: wasm?.networkRequestTime,
+    wasmEnd: wasm?.networkEndTime,
+    wasmBytes: wasm?.transferSize,
+    compiled: done ? (done.ts + (done.dur || 0) - nav.ts) / 1000 : null,
+    started: timing('cabrito-start')?.startTime,
+    generate: timing('cabrito-generate-start')?.startTime,
+  };
+}
+
 const median = (xs) => {
   const s = xs.filter((x) => x != null).sort((a, b) => a - b);
   if (!s.length) return null;
@@ -119,9 +146,21 @@ try {
         over50: tasks.filter((t) => t.dur > 50000).length,
         inLongest: longest ? breakdown(thread, longest) : null,
         measures: timings.filter((i) => i.timingType === 'Measure').map((i) => [i.name, i.duration]),
+        startup: startup(lhr, result.artifacts.Trace.traceEvents, timing),
       };
       rows.push(row);
+      const traceOut = opt('--trace');
+      if (traceOut && rows.length === 1) writeFileSync(traceOut, JSON.stringify(result.artifacts.Trace));
+      const lhrOut = opt('--lhr');
+      if (lhrOut && rows.length === 1) writeFileSync(lhrOut, JSON.stringify(lhr));
       const b = row.inLongest || {};
+      const st = row.startup;
+      console.log(
+        `         start-up (ms from navigation start): HTML ${ms(st.html)}, glue JS ${ms(st.glue)}, ` +
+          `wasm ${ms(st.wasmStart)}–${ms(st.wasmEnd)} (${st.wasmBytes == null ? 'n/a' : `${Math.round(st.wasmBytes / 1000)} kB sent`}), ` +
+          `compiled ${ms(st.compiled)}, app started ${ms(st.started)}, generate ${ms(st.generate)}, ` +
+          `task rendered ${ms(row.rendered)}`,
+      );
       console.log(
         `n=${String(n).padEnd(5)} run ${row.run}: performance ${row.performance}, LCP ${ms(row.lcp)}, TBT ${ms(row.tbt)}, ` +
           `task rendered ${ms(row.rendered)} (generate ${ms(row.generate)}), longest task ${ms(row.longest)} ` +
@@ -145,6 +184,19 @@ for (const n of sizes) {
       `${ms(m((r) => r.rendered))} (${ms(Math.min(...rs.map((r) => r.rendered ?? Infinity)))}–${ms(Math.max(...rs.map((r) => r.rendered ?? 0)))}) | ` +
       `${ms(m((r) => r.generate))} | ${ms(m((r) => r.longest))} | ` +
       `${['script', 'style', 'layout', 'paint'].map((k) => ms(m((r) => r.inLongest?.[k]))).join(' / ')} |`,
+  );
+}
+console.log(`\nStart-up, medians (ms from navigation start):\n`);
+console.log('| n | HTML | glue JS | wasm request | wasm last byte | wasm sent | compiled | app started | generate | task rendered |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const n of sizes) {
+  const rs = rows.filter((r) => r.n === n);
+  const m = (f) => median(rs.map(f));
+  const kb = m((r) => r.startup.wasmBytes);
+  console.log(
+    `| ${n.toLocaleString('en')} | ${['html', 'glue', 'wasmStart', 'wasmEnd'].map((k) => ms(m((r) => r.startup[k]))).join(' | ')} | ` +
+      `${kb == null ? 'n/a' : `${Math.round(kb / 1000)} kB`} | ` +
+      `${['compiled', 'started', 'generate'].map((k) => ms(m((r) => r.startup[k]))).join(' | ')} | ${ms(m((r) => r.rendered))} |`,
   );
 }
 const json = opt('--json');

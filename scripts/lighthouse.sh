@@ -37,6 +37,14 @@ for _ in $(seq 100); do
 done
 [ -n "$URL" ] || { echo "lighthouse: cabrito serve printed no URL" >&2; exit 1; }
 case "$URL" in */) ;; *) URL="$URL/" ;; esac
+# Measure what a browser gets once the server has made its precompressed copies of dist/ (brotli and
+# gzip, on a thread of its own; the first start after a build takes a while in a debug build).
+for _ in $(seq 1800); do
+  grep -q '^precompressed:' "$LOG" && break
+  kill -0 "$SERVER" 2>/dev/null || { cat "$LOG" >&2; echo "lighthouse: cabrito serve stopped" >&2; exit 1; }
+  sleep 0.2
+done
+grep '^precompressed:' "$LOG" >&2 || echo "lighthouse: the precompressed copies are not ready after 6 minutes; measuring anyway" >&2
 
 if [ "${1:-}" = --big ]; then
   shift

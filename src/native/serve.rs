@@ -1,16 +1,22 @@
 //! `cabrito serve`: the built app and the worker on one port.
 //!
 //! The app is the static `dist/` folder that `trunk build --release` writes; it uses hash routing,
-//! so serving the files as they are is all it needs. The grading worker's WebSocket (`/ws`) will sit
+//! so serving the files as they are is all it needs. The grading worker's WebSocket (`/ws`) sits
 //! next to it on the same port (see [`router`]).
+//!
+//! The app's files are compressed once, not per request: when the server starts, [`precompress`]
+//! writes `file.br` (brotli) and `file.gz` (gzip) beside each text or wasm file of dist/ whose copies
+//! are missing or stale, and the server sends those to browsers that accept them (the app's wasm,
+//! gzip-compressed per request, took longer to arrive than to compile and start).
 
 use super::cli::Failure;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderValue, Request};
 use axum::Router;
 use clap::{Arg, ArgMatches, Command};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 
@@ -69,13 +75,17 @@ pub fn check_dist(dist: &Path) -> Result<(), Failure> {
 
 /// Every route of the server.
 pub fn router(dist: &Path) -> Router {
-    // The app: every other path is a file of dist/, gzip-compressed when the browser accepts it
-    // (the app's wasm is a third of its size in gzip). Trunk's hashed files (`name-<hash>.ext`)
-    // never change under their name, so browsers keep them for a year without asking; the others
-    // (index.html, the unhashed worker and lazy-module files) get `no-cache`: browsers revalidate
-    // them (a cheap 304 from Last-Modified), so they never outlive an upgrade.
+    // The app: every other path is a file of dist/. A browser that accepts brotli or gzip gets the
+    // file's precompressed copy (`file.br`, `file.gz`, see [`precompress`]); a file without a fresh
+    // copy (written after the server started, or while the copies are being made) is gzip-compressed
+    // on the fly; a client that accepts neither gets the file as it is. Trunk's hashed files
+    // (`name-<hash>.ext`) never change under their name, so browsers keep them for a year without
+    // asking; the others (index.html, the unhashed worker and lazy-module files) get `no-cache`:
+    // browsers revalidate them (a cheap 304 from Last-Modified), so they never outlive an upgrade.
+    let files = ServeDir::new(dist).append_index_html_on_directories(true).precompressed_br().precompressed_gzip();
     let app = Router::new()
-        .fallback_service(ServeDir::new(dist).append_index_html_on_directories(true))
+        .fallback_service(files)
+        .layer(axum::middleware::map_request_with_state(dist.to_path_buf(), skip_stale_copies))
         .layer(axum::middleware::map_response_with_state((), cache_headers))
         .layer(CompressionLayer::new().gzip(true).no_br().no_deflate().no_zstd());
     Router::new()
@@ -84,7 +94,7 @@ pub fn router(dist: &Path) -> Router {
         .merge(app)
 }
 
-/// `Cache-Control` for a file of dist/ (see [`router`]).
+/// `Cache-Control` and `Vary` for a file of dist/ (see [`router`]).
 async fn cache_headers(
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
     mut response: axum::response::Response,
@@ -94,8 +104,50 @@ async fn cache_headers(
     } else {
         "no-cache"
     };
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(value));
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(value));
+    // The same address answers in brotli, gzip or as it is, by the request's Accept-Encoding.
+    let varies = headers.get_all(header::VARY).iter().any(|v| v.as_bytes().eq_ignore_ascii_case(b"accept-encoding"));
+    if !varies {
+        headers.append(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
     response
+}
+
+/// A request for a file whose precompressed copy is stale (the file changed after the copy was
+/// made, say by hand, or is gone) must not get the copy: hide the request's Accept-Encoding from the file
+/// service, which then reads the file itself (the compression layer outside still compresses it
+/// for a browser that accepts gzip).
+async fn skip_stale_copies(
+    axum::extract::State(dist): axum::extract::State<PathBuf>,
+    mut request: Request<axum::body::Body>,
+) -> Request<axum::body::Body> {
+    if let Some(file) = file_of(&dist, request.uri().path()) {
+        if COPIES.iter().any(|(ext, _)| copy_state(&file, ext) == CopyState::Stale) {
+            request.headers_mut().remove(header::ACCEPT_ENCODING);
+        }
+    }
+    request
+}
+
+/// The file of dist/ a request path names, for the paths Trunk's files have (plain segments, no
+/// percent escapes, no `.` or `..`); `None` for anything else, which the file service judges itself.
+fn file_of(dist: &Path, path: &str) -> Option<PathBuf> {
+    let rest = path.strip_prefix('/')?;
+    if rest.contains('%') || rest.contains('\\') {
+        return None;
+    }
+    let mut file = dist.to_path_buf();
+    for seg in rest.split('/') {
+        match seg {
+            "" | "." | ".." => return None,
+            s => file.push(s),
+        }
+    }
+    if rest.is_empty() || rest.ends_with('/') || file.is_dir() {
+        file.push("index.html");
+    }
+    Some(file)
 }
 
 /// A file name Trunk gave a content hash: `stem-<12 or more hex digits>` then an optional `_bg`,
@@ -106,6 +158,172 @@ pub fn is_hashed(path: &str) -> bool {
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
     let Some((_, hash)) = stem.rsplit_once('-') else { return false };
     hash.len() >= 12 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The extensions of dist/'s files worth compressing: text and wasm (images other than SVG are
+/// compressed already).
+const COMPRESSIBLE: &[&str] = &["html", "js", "mjs", "css", "wasm", "svg", "json", "txt", "map"];
+
+/// A compressor: a file's bytes in, its compressed copy out.
+type Compress = fn(&[u8]) -> std::io::Result<Vec<u8>>;
+
+/// The precompressed copies: extension and what writes it.
+const COPIES: [(&str, Compress); 2] = [("br", brotli_best), ("gz", gzip_best)];
+
+/// Brotli at its best compression (quality 11, a 4 MiB window): the app's wasm in about
+/// three quarters of its gzip size.
+fn brotli_best(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len() / 3);
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
+    brotli::BrotliCompress(&mut &data[..], &mut out, &params)?;
+    Ok(out)
+}
+
+/// Gzip at level 9.
+fn gzip_best(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut z = flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 3), flate2::Compression::best());
+    z.write_all(data)?;
+    z.finish()
+}
+
+#[derive(Debug, PartialEq)]
+enum CopyState {
+    /// No copy (the file is not worth compressing, or the copy was not made).
+    Missing,
+    /// The copy has the file's modification time: it was made from this version of the file.
+    Fresh,
+    /// The copy's time differs from the file's (the file changed after the copy was made), or the
+    /// file is gone.
+    Stale,
+}
+
+/// The state of `file.<ext>`, by modification times ([`write_copy`] gives a copy its file's time).
+fn copy_state(file: &Path, ext: &str) -> CopyState {
+    let copy = with_suffix(file, ext);
+    let Ok(copy_meta) = std::fs::metadata(&copy) else { return CopyState::Missing };
+    let times = (std::fs::metadata(file).and_then(|m| m.modified()), copy_meta.modified());
+    match times {
+        (Ok(a), Ok(b)) if a == b => CopyState::Fresh,
+        _ => CopyState::Stale,
+    }
+}
+
+/// `path` with `.ext` appended (`a.wasm` → `a.wasm.br`).
+fn with_suffix(path: &Path, ext: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(".");
+    s.push(ext);
+    PathBuf::from(s)
+}
+
+/// What [`precompress`] did.
+#[derive(Debug, Default)]
+pub struct Precompressed {
+    /// Copies written (stale or missing ones).
+    pub written: usize,
+    /// Copies already fresh.
+    pub fresh: usize,
+    /// Files whose copies could not be written, with why (a read-only dist/, say); they are
+    /// compressed per request instead.
+    pub failed: Vec<String>,
+}
+
+/// Write the brotli and gzip copies (`file.br`, `file.gz`) of every compressible file of dist/ and
+/// its folders whose copies are missing or stale, the first download first (index.html, then
+/// Trunk's hashed files). A copy is written to a temporary name, given its file's modification
+/// time, then renamed into place, so a request never reads half a copy and two servers starting
+/// at once do not harm each other. A copy that would not be smaller than its file is not written.
+pub fn precompress(dist: &Path) -> Precompressed {
+    // One server at a time makes the copies (tests start several on the same dist/): the others
+    // wait on the folder's lock, then find the copies fresh. Where a folder cannot be locked, each
+    // makes its own (the renames keep that safe, only slower).
+    let lock = std::fs::File::open(dist).ok().filter(|d| d.lock().is_ok());
+    // Under the lock, a temporary copy is a dead server's (killed while it wrote): remove it.
+    if lock.is_some() {
+        remove_leftovers(dist, 0);
+    }
+    let mut files = Vec::new();
+    list_compressible(dist, &mut files, 0);
+    let rank = |f: &PathBuf| {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        (name != "index.html", !is_hashed(name), f.clone())
+    };
+    files.sort_by_key(rank);
+    let mut done = Precompressed::default();
+    for file in &files {
+        for (ext, compress) in COPIES {
+            if copy_state(file, ext) == CopyState::Fresh {
+                done.fresh += 1;
+                continue;
+            }
+            match write_copy(file, ext, compress) {
+                Ok(true) => done.written += 1,
+                Ok(false) => {}
+                Err(e) => done.failed.push(format!("{}.{ext}: {e}", file.display())),
+            }
+        }
+    }
+    drop(lock);
+    done
+}
+
+/// The prefix of a copy being written ([`write_copy`]).
+const TEMP_PREFIX: &str = ".cabrito-copy-";
+
+/// Remove the temporary copies under `dir` (folders up to 8 deep).
+fn remove_leftovers(dir: &Path, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() && depth < 8 {
+            remove_leftovers(&entry.path(), depth + 1);
+        } else if kind.is_file() && entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The compressible files under `dir` (not the copies themselves; folders up to 8 deep).
+fn list_compressible(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() && depth < 8 {
+            list_compressible(&path, out, depth + 1);
+        } else if kind.is_file() {
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if COMPRESSIBLE.iter().any(|c| c.eq_ignore_ascii_case(ext)) {
+                out.push(path);
+            }
+        }
+    }
+}
+
+/// Write one copy; `Ok(false)` when compressing does not make the file smaller (no copy then, and a
+/// stale one is removed).
+fn write_copy(file: &Path, ext: &str, compress: Compress) -> std::io::Result<bool> {
+    let meta = std::fs::metadata(file)?;
+    let data = std::fs::read(file)?;
+    let packed = compress(&data)?;
+    let copy = with_suffix(file, ext);
+    if packed.len() >= data.len() {
+        match std::fs::remove_file(&copy) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => return Ok(false),
+        }
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
+    tmp.write_all(&packed)?;
+    tmp.as_file().set_permissions(meta.permissions())?;
+    tmp.as_file().set_modified(meta.modified()?)?;
+    // A copy made from a version of the file that changed while it was compressed is not kept.
+    if std::fs::metadata(file)?.modified()? != meta.modified()? {
+        return Ok(false);
+    }
+    tmp.persist(&copy).map_err(|e| e.error)?;
+    Ok(true)
 }
 
 async fn serve(addr: SocketAddr, dist: PathBuf) -> Result<(), Failure> {
@@ -123,6 +341,27 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> Result<(), Failure> {
         .and_then(|_| writeln!(out, "serving {} (press Ctrl+C to stop)", shown.display()))
         .and_then(|_| out.flush());
     drop(out);
+    // The copies are made beside the serving (a first start after a build takes seconds: brotli at
+    // its best), on a thread of their own that ends with the process; until a file's copies are
+    // there it is compressed per request.
+    let to_pack = dist.clone();
+    let _ = std::thread::Builder::new().name("precompress".into()).spawn(move || {
+        let start = Instant::now();
+        let done = precompress(&to_pack);
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "precompressed: {} copies written, {} fresh, in {:.1} s",
+            done.written,
+            done.fresh,
+            start.elapsed().as_secs_f64()
+        )
+        .and_then(|_| out.flush());
+        drop(out);
+        for f in done.failed.iter().take(5) {
+            eprintln!("cabrito serve: cannot write the precompressed copy {f}; that file is compressed per request");
+        }
+    });
     axum::serve(listener, router(&dist))
         .with_graceful_shutdown(shutdown())
         .await
