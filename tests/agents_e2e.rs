@@ -308,25 +308,10 @@ async fn timings(driver: &WebDriver, base: &str) -> Res {
 
 #[tokio::test]
 async fn e2e_agents() {
-    let Some(s) = setup("agents") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser(port, &s.chromium, profile.path()).await.expect("start headless Chromium");
-    let mut outcome = watch(&driver, &base, &shots).await;
-    if outcome.is_ok() {
-        outcome = walk(&driver, &base, &shots).await;
-    }
-    if outcome.is_ok() {
-        outcome = timings(&driver, &base).await;
-    }
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join("agents-e2e-failure.png")).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/agents-e2e-failure.png)");
-    }
+    run_scenario("agents", DEFAULT_SIZE, "agents-e2e-failure.png", async |s| {
+        watch(&s.driver, &s.base, &s.shots).await?;
+        walk(&s.driver, &s.base, &s.shots).await?;
+        timings(&s.driver, &s.base).await
+    })
+    .await;
 }

@@ -302,22 +302,9 @@ async fn small_task(driver: &WebDriver, base: &str) -> Res {
 
 #[tokio::test]
 async fn e2e_big_tasks() {
-    let Some(s) = setup("big tasks") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser_sized(port, &s.chromium, profile.path(), (1280, 900)).await.expect("start headless Chromium");
-    let mut outcome = big_task(&driver, &base, &shots).await;
-    if outcome.is_ok() {
-        outcome = small_task(&driver, &base).await;
-    }
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join("bigtask-e2e-failure.png")).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/bigtask-e2e-failure.png)");
-    }
+    run_scenario("big tasks", (1280, 900), "bigtask-e2e-failure.png", async |s| {
+        big_task(&s.driver, &s.base, &s.shots).await?;
+        small_task(&s.driver, &s.base).await
+    })
+    .await;
 }

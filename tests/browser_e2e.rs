@@ -12,7 +12,7 @@
 mod browser;
 mod guard;
 
-use browser::{browser_sized, setup, start_chromedriver, start_server, Res};
+use browser::{run_scenario, Res};
 use cabrito::task::{generate, link, task_hash};
 use cabrito::TaskSpec;
 use serde_json::Value;
@@ -942,26 +942,13 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
 
 #[tokio::test]
 async fn e2e_share_links_open_the_right_task() {
-    let Some(s) = setup("browser") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser_sized(port, &s.chromium, profile.path(), (1280, 1000)).await.expect("start headless Chromium");
-    let mut outcome = scenario(&driver, &base, &shots).await;
-    if outcome.is_ok() {
+    run_scenario("browser", (1280, 1000), "e2e-failure.png", async |s| {
+        scenario(&s.driver, &s.base, &s.shots).await?;
         // Stop the server (and its worker) under the loaded page.
-        drop(server);
-        outcome = no_worker(&driver, &shots).await;
-    }
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join("e2e-failure.png")).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/e2e-failure.png)");
-    }
+        s.stop_server();
+        no_worker(&s.driver, &s.shots).await
+    })
+    .await;
 }
 
 /// The leaf bodies of a runtime body, left to right.

@@ -12,7 +12,7 @@
 mod browser;
 mod guard;
 
-use browser::{browser_sized, console_clean, js, setup, start_chromedriver, start_server, wait_for, Res};
+use browser::{console_clean, js, run_scenario, wait_for, Res};
 use cabrito::playground::route::{self, Route};
 use cabrito::task::generate;
 use std::path::Path;
@@ -142,25 +142,18 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     Ok(())
 }
 
+/// A desktop window (more of the page in view) or a phone's.
+async fn run(name: &str, size: (u32, u32)) {
+    let failure_shot = format!("gallery-lazy-failure-{name}.png");
+    run_scenario("gallery_lazy", size, &failure_shot, async |s| scenario(&s.driver, &s.base, &s.shots).await).await;
+}
+
 #[tokio::test]
-async fn e2e_gallery_loads_the_gen_module_when_scrolled_to() {
-    let Some(s) = setup("gallery_lazy") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let mut failures = Vec::new();
-    // A desktop window (more of the page in view) and a phone's.
-    for (name, size) in [("desktop", (1280, 1000)), ("phone", (412, 915))] {
-        let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-        let driver = browser_sized(port, &s.chromium, profile.path(), size).await.expect("start headless Chromium");
-        let outcome = scenario(&driver, &base, &shots).await;
-        if let Err(e) = outcome {
-            let shot = format!("gallery-lazy-failure-{name}.png");
-            let _ = driver.screenshot(&shots.join(&shot)).await;
-            failures.push(format!("{name}: {e} (screenshot: test-artifacts/{shot})"));
-        }
-        let _ = driver.quit().await;
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+async fn e2e_gallery_loads_the_gen_module_when_scrolled_to_desktop() {
+    run("desktop", (1280, 1000)).await;
+}
+
+#[tokio::test]
+async fn e2e_gallery_loads_the_gen_module_when_scrolled_to_phone() {
+    run("phone", (412, 915)).await;
 }

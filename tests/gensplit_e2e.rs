@@ -13,7 +13,7 @@
 mod browser;
 mod guard;
 
-use browser::{browser_sized, js, setup, start_chromedriver, start_server, wait_for, Res};
+use browser::{js, run_scenario, wait_for, Res};
 use cabrito::task::{generate, link, task_hash};
 use cabrito::TaskSpec;
 use std::path::Path;
@@ -185,19 +185,8 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
 
 #[tokio::test]
 async fn e2e_gen_module_makes_the_same_tasks() {
-    let Some(s) = setup("gensplit") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser_sized(port, &s.chromium, profile.path(), (1280, 1000)).await.expect("start headless Chromium");
-    let outcome = scenario(&driver, &base, &shots).await;
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join("gensplit-failure.png")).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/gensplit-failure.png)");
-    }
+    run_scenario("gensplit", (1280, 1000), "gensplit-failure.png", async |s| {
+        scenario(&s.driver, &s.base, &s.shots).await
+    })
+    .await;
 }

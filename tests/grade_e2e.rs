@@ -253,40 +253,28 @@ async fn module_missing(driver: &WebDriver, base: &str) -> Res {
     Ok(())
 }
 
-#[tokio::test]
-async fn e2e_grade_module_loads_after_the_first_paint() {
-    let Some(s) = setup("grade module") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    // The same app with its grade module taken away (a failed fetch).
-    let broken = tempfile::tempdir().expect("a temporary dist");
-    for entry in std::fs::read_dir(&s.dist).expect("read dist/") {
-        let entry = entry.expect("a dist/ entry");
+/// The same app as `dist` with its grade module taken away (a failed fetch).
+fn without_grade_module(dist: &Path) -> Res<tempfile::TempDir> {
+    let broken = tempfile::tempdir()?;
+    for entry in std::fs::read_dir(dist)? {
+        let entry = entry?;
         let name = entry.file_name();
         if entry.path().is_file() && name != "grade.js" {
-            std::fs::copy(entry.path(), broken.path().join(&name)).expect("copy dist/");
+            std::fs::copy(entry.path(), broken.path().join(&name))?;
         }
     }
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_broken_server, broken_base) = start_server(broken.path()).expect("start cabrito serve on the broken dist");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser_sized(port, &s.chromium, profile.path(), (1280, 1000)).await.expect("start headless Chromium");
-    let mut outcome = after_first_paint(&driver, &base).await;
-    if outcome.is_ok() {
-        outcome = grade_link(&driver, &base).await;
-    }
-    if outcome.is_ok() {
-        outcome = big_handoff(&driver, &base).await;
-    }
-    if outcome.is_ok() {
-        outcome = module_missing(&driver, &broken_base).await;
-    }
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join("grade-e2e-failure.png")).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/grade-e2e-failure.png)");
-    }
+    Ok(broken)
+}
+
+#[tokio::test]
+async fn e2e_grade_module_loads_after_the_first_paint() {
+    run_scenario("grade module", (1280, 1000), "grade-e2e-failure.png", async |s| {
+        let broken = without_grade_module(&s.setup.dist)?;
+        let (_broken_server, broken_base) = start_server(broken.path())?;
+        after_first_paint(&s.driver, &s.base).await?;
+        grade_link(&s.driver, &s.base).await?;
+        big_handoff(&s.driver, &s.base).await?;
+        module_missing(&s.driver, &broken_base).await
+    })
+    .await;
 }

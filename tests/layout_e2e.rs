@@ -423,30 +423,19 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
 }
 
 async fn run(size: (u32, u32)) {
-    let Some(s) = setup("layout") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser_sized(port, &s.chromium, profile.path(), size).await.expect("start headless Chromium");
-    // The window's outer size is not the page's: make the page exactly `size`.
-    let inner = js(&driver, "return [innerWidth, innerHeight];", vec![]).await.expect("the window size");
-    let (iw, ih) = (inner[0].as_i64().unwrap_or(0), inner[1].as_i64().unwrap_or(0));
-    let rect = driver.get_window_rect().await.expect("the window rect");
-    driver
-        .set_window_rect(0, 0, (rect.width + size.0 as i64 - iw) as u32, (rect.height + size.1 as i64 - ih) as u32)
-        .await
-        .expect("resize the window");
-    let tag = format!("{}x{}", size.0, size.1);
-    let outcome = scenario(&driver, &base, size, &shots).await;
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join(format!("layout-e2e-{tag}-failure.png"))).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/layout-e2e-{tag}-failure.png)");
-    }
+    let failure_shot = format!("layout-e2e-{}x{}-failure.png", size.0, size.1);
+    run_scenario("layout", size, &failure_shot, async |s| {
+        let driver = &s.driver;
+        // The window's outer size is not the page's: make the page exactly `size`.
+        let inner = js(driver, "return [innerWidth, innerHeight];", vec![]).await?;
+        let (iw, ih) = (inner[0].as_i64().unwrap_or(0), inner[1].as_i64().unwrap_or(0));
+        let rect = driver.get_window_rect().await?;
+        driver
+            .set_window_rect(0, 0, (rect.width + size.0 as i64 - iw) as u32, (rect.height + size.1 as i64 - ih) as u32)
+            .await?;
+        scenario(driver, &s.base, size, &s.shots).await
+    })
+    .await;
 }
 
 #[tokio::test]

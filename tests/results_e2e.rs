@@ -528,30 +528,13 @@ async fn timings(driver: &WebDriver, base: &str) -> Res {
 
 #[tokio::test]
 async fn e2e_results_and_traces() {
-    let Some(s) = setup("results and traces") else { return };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
-    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
-    let work = tempfile::tempdir().expect("a temporary folder");
-    let graded = graded(work.path()).expect("grade a small grid");
-    let (_server, base) = start_server(&s.dist).expect("start cabrito serve");
-    let (_chromedriver, port) = start_chromedriver(&s.chromedriver).expect("start chromedriver");
-    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
-    let driver = browser(port, &s.chromium, profile.path()).await.expect("start headless Chromium");
-    let mut outcome = results_view(&driver, &base, &graded, &shots).await;
-    if outcome.is_ok() {
-        outcome = traces_view(&driver, &base, &shots).await;
-    }
-    if outcome.is_ok() {
-        outcome = static_pages(&driver, &graded, work.path()).await;
-    }
-    if outcome.is_ok() {
-        outcome = timings(&driver, &base).await;
-    }
-    if outcome.is_err() {
-        let _ = driver.screenshot(&shots.join("results-e2e-failure.png")).await;
-    }
-    let _ = driver.quit().await;
-    if let Err(e) = outcome {
-        panic!("{e}\n(screenshot: test-artifacts/results-e2e-failure.png)");
-    }
+    run_scenario("results and traces", DEFAULT_SIZE, "results-e2e-failure.png", async |s| {
+        let work = tempfile::tempdir()?;
+        let graded = graded(work.path())?;
+        results_view(&s.driver, &s.base, &graded, &s.shots).await?;
+        traces_view(&s.driver, &s.base, &s.shots).await?;
+        static_pages(&s.driver, &graded, work.path()).await?;
+        timings(&s.driver, &s.base).await
+    })
+    .await;
 }

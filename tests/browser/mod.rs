@@ -2,12 +2,19 @@
 //! `cabrito serve`: what they need (the built app, chromedriver, Chromium; missing pieces skip the
 //! test locally and fail it under CI, through `guard`), the server and chromedriver as process
 //! groups killed on drop, a browser session, and waiting, scripting and console checks.
+//!
+//! A test is one [`run_scenario`] call: it owns the set-up (server on dist/, chromedriver, a
+//! browser of the given size, test-artifacts/), the failure screenshot and the teardown, after a
+//! success, an error or a panic alike.
 #![allow(dead_code)]
 
 use crate::guard;
+use futures_util::FutureExt;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -116,8 +123,11 @@ pub fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
     Ok((group, port))
 }
 
+/// The window size of the tests that do not ask for one.
+pub const DEFAULT_SIZE: (u32, u32) = (1400, 1100);
+
 pub async fn browser(port: u16, chromium: &Path, profile: &Path) -> Res<WebDriver> {
-    browser_sized(port, chromium, profile, (1400, 1100)).await
+    browser_sized(port, chromium, profile, DEFAULT_SIZE).await
 }
 
 /// Headless Chromium through chromedriver on `port`, its window `size` pixels wide and high, with a
@@ -180,4 +190,70 @@ pub async fn console_clean(driver: &WebDriver, step: &str) -> Res {
         return Err(format!("the app stopped during {step}: {t}").into());
     }
     Ok(())
+}
+
+/// What a scenario drives: the browser, the server's URL, where screenshots go, and what
+/// [`setup`] found. Its processes are killed when it is dropped (after the browser has quit).
+pub struct Session {
+    pub driver: WebDriver,
+    /// `cabrito serve`'s URL, ending in `/`.
+    pub base: String,
+    /// test-artifacts/ (created).
+    pub shots: PathBuf,
+    pub setup: Setup,
+    // Dropped in this order, after `driver`'s session has been quit.
+    server: RefCell<Option<Group>>,
+    _chromedriver: Group,
+    _profile: tempfile::TempDir,
+}
+
+impl Session {
+    /// Stop the server (and its worker) under the loaded page.
+    pub fn stop_server(&self) {
+        drop(self.server.borrow_mut().take());
+    }
+}
+
+/// Run one browser test: skip it (or fail under CI) when [`setup`] finds something missing
+/// (`test` names it); else start `cabrito serve` on dist/, chromedriver and headless Chromium with
+/// a `size` window, and run `scenario`. When it returns an error or panics, the page is saved as
+/// test-artifacts/`failure_shot` first. Either way the browser quits, the server and chromedriver
+/// are killed, and the test fails with the error (or the panic goes on).
+pub async fn run_scenario(
+    test: &str,
+    size: (u32, u32),
+    failure_shot: &str,
+    scenario: impl AsyncFnOnce(&Session) -> Res,
+) {
+    let Some(setup) = setup(test) else { return };
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts");
+    std::fs::create_dir_all(&shots).expect("create test-artifacts/");
+    let (server, base) = start_server(&setup.dist).expect("start cabrito serve");
+    let (chromedriver, port) = start_chromedriver(&setup.chromedriver).expect("start chromedriver");
+    let profile = tempfile::tempdir().expect("a temporary Chromium profile");
+    let driver = browser_sized(port, &setup.chromium, profile.path(), size).await.expect("start headless Chromium");
+    let session = Session {
+        driver,
+        base,
+        shots,
+        setup,
+        server: RefCell::new(Some(server)),
+        _chromedriver: chromedriver,
+        _profile: profile,
+    };
+    let outcome = AssertUnwindSafe(scenario(&session)).catch_unwind().await;
+    let shot = session.shots.join(failure_shot);
+    if !matches!(outcome, Ok(Ok(()))) {
+        let _ = session.driver.screenshot(&shot).await;
+    }
+    let _ = session.driver.clone().quit().await;
+    drop(session);
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => panic!("{e}\n(screenshot: test-artifacts/{failure_shot})"),
+        Err(panicked) => {
+            eprintln!("(screenshot: test-artifacts/{failure_shot})");
+            std::panic::resume_unwind(panicked)
+        }
+    }
 }
