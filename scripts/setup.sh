@@ -11,7 +11,11 @@
 # download. The two build tools are compiled with the dev profile (`--debug`): they need no
 # optimisation (Trunk drives cargo and copies files; wasm-bindgen's work on our wasm takes about a
 # second either way), and it halves their compile time; nor do they need debug info
-# (CARGO_PROFILE_DEV_DEBUG=0: less to generate and link). On a quiet 2-core machine that had Chromium
+# (CARGO_PROFILE_DEV_DEBUG=0: less to generate and link). Nor do they need TLS: their default features
+# bring rustls and its C crypto (for Trunk's update check, its HTTPS dev server and tool downloads, and
+# wasm-bindgen's downloads), none of which Cabrito uses (Trunk.toml: offline, tools from setup), so both are
+# built with --no-default-features (on a quiet machine: Trunk 2 min 43 s of CPU, wasm-bindgen 59 s).
+# On a quiet 2-core machine that had Chromium
 # and Node the whole set-up took about 3.5 minutes (about 14 one install after the other with
 # optimised builds); in a fresh Debian 12 root (scripts/fresh-machine.sh) on a heavily loaded machine,
 # 14 minutes, of which apt took 6.5 beside the Trunk build.
@@ -139,7 +143,7 @@ if grep -q '^trunk 0\.21\.' <<<"$TRUNK_V"; then
 else
   # Trunk 0.22 needs rustc 1.96.1; 0.21 is the newest that builds here.
   launch trunk "trunk 0.21 (cargo install --debug, about 3 minutes)" \
-    timed trunk env CARGO_PROFILE_DEV_DEBUG=0 cargo install trunk --locked --version '^0.21' --debug
+    timed trunk env CARGO_PROFILE_DEV_DEBUG=0 cargo install trunk --locked --version '^0.21' --debug --no-default-features
 fi
 
 WB_VER=$(wasm_bindgen_version)
@@ -151,7 +155,7 @@ if [ "$WB_HAVE" = "wasm-bindgen $WB_VER" ] && grep -q " $WB_VER\$" <<<"$WBT_HAVE
 else
   # Not --locked: the locked webpki-roots of 0.2.130 is no longer served.
   launch wasm-bindgen "wasm-bindgen-cli $WB_VER (cargo install --debug, about 2 minutes)" \
-    timed wasm-bindgen env CARGO_PROFILE_DEV_DEBUG=0 cargo install wasm-bindgen-cli --version "$WB_VER" --force --debug
+    timed wasm-bindgen env CARGO_PROFILE_DEV_DEBUG=0 cargo install wasm-bindgen-cli --version "$WB_VER" --force --debug --no-default-features
 fi
 
 # Trunk runs cargo with --offline, so the crates must be here already.

@@ -138,8 +138,11 @@ fn file_of(dist: &Path, path: &str) -> Option<PathBuf> {
         return None;
     }
     let mut file = dist.to_path_buf();
-    for seg in rest.split('/') {
-        match seg {
+    let segments: Vec<&str> = rest.split('/').collect();
+    for (i, seg) in segments.iter().enumerate() {
+        match *seg {
+            // `/` and `dir/` end in an empty segment: the folder's index.html.
+            "" if i + 1 == segments.len() => {}
             "" | "." | ".." => return None,
             s => file.push(s),
         }
@@ -392,7 +395,20 @@ async fn shutdown() {
 
 #[cfg(test)]
 mod tests {
-    use super::is_hashed;
+    use super::{file_of, is_hashed};
+    use std::path::Path;
+
+    #[test]
+    fn request_paths_name_files_of_dist_or_none() {
+        let dist = Path::new("/no/such/dist");
+        assert_eq!(file_of(dist, "/"), Some(dist.join("index.html")));
+        assert_eq!(file_of(dist, "/a.wasm"), Some(dist.join("a.wasm")));
+        assert_eq!(file_of(dist, "/snippets/x/"), Some(dist.join("snippets/x/index.html")));
+        assert_eq!(file_of(dist, "/snippets/x/a.js"), Some(dist.join("snippets/x/a.js")));
+        for odd in ["", "a.js", "//a.js", "/a//b.js", "/../a.js", "/a/../b.js", "/./a.js", "/%2e%2e/a.js", "/a\\b.js"] {
+            assert_eq!(file_of(dist, odd), None, "{odd}");
+        }
+    }
 
     #[test]
     fn trunk_hashed_names_are_told_apart() {
