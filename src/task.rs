@@ -158,7 +158,7 @@ pub fn generate_full(spec: &TaskSpec) -> Result<Generated, SpecError> {
     if let Some(part) = extra_of(spec) {
         require(part)?;
     }
-    spec.kind.def().generate(spec)
+    crate::kinds::generate(spec)
 }
 
 /// Generate the task record of a spec.

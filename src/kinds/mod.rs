@@ -4,9 +4,10 @@
 //! `mylibrary` names, its rubric items and pass rule, and the sentence the app shows about it.
 //!
 //! Everything else reaches a kind through one interface, [`TaskKind`], via [`Kind::def`] (a trait
-//! object registry: the `registry!` line below is the only list of kinds). The call-graph kinds share
+//! object registry: the `registry!` line below is the only list of kinds, but for [`generate`]'s
+//! exhaustive match). The call-graph kinds share
 //! their machinery through [`graph_kind`]: they implement [`GraphKind`] as well, and their
-//! [`TaskKind::generate`] is [`graph_kind::generate`].
+//! [`TaskKind::generate`] is [`graph_kind::generate`]; [`generate`] calls each kind's directly.
 
 pub mod add_parameter;
 pub mod add_return_value;
@@ -27,6 +28,20 @@ use crate::spec::{registry, Axis, Domain, SpecError, Support, TaskSpec};
 use crate::task::Generated;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::task::Task;
+
+/// Make the task of a valid spec with its kind's [`TaskKind::generate`] (`task::generate_full`
+/// checks the spec first). One arm per kind: the match is exhaustive, so a new kind cannot be missed.
+pub fn generate(spec: &TaskSpec) -> Result<Generated, SpecError> {
+    match spec.kind {
+        Kind::DeadCode => dead_code::DeadCode.generate(spec),
+        Kind::AddParameter => add_parameter::AddParameter.generate(spec),
+        Kind::AddReturnValue => add_return_value::AddReturnValue.generate(spec),
+        Kind::CacheFunction => cache_function::CacheFunction.generate(spec),
+        Kind::ExtractHelper => extract_helper::ExtractHelper.generate(spec),
+        Kind::VariableRenaming => variable_renaming::VariableRenaming.generate(spec),
+        Kind::MergeCodebases => merge_codebases::MergeCodebases.generate(spec),
+    }
+}
 
 /// A grid a kind makes on its own, for a kind whose axis knob does not apply (the paper's merge
 /// grid, variable renaming's): its name in `cabrito grid --axes`, its sizes `n` and its samples per
@@ -66,8 +81,13 @@ pub trait TaskKind: Sync {
     /// The kind's own rules on a spec whose knobs are each valid and whose domain and axis the kind
     /// supports (such as the smallest edit graph it can be built from).
     fn validate(&self, spec: &TaskSpec) -> Result<(), SpecError>;
-    /// Make the task of a valid spec: programs, statement, record, and what the app draws.
-    fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError>;
+    /// Make the task of a valid spec: programs, statement, record, and what the app draws. Not in
+    /// the trait object (`where Self: Sized`): [`generate`] calls each kind's directly, so a wasm
+    /// module that reads the registry but never generates (the grade panel, the Results and Traces
+    /// views) carries no generator.
+    fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError>
+    where
+        Self: Sized;
     /// The `mylibrary` function the programs import in a domain, if any.
     fn library(&self, domain: Domain) -> Option<&'static str>;
     /// The parameter the reference adds, with its default as written (for the rubric's titles).
