@@ -71,11 +71,10 @@ done_step
 
 begin "browser end-to-end (headless Chromium + cabrito serve)"
 # Under CI a missing dist/ or chromedriver fails instead of skipping.
-cargo test --locked --test browser_e2e -- --nocapture
-cargo test --locked --test results_e2e -- --nocapture
-cargo test --locked --test agents_e2e -- --nocapture
-cargo test --locked --test bigtask_e2e -- --nocapture
-cargo test --locked --test grade_e2e -- --nocapture
+# Every tests/*_e2e.rs file, so a new browser test cannot be left out of the run.
+for f in tests/*_e2e.rs; do
+  cargo test --locked --test "$(basename "$f" .rs)" -- --nocapture
+done
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 
