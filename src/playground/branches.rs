@@ -135,7 +135,9 @@ pub fn steps_page(call: &Call, from: u32, count: u32) -> Vec<StepRow> {
     let from = from.max(1);
     let last = call.steps.min(from.saturating_add(count).saturating_sub(1));
     let mut t = Trajectory::new(call.x, call.a, call.b);
-    t.advance_to(from - 1);
+    // A page past the last step has no rows: never walk further than the call does (the why panel's
+    // jump box takes any number, and a walk to u32::MAX froze the page).
+    t.advance_to((from - 1).min(last));
     let mut rows = Vec::new();
     for step in from..=last {
         let odd = t.odd();
@@ -245,6 +247,9 @@ mod tests {
         assert_eq!(last.len(), 11);
         assert_eq!(last.last().unwrap().step, 10_000);
         assert!(steps_page(&call, 20_000, 10).is_empty());
+        // Far past the end: no rows, and no walk of four billion steps to find that out.
+        assert!(steps_page(&call, u32::MAX, 50).is_empty());
+        assert!(steps_page(&call, u32::MAX - 1, u32::MAX).is_empty());
         let o = outcome(&call);
         assert_eq!(o.parity, crate::axes::runtime::guard::final_parity(27, 9, 9, 10_000));
         assert_eq!(o.value, o.parity == 0);
