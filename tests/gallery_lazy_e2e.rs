@@ -12,23 +12,12 @@
 mod browser;
 mod guard;
 
-use browser::{console_clean, js, run_scenario, wait_for, Res};
+use browser::{console_clean, fetched_gen_module, js, run_scenario, wait_for, Res};
 use cabrito::playground::route::{self, Route};
 use cabrito::task::generate;
 use std::path::Path;
 use std::time::Duration;
 use thirtyfour::prelude::*;
-
-/// Whether the page has fetched the generator module's wasm.
-async fn fetched_gen(driver: &WebDriver) -> Res<bool> {
-    let v = js(
-        driver,
-        "return performance.getEntriesByType('resource').some(e => e.name.includes('gen_bg.wasm'));",
-        vec![],
-    )
-    .await?;
-    Ok(v.as_bool() == Some(true))
-}
 
 /// The cards of a gallery row (`#gallery-runtime`, ...): each card's link and numbers.
 async fn row_cards(driver: &WebDriver, row: &str) -> Res<Vec<(String, String)>> {
@@ -91,7 +80,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     .await?;
     // Time for a fetch the cards might have started.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    if fetched_gen(driver).await? {
+    if fetched_gen_module(driver).await? {
         return Err("a gallery visit that was not scrolled fetched the generator module".into());
     }
     for row in ["gallery-runtime", "gallery-instructions"] {
@@ -119,7 +108,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         format!("{} functions · {} to edit · {} lines", z.functions, z.functions_to_edit, z.starter_lines)
     })
     .await?;
-    if !fetched_gen(driver).await? {
+    if !fetched_gen_module(driver).await? {
         return Err("the runtime cards were generated without the generator module".into());
     }
     driver.screenshot(&shots.join("gallery-lazy-runtime.png")).await?;

@@ -13,7 +13,7 @@
 mod browser;
 mod guard;
 
-use browser::{js, run_scenario, wait_for, Res};
+use browser::{fetched_gen_module, js, run_scenario, wait_for, Res};
 use cabrito::task::{generate, link, task_hash};
 use cabrito::TaskSpec;
 use std::path::Path;
@@ -21,17 +21,6 @@ use thirtyfour::prelude::*;
 
 fn spec(query: &str) -> TaskSpec {
     TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid spec")
-}
-
-/// Whether the page has fetched the generator module's wasm.
-async fn fetched_gen(driver: &WebDriver) -> Res<bool> {
-    let v = js(
-        driver,
-        "return performance.getEntriesByType('resource').some(e => e.name.includes('gen_bg.wasm'));",
-        vec![],
-    )
-    .await?;
-    Ok(v.as_bool() == Some(true))
 }
 
 /// The page shows `spec`'s task as the native generator makes it.
@@ -67,7 +56,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let plain = spec("v=1&kind=dead_code&domain=math&axis=traversal&n=10&seed=3");
     driver.goto(format!("{base}{}", link(&plain))).await?;
     expect_task(driver, &plain).await?;
-    if fetched_gen(driver).await? {
+    if fetched_gen_module(driver).await? {
         return Err("a traversal task fetched the generator module".into());
     }
 
@@ -81,7 +70,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         driver.goto("about:blank").await?;
         driver.goto(format!("{base}{}", link(&s))).await?;
         expect_task(driver, &s).await?;
-        if !fetched_gen(driver).await? {
+        if !fetched_gen_module(driver).await? {
             return Err(format!("{query} was shown without the generator module: is the first download lean?").into());
         }
     }
@@ -143,7 +132,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         Some(e) if e.starts_with("error") => Err(e.to_string().into()),
         _ => Ok(v),
     })?;
-    if !fetched_gen(driver).await? {
+    if !fetched_gen_module(driver).await? {
         return Err("the agents step ran in a page without the generator module".into());
     }
     let merge = spec("v=1&kind=merge_codebases&n=30&seed=7");

@@ -257,3 +257,15 @@ pub async fn run_scenario(
         }
     }
 }
+
+/// Whether the page has fetched the generator module's wasm (`gen_bg.wasm`, loaded only when a spec
+/// needs a part of the generator the first download leaves out).
+pub async fn fetched_gen_module(driver: &WebDriver) -> Res<bool> {
+    let v = js(
+        driver,
+        "return performance.getEntriesByType('resource').some(e => e.name.includes('gen_bg.wasm'));",
+        vec![],
+    )
+    .await?;
+    Ok(v.as_bool() == Some(true))
+}
