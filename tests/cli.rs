@@ -2,6 +2,8 @@
 //! JSONL, shards), and one-line errors with exit status 2 for bad input.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod http;
+
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -149,7 +151,7 @@ fn bad_input_gets_a_one_line_error_and_status_2() {
 
 #[test]
 fn serve_answers_with_revalidated_files() {
-    use std::io::{Read, Write};
+    use std::io::Read;
     let dist = tempfile::tempdir().unwrap();
     std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
     std::fs::write(dist.path().join("checker_loader.js"), "// worker").unwrap();
@@ -171,14 +173,10 @@ fn serve_answers_with_revalidated_files() {
         assert!(start.elapsed().as_secs() < 20, "the server never listened");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    // The response's head (lower case) and body.
+    // The response's head (lower case) and body (any chunking undone).
     let get = |path: &str, extra: &str| -> (String, Vec<u8>) {
-        let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\n\r\n").unwrap();
-        let mut out = Vec::new();
-        s.read_to_end(&mut out).unwrap();
-        let split = out.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
-        (String::from_utf8_lossy(&out[..split]).to_lowercase(), out[split + 4..].to_vec())
+        let r = http::request(&addr, "GET", path, extra);
+        (r.head, r.body)
     };
     let (index, _) = get("/", "");
     let (loader, _) = get("/checker_loader.js", "");
@@ -197,21 +195,8 @@ fn serve_answers_with_revalidated_files() {
     assert_eq!(plain_body, wasm);
     assert!(zipped.contains("content-encoding: gzip") && zipped.contains("immutable"), "{zipped}");
     assert!(css.contains("content-encoding: gzip") && css.contains("immutable"), "{css}");
-    // Undo the chunking (when the body is chunked), then the gzip, and get the file back.
-    let mut body = Vec::new();
-    let mut rest = &zipped_body[..];
-    while zipped.contains("transfer-encoding: chunked") {
-        let line_end = rest.windows(2).position(|w| w == b"\r\n").expect("a chunk size");
-        let size = usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap().trim(), 16).unwrap();
-        if size == 0 {
-            break;
-        }
-        body.extend_from_slice(&rest[line_end + 2..line_end + 2 + size]);
-        rest = &rest[line_end + 2 + size + 2..];
-    }
-    if body.is_empty() {
-        body = zipped_body;
-    }
+    // Undo the gzip and get the file back.
+    let body = zipped_body;
     assert!(body.len() < wasm.len() / 2, "gzip made {} bytes of {}", body.len(), wasm.len());
     let mut unzipped = Vec::new();
     flate2::read::GzDecoder::new(&body[..]).read_to_end(&mut unzipped).unwrap();
