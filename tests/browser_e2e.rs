@@ -287,18 +287,18 @@ async fn timing(driver: &WebDriver, base: &str) -> Res {
         );
         // From a paste to the rubric on the page (the checker worker has started while the page
         // was idle), for the reference and then the starter.
-        driver.find(By::Id("use-reference")).await?.click().await?;
+        browser::click_id(driver, "use-reference").await?;
         wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
         let first = verdict_times(driver).await?;
-        driver.find(By::Id("use-starter")).await?.click().await?;
+        browser::click_id(driver, "use-starter").await?;
         wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
         let second = verdict_times(driver).await?;
         // Three more pastes of the reference (the rubric's "checked in" of each).
         let mut again = Vec::new();
         for _ in 0..3 {
-            driver.find(By::Id("use-starter")).await?.click().await?;
+            browser::click_id(driver, "use-starter").await?;
             wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
-            driver.find(By::Id("use-reference")).await?.click().await?;
+            browser::click_id(driver, "use-reference").await?;
             wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
             again.push(verdict_times(driver).await?.1);
         }
@@ -361,13 +361,13 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
 
     // The reference: every must-have passes, and so do the hidden tests.
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     let failing_musts = count(driver, "#static-verdict .item[data-must=\"true\"][data-passed=\"false\"]").await?;
     if failing_musts != 0 {
         return Err(format!("the reference fails {failing_musts} must-have items").into());
     }
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         let t = text_of(driver, "hidden-verdict").await?;
@@ -376,7 +376,7 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.screenshot(&shots.join("e2e-grade-pass.png")).await?;
 
     // The starter: failing items and a failing hidden test.
-    driver.find(By::Id("use-starter")).await?.click().await?;
+    browser::click_id(driver, "use-starter").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? == 0 {
         return Err("the starter shows no failing rubric item".into());
@@ -405,7 +405,7 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
         let t = text_of(driver, "hidden-verdict").await?;
@@ -430,7 +430,7 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
 
     // Share with solution: the link carries the answer in its fragment and reopens with it.
-    driver.find(By::Id("share-solution")).await?.click().await?;
+    browser::click_id(driver, "share-solution").await?;
     let href = wait_for(
         driver,
         "the solution link",
@@ -468,7 +468,7 @@ async fn no_worker(driver: &WebDriver, shots: &Path) -> Res {
     if !notice.contains("No grading worker") {
         return Err(format!("the no-worker notice reads '{notice}'").into());
     }
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     driver.screenshot(&shots.join("e2e-no-worker.png")).await?;
     no_fatal(driver).await?;
@@ -663,7 +663,7 @@ async fn type_answer(driver: &WebDriver, text: &str) -> Res {
 /// Run the hidden tests on the worker and return `data-passed` of the verdict.
 async fn run_hidden(driver: &WebDriver) -> Res<String> {
     wait_for(driver, "the run button", "return document.getElementById('run-hidden').disabled === false;").await?;
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await
 }
 
@@ -691,7 +691,7 @@ async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err("the statement does not quote the comment".into());
     }
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if item_state(driver, "comment_copy").await?.as_deref() != Some("true") {
         return Err("the reference's comment_copy item does not pass".into());
@@ -733,7 +733,7 @@ async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     driver.screenshot(&shots.join("e2e-renaming.png")).await?;
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     let hidden = run_hidden(driver).await?;
     if hidden != "true" {
@@ -743,7 +743,7 @@ async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         )
         .into());
     }
-    driver.find(By::Id("use-starter")).await?.click().await?;
+    browser::click_id(driver, "use-starter").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if item_state(driver, "renames").await?.as_deref() != Some("false") {
         return Err("the starter does not fail renames in the page".into());
@@ -911,15 +911,15 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.goto(format!("{base}{}", link(&merge))).await?;
     expect_task(driver, &merge).await?;
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         let t = text_of(driver, "hidden-verdict").await?;
         return Err(format!("the merge reference's hidden tests gave {hidden}: {t}").into());
     }
-    driver.find(By::Id("use-starter")).await?.click().await?;
+    browser::click_id(driver, "use-starter").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? != 1 {
         return Err("the merge starter should fail exactly one rubric item (difference_blocks)".into());
@@ -930,7 +930,7 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
         let t = text_of(driver, "hidden-verdict").await?;
@@ -1037,12 +1037,12 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
     open_panel(driver, "grade").await?;
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if count(driver, "#static-verdict .item[data-id=\"branch_placement\"][data-passed=\"true\"]").await? != 1 {
         return Err("the runtime rubric has no passing branch_placement item for the reference".into());
     }
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         return Err(format!(
@@ -1110,7 +1110,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
         return Err(format!("the mutant's hidden verdict is {hidden}, expected false (branch placement)").into());
@@ -1166,12 +1166,12 @@ async fn instructions(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
     open_panel(driver, "grade").await?;
-    driver.find(By::Id("use-reference")).await?.click().await?;
+    browser::click_id(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if count(driver, "#static-verdict .item[data-id=\"constraint_structure\"][data-passed=\"true\"]").await? != 1 {
         return Err("the instructions rubric has no passing constraint_structure item for the reference".into());
     }
-    driver.find(By::Id("run-hidden")).await?.click().await?;
+    browser::click_id(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         return Err(format!(

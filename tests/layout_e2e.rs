@@ -104,7 +104,7 @@ async fn blur(driver: &WebDriver) -> Res {
 /// line it links to are in the window together, and that following the link shows and selects it.
 async fn wrong_answer_to_line(driver: &WebDriver, what: &str) -> Res {
     press_panel(driver, "r", "grade").await?;
-    driver.find(By::Id("use-starter")).await?.click().await?;
+    browser::click_id(driver, "use-starter").await?;
     wait_for(
         driver,
         "a failing rubric item with a line link",

@@ -170,6 +170,14 @@ pub async fn wait_for(driver: &WebDriver, what: &str, script: &str, secs: u64) -
     }
 }
 
+/// Click the element `id` once it is on the page (30 s at most). The grade panel's buttons come with
+/// its lazy module after the first paint, so a test that clicks them at once races the module.
+pub async fn click_id(driver: &WebDriver, id: &str) -> Res {
+    wait_for(driver, &format!("#{id} on the page"), &format!("return !!document.getElementById('{id}');"), 30).await?;
+    driver.find(By::Id(id)).await?.click().await?;
+    Ok(())
+}
+
 pub async fn js(driver: &WebDriver, script: &str, args: Vec<Value>) -> Res<Value> {
     Ok(driver.execute(script, args).await?.json().clone())
 }
