@@ -135,7 +135,8 @@ pub fn steps_page(call: &Call, from: u32, count: u32) -> Vec<StepRow> {
     let from = from.max(1);
     let last = call.steps.min(from.saturating_add(count).saturating_sub(1));
     let mut t = Trajectory::new(call.x, call.a, call.b);
-    t.advance_to(from - 1);
+    // A page past the last step has no rows: never walk further than the call does.
+    t.advance_to((from - 1).min(last));
     let mut rows = Vec::new();
     for step in from..=last {
         let odd = t.odd();
