@@ -184,7 +184,7 @@ fn shown(v: &Value) -> String {
 }
 
 /// Field `key` of the map `v`, read by `f`; its errors name the field.
-fn get<'a, T>(v: &'a Value, key: &str, f: impl FnOnce(&'a Value) -> Res<T>) -> Res<T> {
+fn get<'a, T>(v: &'a Value, key: &str, f: &dyn Fn(&'a Value) -> Res<T>) -> Res<T> {
     let Some(map) = v.as_object() else { return bad(format!("{} is not a map", shown(v))) };
     match map.get(key) {
         Some(x) => f(x),
@@ -194,7 +194,7 @@ fn get<'a, T>(v: &'a Value, key: &str, f: impl FnOnce(&'a Value) -> Res<T>) -> R
 }
 
 /// Field `key` if `v` has it.
-fn get_opt<'a, T>(v: &'a Value, key: &str, f: impl FnOnce(&'a Value) -> Res<T>) -> Res<Option<T>> {
+fn get_opt<'a, T>(v: &'a Value, key: &str, f: &dyn Fn(&'a Value) -> Res<T>) -> Res<Option<T>> {
     match v.get(key) {
         Some(_) => get(v, key, f).map(Some),
         None => Ok(None),
@@ -236,7 +236,7 @@ fn at_most<T: TryFrom<u64> + PartialOrd + std::fmt::Display>(x: &Value, max: T) 
 }
 
 /// Every item of the list `x`, read by `each`; an error names the item.
-fn list<T>(x: &Value, mut each: impl FnMut(&Value) -> Res<T>) -> Res<Vec<T>> {
+fn list<T>(x: &Value, each: &dyn Fn(&Value) -> Res<T>) -> Res<Vec<T>> {
     let items = x.as_array().ok_or_else(|| Bad::new(format!("{} is not a list", shown(x))))?;
     items.iter().enumerate().map(|(i, item)| each(item).map_err(|b| b.under(&format!("[{i}]")))).collect()
 }
@@ -249,13 +249,13 @@ fn tuple<const N: usize>(x: &Value) -> Res<&[Value; N]> {
 }
 
 /// Item `i` of a tuple, read by `f`; an error names the item.
-fn nth<T>(items: &[Value], i: usize, f: impl FnOnce(&Value) -> Res<T>) -> Res<T> {
+fn nth<T>(items: &[Value], i: usize, f: &dyn Fn(&Value) -> Res<T>) -> Res<T> {
     f(&items[i]).map_err(|b| b.under(&format!("[{i}]")))
 }
 
 fn text_pair(x: &Value) -> Res<(String, String)> {
     let p = tuple::<2>(x)?;
-    Ok((nth(p, 0, text)?, nth(p, 1, text)?))
+    Ok((nth(p, 0, &text)?, nth(p, 1, &text)?))
 }
 
 fn role(v: &Value) -> Res<Role> {
@@ -267,11 +267,11 @@ fn role(v: &Value) -> Res<Role> {
 fn call(c: &Value) -> Res<Call> {
     use crate::axes::runtime::MAX_HOPS;
     Ok(Call {
-        x: get(c, "x", num)?,
-        a: get(c, "a", num)?,
-        b: get(c, "b", num)?,
-        target: get(c, "target", |t| at_most(t, 1u8))?,
-        steps: get(c, "steps", |s| at_most(s, MAX_HOPS))?,
+        x: get(c, "x", &num)?,
+        a: get(c, "a", &num)?,
+        b: get(c, "b", &num)?,
+        target: get(c, "target", &|t| at_most(t, 1u8))?,
+        steps: get(c, "steps", &|s| at_most(s, MAX_HOPS))?,
     })
 }
 
@@ -279,32 +279,32 @@ fn runtime(v: &Value) -> Res<crate::axes::runtime::Record> {
     use crate::axes::runtime::guard::{Guard, MAX_GUARD_CALLS};
     use crate::axes::runtime::{FunctionBranches, Record};
     let guard = |g: &Value| -> Res<Guard> {
-        let calls = get(g, "calls", |c| list(c, call))?;
+        let calls = get(g, "calls", &|c| list(c, &call))?;
         if calls.len() > MAX_GUARD_CALLS as usize {
             return Err(Bad::new(format!("{} calls, more than {MAX_GUARD_CALLS}", calls.len())).under("calls"));
         }
-        Ok(Guard { calls, value: get(g, "value", flag)? })
+        Ok(Guard { calls, value: get(g, "value", &flag)? })
     };
     let function = |f: &Value| -> Res<FunctionBranches> {
         // The app finds the guards on the running leaf's way by shifts of `path`'s length.
-        let path = get(f, "path", |p| list(p, flag))?;
+        let path = get(f, "path", &|p| list(p, &flag))?;
         if path.len() > 16 {
             return Err(Bad::new(format!("{} levels, more than 16", path.len())).under("path"));
         }
         Ok(FunctionBranches {
-            name: get(f, "name", text)?,
-            leaf: get(f, "leaf", |l| index(l, 1 << path.len(), "the function's leaves"))?,
+            name: get(f, "name", &text)?,
+            leaf: get(f, "leaf", &|l| index(l, 1 << path.len(), "the function's leaves"))?,
             path,
-            guards: get(f, "guards", |g| list(g, guard))?,
+            guards: get(f, "guards", &|g| list(g, &guard))?,
         })
     };
     Ok(Record {
-        hops: get(v, "hops", num)?,
-        branches: get(v, "branches", num)?,
-        breadth: get(v, "breadth", num)?,
-        depth: get(v, "depth", num)?,
-        functions: get(v, "functions", |f| list(f, function))?,
-        inactive_calls: get_opt(v, "inactive_calls", |c| list(c, text_pair))?.unwrap_or_default(),
+        hops: get(v, "hops", &num)?,
+        branches: get(v, "branches", &num)?,
+        breadth: get(v, "breadth", &num)?,
+        depth: get(v, "depth", &num)?,
+        functions: get(v, "functions", &|f| list(f, &function))?,
+        inactive_calls: get_opt(v, "inactive_calls", &|c| list(c, &text_pair))?.unwrap_or_default(),
     })
 }
 
@@ -315,29 +315,29 @@ fn task(v: &Value, spec: &TaskSpec) -> Res<Task> {
     };
     let sizes = |s: &Value| -> Res<Sizes> {
         Ok(Sizes {
-            functions: get(s, "functions", num)?,
-            functions_to_edit: get(s, "functions_to_edit", num)?,
-            starter_lines: get(s, "starter_lines", num)?,
-            starter_chars: get(s, "starter_chars", num)?,
-            solution_lines: get(s, "solution_lines", num)?,
-            prompt_tokens_estimate: get(s, "prompt_tokens_estimate", num)?,
+            functions: get(s, "functions", &num)?,
+            functions_to_edit: get(s, "functions_to_edit", &num)?,
+            starter_lines: get(s, "starter_lines", &num)?,
+            starter_chars: get(s, "starter_chars", &num)?,
+            solution_lines: get(s, "solution_lines", &num)?,
+            prompt_tokens_estimate: get(s, "prompt_tokens_estimate", &num)?,
         })
     };
     Ok(Task {
-        name: get(v, "name", text)?,
-        dag_id: get(v, "dag_id", text)?,
-        prompt: get(v, "prompt", text)?,
-        starter_code: get(v, "starter_code", text)?,
-        solution_code: get(v, "solution_code", text)?,
-        metadata: get(v, "metadata", |m| Ok(m.clone()))?,
+        name: get(v, "name", &text)?,
+        dag_id: get(v, "dag_id", &text)?,
+        prompt: get(v, "prompt", &text)?,
+        starter_code: get(v, "starter_code", &text)?,
+        solution_code: get(v, "solution_code", &text)?,
+        metadata: get(v, "metadata", &|m| Ok(m.clone()))?,
         // The module generated exactly the spec the app asked for (the hash check covers it).
         spec: spec.clone(),
-        link: get(v, "link", text)?,
-        graph: get(v, "graph", |g| Ok(g.clone()))?,
-        roles: get(v, "roles", roles)?,
-        edit_set: get(v, "edit_set", |e| list(e, text))?,
-        sizes: get(v, "sizes", sizes)?,
-        runtime: get_opt(v, "runtime", runtime)?,
+        link: get(v, "link", &text)?,
+        graph: get(v, "graph", &|g| Ok(g.clone()))?,
+        roles: get(v, "roles", &roles)?,
+        edit_set: get(v, "edit_set", &|e| list(e, &text))?,
+        sizes: get(v, "sizes", &sizes)?,
+        runtime: get_opt(v, "runtime", &runtime)?,
     })
 }
 
@@ -351,47 +351,48 @@ fn graph(v: &Value) -> Res<CallGraph> {
             Some("special") => Ok(Part::Special),
             _ => bad(format!("{} is not init, edit or special", shown(p))),
         };
-        Ok(Node { name: nth(n, 0, text)?, part: nth(n, 1, part)? })
+        Ok(Node { name: nth(n, 0, &text)?, part: nth(n, 1, &part)? })
     };
-    for n in get(v, "nodes", |n| list(n, node))? {
+    for n in get(v, "nodes", &|n| list(n, &node))? {
         g.add_node(n);
     }
     let nodes = g.node_count();
     let vertex = |x: &Value| index(x, nodes, "the graph's nodes");
     let edge = |e: &Value| -> Res<(usize, usize)> {
         let e = tuple::<2>(e)?;
-        Ok((nth(e, 0, vertex)?, nth(e, 1, vertex)?))
+        Ok((nth(e, 0, &vertex)?, nth(e, 1, &vertex)?))
     };
-    for (a, b) in get(v, "edges", |e| list(e, edge))? {
+    for (a, b) in get(v, "edges", &|e| list(e, &edge))? {
         g.add_edge(petgraph::graph::NodeIndex::new(a), petgraph::graph::NodeIndex::new(b), ());
     }
-    let levels = |l: &Value| list(l, |level| list(level, vertex));
+    let levels = |l: &Value| list(l, &|level| list(level, &vertex));
     Ok(CallGraph {
         g,
-        main_levels: get(v, "main_levels", levels)?,
-        edit_levels: get(v, "edit_levels", levels)?,
-        main_root: get(v, "main_root", vertex)?,
-        special: get(v, "special", vertex)?,
-        excluded_entries: get(v, "excluded_entries", |e| list(e, vertex))?,
+        main_levels: get(v, "main_levels", &levels)?,
+        edit_levels: get(v, "edit_levels", &levels)?,
+        main_root: get(v, "main_root", &vertex)?,
+        special: get(v, "special", &vertex)?,
+        excluded_entries: get(v, "excluded_entries", &|e| list(e, &vertex))?,
     })
 }
 
 /// A piece of a merge task's code, its block or difference checked against their numbers.
 fn piece(v: &Value, blocks: usize, diffs: usize) -> Res<Piece> {
-    match get(v, "kind", text)?.as_str() {
-        "block" => Ok(Piece::Block(get(v, "index", |i| index(i, blocks, "the shared blocks"))?)),
-        "diff" => Ok(Piece::Diff(get(v, "index", |i| index(i, diffs, "the differences"))?)),
+    match get(v, "kind", &text)?.as_str() {
+        "block" => Ok(Piece::Block(get(v, "index", &|i| index(i, blocks, "the shared blocks"))?)),
+        "diff" => Ok(Piece::Diff(get(v, "index", &|i| index(i, diffs, "the differences"))?)),
         "return" => Ok(Piece::Return),
         other => Err(Bad::new(format!("{} is not block, diff or return", shown(&json!(other)))).under("kind")),
     }
 }
 
 fn merge(v: &Value) -> Res<MergeView> {
-    let diffs =
-        get(v, "diffs", |d| list(d, |d| Ok(DiffInfo { target: get(d, "target", text)?, how: get(d, "how", text)? })))?;
-    let block_lines = get(v, "block_lines", |b| list(b, num))?;
+    let diffs = get(v, "diffs", &|d| {
+        list(d, &|d| Ok(DiffInfo { target: get(d, "target", &text)?, how: get(d, "how", &text)? }))
+    })?;
+    let block_lines = get(v, "block_lines", &|b| list(b, &num))?;
     // The app draws a legend row per block.
-    let blocks = get(v, "blocks", |b| {
+    let blocks = get(v, "blocks", &|b| {
         let blocks = num::<usize>(b)?;
         if blocks == block_lines.len() {
             Ok(blocks)
@@ -403,11 +404,11 @@ fn merge(v: &Value) -> Res<MergeView> {
     let piece = |p: &Value| piece(p, blocks, n_diffs);
     let line = |l: &Value| -> Res<(usize, Piece)> {
         let l = tuple::<2>(l)?;
-        Ok((nth(l, 0, num)?, nth(l, 1, piece)?))
+        Ok((nth(l, 0, &num)?, nth(l, 1, &piece)?))
     };
     let lines = |x: &Value| -> Res<[Vec<(usize, Piece)>; 2]> {
         let x = tuple::<2>(x)?;
-        Ok([nth(x, 0, |c| list(c, line))?, nth(x, 1, |c| list(c, line))?])
+        Ok([nth(x, 0, &|c| list(c, &line))?, nth(x, 1, &|c| list(c, &line))?])
     };
     let flow = |f: &Value| -> Res<Flow> {
         let name = |x: &Value| match x {
@@ -415,26 +416,26 @@ fn merge(v: &Value) -> Res<MergeView> {
             x => text(x).map(Some),
         };
         let node = |n: &Value| -> Res<FlowNode> {
-            let names = get(n, "names", |x| tuple::<2>(x).map(|p| (p[0].clone(), p[1].clone())))?;
+            let names = get(n, "names", &|x| tuple::<2>(x).map(|p| (p[0].clone(), p[1].clone())))?;
             Ok(FlowNode {
-                name: get(n, "name", text)?,
-                piece: get(n, "piece", |p| if p.is_null() { Ok(None) } else { piece(p).map(Some) })?,
+                name: get(n, "name", &text)?,
+                piece: get(n, "piece", &|p| if p.is_null() { Ok(None) } else { piece(p).map(Some) })?,
                 names: [
                     name(&names.0).map_err(|b| b.under("[0]").under("names"))?,
                     name(&names.1).map_err(|b| b.under("[1]").under("names"))?,
                 ],
-                leaf: get(n, "leaf", flag)?,
+                leaf: get(n, "leaf", &flag)?,
             })
         };
-        let nodes = get(f, "nodes", |n| list(n, node))?;
+        let nodes = get(f, "nodes", &|n| list(n, &node))?;
         let end = |x: &Value| index(x, nodes.len(), "the flow's nodes");
         let edge = |e: &Value| -> Res<(usize, usize, bool)> {
             let e = tuple::<3>(e)?;
-            Ok((nth(e, 0, end)?, nth(e, 1, end)?, nth(e, 2, flag)?))
+            Ok((nth(e, 0, &end)?, nth(e, 1, &end)?, nth(e, 2, &flag)?))
         };
-        Ok(Flow { edges: get(f, "edges", |e| list(e, edge))?, nodes })
+        Ok(Flow { edges: get(f, "edges", &|e| list(e, &edge))?, nodes })
     };
-    let (lines, flow) = (get(v, "lines", lines)?, get(v, "flow", flow)?);
+    let (lines, flow) = (get(v, "lines", &lines)?, get(v, "flow", &flow)?);
     Ok(MergeView { lines, blocks, diffs, block_lines, flow })
 }
 
@@ -454,22 +455,22 @@ pub fn read_answer(text: &str, spec: &TaskSpec) -> Result<Made, String> {
 pub fn decode(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
     let view = |view: &Value| -> Res<Drawn> {
         if view.get("graph").is_some() {
-            let graph = get(view, "graph", graph)?;
-            let roles = get(view, "roles", |r| list(r, role))?;
+            let graph = get(view, "graph", &graph)?;
+            let roles = get(view, "roles", &|r| list(r, &role))?;
             if roles.len() != graph.len() {
                 let what = format!("{} roles for {} nodes", roles.len(), graph.len());
                 return Err(Bad::new(what).under("roles"));
             }
             Ok(Drawn::Graph { graph, roles })
         } else if view.get("merge").is_some() {
-            Ok(Drawn::Merge(get(view, "merge", merge)?))
+            Ok(Drawn::Merge(get(view, "merge", &merge)?))
         } else if view.get("renames").is_some() {
-            Ok(Drawn::Renaming { renames: get(view, "renames", |r| list(r, text_pair))? })
+            Ok(Drawn::Renaming { renames: get(view, "renames", &|r| list(r, &text_pair))? })
         } else {
             bad(format!("{} has none of graph, merge or renames", shown(view)))
         }
     };
-    let made = || -> Res<Made> { Ok(Made { task: get(v, "task", |t| task(t, spec))?, view: get(v, "view", view)? }) };
+    let made = || -> Res<Made> { Ok(Made { task: get(v, "task", &|t| task(t, spec))?, view: get(v, "view", &view)? }) };
     made().map_err(String::from)
 }
 
@@ -489,19 +490,24 @@ pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
     let outcome = |o: &Value| -> Res<Outcome> {
         let o = tuple::<5>(o)?;
         Ok(Outcome {
-            last: nth(o, 0, text)?,
-            parity: nth(o, 1, |p| at_most(p, 1u8))?,
-            value: nth(o, 2, flag)?,
-            most_digits: nth(o, 3, num)?,
-            odd_steps: nth(o, 4, num)?,
+            last: nth(o, 0, &text)?,
+            parity: nth(o, 1, &|p| at_most(p, 1u8))?,
+            value: nth(o, 2, &flag)?,
+            most_digits: nth(o, 3, &num)?,
+            odd_steps: nth(o, 4, &num)?,
         })
     };
     let row = |r: &Value| -> Res<StepRow> {
         let r = tuple::<4>(r)?;
-        Ok(StepRow { step: nth(r, 0, num)?, value: nth(r, 1, text)?, odd: nth(r, 2, flag)?, action: nth(r, 3, text)? })
+        Ok(StepRow {
+            step: nth(r, 0, &num)?,
+            value: nth(r, 1, &text)?,
+            odd: nth(r, 2, &flag)?,
+            action: nth(r, 3, &text)?,
+        })
     };
     let read =
-        || -> Res<(Outcome, Vec<StepRow>)> { Ok((get(v, "outcome", outcome)?, get(v, "rows", |r| list(r, row))?)) };
+        || -> Res<(Outcome, Vec<StepRow>)> { Ok((get(v, "outcome", &outcome)?, get(v, "rows", &|r| list(r, &row))?)) };
     read().map_err(String::from)
 }
 
