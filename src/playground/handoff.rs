@@ -56,10 +56,50 @@ impl GradeTask {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Read what `mount` carried; anything else is a one-line reason.
+    /// Read what `mount` carried; anything else is a one-line reason that names the field (its path,
+    /// as `spec.n` or `task.starter`): not JSON, a field missing or of the wrong type, a spec out of
+    /// range, or a task of another kind, domain or axis than the spec.
     pub fn from_json(text: &str) -> Result<GradeTask, String> {
-        serde_json::from_str(text).map_err(|e| format!("the grade panel was handed something that is not a task: {e}"))
+        let why = |e: String| format!("the grade panel was handed something that is not a task: {}", one_line(&e));
+        let mut de = serde_json::Deserializer::from_str(text);
+        let t: GradeTask =
+            serde_path_to_error::deserialize(&mut de).map_err(|e| why(format!("{}: {}", e.path(), e.inner())))?;
+        de.end().map_err(|e| why(e.to_string()))?;
+        t.check().map_err(why)?;
+        Ok(t)
     }
+
+    /// What serde cannot see: the spec in range, and the task made for it.
+    fn check(&self) -> Result<(), String> {
+        self.spec.validate().map_err(|e| format!("spec.{}: {e}", e.key))?;
+        let (s, t) = (&self.spec, &self.task);
+        if t.kind != s.kind {
+            return Err(format!("task.kind: {} is not the spec's kind, {}", t.kind.as_str(), s.kind.as_str()));
+        }
+        if t.domain != s.domain {
+            return Err(format!("task.domain: {} is not the spec's domain, {}", t.domain.as_str(), s.domain.as_str()));
+        }
+        if t.axis != s.axis {
+            return Err(format!("task.axis: {} is not the spec's axis, {}", t.axis.as_str(), s.axis.as_str()));
+        }
+        Ok(())
+    }
+}
+
+/// `text` on one line (control characters as spaces) and at most 300 bytes: error messages quote
+/// values they cannot read, and a handed value can be of any size.
+pub fn one_line(text: &str) -> String {
+    const MAX: usize = 300;
+    let mut out: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if out.len() > MAX {
+        let mut end = MAX;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+        out.push('…');
+    }
+    out
 }
 
 #[cfg(test)]

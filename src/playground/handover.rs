@@ -17,7 +17,7 @@ use crate::kinds::Role;
 use crate::playground::branches::{Outcome, StepRow};
 use crate::task::{Generated, Sizes, Task, View};
 use crate::TaskSpec;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// What the app keeps of a generated task: the record and what it draws beside the code (the
@@ -94,214 +94,384 @@ pub fn encode(made: &Made) -> Value {
     json!({ "task": made.task, "view": view })
 }
 
-// ---- the app's side ---------------------------------------------------------------------------
+/// The `gen` module's `generate` entry: a spec as its link writes it (`v=1&kind=…`) in, and out
+/// `{"ok": encode(..)}` or `{"error": "…"}` naming the key that cannot be read. Any text gives one
+/// of the two.
+pub fn answer(query: &str) -> String {
+    let answer = crate::playground::route::split_query(query)
+        .and_then(|pairs| {
+            TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| e.to_string())
+        })
+        .map_err(|e| format!("the spec cannot be read: {e}"))
+        .and_then(|spec| crate::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()));
+    match answer {
+        Ok(made) => json!({ "ok": encode(&made) }),
+        Err(e) => json!({ "error": crate::playground::handoff::one_line(&e) }),
+    }
+    .to_string()
+}
 
-type Res<T> = Result<T, String>;
-
-fn field<'a>(v: &'a Value, key: &str) -> Res<&'a Value> {
-    v.get(key).ok_or_else(|| format!("no field '{key}'"))
-}
-fn text(v: &Value, key: &str) -> Res<String> {
-    field(v, key)?.as_str().map(str::to_string).ok_or_else(|| format!("'{key}' is not text"))
-}
-fn uint(v: &Value) -> Res<u64> {
-    v.as_u64().ok_or_else(|| format!("{v} is not a count"))
-}
-fn count(v: &Value, key: &str) -> Res<usize> {
-    usize::try_from(uint(field(v, key)?)?).map_err(|e| e.to_string())
-}
-fn small(v: &Value, key: &str) -> Res<u32> {
-    u32::try_from(uint(field(v, key)?)?).map_err(|e| format!("'{key}': {e}"))
-}
-fn list<'a>(v: &'a Value, key: &str) -> Res<&'a Vec<Value>> {
-    field(v, key)?.as_array().ok_or_else(|| format!("'{key}' is not a list"))
-}
-fn items<T>(v: &Value, key: &str, each: impl Fn(&Value) -> Res<T>) -> Res<Vec<T>> {
-    list(v, key)?.iter().map(each).collect()
-}
-fn counts(v: &Value) -> Res<Vec<usize>> {
-    v.as_array().ok_or("not a list")?.iter().map(|x| usize::try_from(uint(x)?).map_err(|e| e.to_string())).collect()
-}
-fn pair(v: &Value) -> Res<(&Value, &Value)> {
-    match v.as_array().map(Vec::as_slice) {
-        Some([a, b]) => Ok((a, b)),
-        _ => Err(format!("{v} is not a pair")),
+/// The `gen` module's `why` entry: [`why_request`]'s text in, [`why_encode`]'s JSON or
+/// `{"error": "…"}` out.
+pub fn why_answer(request: &str) -> String {
+    match why_read(request) {
+        Ok((c, from, count)) => {
+            use crate::playground::branches::{outcome, steps_page};
+            why_encode(&outcome(&c), &steps_page(&c, from, count)).to_string()
+        }
+        Err(e) => json!({ "error": format!("the call cannot be read: {e}") }).to_string(),
     }
 }
-fn text_pair(v: &Value) -> Res<(String, String)> {
-    let (a, b) = pair(v)?;
-    let t = |x: &Value| x.as_str().map(str::to_string).ok_or_else(|| format!("{x} is not text"));
-    Ok((t(a)?, t(b)?))
+
+// ---- the app's side ---------------------------------------------------------------------------
+//
+// The JSON comes from another wasm module of the same origin, but it is read as hostile input all the
+// same: a missing, misnamed, mistyped or out-of-range field is an error naming where it is
+// (`task.runtime.functions[2].leaf: 9 is not below 4, the function's leaves`), never a panic, and every
+// index the app will use (nodes, roles, blocks, differences, flow nodes) is checked against what it
+// indexes, so no later lookup can fail.
+
+/// Why a hand-over cannot be read: where (`task.sizes.functions`, `view.graph.edges[3][1]`) and what.
+#[derive(Debug)]
+pub struct Bad {
+    path: String,
+    what: String,
 }
-fn flag(v: &Value, key: &str) -> Res<bool> {
-    field(v, key)?.as_bool().ok_or_else(|| format!("'{key}' is not true or false"))
+
+impl Bad {
+    fn new(what: impl Into<String>) -> Bad {
+        Bad { path: String::new(), what: what.into() }
+    }
+
+    /// The same problem one step further out: inside field `key` or item `[i]`.
+    fn under(mut self, step: &str) -> Bad {
+        let sep = if self.path.is_empty() || self.path.starts_with('[') { "" } else { "." };
+        self.path = format!("{step}{sep}{}", self.path);
+        self
+    }
 }
+
+impl std::fmt::Display for Bad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.path.as_str() {
+            "" => f.write_str(&self.what),
+            path => write!(f, "{path}: {}", self.what),
+        }
+    }
+}
+
+impl From<Bad> for String {
+    fn from(b: Bad) -> String {
+        b.to_string()
+    }
+}
+
+type Res<T> = Result<T, Bad>;
+
+fn bad<T>(what: impl Into<String>) -> Res<T> {
+    Err(Bad::new(what))
+}
+
+/// A value as an error shows it: short, on one line, whatever its size.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) if s.len() <= 24 => format!("{s:?}"),
+        Value::String(s) => format!("a text of {} bytes", s.len()),
+        Value::Array(a) => format!("a list of {}", a.len()),
+        Value::Object(m) => format!("a map of {} fields", m.len()),
+        other => other.to_string(),
+    }
+}
+
+/// Field `key` of the map `v`, read by `f`; its errors name the field.
+fn get<'a, T>(v: &'a Value, key: &str, f: &dyn Fn(&'a Value) -> Res<T>) -> Res<T> {
+    let Some(map) = v.as_object() else { return bad(format!("{} is not a map", shown(v))) };
+    match map.get(key) {
+        Some(x) => f(x),
+        None => bad("is missing"),
+    }
+    .map_err(|b| b.under(key))
+}
+
+/// Field `key` if `v` has it.
+fn get_opt<'a, T>(v: &'a Value, key: &str, f: &dyn Fn(&'a Value) -> Res<T>) -> Res<Option<T>> {
+    match v.get(key) {
+        Some(_) => get(v, key, f).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn text(x: &Value) -> Res<String> {
+    x.as_str().map(str::to_string).ok_or_else(|| Bad::new(format!("{} is not text", shown(x))))
+}
+
+fn flag(x: &Value) -> Res<bool> {
+    x.as_bool().ok_or_else(|| Bad::new(format!("{} is not true or false", shown(x))))
+}
+
+/// A whole number from 0 that fits `T`.
+fn num<T: TryFrom<u64>>(x: &Value) -> Res<T> {
+    let n = x.as_u64().ok_or_else(|| Bad::new(format!("{} is not a whole number from 0", shown(x))))?;
+    T::try_from(n).map_err(|_| Bad::new(format!("{n} is too large")))
+}
+
+/// An index into something of `len` items (`what`).
+fn index(x: &Value, len: usize, what: &str) -> Res<usize> {
+    let i = num::<usize>(x)?;
+    if i < len {
+        Ok(i)
+    } else {
+        bad(format!("{i} is not below {len}, {what}"))
+    }
+}
+
+/// At most `max`.
+fn at_most<T: TryFrom<u64> + PartialOrd + std::fmt::Display>(x: &Value, max: T) -> Res<T> {
+    let n = num::<T>(x)?;
+    if n <= max {
+        Ok(n)
+    } else {
+        bad(format!("{n} is more than {max}"))
+    }
+}
+
+/// Every item of the list `x`, read by `each`; an error names the item.
+fn list<T>(x: &Value, each: &dyn Fn(&Value) -> Res<T>) -> Res<Vec<T>> {
+    let items = x.as_array().ok_or_else(|| Bad::new(format!("{} is not a list", shown(x))))?;
+    items.iter().enumerate().map(|(i, item)| each(item).map_err(|b| b.under(&format!("[{i}]")))).collect()
+}
+
+/// The list `x` of exactly `N` items.
+fn tuple<const N: usize>(x: &Value) -> Res<&[Value; N]> {
+    x.as_array()
+        .and_then(|a| <&[Value; N]>::try_from(a.as_slice()).ok())
+        .ok_or_else(|| Bad::new(format!("{} is not a list of {N}", shown(x))))
+}
+
+/// Item `i` of a tuple, read by `f`; an error names the item.
+fn nth<T>(items: &[Value], i: usize, f: &dyn Fn(&Value) -> Res<T>) -> Res<T> {
+    f(&items[i]).map_err(|b| b.under(&format!("[{i}]")))
+}
+
+fn text_pair(x: &Value) -> Res<(String, String)> {
+    let p = tuple::<2>(x)?;
+    Ok((nth(p, 0, &text)?, nth(p, 1, &text)?))
+}
+
 fn role(v: &Value) -> Res<Role> {
-    let name = v.as_str().ok_or_else(|| format!("{v} is not a role"))?;
-    Role::ALL.iter().copied().find(|r| r.as_str() == name).ok_or_else(|| format!("no role '{name}'"))
+    let name = v.as_str().ok_or_else(|| Bad::new(format!("{} is not a role", shown(v))))?;
+    Role::ALL.iter().copied().find(|r| r.as_str() == name).ok_or_else(|| Bad::new(format!("no role {}", shown(v))))
+}
+
+/// A `check` call: a target of 0 or 1, at most as many steps as a guard has hops.
+fn call(c: &Value) -> Res<Call> {
+    use crate::axes::runtime::MAX_HOPS;
+    Ok(Call {
+        x: get(c, "x", &num)?,
+        a: get(c, "a", &num)?,
+        b: get(c, "b", &num)?,
+        target: get(c, "target", &|t| at_most(t, 1u8))?,
+        steps: get(c, "steps", &|s| at_most(s, MAX_HOPS))?,
+    })
 }
 
 fn runtime(v: &Value) -> Res<crate::axes::runtime::Record> {
-    use crate::axes::runtime::guard::{Call, Guard};
+    use crate::axes::runtime::guard::{Guard, MAX_GUARD_CALLS};
     use crate::axes::runtime::{FunctionBranches, Record};
-    let call = |c: &Value| -> Res<Call> {
-        Ok(Call {
-            x: small(c, "x")?,
-            a: small(c, "a")?,
-            b: small(c, "b")?,
-            target: u8::try_from(uint(field(c, "target")?)?).map_err(|e| e.to_string())?,
-            steps: small(c, "steps")?,
-        })
+    let guard = |g: &Value| -> Res<Guard> {
+        let calls = get(g, "calls", &|c| list(c, &call))?;
+        if calls.len() > MAX_GUARD_CALLS as usize {
+            return Err(Bad::new(format!("{} calls, more than {MAX_GUARD_CALLS}", calls.len())).under("calls"));
+        }
+        Ok(Guard { calls, value: get(g, "value", &flag)? })
     };
-    let guard = |g: &Value| -> Res<Guard> { Ok(Guard { calls: items(g, "calls", call)?, value: flag(g, "value")? }) };
     let function = |f: &Value| -> Res<FunctionBranches> {
+        // The app finds the guards on the running leaf's way by shifts of `path`'s length.
+        let path = get(f, "path", &|p| list(p, &flag))?;
+        if path.len() > 16 {
+            return Err(Bad::new(format!("{} levels, more than 16", path.len())).under("path"));
+        }
         Ok(FunctionBranches {
-            name: text(f, "name")?,
-            leaf: count(f, "leaf")?,
-            path: items(f, "path", |b| b.as_bool().ok_or_else(|| format!("{b} is not true or false")))?,
-            guards: items(f, "guards", guard)?,
+            name: get(f, "name", &text)?,
+            leaf: get(f, "leaf", &|l| index(l, 1 << path.len(), "the function's leaves"))?,
+            path,
+            guards: get(f, "guards", &|g| list(g, &guard))?,
         })
     };
     Ok(Record {
-        hops: small(v, "hops")?,
-        branches: small(v, "branches")?,
-        breadth: small(v, "breadth")?,
-        depth: small(v, "depth")?,
-        functions: items(v, "functions", function)?,
-        inactive_calls: match v.get("inactive_calls") {
-            Some(_) => items(v, "inactive_calls", text_pair)?,
-            None => Vec::new(),
-        },
+        hops: get(v, "hops", &num)?,
+        branches: get(v, "branches", &num)?,
+        breadth: get(v, "breadth", &num)?,
+        depth: get(v, "depth", &num)?,
+        functions: get(v, "functions", &|f| list(f, &function))?,
+        inactive_calls: get_opt(v, "inactive_calls", &|c| list(c, &text_pair))?.unwrap_or_default(),
     })
 }
 
 fn task(v: &Value, spec: &TaskSpec) -> Res<Task> {
-    let roles = field(v, "roles")?.as_object().ok_or("'roles' is not a map")?;
-    let sizes = field(v, "sizes")?;
+    let roles = |r: &Value| -> Res<BTreeMap<String, Role>> {
+        let map = r.as_object().ok_or_else(|| Bad::new(format!("{} is not a map", shown(r))))?;
+        map.iter().map(|(k, x)| Ok((k.clone(), role(x).map_err(|b| b.under(k))?))).collect()
+    };
+    let sizes = |s: &Value| -> Res<Sizes> {
+        Ok(Sizes {
+            functions: get(s, "functions", &num)?,
+            functions_to_edit: get(s, "functions_to_edit", &num)?,
+            starter_lines: get(s, "starter_lines", &num)?,
+            starter_chars: get(s, "starter_chars", &num)?,
+            solution_lines: get(s, "solution_lines", &num)?,
+            prompt_tokens_estimate: get(s, "prompt_tokens_estimate", &num)?,
+        })
+    };
     Ok(Task {
-        name: text(v, "name")?,
-        dag_id: text(v, "dag_id")?,
-        prompt: text(v, "prompt")?,
-        starter_code: text(v, "starter_code")?,
-        solution_code: text(v, "solution_code")?,
-        metadata: field(v, "metadata")?.clone(),
+        name: get(v, "name", &text)?,
+        dag_id: get(v, "dag_id", &text)?,
+        prompt: get(v, "prompt", &text)?,
+        starter_code: get(v, "starter_code", &text)?,
+        solution_code: get(v, "solution_code", &text)?,
+        metadata: get(v, "metadata", &|m| Ok(m.clone()))?,
         // The module generated exactly the spec the app asked for (the hash check covers it).
         spec: spec.clone(),
-        link: text(v, "link")?,
-        graph: field(v, "graph")?.clone(),
-        roles: roles.iter().map(|(k, r)| Ok((k.clone(), role(r)?))).collect::<Res<BTreeMap<_, _>>>()?,
-        edit_set: items(v, "edit_set", |x| x.as_str().map(str::to_string).ok_or_else(|| format!("{x} is not text")))?,
-        sizes: Sizes {
-            functions: count(sizes, "functions")?,
-            functions_to_edit: count(sizes, "functions_to_edit")?,
-            starter_lines: count(sizes, "starter_lines")?,
-            starter_chars: count(sizes, "starter_chars")?,
-            solution_lines: count(sizes, "solution_lines")?,
-            prompt_tokens_estimate: count(sizes, "prompt_tokens_estimate")?,
-        },
-        runtime: match v.get("runtime") {
-            Some(r) => Some(runtime(r)?),
-            None => None,
-        },
+        link: get(v, "link", &text)?,
+        graph: get(v, "graph", &|g| Ok(g.clone()))?,
+        roles: get(v, "roles", &roles)?,
+        edit_set: get(v, "edit_set", &|e| list(e, &text))?,
+        sizes: get(v, "sizes", &sizes)?,
+        runtime: get_opt(v, "runtime", &runtime)?,
     })
 }
 
 fn graph(v: &Value) -> Res<CallGraph> {
     let mut g = petgraph::graph::DiGraph::<Node, ()>::new();
-    for n in list(v, "nodes")? {
-        let (name, part) = pair(n)?;
-        let part = match part.as_str() {
-            Some("init") => Part::Init,
-            Some("edit") => Part::Edit,
-            Some("special") => Part::Special,
-            _ => return Err(format!("{part} is not a part of the graph")),
+    let node = |n: &Value| -> Res<Node> {
+        let n = tuple::<2>(n)?;
+        let part = |p: &Value| match p.as_str() {
+            Some("init") => Ok(Part::Init),
+            Some("edit") => Ok(Part::Edit),
+            Some("special") => Ok(Part::Special),
+            _ => bad(format!("{} is not init, edit or special", shown(p))),
         };
-        g.add_node(Node { name: name.as_str().ok_or("a node's name is not text")?.to_string(), part });
+        Ok(Node { name: nth(n, 0, &text)?, part: nth(n, 1, &part)? })
+    };
+    for n in get(v, "nodes", &|n| list(n, &node))? {
+        g.add_node(n);
     }
     let nodes = g.node_count();
-    for e in list(v, "edges")? {
-        let (a, b) = pair(e)?;
-        let (a, b) = (uint(a)? as usize, uint(b)? as usize);
-        if a >= nodes || b >= nodes {
-            return Err(format!("the edge ({a}, {b}) leaves the graph"));
-        }
+    let vertex = |x: &Value| index(x, nodes, "the graph's nodes");
+    let edge = |e: &Value| -> Res<(usize, usize)> {
+        let e = tuple::<2>(e)?;
+        Ok((nth(e, 0, &vertex)?, nth(e, 1, &vertex)?))
+    };
+    for (a, b) in get(v, "edges", &|e| list(e, &edge))? {
         g.add_edge(petgraph::graph::NodeIndex::new(a), petgraph::graph::NodeIndex::new(b), ());
     }
-    let levels = |key: &str| items(v, key, counts);
+    let levels = |l: &Value| list(l, &|level| list(level, &vertex));
     Ok(CallGraph {
         g,
-        main_levels: levels("main_levels")?,
-        edit_levels: levels("edit_levels")?,
-        main_root: count(v, "main_root")?,
-        special: count(v, "special")?,
-        excluded_entries: counts(field(v, "excluded_entries")?)?,
+        main_levels: get(v, "main_levels", &levels)?,
+        edit_levels: get(v, "edit_levels", &levels)?,
+        main_root: get(v, "main_root", &vertex)?,
+        special: get(v, "special", &vertex)?,
+        excluded_entries: get(v, "excluded_entries", &|e| list(e, &vertex))?,
     })
 }
 
-fn piece(v: &Value) -> Res<Piece> {
-    let index = || count(v, "index");
-    match field(v, "kind")?.as_str() {
-        Some("block") => Ok(Piece::Block(index()?)),
-        Some("diff") => Ok(Piece::Diff(index()?)),
-        Some("return") => Ok(Piece::Return),
-        _ => Err(format!("{v} is not a piece")),
+/// A piece of a merge task's code, its block or difference checked against their numbers.
+fn piece(v: &Value, blocks: usize, diffs: usize) -> Res<Piece> {
+    match get(v, "kind", &text)?.as_str() {
+        "block" => Ok(Piece::Block(get(v, "index", &|i| index(i, blocks, "the shared blocks"))?)),
+        "diff" => Ok(Piece::Diff(get(v, "index", &|i| index(i, diffs, "the differences"))?)),
+        "return" => Ok(Piece::Return),
+        other => Err(Bad::new(format!("{} is not block, diff or return", shown(&json!(other)))).under("kind")),
     }
-}
-
-fn two<T>(v: &Value, key: &str, each: impl Fn(&Value) -> Res<T>) -> Res<[T; 2]> {
-    let (a, b) = pair(field(v, key)?)?;
-    Ok([each(a)?, each(b)?])
 }
 
 fn merge(v: &Value) -> Res<MergeView> {
-    let line = |l: &Value| -> Res<(usize, Piece)> {
-        let (n, p) = pair(l)?;
-        Ok((uint(n)? as usize, piece(p)?))
-    };
-    let lines =
-        |x: &Value| -> Res<Vec<(usize, Piece)>> { x.as_array().ok_or("not a list")?.iter().map(line).collect() };
-    let flow = field(v, "flow")?;
-    let node = |n: &Value| -> Res<FlowNode> {
-        Ok(FlowNode {
-            name: text(n, "name")?,
-            piece: match field(n, "piece")? {
-                Value::Null => None,
-                p => Some(piece(p)?),
-            },
-            names: two(n, "names", |x| Ok(x.as_str().map(str::to_string)))?,
-            leaf: flag(n, "leaf")?,
-        })
-    };
-    let edge = |e: &Value| -> Res<(usize, usize, bool)> {
-        match e.as_array().map(Vec::as_slice) {
-            Some([a, b, c]) => Ok((uint(a)? as usize, uint(b)? as usize, c.as_bool().ok_or("not true or false")?)),
-            _ => Err(format!("{e} is not an edge")),
+    let diffs = get(v, "diffs", &|d| {
+        list(d, &|d| Ok(DiffInfo { target: get(d, "target", &text)?, how: get(d, "how", &text)? }))
+    })?;
+    let block_lines = get(v, "block_lines", &|b| list(b, &num))?;
+    // The app draws a legend row per block.
+    let blocks = get(v, "blocks", &|b| {
+        let blocks = num::<usize>(b)?;
+        if blocks == block_lines.len() {
+            Ok(blocks)
+        } else {
+            bad(format!("{blocks} blocks, but block_lines has {}", block_lines.len()))
         }
+    })?;
+    let n_diffs = diffs.len();
+    let piece = |p: &Value| piece(p, blocks, n_diffs);
+    let line = |l: &Value| -> Res<(usize, Piece)> {
+        let l = tuple::<2>(l)?;
+        Ok((nth(l, 0, &num)?, nth(l, 1, &piece)?))
     };
-    Ok(MergeView {
-        lines: two(v, "lines", lines)?,
-        blocks: count(v, "blocks")?,
-        diffs: items(v, "diffs", |d| Ok(DiffInfo { target: text(d, "target")?, how: text(d, "how")? }))?,
-        block_lines: counts(field(v, "block_lines")?)?,
-        flow: Flow { nodes: items(flow, "nodes", node)?, edges: items(flow, "edges", edge)? },
-    })
+    let lines = |x: &Value| -> Res<[Vec<(usize, Piece)>; 2]> {
+        let x = tuple::<2>(x)?;
+        Ok([nth(x, 0, &|c| list(c, &line))?, nth(x, 1, &|c| list(c, &line))?])
+    };
+    let flow = |f: &Value| -> Res<Flow> {
+        let name = |x: &Value| match x {
+            Value::Null => Ok(None),
+            x => text(x).map(Some),
+        };
+        let node = |n: &Value| -> Res<FlowNode> {
+            let names = get(n, "names", &|x| tuple::<2>(x).map(|p| (p[0].clone(), p[1].clone())))?;
+            Ok(FlowNode {
+                name: get(n, "name", &text)?,
+                piece: get(n, "piece", &|p| if p.is_null() { Ok(None) } else { piece(p).map(Some) })?,
+                names: [
+                    name(&names.0).map_err(|b| b.under("[0]").under("names"))?,
+                    name(&names.1).map_err(|b| b.under("[1]").under("names"))?,
+                ],
+                leaf: get(n, "leaf", &flag)?,
+            })
+        };
+        let nodes = get(f, "nodes", &|n| list(n, &node))?;
+        let end = |x: &Value| index(x, nodes.len(), "the flow's nodes");
+        let edge = |e: &Value| -> Res<(usize, usize, bool)> {
+            let e = tuple::<3>(e)?;
+            Ok((nth(e, 0, &end)?, nth(e, 1, &end)?, nth(e, 2, &flag)?))
+        };
+        Ok(Flow { edges: get(f, "edges", &|e| list(e, &edge))?, nodes })
+    };
+    let (lines, flow) = (get(v, "lines", &lines)?, get(v, "flow", &flow)?);
+    Ok(MergeView { lines, blocks, diffs, block_lines, flow })
 }
 
-/// Read the module's JSON for a spec's task (see [`encode`]).
-pub fn decode(v: &Value, spec: &TaskSpec) -> Res<Made> {
-    let t = task(field(v, "task")?, spec)?;
-    let view = field(v, "view")?;
-    let view: &Map<String, Value> = view.as_object().ok_or("'view' is not a map")?;
-    let drawn = if let Some(g) = view.get("graph") {
-        Drawn::Graph { graph: graph(g)?, roles: items(&Value::Object(view.clone()), "roles", role)? }
-    } else if let Some(m) = view.get("merge") {
-        Drawn::Merge(merge(m)?)
-    } else if view.contains_key("renames") {
-        Drawn::Renaming { renames: items(&Value::Object(view.clone()), "renames", text_pair)? }
-    } else {
-        return Err("the view is none the app draws".into());
+/// Read the `gen` module's answer to [`answer`] for `spec`, as the app gets it (text): the task, or
+/// the module's error, or why the answer cannot be read (naming the field).
+pub fn read_answer(text: &str, spec: &TaskSpec) -> Result<Made, String> {
+    let cannot = |e: String| format!("the generator module's answer cannot be read: {e}");
+    let value: Value = serde_json::from_str(text).map_err(|e| cannot(e.to_string()))?;
+    match (value.get("ok"), value.get("error")) {
+        (Some(made), _) => decode(made, spec).map_err(cannot),
+        (None, Some(Value::String(e))) => Err(e.clone()),
+        _ => Err(cannot(format!("{} has neither ok (a task) nor error (a text)", shown(&value)))),
+    }
+}
+
+/// Read the module's JSON for a spec's task (see [`encode`]); an error names the field.
+pub fn decode(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
+    let view = |view: &Value| -> Res<Drawn> {
+        if view.get("graph").is_some() {
+            let graph = get(view, "graph", &graph)?;
+            let roles = get(view, "roles", &|r| list(r, &role))?;
+            if roles.len() != graph.len() {
+                let what = format!("{} roles for {} nodes", roles.len(), graph.len());
+                return Err(Bad::new(what).under("roles"));
+            }
+            Ok(Drawn::Graph { graph, roles })
+        } else if view.get("merge").is_some() {
+            Ok(Drawn::Merge(get(view, "merge", &merge)?))
+        } else if view.get("renames").is_some() {
+            Ok(Drawn::Renaming { renames: get(view, "renames", &|r| list(r, &text_pair))? })
+        } else {
+            bad(format!("{} has none of graph, merge or renames", shown(view)))
+        }
     };
-    Ok(Made { task: t, view: drawn })
+    let made = || -> Res<Made> { Ok(Made { task: get(v, "task", &|t| task(t, spec))?, view: get(v, "view", &view)? }) };
+    made().map_err(String::from)
 }
 
 // ---- "why this branch?" (its exact arithmetic is the runtime axis's, in the module) -------------
@@ -315,29 +485,39 @@ pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
     })
 }
 
-/// Read [`why_encode`]'s JSON.
-pub fn why_decode(v: &Value) -> Res<(Outcome, Vec<StepRow>)> {
-    let o = field(v, "outcome")?;
-    let outcome = match o.as_array().map(Vec::as_slice) {
-        Some([last, parity, value, most, odd]) => Outcome {
-            last: last.as_str().ok_or("the last value is not text")?.to_string(),
-            parity: u8::try_from(uint(parity)?).map_err(|e| e.to_string())?,
-            value: value.as_bool().ok_or("the value is not true or false")?,
-            most_digits: uint(most)? as usize,
-            odd_steps: u32::try_from(uint(odd)?).map_err(|e| e.to_string())?,
-        },
-        _ => return Err(format!("{o} is not an outcome")),
+/// Read [`why_encode`]'s JSON; an error names the field.
+pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
+    let outcome = |o: &Value| -> Res<Outcome> {
+        let o = tuple::<5>(o)?;
+        Ok(Outcome {
+            last: nth(o, 0, &text)?,
+            parity: nth(o, 1, &|p| at_most(p, 1u8))?,
+            value: nth(o, 2, &flag)?,
+            most_digits: nth(o, 3, &num)?,
+            odd_steps: nth(o, 4, &num)?,
+        })
     };
-    let rows = items(v, "rows", |r| match r.as_array().map(Vec::as_slice) {
-        Some([step, value, odd, action]) => Ok(StepRow {
-            step: u32::try_from(uint(step)?).map_err(|e| e.to_string())?,
-            value: value.as_str().ok_or("a value is not text")?.to_string(),
-            odd: odd.as_bool().ok_or("a parity is not true or false")?,
-            action: action.as_str().ok_or("an action is not text")?.to_string(),
-        }),
-        _ => Err(format!("{r} is not a step")),
-    })?;
-    Ok((outcome, rows))
+    let row = |r: &Value| -> Res<StepRow> {
+        let r = tuple::<4>(r)?;
+        Ok(StepRow {
+            step: nth(r, 0, &num)?,
+            value: nth(r, 1, &text)?,
+            odd: nth(r, 2, &flag)?,
+            action: nth(r, 3, &text)?,
+        })
+    };
+    let read =
+        || -> Res<(Outcome, Vec<StepRow>)> { Ok((get(v, "outcome", &outcome)?, get(v, "rows", &|r| list(r, &row))?)) };
+    read().map_err(String::from)
+}
+
+/// Read the `gen` module's answer to [`why_answer`], as the app gets it (text).
+pub fn read_why(text: &str) -> Result<(Outcome, Vec<StepRow>), String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("the module's answer is not JSON: {e}"))?;
+    match value.get("error") {
+        Some(e) => Err(e.as_str().map_or_else(|| format!("error: {} is not text", shown(e)), str::to_string)),
+        None => why_decode(&value),
+    }
 }
 
 /// The `why` request: a call and a page of its steps, as text (`x,a,b,target,steps,from,count`).
@@ -345,17 +525,32 @@ pub fn why_request(c: &Call, from: u32, count: u32) -> String {
     format!("{},{},{},{},{},{from},{count}", c.x, c.a, c.b, c.target, c.steps)
 }
 
-/// Read [`why_request`]'s text.
-pub fn why_read(text: &str) -> Res<(Call, u32, u32)> {
-    let n: Vec<u32> =
-        text.split(',').map(|x| x.parse::<u32>().map_err(|e| format!("'{x}': {e}"))).collect::<Res<_>>()?;
-    match n.as_slice() {
-        &[x, a, b, target, steps, from, count] => {
-            let target = u8::try_from(target).map_err(|e| e.to_string())?;
-            Ok((Call { x, a, b, target, steps }, from, count))
-        }
-        _ => Err(format!("'{text}' is not x,a,b,target,steps,from,count")),
+/// The names of [`why_request`]'s numbers, in order.
+const WHY_FIELDS: [&str; 7] = ["x", "a", "b", "target", "steps", "from", "count"];
+
+/// Read [`why_request`]'s text; an error names the number (a call has at most
+/// [`crate::axes::runtime::MAX_HOPS`] steps, as many as a guard's hops, and a target of 0 or 1).
+pub fn why_read(text: &str) -> Result<(Call, u32, u32), String> {
+    use crate::axes::runtime::MAX_HOPS;
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() != WHY_FIELDS.len() {
+        return Err(format!("{} numbers, not the 7 of {}", parts.len(), WHY_FIELDS.join(",")));
     }
+    let mut n = [0u32; 7];
+    for ((slot, part), name) in n.iter_mut().zip(&parts).zip(WHY_FIELDS) {
+        *slot = part.parse::<u32>().map_err(|_| {
+            let part = if part.len() <= 24 { format!("{part:?}") } else { format!("a text of {} bytes", part.len()) };
+            format!("{name}: {part} is not a whole number from 0 to {}", u32::MAX)
+        })?;
+    }
+    let [x, a, b, target, steps, from, count] = n;
+    if target > 1 {
+        return Err(format!("target: {target} is not 0 or 1"));
+    }
+    if steps > MAX_HOPS {
+        return Err(format!("steps: {steps} is more than {MAX_HOPS}"));
+    }
+    Ok((Call { x, a, b, target: target as u8, steps }, from, count))
 }
 
 #[cfg(test)]

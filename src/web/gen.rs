@@ -53,14 +53,7 @@ pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
 /// Generate a spec's task in the loaded module.
 pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
     // The spec as its link writes it, read by the link's parser.
-    let out = lazy::call(&MODULE, "generate", &spec.to_query())?;
-    let cannot = |e: String| format!("the generator module's answer cannot be read: {e}");
-    let value: serde_json::Value = serde_json::from_str(&out).map_err(|e| cannot(e.to_string()))?;
-    match (value.get("ok"), value.get("error").and_then(|e| e.as_str())) {
-        (Some(made), _) => handover::decode(made, spec).map_err(cannot),
-        (None, Some(e)) => Err(e.to_string()),
-        (None, None) => Err(cannot("neither a task nor an error".into())),
-    }
+    handover::read_answer(&lazy::call(&MODULE, "generate", &spec.to_query())?, spec)
 }
 
 /// Generate a spec's task in the module (loading it first), timed like [`super::app::show`] (the
@@ -86,12 +79,7 @@ pub fn why(c: &Call, from: u32, count: u32) -> Result<(Outcome, Vec<StepRow>), S
     if crate::task::HAS_EXTRAS {
         return Ok((branches::outcome(c), branches::steps_page(c, from, count)));
     }
-    let out = lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?;
-    let value: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
-    match value.get("error").and_then(|e| e.as_str()) {
-        Some(e) => Err(e.to_string()),
-        None => handover::why_decode(&value),
-    }
+    handover::read_why(&lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?)
 }
 
 #[derive(Properties, PartialEq)]
@@ -135,26 +123,9 @@ pub fn waiting(p: &WaitingProps) -> Html {
 
 // ---- the module's side ------------------------------------------------------------------------
 
-/// The module's entry: set `window.cabritoGen = { generate(spec query) }`, which answers with
-/// `{"ok": handover::encode(..)}` or `{"error": "…"}`.
+/// The module's entry: set `window.cabritoGen = { generate(spec query), why(call) }`
+/// ([`handover::answer`], [`handover::why_answer`]: any text gets a task or an error).
 pub fn start() {
-    lazy::expose_call(MODULE.global, "generate", |arg: String| {
-        let answer = crate::playground::route::split_query(&arg)
-            .and_then(|pairs| {
-                TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| e.to_string())
-            })
-            .map_err(|e| format!("the spec cannot be read: {e}"))
-            .and_then(|spec| crate::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()));
-        let value = match answer {
-            Ok(made) => serde_json::json!({ "ok": handover::encode(&made) }),
-            Err(e) => serde_json::json!({ "error": e }),
-        };
-        value.to_string()
-    });
-    lazy::expose_call(MODULE.global, "why", |arg: String| match handover::why_read(&arg) {
-        Ok((c, from, count)) => {
-            handover::why_encode(&branches::outcome(&c), &branches::steps_page(&c, from, count)).to_string()
-        }
-        Err(e) => serde_json::json!({ "error": format!("the call cannot be read: {e}") }).to_string(),
-    });
+    lazy::expose_call(MODULE.global, "generate", |arg: String| handover::answer(&arg));
+    lazy::expose_call(MODULE.global, "why", |arg: String| handover::why_answer(&arg));
 }
