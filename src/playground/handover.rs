@@ -18,7 +18,6 @@ use crate::playground::branches::{Outcome, StepRow};
 use crate::task::{Generated, Sizes, Task, View};
 use crate::TaskSpec;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// What the app keeps of a generated task: the record and what it draws beside the code (the
 /// task's [`View`] without the built programs, which no page reads).
@@ -130,46 +129,80 @@ pub fn why_answer(request: &str) -> String {
 // (`task.runtime.functions[2].leaf: 9 is not below 4, the function's leaves`), never a panic, and every
 // index the app will use (nodes, roles, blocks, differences, flow nodes) is checked against what it
 // indexes, so no later lookup can fail.
+//
+// The readers are in the first download, so they are kept small: an error holds the value at fault
+// (its address in the tree being read) and only [`Bad::said`] works out its path, by walking the tree
+// once, when there is an error to tell. No reader carries a path or wraps its callee's errors.
 
-/// Why a hand-over cannot be read: where (`task.sizes.functions`, `view.graph.edges[3][1]`) and what.
+/// Why a hand-over cannot be read: the value at fault (or the map that lacks field `missing`) and
+/// what is wrong with it.
 #[derive(Debug)]
 pub struct Bad {
-    path: String,
+    at: *const Value,
+    missing: Option<&'static str>,
     what: String,
-}
-
-impl Bad {
-    fn new(what: impl Into<String>) -> Bad {
-        Bad { path: String::new(), what: what.into() }
-    }
-
-    /// The same problem one step further out: inside field `key` or item `[i]`.
-    fn under(mut self, step: &str) -> Bad {
-        let sep = if self.path.is_empty() || self.path.starts_with('[') { "" } else { "." };
-        self.path = format!("{step}{sep}{}", self.path);
-        self
-    }
-}
-
-impl std::fmt::Display for Bad {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.path.as_str() {
-            "" => f.write_str(&self.what),
-            path => write!(f, "{path}: {}", self.what),
-        }
-    }
-}
-
-impl From<Bad> for String {
-    fn from(b: Bad) -> String {
-        b.to_string()
-    }
 }
 
 type Res<T> = Result<T, Bad>;
 
-fn bad<T>(what: impl Into<String>) -> Res<T> {
-    Err(Bad::new(what))
+fn bad<T>(at: &Value, what: String) -> Res<T> {
+    Err(Bad { at, missing: None, what })
+}
+
+/// `x` is not what the reader wanted (`wanted`: "text", "a list of 2", …).
+fn not<T>(x: &Value, wanted: &str) -> Res<T> {
+    bad(x, format!("{} is not {wanted}", shown(x)))
+}
+
+/// One step of a path in the tree: a field or a list item.
+enum Step<'a> {
+    Key(&'a str),
+    Item(usize),
+}
+
+impl Bad {
+    /// The error as one line: its path from `root` (`view.graph.edges[3][1]`) and what. The tree is
+    /// walked breadth first with a list of parents, not by recursion, so no depth is too deep.
+    fn said(self, root: &Value) -> String {
+        let mut seen: Vec<(&Value, usize, Step)> = vec![(root, usize::MAX, Step::Item(0))];
+        let mut i = 0;
+        let found = loop {
+            let Some(&(v, _, _)) = seen.get(i) else { break None };
+            if std::ptr::eq(v, self.at) {
+                break Some(i);
+            }
+            match v {
+                Value::Object(m) => seen.extend(m.iter().map(|(k, x)| (x, i, Step::Key(k.as_str())))),
+                Value::Array(a) => seen.extend(a.iter().enumerate().map(|(j, x)| (x, i, Step::Item(j)))),
+                _ => {}
+            }
+            i += 1;
+        };
+        let mut steps: Vec<&Step> = Vec::new();
+        let mut at = found;
+        while let Some(j) = at.filter(|&j| j != 0) {
+            steps.push(&seen[j].2);
+            at = Some(seen[j].1);
+        }
+        let mut path = String::new();
+        let missing = self.missing.map(Step::Key);
+        for step in steps.into_iter().rev().chain(missing.as_ref()) {
+            match step {
+                Step::Key(k) if path.is_empty() => path.push_str(k),
+                Step::Key(k) => {
+                    path.push('.');
+                    path.push_str(k);
+                }
+                Step::Item(j) => path.push_str(&format!("[{j}]")),
+            }
+        }
+        let what = crate::playground::handoff::one_line(&self.what);
+        if path.is_empty() {
+            what
+        } else {
+            format!("{}: {what}", crate::playground::handoff::one_line(&path))
+        }
+    }
 }
 
 /// A value as an error shows it: short, on one line, whatever its size.
@@ -183,95 +216,82 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// Field `key` of the map `v`, read by `f`; its errors name the field.
-fn get<'a, T>(v: &'a Value, key: &str, f: &dyn Fn(&'a Value) -> Res<T>) -> Res<T> {
-    let Some(map) = v.as_object() else { return bad(format!("{} is not a map", shown(v))) };
-    match map.get(key) {
-        Some(x) => f(x),
-        None => bad("is missing"),
-    }
-    .map_err(|b| b.under(key))
-}
-
-/// Field `key` if `v` has it.
-fn get_opt<'a, T>(v: &'a Value, key: &str, f: &dyn Fn(&'a Value) -> Res<T>) -> Res<Option<T>> {
-    match v.get(key) {
-        Some(_) => get(v, key, f).map(Some),
-        None => Ok(None),
+/// Field `key` of the map `v`.
+fn field<'a>(v: &'a Value, key: &'static str) -> Res<&'a Value> {
+    match v {
+        Value::Object(m) => m.get(key).ok_or(Bad { at: v, missing: Some(key), what: "is missing".into() }),
+        _ => not(v, "a map"),
     }
 }
 
 fn text(x: &Value) -> Res<String> {
-    x.as_str().map(str::to_string).ok_or_else(|| Bad::new(format!("{} is not text", shown(x))))
+    x.as_str().map_or_else(|| not(x, "text"), |s| Ok(s.to_string()))
 }
 
 fn flag(x: &Value) -> Res<bool> {
-    x.as_bool().ok_or_else(|| Bad::new(format!("{} is not true or false", shown(x))))
+    x.as_bool().map_or_else(|| not(x, "true or false"), Ok)
 }
 
 /// A whole number from 0 that fits `T`.
 fn num<T: TryFrom<u64>>(x: &Value) -> Res<T> {
-    let n = x.as_u64().ok_or_else(|| Bad::new(format!("{} is not a whole number from 0", shown(x))))?;
-    T::try_from(n).map_err(|_| Bad::new(format!("{n} is too large")))
+    let n = uint(x)?;
+    T::try_from(n).or_else(|_| bad(x, format!("{n} is too large")))
+}
+
+fn uint(x: &Value) -> Res<u64> {
+    x.as_u64().map_or_else(|| not(x, "a whole number from 0"), Ok)
 }
 
 /// An index into something of `len` items (`what`).
 fn index(x: &Value, len: usize, what: &str) -> Res<usize> {
-    let i = num::<usize>(x)?;
-    if i < len {
-        Ok(i)
-    } else {
-        bad(format!("{i} is not below {len}, {what}"))
+    match uint(x)? {
+        i if i < len as u64 => Ok(i as usize),
+        i => bad(x, format!("{i} is not below {len}, {what}")),
     }
 }
 
 /// At most `max`.
-fn at_most<T: TryFrom<u64> + PartialOrd + std::fmt::Display>(x: &Value, max: T) -> Res<T> {
-    let n = num::<T>(x)?;
-    if n <= max {
-        Ok(n)
-    } else {
-        bad(format!("{n} is more than {max}"))
+fn at_most(x: &Value, max: u32) -> Res<u32> {
+    match uint(x)? {
+        n if n <= u64::from(max) => Ok(n as u32),
+        n => bad(x, format!("{n} is more than {max}")),
     }
 }
 
-/// Every item of the list `x`, read by `each`; an error names the item.
+/// Every item of the list `x`, read by `each`.
 fn list<T>(x: &Value, each: &dyn Fn(&Value) -> Res<T>) -> Res<Vec<T>> {
-    let items = x.as_array().ok_or_else(|| Bad::new(format!("{} is not a list", shown(x))))?;
-    items.iter().enumerate().map(|(i, item)| each(item).map_err(|b| b.under(&format!("[{i}]")))).collect()
+    x.as_array().map_or_else(|| not(x, "a list"), |items| items.iter().map(each).collect())
 }
 
 /// The list `x` of exactly `N` items.
 fn tuple<const N: usize>(x: &Value) -> Res<&[Value; N]> {
-    x.as_array()
-        .and_then(|a| <&[Value; N]>::try_from(a.as_slice()).ok())
-        .ok_or_else(|| Bad::new(format!("{} is not a list of {N}", shown(x))))
-}
-
-/// Item `i` of a tuple, read by `f`; an error names the item.
-fn nth<T>(items: &[Value], i: usize, f: &dyn Fn(&Value) -> Res<T>) -> Res<T> {
-    f(&items[i]).map_err(|b| b.under(&format!("[{i}]")))
+    match x.as_array().and_then(|a| <&[Value; N]>::try_from(a.as_slice()).ok()) {
+        Some(items) => Ok(items),
+        None => bad(x, format!("{} is not a list of {N}", shown(x))),
+    }
 }
 
 fn text_pair(x: &Value) -> Res<(String, String)> {
-    let p = tuple::<2>(x)?;
-    Ok((nth(p, 0, &text)?, nth(p, 1, &text)?))
+    let [a, b] = tuple(x)?;
+    Ok((text(a)?, text(b)?))
 }
 
 fn role(v: &Value) -> Res<Role> {
-    let name = v.as_str().ok_or_else(|| Bad::new(format!("{} is not a role", shown(v))))?;
-    Role::ALL.iter().copied().find(|r| r.as_str() == name).ok_or_else(|| Bad::new(format!("no role {}", shown(v))))
+    match Role::ALL.iter().find(|r| v.as_str() == Some(r.as_str())) {
+        Some(&r) => Ok(r),
+        None => not(v, "a role"),
+    }
 }
 
 /// A `check` call: a target of 0 or 1, at most as many steps as a guard has hops.
 fn call(c: &Value) -> Res<Call> {
     use crate::axes::runtime::MAX_HOPS;
     Ok(Call {
-        x: get(c, "x", &num)?,
-        a: get(c, "a", &num)?,
-        b: get(c, "b", &num)?,
-        target: get(c, "target", &|t| at_most(t, 1u8))?,
-        steps: get(c, "steps", &|s| at_most(s, MAX_HOPS))?,
+        x: num(field(c, "x")?)?,
+        a: num(field(c, "a")?)?,
+        b: num(field(c, "b")?)?,
+        target: at_most(field(c, "target")?, 1)? as u8,
+        steps: at_most(field(c, "steps")?, MAX_HOPS)?,
     })
 }
 
@@ -279,163 +299,161 @@ fn runtime(v: &Value) -> Res<crate::axes::runtime::Record> {
     use crate::axes::runtime::guard::{Guard, MAX_GUARD_CALLS};
     use crate::axes::runtime::{FunctionBranches, Record};
     let guard = |g: &Value| -> Res<Guard> {
-        let calls = get(g, "calls", &|c| list(c, &call))?;
+        let c = field(g, "calls")?;
+        let calls = list(c, &call)?;
         if calls.len() > MAX_GUARD_CALLS as usize {
-            return Err(Bad::new(format!("{} calls, more than {MAX_GUARD_CALLS}", calls.len())).under("calls"));
+            return bad(c, format!("{} calls, more than {MAX_GUARD_CALLS}", calls.len()));
         }
-        Ok(Guard { calls, value: get(g, "value", &flag)? })
+        Ok(Guard { calls, value: flag(field(g, "value")?)? })
     };
     let function = |f: &Value| -> Res<FunctionBranches> {
         // The app finds the guards on the running leaf's way by shifts of `path`'s length.
-        let path = get(f, "path", &|p| list(p, &flag))?;
+        let p = field(f, "path")?;
+        let path = list(p, &flag)?;
         if path.len() > 16 {
-            return Err(Bad::new(format!("{} levels, more than 16", path.len())).under("path"));
+            return bad(p, format!("{} levels, more than 16", path.len()));
         }
         Ok(FunctionBranches {
-            name: get(f, "name", &text)?,
-            leaf: get(f, "leaf", &|l| index(l, 1 << path.len(), "the function's leaves"))?,
+            name: text(field(f, "name")?)?,
+            leaf: index(field(f, "leaf")?, 1 << path.len(), "the function's leaves")?,
             path,
-            guards: get(f, "guards", &|g| list(g, &guard))?,
+            guards: list(field(f, "guards")?, &guard)?,
         })
     };
     Ok(Record {
-        hops: get(v, "hops", &num)?,
-        branches: get(v, "branches", &num)?,
-        breadth: get(v, "breadth", &num)?,
-        depth: get(v, "depth", &num)?,
-        functions: get(v, "functions", &|f| list(f, &function))?,
-        inactive_calls: get_opt(v, "inactive_calls", &|c| list(c, &text_pair))?.unwrap_or_default(),
+        hops: num(field(v, "hops")?)?,
+        branches: num(field(v, "branches")?)?,
+        breadth: num(field(v, "breadth")?)?,
+        depth: num(field(v, "depth")?)?,
+        functions: list(field(v, "functions")?, &function)?,
+        inactive_calls: match v.get("inactive_calls") {
+            Some(c) => list(c, &text_pair)?,
+            None => Vec::new(),
+        },
     })
 }
 
 fn task(v: &Value, spec: &TaskSpec) -> Res<Task> {
-    let roles = |r: &Value| -> Res<BTreeMap<String, Role>> {
-        let map = r.as_object().ok_or_else(|| Bad::new(format!("{} is not a map", shown(r))))?;
-        map.iter().map(|(k, x)| Ok((k.clone(), role(x).map_err(|b| b.under(k))?))).collect()
-    };
-    let sizes = |s: &Value| -> Res<Sizes> {
-        Ok(Sizes {
-            functions: get(s, "functions", &num)?,
-            functions_to_edit: get(s, "functions_to_edit", &num)?,
-            starter_lines: get(s, "starter_lines", &num)?,
-            starter_chars: get(s, "starter_chars", &num)?,
-            solution_lines: get(s, "solution_lines", &num)?,
-            prompt_tokens_estimate: get(s, "prompt_tokens_estimate", &num)?,
-        })
-    };
+    let roles = field(v, "roles")?;
+    let Value::Object(roles) = roles else { return not(roles, "a map") };
+    let s = field(v, "sizes")?;
+    let size = |key| num(field(s, key)?);
     Ok(Task {
-        name: get(v, "name", &text)?,
-        dag_id: get(v, "dag_id", &text)?,
-        prompt: get(v, "prompt", &text)?,
-        starter_code: get(v, "starter_code", &text)?,
-        solution_code: get(v, "solution_code", &text)?,
-        metadata: get(v, "metadata", &|m| Ok(m.clone()))?,
+        name: text(field(v, "name")?)?,
+        dag_id: text(field(v, "dag_id")?)?,
+        prompt: text(field(v, "prompt")?)?,
+        starter_code: text(field(v, "starter_code")?)?,
+        solution_code: text(field(v, "solution_code")?)?,
+        metadata: field(v, "metadata")?.clone(),
         // The module generated exactly the spec the app asked for (the hash check covers it).
         spec: spec.clone(),
-        link: get(v, "link", &text)?,
-        graph: get(v, "graph", &|g| Ok(g.clone()))?,
-        roles: get(v, "roles", &roles)?,
-        edit_set: get(v, "edit_set", &|e| list(e, &text))?,
-        sizes: get(v, "sizes", &sizes)?,
-        runtime: get_opt(v, "runtime", &runtime)?,
+        link: text(field(v, "link")?)?,
+        graph: field(v, "graph")?.clone(),
+        roles: roles.iter().map(|(k, x)| Ok((k.clone(), role(x)?))).collect::<Res<_>>()?,
+        edit_set: list(field(v, "edit_set")?, &text)?,
+        sizes: Sizes {
+            functions: size("functions")?,
+            functions_to_edit: size("functions_to_edit")?,
+            starter_lines: size("starter_lines")?,
+            starter_chars: size("starter_chars")?,
+            solution_lines: size("solution_lines")?,
+            prompt_tokens_estimate: size("prompt_tokens_estimate")?,
+        },
+        runtime: match v.get("runtime") {
+            Some(r) => Some(runtime(r)?),
+            None => None,
+        },
     })
 }
 
 fn graph(v: &Value) -> Res<CallGraph> {
     let mut g = petgraph::graph::DiGraph::<Node, ()>::new();
     let node = |n: &Value| -> Res<Node> {
-        let n = tuple::<2>(n)?;
-        let part = |p: &Value| match p.as_str() {
-            Some("init") => Ok(Part::Init),
-            Some("edit") => Ok(Part::Edit),
-            Some("special") => Ok(Part::Special),
-            _ => bad(format!("{} is not init, edit or special", shown(p))),
+        let [name, part] = tuple(n)?;
+        let part = match part.as_str() {
+            Some("init") => Part::Init,
+            Some("edit") => Part::Edit,
+            Some("special") => Part::Special,
+            _ => return not(part, "init, edit or special"),
         };
-        Ok(Node { name: nth(n, 0, &text)?, part: nth(n, 1, &part)? })
+        Ok(Node { name: text(name)?, part })
     };
-    for n in get(v, "nodes", &|n| list(n, &node))? {
+    for n in list(field(v, "nodes")?, &node)? {
         g.add_node(n);
     }
     let nodes = g.node_count();
     let vertex = |x: &Value| index(x, nodes, "the graph's nodes");
     let edge = |e: &Value| -> Res<(usize, usize)> {
-        let e = tuple::<2>(e)?;
-        Ok((nth(e, 0, &vertex)?, nth(e, 1, &vertex)?))
+        let [a, b] = tuple(e)?;
+        Ok((vertex(a)?, vertex(b)?))
     };
-    for (a, b) in get(v, "edges", &|e| list(e, &edge))? {
+    for (a, b) in list(field(v, "edges")?, &edge)? {
         g.add_edge(petgraph::graph::NodeIndex::new(a), petgraph::graph::NodeIndex::new(b), ());
     }
     let levels = |l: &Value| list(l, &|level| list(level, &vertex));
     Ok(CallGraph {
         g,
-        main_levels: get(v, "main_levels", &levels)?,
-        edit_levels: get(v, "edit_levels", &levels)?,
-        main_root: get(v, "main_root", &vertex)?,
-        special: get(v, "special", &vertex)?,
-        excluded_entries: get(v, "excluded_entries", &|e| list(e, &vertex))?,
+        main_levels: levels(field(v, "main_levels")?)?,
+        edit_levels: levels(field(v, "edit_levels")?)?,
+        main_root: vertex(field(v, "main_root")?)?,
+        special: vertex(field(v, "special")?)?,
+        excluded_entries: list(field(v, "excluded_entries")?, &vertex)?,
     })
 }
 
 /// A piece of a merge task's code, its block or difference checked against their numbers.
 fn piece(v: &Value, blocks: usize, diffs: usize) -> Res<Piece> {
-    match get(v, "kind", &text)?.as_str() {
-        "block" => Ok(Piece::Block(get(v, "index", &|i| index(i, blocks, "the shared blocks"))?)),
-        "diff" => Ok(Piece::Diff(get(v, "index", &|i| index(i, diffs, "the differences"))?)),
-        "return" => Ok(Piece::Return),
-        other => Err(Bad::new(format!("{} is not block, diff or return", shown(&json!(other)))).under("kind")),
+    let kind = field(v, "kind")?;
+    match kind.as_str() {
+        Some("block") => Ok(Piece::Block(index(field(v, "index")?, blocks, "the shared blocks")?)),
+        Some("diff") => Ok(Piece::Diff(index(field(v, "index")?, diffs, "the differences")?)),
+        Some("return") => Ok(Piece::Return),
+        _ => not(kind, "block, diff or return"),
     }
 }
 
 fn merge(v: &Value) -> Res<MergeView> {
-    let diffs = get(v, "diffs", &|d| {
-        list(d, &|d| Ok(DiffInfo { target: get(d, "target", &text)?, how: get(d, "how", &text)? }))
+    let diffs = list(field(v, "diffs")?, &|d| {
+        Ok(DiffInfo { target: text(field(d, "target")?)?, how: text(field(d, "how")?)? })
     })?;
-    let block_lines = get(v, "block_lines", &|b| list(b, &num))?;
+    let block_lines = list(field(v, "block_lines")?, &num)?;
     // The app draws a legend row per block.
-    let blocks = get(v, "blocks", &|b| {
-        let blocks = num::<usize>(b)?;
-        if blocks == block_lines.len() {
-            Ok(blocks)
-        } else {
-            bad(format!("{blocks} blocks, but block_lines has {}", block_lines.len()))
-        }
-    })?;
-    let n_diffs = diffs.len();
-    let piece = |p: &Value| piece(p, blocks, n_diffs);
+    let b = field(v, "blocks")?;
+    let blocks = num::<usize>(b)?;
+    if blocks != block_lines.len() {
+        return bad(b, format!("{blocks} blocks, but block_lines has {}", block_lines.len()));
+    }
+    let piece = |p: &Value| piece(p, blocks, diffs.len());
     let line = |l: &Value| -> Res<(usize, Piece)> {
-        let l = tuple::<2>(l)?;
-        Ok((nth(l, 0, &num)?, nth(l, 1, &piece)?))
+        let [n, p] = tuple(l)?;
+        Ok((num(n)?, piece(p)?))
     };
-    let lines = |x: &Value| -> Res<[Vec<(usize, Piece)>; 2]> {
-        let x = tuple::<2>(x)?;
-        Ok([nth(x, 0, &|c| list(c, &line))?, nth(x, 1, &|c| list(c, &line))?])
+    let [old, new] = tuple(field(v, "lines")?)?;
+    let lines = [list(old, &line)?, list(new, &line)?];
+    let f = field(v, "flow")?;
+    let name = |x: &Value| match x {
+        Value::Null => Ok(None),
+        x => text(x).map(Some),
     };
-    let flow = |f: &Value| -> Res<Flow> {
-        let name = |x: &Value| match x {
-            Value::Null => Ok(None),
-            x => text(x).map(Some),
-        };
-        let node = |n: &Value| -> Res<FlowNode> {
-            let names = get(n, "names", &|x| tuple::<2>(x).map(|p| (p[0].clone(), p[1].clone())))?;
-            Ok(FlowNode {
-                name: get(n, "name", &text)?,
-                piece: get(n, "piece", &|p| if p.is_null() { Ok(None) } else { piece(p).map(Some) })?,
-                names: [
-                    name(&names.0).map_err(|b| b.under("[0]").under("names"))?,
-                    name(&names.1).map_err(|b| b.under("[1]").under("names"))?,
-                ],
-                leaf: get(n, "leaf", &flag)?,
-            })
-        };
-        let nodes = get(f, "nodes", &|n| list(n, &node))?;
-        let end = |x: &Value| index(x, nodes.len(), "the flow's nodes");
-        let edge = |e: &Value| -> Res<(usize, usize, bool)> {
-            let e = tuple::<3>(e)?;
-            Ok((nth(e, 0, &end)?, nth(e, 1, &end)?, nth(e, 2, &flag)?))
-        };
-        Ok(Flow { edges: get(f, "edges", &|e| list(e, &edge))?, nodes })
+    let node = |n: &Value| -> Res<FlowNode> {
+        let [a, b] = tuple(field(n, "names")?)?;
+        Ok(FlowNode {
+            name: text(field(n, "name")?)?,
+            piece: match field(n, "piece")? {
+                Value::Null => None,
+                p => Some(piece(p)?),
+            },
+            names: [name(a)?, name(b)?],
+            leaf: flag(field(n, "leaf")?)?,
+        })
     };
-    let (lines, flow) = (get(v, "lines", &lines)?, get(v, "flow", &flow)?);
+    let nodes = list(field(f, "nodes")?, &node)?;
+    let end = |x: &Value| index(x, nodes.len(), "the flow's nodes");
+    let edge = |e: &Value| -> Res<(usize, usize, bool)> {
+        let [a, b, c] = tuple(e)?;
+        Ok((end(a)?, end(b)?, flag(c)?))
+    };
+    let flow = Flow { edges: list(field(f, "edges")?, &edge)?, nodes };
     Ok(MergeView { lines, blocks, diffs, block_lines, flow })
 }
 
@@ -454,24 +472,24 @@ pub fn read_answer(text: &str, spec: &TaskSpec) -> Result<Made, String> {
 /// Read the module's JSON for a spec's task (see [`encode`]); an error names the field.
 pub fn decode(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
     let view = |view: &Value| -> Res<Drawn> {
-        if view.get("graph").is_some() {
-            let graph = get(view, "graph", &graph)?;
-            let roles = get(view, "roles", &|r| list(r, &role))?;
+        if let Some(g) = view.get("graph") {
+            let graph = graph(g)?;
+            let r = field(view, "roles")?;
+            let roles = list(r, &role)?;
             if roles.len() != graph.len() {
-                let what = format!("{} roles for {} nodes", roles.len(), graph.len());
-                return Err(Bad::new(what).under("roles"));
+                return bad(r, format!("{} roles for {} nodes", roles.len(), graph.len()));
             }
             Ok(Drawn::Graph { graph, roles })
-        } else if view.get("merge").is_some() {
-            Ok(Drawn::Merge(get(view, "merge", &merge)?))
-        } else if view.get("renames").is_some() {
-            Ok(Drawn::Renaming { renames: get(view, "renames", &|r| list(r, &text_pair))? })
+        } else if let Some(m) = view.get("merge") {
+            Ok(Drawn::Merge(merge(m)?))
+        } else if let Some(r) = view.get("renames") {
+            Ok(Drawn::Renaming { renames: list(r, &text_pair)? })
         } else {
-            bad(format!("{} has none of graph, merge or renames", shown(view)))
+            bad(view, format!("{} has none of graph, merge or renames", shown(view)))
         }
     };
-    let made = || -> Res<Made> { Ok(Made { task: get(v, "task", &|t| task(t, spec))?, view: get(v, "view", &view)? }) };
-    made().map_err(String::from)
+    let made = || -> Res<Made> { Ok(Made { task: task(field(v, "task")?, spec)?, view: view(field(v, "view")?)? }) };
+    made().map_err(|b| b.said(v))
 }
 
 // ---- "why this branch?" (its exact arithmetic is the runtime axis's, in the module) -------------
@@ -487,28 +505,22 @@ pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
 
 /// Read [`why_encode`]'s JSON; an error names the field.
 pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
-    let outcome = |o: &Value| -> Res<Outcome> {
-        let o = tuple::<5>(o)?;
-        Ok(Outcome {
-            last: nth(o, 0, &text)?,
-            parity: nth(o, 1, &|p| at_most(p, 1u8))?,
-            value: nth(o, 2, &flag)?,
-            most_digits: nth(o, 3, &num)?,
-            odd_steps: nth(o, 4, &num)?,
-        })
-    };
     let row = |r: &Value| -> Res<StepRow> {
-        let r = tuple::<4>(r)?;
-        Ok(StepRow {
-            step: nth(r, 0, &num)?,
-            value: nth(r, 1, &text)?,
-            odd: nth(r, 2, &flag)?,
-            action: nth(r, 3, &text)?,
-        })
+        let [step, value, odd, action] = tuple(r)?;
+        Ok(StepRow { step: num(step)?, value: text(value)?, odd: flag(odd)?, action: text(action)? })
     };
-    let read =
-        || -> Res<(Outcome, Vec<StepRow>)> { Ok((get(v, "outcome", &outcome)?, get(v, "rows", &|r| list(r, &row))?)) };
-    read().map_err(String::from)
+    let read = || -> Res<(Outcome, Vec<StepRow>)> {
+        let [last, parity, value, most_digits, odd_steps] = tuple(field(v, "outcome")?)?;
+        let outcome = Outcome {
+            last: text(last)?,
+            parity: at_most(parity, 1)? as u8,
+            value: flag(value)?,
+            most_digits: num(most_digits)?,
+            odd_steps: num(odd_steps)?,
+        };
+        Ok((outcome, list(field(v, "rows")?, &row)?))
+    };
+    read().map_err(|b| b.said(v))
 }
 
 /// Read the `gen` module's answer to [`why_answer`], as the app gets it (text).
