@@ -20,6 +20,7 @@ pub mod protocol;
 pub mod python;
 pub mod results;
 pub mod rng;
+pub mod sort;
 pub mod spec;
 pub mod task;
 pub mod traces;

@@ -212,7 +212,7 @@ impl RuleSet {
     /// The requirements in the statement's order (numbered ones by number, then the others).
     pub fn in_statement_order(&self) -> Vec<&Rule> {
         let mut v: Vec<&Rule> = self.rules.iter().collect();
-        v.sort_by_key(|r| r.number.unwrap_or(usize::MAX));
+        crate::sort::sort_by_key(&mut v, |r| r.number.unwrap_or(usize::MAX));
         v
     }
 
@@ -220,7 +220,7 @@ impl RuleSet {
     /// temporaries; within each, values in index order and requirements in drawing order.
     pub fn applying(&self, place: &Place) -> Vec<&Rule> {
         let mut v: Vec<&Rule> = self.rules.iter().filter(|r| r.applies(place)).collect();
-        v.sort_by_key(|r| (r.req.category(), r.req.value));
+        crate::sort::sort_by_key(&mut v, |r| (r.req.category(), r.req.value));
         v
     }
 
@@ -309,10 +309,10 @@ pub fn places(g: &CallGraph) -> Vec<Place> {
     (0..g.len())
         .map(|v| {
             let mut kids = g.children(v);
-            kids.sort();
+            crate::sort::sort(&mut kids);
             kids.dedup();
             let mut parents = g.parents(v);
-            parents.sort();
+            crate::sort::sort(&mut parents);
             parents.dedup();
             Place {
                 name: g.name(v).to_string(),

@@ -148,7 +148,7 @@ pub fn comment_copy(c: &Ctx) -> Outcome {
             line: None,
         };
     }
-    problems.sort();
+    crate::sort::sort(&mut problems);
     let (line, first) = problems[0].clone();
     let more = match problems.len() {
         1 => String::new(),

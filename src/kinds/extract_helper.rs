@@ -95,7 +95,7 @@ impl GraphKind for ExtractHelper {
         let leaves: Vec<usize> = (0..t.n).filter(|&u| t.out_degree(u) == 0).map(|u| base + u).collect();
         let roots: Vec<usize> = t.levels[0].iter().map(|&u| base + u).collect();
         let mut edges: Vec<(usize, usize)> = t.edges.iter().map(|&(u, v)| (v, u)).collect();
-        edges.sort_by_key(|&(s, _)| s);
+        crate::sort::sort_by_key(&mut edges, |&(s, _)| s);
         let reversed = Layered { n: t.n, levels: t.levels.clone(), edges };
         j.splice(&reversed, |names, i| names.tree(i));
         let x = j.add_special(j.names.extract_sink());

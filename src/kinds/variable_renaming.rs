@@ -128,7 +128,7 @@ pub fn renames(key: &str, chain: &Chain, count: usize) -> Vec<(String, String)> 
     shuffle(&mut stream(key, "renaming/renamed"), &mut order);
     let mut picked: Vec<(usize, String)> =
         order.into_iter().take(count).enumerate().map(|(i, v)| (v, chain.spare[i].clone())).collect();
-    picked.sort();
+    crate::sort::sort(&mut picked);
     picked.into_iter().map(|(v, new)| (chain.names[v].clone(), new)).collect()
 }
 

@@ -121,7 +121,7 @@ fn apply(tools: &mut Tools, plan: &Plan) {
             Change::Rewrite { .. } => None,
         })
         .collect();
-    deletions.sort_by(|a, b| b.cmp(a));
+    crate::sort::sort_by(&mut deletions, |a, b| b.cmp(a));
     for (first, last) in deletions {
         tools.replace_lines(first, last, "");
     }

@@ -128,7 +128,7 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     let task_set = spec.axis.def().task_set(spec.domain);
     let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
     let mut edit_set: Vec<String> = built.edit_set().into_iter().map(|v| g.name(v).to_string()).collect();
-    edit_set.sort();
+    crate::sort::sort(&mut edit_set);
     let sizes = Sizes {
         functions: g.len(),
         functions_to_edit: edit_set.len(),
