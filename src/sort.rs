@@ -11,6 +11,7 @@
 //! equal items keep their order (the tests check it against `sort_by` on random input full of ties).
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Sort `v` stably by `cmp`: the same order as `v.sort_by(cmp)`.
 pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
@@ -29,6 +30,22 @@ pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
 /// Sort `v` stably: the same order as `v.sort()`.
 pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
+}
+
+/// The map of `items`, as `collect` makes it (a key given twice keeps its last value), built by
+/// inserting: `collect` into a `BTreeMap` sorts the items first, with a copy of the standard stable
+/// sort for each key and value type.
+pub fn map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
+    let mut m = BTreeMap::new();
+    m.extend(items);
+    m
+}
+
+/// The set of `items`, as `collect` makes it, built by inserting (see [`map`]).
+pub fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
+    let mut s = BTreeSet::new();
+    s.extend(items);
+    s
 }
 
 /// The positions `0..n` in the stable order of `cmp` (which compares the items at two positions).
@@ -92,6 +109,15 @@ mod tests {
             sort_by_key(&mut ours, |w| w.len());
             std.sort_by_key(|w| w.len());
             prop_assert_eq!(ours, std);
+        }
+    }
+
+    proptest! {
+        /// Keys given several times: the map and set `collect` makes.
+        #[test]
+        fn map_and_set_as_collect_makes_them(items in prop::collection::vec((0u8..20, 0u32..1000), 0..100)) {
+            prop_assert_eq!(map(items.iter().copied()), items.iter().copied().collect::<BTreeMap<_, _>>());
+            prop_assert_eq!(set(items.iter().map(|p| p.0)), items.iter().map(|p| p.0).collect::<BTreeSet<_>>());
         }
     }
 

@@ -267,7 +267,7 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
             f.x += dx;
         }
     }
-    let index: BTreeMap<Item, usize> = items.iter().enumerate().map(|(i, &it)| (it, i)).collect();
+    let index: BTreeMap<Item, usize> = crate::sort::map(items.iter().enumerate().map(|(i, &it)| (it, i)));
     let edges = c
         .project(edges, open)
         .into_iter()

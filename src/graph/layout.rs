@@ -35,7 +35,7 @@ pub fn layered_lists(n: usize, children: &[Vec<usize>]) -> Layout {
         }
     }
     // Kahn's order, smallest index first among the ready vertices.
-    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
+    let mut ready: std::collections::BTreeSet<usize> = crate::sort::set((0..n).filter(|&v| indegree[v] == 0));
     let mut order = Vec::with_capacity(n);
     while let Some(u) = ready.pop_first() {
         order.push(u);

@@ -163,7 +163,7 @@ fn module(f: Function) -> Module {
 
 /// Starter and reference of a chain under some renames.
 pub fn programs(chain: &Chain, renames: &[(String, String)]) -> (String, String) {
-    let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let table: BTreeMap<&str, &str> = crate::sort::map(renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
     let starter = main_fn(chain, &|i| chain.names[i].clone());
     let reference = main_fn(chain, &|i| {
         let old = chain.names[i].as_str();

@@ -336,6 +336,11 @@ fn runtime(v: &Value) -> Res<crate::axes::runtime::Record> {
 fn task(v: &Value, spec: &TaskSpec) -> Res<Task> {
     let roles = field(v, "roles")?;
     let Value::Object(roles) = roles else { return not(roles, "a map") };
+    // Inserted one by one (collecting into a map would sort, with a copy of the sort of its own).
+    let mut role_of = std::collections::BTreeMap::new();
+    for (k, x) in roles {
+        role_of.insert(k.clone(), role(x)?);
+    }
     let s = field(v, "sizes")?;
     let size = |key| num(field(s, key)?);
     Ok(Task {
@@ -349,7 +354,7 @@ fn task(v: &Value, spec: &TaskSpec) -> Res<Task> {
         spec: spec.clone(),
         link: text(field(v, "link")?)?,
         graph: field(v, "graph")?.clone(),
-        roles: roles.iter().map(|(k, x)| Ok((k.clone(), role(x)?))).collect::<Res<_>>()?,
+        roles: role_of,
         edit_set: list(field(v, "edit_set")?, &text)?,
         sizes: Sizes {
             functions: size("functions")?,

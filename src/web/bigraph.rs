@@ -149,7 +149,8 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
         html! { <path {class} style={width(k)} d={edge_path(&d, a, b)} /> }
     });
     // main() calls the entry functions (one curve per item they are drawn in).
-    let entries: BTreeSet<usize> = cg.entries().into_iter().filter_map(|v| d.index(c.item_of(v, &open))).collect();
+    let entries: BTreeSet<usize> =
+        crate::sort::set(cg.entries().into_iter().filter_map(|v| d.index(c.item_of(v, &open))));
     let (mx, my) = d.main;
     let entry_edges = entries.into_iter().map(|i| {
         let (x2, y2) = (d.centre[i].0, d.centre[i].1 - d.size[i].1 / 2.0);
@@ -278,7 +279,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
     });
     let open_all = {
         let (open, n) = (open.clone(), c.clusters.len());
-        Callback::from(move |_: MouseEvent| open.set((0..n).collect()))
+        Callback::from(move |_: MouseEvent| open.set(crate::sort::set(0..n)))
     };
     let close_all = {
         let open = open.clone();

@@ -20,7 +20,7 @@ fn main_body(code: &str) -> impl Iterator<Item = &str> {
 
 #[function_component(RenamingPanel)]
 pub fn renaming_panel(p: &RenamingProps) -> Html {
-    let table: BTreeMap<&str, &str> = p.renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let table: BTreeMap<&str, &str> = crate::sort::map(p.renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
     let code = &p.shown.generated.task.starter_code;
     let occurrences: usize =
         code.lines().map(|l| split_line(l, &table).iter().filter(|(_, new)| new.is_some()).count()).sum();
