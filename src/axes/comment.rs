@@ -2,9 +2,10 @@
 //! comment of `n` words, verbatim, on a line of its own inside the function. Both graphs have the
 //! paper's small size (10 untouched, 10 to edit); `n` counts the comment's words.
 //!
-//! The words are English words from the BIP-39 English word list (2,048 common words, shipped in
-//! the binary by the `bip39` crate of the rust-bitcoin project, licensed CC0-1.0: public domain),
-//! drawn with replacement from their own stream, `comment/words` under the task's graph key.
+//! The words are English words from the BIP-39 English word list (2,048 common words, as the `bip39`
+//! crate of the rust-bitcoin project ships them, licensed CC0-1.0: public domain; a copy is in
+//! `comment_words.txt`), drawn with replacement from their own stream, `comment/words` under the
+//! task's graph key.
 
 use super::{AxisDef, Grows};
 use crate::check::rubric::Level;
@@ -49,9 +50,15 @@ impl AxisDef for Comment {
     }
 }
 
+/// The BIP-39 English word list, one word a line (from the `bip39` crate; a test checks it against
+/// the crate word for word). One text, split once: as a `&[&str]` its 2,048 pointers and lengths
+/// alone were 16 KB of the app's first download.
+const WORDS: &str = include_str!("comment_words.txt");
+
 /// The English word list the comments are drawn from.
 pub fn word_list() -> &'static [&'static str] {
-    bip39::Language::English.word_list()
+    static LIST: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| WORDS.lines().collect())
 }
 
 /// The comment of a task: `words` words drawn from the word list with the task's own stream.
@@ -70,6 +77,7 @@ mod tests {
     fn the_words_are_plain_lowercase_english() {
         let list = word_list();
         assert_eq!(list.len(), 2048);
+        assert_eq!(list, &bip39::Language::English.word_list()[..], "the copy is the bip39 crate's list");
         assert!(list.iter().all(|w| (3..=8).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_lowercase())));
         let c = draw("k", 7);
         assert_eq!(c.split(' ').count(), 7);
