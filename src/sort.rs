@@ -90,7 +90,7 @@ mod tests {
             let items: Vec<(u8, usize)> = keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
             let (mut ours, mut std) = (items.clone(), items.clone());
             sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
-            std.sort_by(|a, b| a.0.cmp(&b.0));
+            std.sort_by_key(|a| a.0);
             prop_assert_eq!(&ours, &std);
             let (mut ours, mut std) = (items.clone(), items.clone());
             sort_by_key(&mut ours, |a| std::cmp::Reverse(a.0));
