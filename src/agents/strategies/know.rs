@@ -387,7 +387,7 @@ impl Func {
         }
         let mut c = Collect { calls: Vec::new(), statements: Vec::new(), returns: Vec::new() };
         c.visit_body(&f.body);
-        crate::sort::sort_by_key(&mut c.calls, |s| s.start);
+        c.calls.sort_by_key(|s| s.start);
         let all_calls = c.calls.clone();
         let mut guard_callees: Vec<String> = Vec::new();
         for t in &tests {

@@ -121,7 +121,7 @@ fn apply(tools: &mut Tools, plan: &Plan) {
             Change::Rewrite { .. } => None,
         })
         .collect();
-    crate::sort::sort_by(&mut deletions, |a, b| b.cmp(a));
+    deletions.sort_by(|a, b| b.cmp(a));
     for (first, last) in deletions {
         tools.replace_lines(first, last, "");
     }

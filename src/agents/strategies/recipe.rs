@@ -154,7 +154,7 @@ impl Recipe {
             }
             Recipe::Rename { table } => rename(m, table, &mut plan),
         }
-        crate::sort::sort_by_key(&mut plan.changes, |c| match c {
+        plan.changes.sort_by_key(|c| match c {
             Change::Rewrite { name, .. } => m.defs.get(name).copied().unwrap_or(0),
             Change::Delete { first, .. } => *first,
         });
@@ -198,7 +198,7 @@ impl Edits {
         self.0.push((start, end, text));
     }
     fn apply(mut self, text: &str) -> String {
-        crate::sort::sort_by(&mut self.0, |a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        self.0.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
         let mut out = text.to_string();
         for (s, e, t) in self.0 {
             if s <= e && e <= out.len() && out.is_char_boundary(s) && out.is_char_boundary(e) {
