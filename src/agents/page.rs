@@ -122,6 +122,20 @@ impl Page {
     }
 }
 
+/// The page keys of `fragment` as they are written there (`&strategy=reader&prices=1,0.1,4.5`), to
+/// follow another spec's query in a link to the same page. Unlike [`Page::fragment`] it reads no
+/// value (the agents page does, and says what it cannot use): the app's knobs carry the page keys
+/// this way, and its first download needs no parser of decimal numbers (about 12 KB gzip of code and
+/// tables).
+pub fn carried(fragment: &str) -> String {
+    let query = fragment.split_once('?').map_or("", |(_, q)| q);
+    query
+        .split('&')
+        .filter(|item| is_link_key(&decode(item.split_once('=').map_or(*item, |(k, _)| k))))
+        .map(|item| format!("&{item}"))
+        .collect()
+}
+
 /// Percent-encode what a link value must not hold raw.
 fn encode(s: &str) -> String {
     s.bytes()
@@ -147,6 +161,11 @@ mod tests {
         page.prices = Prices { input: 1.0, cached_input: 0.1, output: 4.5 };
         let f = page.fragment(&spec);
         assert_eq!(Page::from_fragment(&f), (page.clone(), vec![]));
+        // Carried to another spec, the page keys read back the same.
+        let other = crate::TaskSpec { seed: 9, ..spec.clone() };
+        let moved = format!("{}{}", crate::playground::route::agents_fragment(&other), carried(&f));
+        assert_eq!(moved, page.fragment(&other));
+        assert_eq!(carried("#/agents?v=1&n=5&strategy=reader&x=1&window=40"), "&strategy=reader&window=40");
         assert_eq!(parse(&f), Route::Agents(spec.clone()));
         assert_eq!(Page::default().fragment(&spec), crate::playground::route::agents_fragment(&spec));
         let (p, problems) = Page::from_fragment("#/agents?strategy=wizard&window=0&tab=x&cache=maybe&prices=1&n=5");

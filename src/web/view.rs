@@ -86,8 +86,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     on_navigate.emit(if scale {
                         route::scale_fragment(&next)
                     } else if agents {
-                        let page = crate::agents::page::Page::from_fragment(&super::app::current_fragment()).0;
-                        page.fragment(&next)
+                        route::agents_fragment(&next) + &crate::agents::page::carried(&super::app::current_fragment())
                     } else {
                         route::fragment(&next)
                     });
