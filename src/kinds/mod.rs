@@ -209,8 +209,14 @@ mod tests {
             assert_eq!(Kind::parse(kind.as_str()), Some(kind));
             assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(kind.as_str()));
             assert!(!kind.label().is_empty());
+            // Lower-cased as ASCII (`to_ascii_lowercase`: the Unicode case tables stay out of the app).
+            assert!(kind.label().is_ascii(), "{}", kind.label());
             assert!(!kind.def().required_checks().is_empty());
         }
         assert_eq!(Kind::parse("nope"), None);
+        // The axes' labels are capitalised as ASCII too (the gallery's headings).
+        for &axis in crate::Axis::ALL {
+            assert!(axis.label().is_ascii(), "{}", axis.label());
+        }
     }
 }

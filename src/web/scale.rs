@@ -112,7 +112,7 @@ pub fn scale_view(p: &ScaleProps) -> Html {
     html! {
         <section id="scale" class="scale">
             <h1 class="task-title">
-                { format!("How {} grows along {}", p.spec.kind.label().to_lowercase(), p.spec.axis.label()) }
+                { format!("How {} grows along {}", p.spec.kind.label().to_ascii_lowercase(), p.spec.axis.label()) }
             </h1>
             <p class="stats">{ format!("{}; {} domain, seed {}. The paper's sizes, each opening its task.", p.spec.axis.scales(), p.spec.domain, p.spec.seed) }</p>
             { notice }

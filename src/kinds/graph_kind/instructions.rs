@@ -207,7 +207,7 @@ fn fixed_part(k: &dyn GraphKind, ix: &dyn IndexedKind, d: &DomainInfo) -> String
          requirements.\n\n{rules}\n\n\
          A worked example with two values, `{v1}` and `{v2}`, and these requirements:\n{list}\n\nThis code:\n\
          <example>\n{before}\n</example>\n\nbecomes:\n<output>\n{after}\n</output>\n\n{why}\n\n{restrictions}\n\n{how}",
-        title = k.label().to_lowercase(),
+        title = k.label().to_ascii_lowercase(),
         rules = ix.rules(d, &f),
         v1 = f.name(0),
         v2 = f.name(1),

@@ -190,7 +190,7 @@ fn build_statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
     format!(
         "Refactor `solution.py`: {title}.\n\n{rules}\n\nA worked example. This code:\n<example>\n{before}\n</example>\n\n\
          becomes:\n<output>\n{after}\n</output>\n\n{why}\n\n{restrictions}",
-        title = k.label().to_lowercase(),
+        title = k.label().to_ascii_lowercase(),
         restrictions = restrictions(k.library(d.domain), d),
     )
 }
