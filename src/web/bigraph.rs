@@ -232,7 +232,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                 html! {
                     <g {class} id={format!("c-{cl}")} data-cluster={cl.to_string()} data-count={count.to_string()}
                         data-role={role.as_str()} {transform} {onclick} {onkeydown} tabindex={tabindex} role="button"
-                        aria-label={label.clone()} aria-expanded={is_open.to_string()}>
+                        aria-label={label.clone()} aria-expanded={super::view::bool_str(is_open)}>
                         <title>{ label }</title>
                         if is_open {
                             <rect width={w.to_string()} height={(h - 6.0).to_string()} rx="6" style={format!("stroke: {}; stroke-width: 3", role.colour())} />
@@ -267,7 +267,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                 html! {
                     <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={roles[v].as_str()} data-runs={branch}
                         {transform} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                        tabindex={tabindex} role="button" aria-label={label.clone()} aria-pressed={is_selected.to_string()}>
+                        tabindex={tabindex} role="button" aria-label={label.clone()} aria-pressed={super::view::bool_str(is_selected)}>
                         <title>{ label }</title>
                         <rect width={w.to_string()} height={h.to_string()} rx="6" fill={roles[v].colour()} />
                         <text x={(w / 2.0).to_string()} y={(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>

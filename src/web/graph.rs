@@ -249,19 +249,11 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct LegendProps {
-    pub roles: Rc<Vec<Role>>,
-    /// Runtime tasks: say what the dashed edges are, when there are any.
-    #[prop_or_default]
-    pub never_calls: usize,
-}
-
-/// The roles present in the graph, each with its colour and count.
-#[function_component(Legend)]
-pub fn legend(p: &LegendProps) -> Html {
+/// The roles present in the graph, each with its colour and count; on runtime tasks, what the
+/// dashed edges are (`never_calls`, when there are any). A plain function: no state.
+pub fn legend(roles: &[Role], never_calls: usize) -> Html {
     let items = Role::ALL.iter().filter_map(|&r| {
-        let count = p.roles.iter().filter(|&&x| x == r).count();
+        let count = roles.iter().filter(|&&x| x == r).count();
         (count > 0).then(|| {
             html! {
                 <li>
@@ -274,10 +266,10 @@ pub fn legend(p: &LegendProps) -> Html {
     html! {
         <ul class="legend" aria-label="Roles">
             { for items }
-            if p.never_calls > 0 {
+            if never_calls > 0 {
                 <li id="legend-never">
                     <span class="swatch swatch-never"></span>
-                    { format!("call only in a branch that never runs ({})", p.never_calls) }
+                    { format!("call only in a branch that never runs ({never_calls})") }
                 </li>
             }
         </ul>

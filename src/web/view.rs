@@ -5,7 +5,7 @@ use super::app::Shown;
 use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradeHost;
-use super::graph::{CallGraphSvg, Legend};
+use super::graph::{legend, CallGraphSvg};
 use super::renaming::RenamingPanel;
 use super::route::{self, PanelSet, SidePanel};
 use super::why::WhyPanel;
@@ -18,21 +18,15 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
-pub struct BadLinkProps {
-    pub message: String,
-    pub nearest: TaskSpec,
-}
-
 /// A link that could not be opened: the reason, and a link to the nearest valid task (which the
-/// page also shows below).
-#[function_component(BadLinkBanner)]
-pub fn bad_link_banner(p: &BadLinkProps) -> Html {
-    let href = route::fragment(&p.nearest);
+/// page also shows below). A plain function, not a component: it has no state (a component is
+/// about 2 KB of Yew's generic lifecycle code in the first download).
+pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
+    let href = route::fragment(nearest);
     html! {
         <section id="error" class="error" role="alert">
             <h2>{ "This link cannot be opened" }</h2>
-            <p id="error-message">{ p.message.clone() }</p>
+            <p id="error-message">{ message.to_string() }</p>
             <p>
                 { "Showing the nearest valid task instead: " }
                 <a id="nearest-link" href={href.clone()}>{ href.trim_start_matches('#').to_string() }</a>
@@ -214,7 +208,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     let onclick = Callback::from(move |_: MouseEvent| change("n", n.to_string()));
                     html! {
                         <button id={format!("preset-n-{n}")} type="button"
-                            class={classes!("button", "small", "ghost", active.then_some("active"))} {onclick}>
+                            class={pick_str(active, "button small ghost", "button small ghost active")} {onclick}>
                             { format!("n = {n}{hint}") }
                         </button>
                     }
@@ -389,21 +383,13 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         let tab = tab.clone();
         let onclick = Callback::from(move |_: MouseEvent| tab.set(which));
         html! {
-            <button {id} type="button" role="tab" class={classes!("tab", active.then_some("active"))}
-                aria-selected={active.to_string()} {onclick}>{ label }</button>
+            <button {id} type="button" role="tab" class={pick_str(active, "tab", "tab active")}
+                aria-selected={bool_str(active)} {onclick}>{ label }</button>
         }
     };
     let reveal = {
         let revealed = revealed.clone();
         Callback::from(move |_: MouseEvent| revealed.set(true))
-    };
-    let zoom_by = |factor: f64| {
-        let zoom = zoom.clone();
-        Callback::from(move |_: MouseEvent| zoom.set((*zoom * factor).clamp(0.2, 4.0)))
-    };
-    let reset_zoom = {
-        let zoom = zoom.clone();
-        Callback::from(move |_: MouseEvent| zoom.set(1.0))
     };
     let merge = match &p.shown.generated.view {
         Drawn::Merge(m) => Some(Rc::new(m.clone())),
@@ -441,18 +427,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     // What the kind draws beside the code.
     let side_panel = match &p.shown.generated.view {
         Drawn::Graph { roles, .. } => {
-            let roles = Rc::new(roles.clone());
             html! {
                     <section class="panel graph-panel" aria-label="Call graph">
-                        <div class="panel-head">
-                            <h2>{ "Call graph" }</h2>
-                            <div class="zoom">
-                                <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                                <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
-                                <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
-                            </div>
-                        </div>
-                        <Legend roles={roles} never_calls={task.runtime.as_ref().map_or(0, |r| r.inactive_calls.len())} />
+                        { zoom_head("Call graph", &zoom) }
+                        { legend(roles, task.runtime.as_ref().map_or(0, |r| r.inactive_calls.len())) }
                         <div class="graph-scroll">
                             <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
                         </div>
@@ -479,15 +457,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             let m = Rc::new(m.clone());
             html! {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
-                    <div class="panel-head">
-                        <h2>{ "Data flow" }</h2>
-                        <div class="zoom">
-                            <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                            <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
-                            <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
-                        </div>
-                    </div>
-                    <super::merge::FlowLegend view={m.clone()} />
+                    { zoom_head("Data flow", &zoom) }
+                    { super::merge::flow_legend(&m) }
                     <div class="graph-scroll">
                         <super::merge::FlowSvg view={m} zoom={*zoom} />
                     </div>
@@ -526,8 +497,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         let lines = r.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
                         html! {
                             <li value={r.number.to_string()}>
-                                <button type="button" id={format!("req-{}", r.number)} class={classes!("req", active.then_some("active"))}
-                                    data-lines={lines} aria-pressed={active.to_string()} onclick={pick(r.number)}>
+                                <button type="button" id={format!("req-{}", r.number)} class={pick_str(active, "req", "req active")}
+                                    data-lines={lines} aria-pressed={bool_str(active)} onclick={pick(r.number)}>
                                     <span class="req-sentence">{ r.sentence.clone() }</span>
                                     <span class="req-count">{ match r.lines.len() { 1 => " · 1 line".to_string(), k => format!(" · {k} lines") } }</span>
                                 </button>
@@ -622,7 +593,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             .unwrap_or_default();
         html! {
             <button id={format!("panel-tab-{}", which.as_str())} type="button" role="tab"
-                class={classes!("tab", active.then_some("active"))} aria-selected={active.to_string()}
+                class={pick_str(active, "tab", "tab active")} aria-selected={bool_str(active)}
                 aria-controls={format!("panel-{}", which.as_str())}
                 title={format!("Shortcut: {key}")} data-key={key}
                 onclick={Callback::from(move |_: MouseEvent| switch.emit(which))}>
@@ -658,7 +629,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         <pre id="prompt" class="prompt">{ task.prompt.clone() }</pre>
                     </section>
                     if !p.embed {
-                        <TaskTuple shown={p.shown.clone()} />
+                        { task_tuple(&p.shown) }
                     }
                 </>
             },
@@ -708,7 +679,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             if let Some(Err(message)) = &p.panel {
                 <p id="panel-error" class="notice" role="alert">{ format!("This link's panel cannot be opened: {message}. Showing {} instead.", side_label(shown_panel)) }</p>
             }
-            <div class={classes!("workspace", merge.is_some().then_some("merge"))}>
+            <div class={pick_str(merge.is_some(), "workspace", "workspace merge")}>
                 <section id="code-panel" class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist" aria-label="Code">
                         { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
@@ -725,6 +696,46 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </section>
             </div>
         </section>
+    }
+}
+
+/// `"true"` or `"false"`, for an aria attribute (without `bool`'s formatting code).
+pub(super) fn bool_str(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
+}
+
+/// One of two fixed attribute values (a class with and without its state), so that no `classes!`
+/// set is built at each render.
+pub(super) fn pick_str(on: bool, off_value: &'static str, on_value: &'static str) -> &'static str {
+    if on {
+        on_value
+    } else {
+        off_value
+    }
+}
+
+/// A graph panel's head: its title and the zoom buttons (out, fit, in). One callback type for the
+/// three: a factor, or 0 to fit the box.
+fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
+    let by = |factor: f64| {
+        let zoom = zoom.clone();
+        Callback::from(move |_: MouseEvent| {
+            zoom.set(if factor == 0.0 { 1.0 } else { (*zoom * factor).clamp(0.2, 4.0) })
+        })
+    };
+    html! {
+        <div class="panel-head">
+            <h2>{ title }</h2>
+            <div class="zoom">
+                <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
+                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", **zoom * 100.0) } }</button>
+                <button id="zoom-in" type="button" class="button small ghost" onclick={by(1.25)} title="Zoom in">{ "+" }</button>
+            </div>
+        </div>
     }
 }
 
@@ -776,15 +787,10 @@ pub fn title(spec: &TaskSpec) -> String {
     parts.join(" · ")
 }
 
-#[derive(Properties, PartialEq)]
-pub struct TupleProps {
-    pub shown: Rc<Shown>,
-}
-
-/// The task as the paper's 4-tuple: request, environment, stopping rule, scorer.
-#[function_component(TaskTuple)]
-pub fn task_tuple(p: &TupleProps) -> Html {
-    let task = &p.shown.generated.task;
+/// The task as the paper's 4-tuple: request, environment, stopping rule, scorer (a plain function:
+/// no state).
+pub fn task_tuple(shown: &Shown) -> Html {
+    let task = &shown.generated.task;
     let kind = task.spec.kind.def();
     let library = kind.library(task.spec.domain).map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
@@ -797,7 +803,7 @@ pub fn task_tuple(p: &TupleProps) -> Html {
     } else {
         ""
     };
-    let (request, behaviour) = match &p.shown.generated.view {
+    let (request, behaviour) = match &shown.generated.view {
         Drawn::Graph { .. } => (
             format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines),
             "every function returns what the reference returns on 50 random inputs".to_string(),
