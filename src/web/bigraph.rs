@@ -104,7 +104,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
     // A new task starts closed.
     {
         let open = open.clone();
-        use_effect_with(p.shown.spec.clone(), move |_| open.set(BTreeSet::new()));
+        super::view::use_spec_effect(&p.shown.spec, Box::new(move |_| open.set(BTreeSet::new())));
     }
     let Some((cg, built)) = p.shown.generated.call_graph() else { return html! {} };
     let c = &p.clustered.clustering;

@@ -35,6 +35,14 @@ pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     }
 }
 
+/// Run `f` after a render with a spec other than the last render's (and after the first). One
+/// effect type for the views' effects on a new spec: each `use_effect_with` closure is its own copy
+/// of Yew's effect code in the first download.
+#[hook]
+pub fn use_spec_effect(spec: &TaskSpec, f: Box<dyn FnOnce(&TaskSpec)>) {
+    use_effect_with(spec.clone(), move |s| f(s));
+}
+
 /// A human label for a knob's value (from the knob table).
 pub fn value_label(key: &str, value: &str) -> String {
     let label = crate::spec::knob(key).and_then(|k| (k.value_label)(value));
@@ -62,7 +70,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     // A new spec clears an old complaint.
     {
         let error = error.clone();
-        use_effect_with(p.spec.clone(), move |_| error.set(None));
+        use_spec_effect(&p.spec, Box::new(move |_| error.set(None)));
     }
     // Every knob's value, those that do not apply too (they show their default, greyed out).
     let current = |key: &str| crate::spec::knob(key).and_then(|k| (k.get)(&p.spec)).unwrap_or_default();
@@ -322,16 +330,19 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     {
         let (selected, tab, revealed, why, picked) =
             (selected.clone(), tab.clone(), revealed.clone(), why.clone(), picked.clone());
-        use_effect_with(p.shown.spec.clone(), move |_| {
-            if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-                let _ = perf.mark(TASK_RENDERED_MARK);
-            }
-            selected.set(None);
-            tab.set(CodeTab::Starter);
-            revealed.set(false);
-            why.set(None);
-            picked.set(None);
-        });
+        use_spec_effect(
+            &p.shown.spec,
+            Box::new(move |_| {
+                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                    let _ = perf.mark(TASK_RENDERED_MARK);
+                }
+                selected.set(None);
+                tab.set(CodeTab::Starter);
+                revealed.set(false);
+                why.set(None);
+                picked.set(None);
+            }),
+        );
     }
     let on_select = {
         let selected = selected.clone();
