@@ -7,7 +7,7 @@
 
 use super::route::{self, Route};
 use super::scale::ScaleView;
-use super::view::{page_url, BadLinkBanner, Controls, Gallery, TaskView};
+use super::view::{bad_link_banner, page_url, Controls, Gallery, TaskView};
 pub use crate::playground::handover::{Drawn, Made};
 use crate::playground::keys::Command;
 use crate::spec::TaskSpec;
@@ -338,7 +338,7 @@ pub fn app() -> Html {
                     <a href={full} target="_blank" rel="noopener">{ "Open in Cabrito ↗" }</a>
                 </p>
                 if let Route::BadLink { message, nearest } = &state.route {
-                    <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
+                    { bad_link_banner(message, nearest) }
                 }
                 { body }
             </main>
@@ -361,7 +361,7 @@ pub fn app() -> Html {
                         title={if *theme == Theme::Dark { "Switch to the light theme" } else { "Switch to the dark theme" }}>
                         { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
                     </button>
-                    <button id="large-toggle" type="button" class="button small ghost" aria-pressed={large.to_string()}
+                    <button id="large-toggle" type="button" class="button small ghost" aria-pressed={super::view::bool_str(*large)}
                         onclick={ { let t = toggle_large.clone(); Callback::from(move |_: MouseEvent| t.emit(())) } }
                         title="Large type for projectors (shortcut: l)">{ "A+ Large type" }</button>
                     <button id="help-open" type="button" class="button small ghost" title="Keyboard shortcuts (shortcut: ?)"
@@ -370,14 +370,14 @@ pub fn app() -> Html {
             </header>
             <main class="page">
                 if let Route::BadLink { message, nearest } = &state.route {
-                    <BadLinkBanner message={message.clone()} nearest={nearest.clone()} />
+                    { bad_link_banner(message, nearest) }
                 }
                 if !matches!(state.route, Route::Gallery | Route::Results | Route::Traces) {
                     <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} agents={matches!(state.route, Route::Agents(_))} />
                 }
                 { body }
             </main>
-            <super::keys::HelpDialog />
+            { super::keys::help_dialog() }
         </>
     }
 }

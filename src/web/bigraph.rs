@@ -9,7 +9,7 @@
 //! to edit, layers 3–5: press Enter to show them").
 
 use super::app::Shown;
-use super::graph::{hover_callbacks, move_focus};
+use super::graph::move_focus;
 use crate::graph::cluster::{cluster, draw, neighbour, Clustering, Drawn, Geometry, Item, MAX_BANDS, MAX_MEMBERS};
 use crate::graph::layout::layered;
 use crate::graph::CallGraph;
@@ -104,7 +104,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
     // A new task starts closed.
     {
         let open = open.clone();
-        use_effect_with(p.shown.spec.clone(), move |_| open.set(BTreeSet::new()));
+        super::view::use_spec_effect(&p.shown.spec, Box::new(move |_| open.set(BTreeSet::new())));
     }
     let Some((cg, built)) = p.shown.generated.call_graph() else { return html! {} };
     let c = &p.clustered.clustering;
@@ -233,7 +233,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                 html! {
                     <g {class} id={format!("c-{cl}")} data-cluster={cl.to_string()} data-count={count.to_string()}
                         data-role={role.as_str()} {transform} {onclick} {onkeydown} tabindex={tabindex} role="button"
-                        aria-label={label.clone()} aria-expanded={is_open.to_string()}>
+                        aria-label={label.clone()} aria-expanded={super::view::bool_str(is_open)}>
                         <title>{ label }</title>
                         if is_open {
                             <rect width={w.to_string()} height={(h - 6.0).to_string()} rx="6" style={format!("stroke: {}; stroke-width: 3", role.colour())} />
@@ -248,12 +248,9 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
             Item::Vertex(v) => {
                 let name = cg.name(v).to_string();
                 let branch = runs.get(name.as_str()).cloned();
-                let label = match &branch {
-                    Some(b) => format!("{name}: {}; runs {b}", roles[v].label()),
-                    None => format!("{name}: {}", roles[v].label()),
-                };
+                let label = super::graph::vertex_label(&name, roles[v], branch.as_deref());
                 let is_selected = selected == Some(v);
-                let class = classes!("vertex", format!("role-{}", roles[v].as_str()), is_selected.then_some("selected"));
+                let class = super::graph::vertex_class(roles[v], is_selected);
                 let activate: Rc<dyn Fn()> = {
                     let on_select = p.on_select.clone();
                     let name = AttrValue::from(name.clone());
@@ -263,17 +260,9 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                     let activate = activate.clone();
                     Callback::from(move |_: MouseEvent| activate())
                 };
-                let (onmouseenter, onmouseleave) = hover_callbacks(&p.on_hover, &name);
                 let onkeydown = keys(i, activate);
-                html! {
-                    <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={roles[v].as_str()} data-runs={branch}
-                        {transform} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                        tabindex={tabindex} role="button" aria-label={label.clone()} aria-pressed={is_selected.to_string()}>
-                        <title>{ label }</title>
-                        <rect width={w.to_string()} height={h.to_string()} rx="6" fill={roles[v].colour()} />
-                        <text x={(w / 2.0).to_string()} y={(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
-                    </g>
-                }
+                let vertex = super::graph::Vertex { class, name, role: roles[v], branch, transform, size: (w, h), label };
+                vertex.button(tab_stop == Some(i), is_selected, onclick, onkeydown, &p.on_hover)
             }
         }
     });
@@ -303,11 +292,8 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                 aria-label={format!("call graph of {} functions in {boxes} boxes: arrow keys move between them, Enter shows a box's functions or selects a function", cg.len())}>
                 <g class="frames">{ for frames }</g>
                 <g class="edges">{ for entry_edges }{ for edges }{ for never_edges }</g>
-                <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - GEO.node_w / 2.0, my - GEO.node_h / 2.0)}>
-                    <title>{ "main(): calls the entry functions" }</title>
-                    <rect width={GEO.node_w.to_string()} height={GEO.node_h.to_string()} rx="13" />
-                    <text x={(GEO.node_w / 2.0).to_string()} y={(GEO.node_h / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
-                </g>
+                // GEO's vertex is the plain graph's (58 × 26).
+                { super::graph::main_vertex(mx, my) }
                 <g class="vertices">{ for items }</g>
             </svg>
         </>

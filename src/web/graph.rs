@@ -98,6 +98,77 @@ fn edge_path((x1, y1): (f64, f64), (x2, y2): (f64, f64)) -> String {
     format!("M{x1:.1},{y1:.1} C{x1:.1},{my:.1} {x2:.1},{my:.1} {x2:.1},{y2:.1}")
 }
 
+/// A vertex's accessible name (and tooltip): its function, role and, on runtime tasks, the branch it runs.
+pub(super) fn vertex_label(name: &str, role: Role, branch: Option<&str>) -> String {
+    match branch {
+        Some(b) => format!("{name}: {}; runs {b}", role.label()),
+        None => format!("{name}: {}", role.label()),
+    }
+}
+
+/// A vertex's classes: its role's, and `selected`.
+pub(super) fn vertex_class(role: Role, selected: bool) -> Classes {
+    classes!("vertex", format!("role-{}", role.as_str()), selected.then_some("selected"))
+}
+
+/// What is inside a vertex's group: the tooltip, the box in its role's colour, the name.
+fn vertex_body(label: String, (w, h): (f64, f64), role: Role, name: String) -> Html {
+    html! { <>
+        <title>{ label }</title>
+        <rect width={w.to_string()} height={h.to_string()} rx="6" fill={role.colour()} />
+        <text x={(w / 2.0).to_string()} y={(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
+    </> }
+}
+
+/// A function's vertex, as the plain and the clustered graph draw it.
+pub(super) struct Vertex {
+    pub class: Classes,
+    pub name: String,
+    pub role: Role,
+    /// Runtime tasks: the branch the function runs.
+    pub branch: Option<String>,
+    pub transform: String,
+    /// Its box's width and height.
+    pub size: (f64, f64),
+    pub label: String,
+}
+
+impl Vertex {
+    /// The vertex as a button (`v-<name>`): click or Enter selects, the arrow keys move
+    /// (`onkeydown`), hovering reports the name to `on_hover`; `tab_stop`: the one vertex the Tab key
+    /// reaches.
+    pub(super) fn button(
+        self,
+        tab_stop: bool,
+        selected: bool,
+        onclick: Callback<MouseEvent>,
+        onkeydown: Callback<KeyboardEvent>,
+        on_hover: &Option<Callback<Option<AttrValue>>>,
+    ) -> Html {
+        let Vertex { class, name, role, branch, transform, size, label } = self;
+        let (onmouseenter, onmouseleave) = hover_callbacks(on_hover, &name);
+        html! {
+            <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()} data-runs={branch}
+                {transform} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
+                tabindex={if tab_stop { "0" } else { "-1" }} role="button" aria-label={label.clone()}
+                aria-pressed={super::view::bool_str(selected)}>
+                { vertex_body(label, size, role, name) }
+            </g>
+        }
+    }
+}
+
+/// `main()`'s box, centred at (`mx`, `my`).
+pub(super) fn main_vertex(mx: f64, my: f64) -> Html {
+    html! {
+        <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - NODE_W / 2.0, my - NODE_H / 2.0)}>
+            <title>{ "main(): calls the entry functions" }</title>
+            <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="13" />
+            <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
+        </g>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct GraphProps {
     pub shown: Rc<Shown>,
@@ -170,19 +241,12 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     let vertices = (0..cg.len()).map(|v| {
         let name = cg.name(v).to_string();
         let branch = runs.get(name.as_str()).cloned();
-        let label = match &branch {
-            Some(b) => format!("{name}: {}; runs {b}", roles[v].label()),
-            None => format!("{name}: {}", roles[v].label()),
-        };
-        let class = classes!("vertex", format!("role-{}", roles[v].as_str()), (selected == Some(v)).then_some("selected"));
+        let label = vertex_label(&name, roles[v], branch.as_deref());
+        let class = vertex_class(roles[v], selected == Some(v));
         let (x, y) = placed.centre[v];
         let transform = format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0);
-        let body = html! { <>
-            <title>{ label.clone() }</title>
-            <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" fill={roles[v].colour()} />
-            <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ name.clone() }</text>
-        </> };
         if !p.interactive {
+            let body = vertex_body(label, (NODE_W, NODE_H), roles[v], name.clone());
             return html! { <g {class} data-name={name} data-role={roles[v].as_str()} data-runs={branch} {transform}>{ body }</g> };
         }
         let toggle = {
@@ -195,7 +259,6 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
             let toggle = toggle.clone();
             Callback::from(move |_: MouseEvent| toggle())
         };
-        let (onmouseenter, onmouseleave) = hover_callbacks(&p.on_hover, &name);
         // Enter or Space on a focused vertex selects it, as a click does; the arrow keys move.
         let onkeydown = {
             let placed = placed.clone();
@@ -213,14 +276,8 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
                 }
             })
         };
-        html! {
-            <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={roles[v].as_str()} data-runs={branch}
-                {transform} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                tabindex={if tab_stop == Some(v) { "0" } else { "-1" }} role="button" aria-label={label}
-                aria-pressed={(selected == Some(v)).to_string()}>
-                { body }
-            </g>
-        }
+        let vertex = Vertex { class, name, role: roles[v], branch, transform, size: (NODE_W, NODE_H), label };
+        vertex.button(tab_stop == Some(v), selected == Some(v), onclick, onkeydown, &p.on_hover)
     });
     let (mx, my) = placed.main;
     // Zoom 1 fits the drawing into its box (never larger than natural size); other zooms scale the
@@ -239,29 +296,17 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
                 format!("call graph of {} functions", cg.len())
             }}>
             <g class="edges">{ for entry_edges }{ for edges }{ for never_edges }</g>
-            <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - NODE_W / 2.0, my - NODE_H / 2.0)}>
-                <title>{ "main(): calls the entry functions" }</title>
-                <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="13" />
-                <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
-            </g>
+            { main_vertex(mx, my) }
             <g class="vertices">{ for vertices }</g>
         </svg>
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct LegendProps {
-    pub roles: Rc<Vec<Role>>,
-    /// Runtime tasks: say what the dashed edges are, when there are any.
-    #[prop_or_default]
-    pub never_calls: usize,
-}
-
-/// The roles present in the graph, each with its colour and count.
-#[function_component(Legend)]
-pub fn legend(p: &LegendProps) -> Html {
+/// The roles present in the graph, each with its colour and count; on runtime tasks, what the
+/// dashed edges are (`never_calls`, when there are any). A plain function: no state.
+pub fn legend(roles: &[Role], never_calls: usize) -> Html {
     let items = Role::ALL.iter().filter_map(|&r| {
-        let count = p.roles.iter().filter(|&&x| x == r).count();
+        let count = roles.iter().filter(|&&x| x == r).count();
         (count > 0).then(|| {
             html! {
                 <li>
@@ -274,10 +319,10 @@ pub fn legend(p: &LegendProps) -> Html {
     html! {
         <ul class="legend" aria-label="Roles">
             { for items }
-            if p.never_calls > 0 {
+            if never_calls > 0 {
                 <li id="legend-never">
                     <span class="swatch swatch-never"></span>
-                    { format!("call only in a branch that never runs ({})", p.never_calls) }
+                    { format!("call only in a branch that never runs ({never_calls})") }
                 </li>
             }
         </ul>

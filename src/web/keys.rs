@@ -98,8 +98,7 @@ pub fn open_help() {
     }
 }
 
-/// The help overlay: every shortcut and what it does.
-#[function_component(HelpDialog)]
+/// The help overlay: every shortcut and what it does (a plain function: no state).
 pub fn help_dialog() -> Html {
     let close = Callback::from(|_: MouseEvent| {
         if let Some(d) = web_sys::window()

@@ -187,15 +187,8 @@ pub fn flow_svg(p: &FlowProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct LegendProps {
-    pub view: Rc<MergeView>,
-}
-
-/// The blocks' tints and the difference mark.
-#[function_component(FlowLegend)]
-pub fn flow_legend(p: &LegendProps) -> Html {
-    let v = &p.view;
+/// The blocks' tints and the difference mark (a plain function: no state).
+pub fn flow_legend(v: &MergeView) -> Html {
     html! {
         <ul class="legend" aria-label="Blocks">
             <li><span class="swatch" style="background: var(--code-bg); border: 1px solid var(--border)"></span>{ "parameter" }</li>

@@ -84,15 +84,18 @@ pub fn scale_view(p: &ScaleProps) -> Html {
     let remote = use_state(|| None::<(TaskSpec, Result<Vec<Row>, String>)>);
     {
         let remote = remote.clone();
-        use_effect_with(p.spec.clone(), move |spec| {
-            if let Some(part) = super::gen::missing(spec) {
-                let spec = spec.clone();
-                super::gen::load(part, move |r| {
-                    let rows = r.map(|()| rows_with(&spec, |s| super::gen::generate(s).map(|g| g.task.sizes).ok()));
-                    remote.set(Some((spec, rows)));
-                });
-            }
-        });
+        super::view::use_spec_effect(
+            &p.spec,
+            Box::new(move |spec| {
+                if let Some(part) = super::gen::missing(spec) {
+                    let spec = spec.clone();
+                    super::gen::load(part, move |r| {
+                        let rows = r.map(|()| rows_with(&spec, |s| super::gen::generate(s).map(|g| g.task.sizes).ok()));
+                        remote.set(Some((spec, rows)));
+                    });
+                }
+            }),
+        );
     }
     let rows = use_memo(p.spec.clone(), |s| if super::gen::missing(s).is_some() { Vec::new() } else { rows(s) });
     let rows: &[Row] = match (&*remote, missing) {

@@ -5,7 +5,7 @@ use super::app::Shown;
 use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradeHost;
-use super::graph::{CallGraphSvg, Legend};
+use super::graph::{legend, CallGraphSvg};
 use super::renaming::RenamingPanel;
 use super::route::{self, PanelSet, SidePanel};
 use super::why::WhyPanel;
@@ -18,27 +18,29 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
-pub struct BadLinkProps {
-    pub message: String,
-    pub nearest: TaskSpec,
-}
-
 /// A link that could not be opened: the reason, and a link to the nearest valid task (which the
-/// page also shows below).
-#[function_component(BadLinkBanner)]
-pub fn bad_link_banner(p: &BadLinkProps) -> Html {
-    let href = route::fragment(&p.nearest);
+/// page also shows below). A plain function, not a component: it has no state (a component is
+/// about 2 KB of Yew's generic lifecycle code in the first download).
+pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
+    let href = route::fragment(nearest);
     html! {
         <section id="error" class="error" role="alert">
             <h2>{ "This link cannot be opened" }</h2>
-            <p id="error-message">{ p.message.clone() }</p>
+            <p id="error-message">{ message.to_string() }</p>
             <p>
                 { "Showing the nearest valid task instead: " }
                 <a id="nearest-link" href={href.clone()}>{ href.trim_start_matches('#').to_string() }</a>
             </p>
         </section>
     }
+}
+
+/// Run `f` after a render with a spec other than the last render's (and after the first). One
+/// effect type for the views' effects on a new spec: each `use_effect_with` closure is its own copy
+/// of Yew's effect code in the first download.
+#[hook]
+pub fn use_spec_effect(spec: &TaskSpec, f: Box<dyn FnOnce(&TaskSpec)>) {
+    use_effect_with(spec.clone(), move |s| f(s));
 }
 
 /// A human label for a knob's value (from the knob table).
@@ -68,7 +70,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     // A new spec clears an old complaint.
     {
         let error = error.clone();
-        use_effect_with(p.spec.clone(), move |_| error.set(None));
+        use_spec_effect(&p.spec, Box::new(move |_| error.set(None)));
     }
     // Every knob's value, those that do not apply too (they show their default, greyed out).
     let current = |key: &str| crate::spec::knob(key).and_then(|k| (k.get)(&p.spec)).unwrap_or_default();
@@ -213,7 +215,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     let onclick = Callback::from(move |_: MouseEvent| change("n", n.to_string()));
                     html! {
                         <button id={format!("preset-n-{n}")} type="button"
-                            class={classes!("button", "small", "ghost", active.then_some("active"))} {onclick}>
+                            class={pick_str(active, "button small ghost", "button small ghost active")} {onclick}>
                             { format!("n = {n}{hint}") }
                         </button>
                     }
@@ -327,16 +329,19 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     {
         let (selected, tab, revealed, why, picked) =
             (selected.clone(), tab.clone(), revealed.clone(), why.clone(), picked.clone());
-        use_effect_with(p.shown.spec.clone(), move |_| {
-            if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-                let _ = perf.mark(TASK_RENDERED_MARK);
-            }
-            selected.set(None);
-            tab.set(CodeTab::Starter);
-            revealed.set(false);
-            why.set(None);
-            picked.set(None);
-        });
+        use_spec_effect(
+            &p.shown.spec,
+            Box::new(move |_| {
+                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                    let _ = perf.mark(TASK_RENDERED_MARK);
+                }
+                selected.set(None);
+                tab.set(CodeTab::Starter);
+                revealed.set(false);
+                why.set(None);
+                picked.set(None);
+            }),
+        );
     }
     let on_select = {
         let selected = selected.clone();
@@ -388,21 +393,13 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         let tab = tab.clone();
         let onclick = Callback::from(move |_: MouseEvent| tab.set(which));
         html! {
-            <button {id} type="button" role="tab" class={classes!("tab", active.then_some("active"))}
-                aria-selected={active.to_string()} {onclick}>{ label }</button>
+            <button {id} type="button" role="tab" class={pick_str(active, "tab", "tab active")}
+                aria-selected={bool_str(active)} {onclick}>{ label }</button>
         }
     };
     let reveal = {
         let revealed = revealed.clone();
         Callback::from(move |_: MouseEvent| revealed.set(true))
-    };
-    let zoom_by = |factor: f64| {
-        let zoom = zoom.clone();
-        Callback::from(move |_: MouseEvent| zoom.set((*zoom * factor).clamp(0.2, 4.0)))
-    };
-    let reset_zoom = {
-        let zoom = zoom.clone();
-        Callback::from(move |_: MouseEvent| zoom.set(1.0))
     };
     let merge = match &p.shown.generated.view {
         Drawn::Merge(m) => Some(Rc::new(m.clone())),
@@ -418,20 +415,23 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </details>
             </>
         },
-        (CodeTab::Starter, None) => html! {
-            <CodeBlock id="starter-code" code={task.starter_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
-                states={states.as_ref().as_ref().map(|s| s.0.clone())} on_why={on_why.clone()} />
-        },
         (CodeTab::Reference | CodeTab::Diff, _) if !*revealed => html! {
             <div class="reveal">
                 <p>{ "The reference solution is hidden so that you can try the task first." }</p>
                 <button id="reveal" type="button" class="button" onclick={reveal}>{ "Reveal the reference solution" }</button>
             </div>
         },
-        (CodeTab::Reference, _) => html! {
-            <CodeBlock id="reference-code" code={task.solution_code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
-                states={states.as_ref().as_ref().map(|s| s.1.clone())} on_why={on_why.clone()} marked={marked.clone()} />
-        },
+        // The starter (without a merge view) and the reference: one block, its code and marks by tab.
+        (CodeTab::Starter | CodeTab::Reference, _) => {
+            let reference = *tab == CodeTab::Reference;
+            let (id, code) =
+                if reference { ("reference-code", &task.solution_code) } else { ("starter-code", &task.starter_code) };
+            html! {
+                <CodeBlock {id} code={code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
+                    states={states.as_ref().as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
+                    marked={if reference { marked.clone() } else { None }} />
+            }
+        }
         (CodeTab::Diff, _) => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
         },
@@ -440,18 +440,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     // What the kind draws beside the code.
     let side_panel = match &p.shown.generated.view {
         Drawn::Graph { roles, .. } => {
-            let roles = Rc::new(roles.clone());
             html! {
                     <section class="panel graph-panel" aria-label="Call graph">
-                        <div class="panel-head">
-                            <h2>{ "Call graph" }</h2>
-                            <div class="zoom">
-                                <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                                <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
-                                <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
-                            </div>
-                        </div>
-                        <Legend roles={roles} never_calls={task.runtime.as_ref().map_or(0, |r| r.inactive_calls.len())} />
+                        { zoom_head("Call graph", &zoom) }
+                        { legend(roles, task.runtime.as_ref().map_or(0, |r| r.inactive_calls.len())) }
                         <div class="graph-scroll">
                             <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
                         </div>
@@ -478,15 +470,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             let m = Rc::new(m.clone());
             html! {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
-                    <div class="panel-head">
-                        <h2>{ "Data flow" }</h2>
-                        <div class="zoom">
-                            <button id="zoom-out" type="button" class="button small ghost" onclick={zoom_by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                            <button id="zoom-reset" type="button" class="button small ghost" onclick={reset_zoom} title="Fit the box">{ if (*zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", *zoom * 100.0) } }</button>
-                            <button id="zoom-in" type="button" class="button small ghost" onclick={zoom_by(1.25)} title="Zoom in">{ "+" }</button>
-                        </div>
-                    </div>
-                    <super::merge::FlowLegend view={m.clone()} />
+                    { zoom_head("Data flow", &zoom) }
+                    { super::merge::flow_legend(&m) }
                     <div class="graph-scroll">
                         <super::merge::FlowSvg view={m} zoom={*zoom} />
                     </div>
@@ -525,8 +510,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         let lines = r.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
                         html! {
                             <li value={r.number.to_string()}>
-                                <button type="button" id={format!("req-{}", r.number)} class={classes!("req", active.then_some("active"))}
-                                    data-lines={lines} aria-pressed={active.to_string()} onclick={pick(r.number)}>
+                                <button type="button" id={format!("req-{}", r.number)} class={pick_str(active, "req", "req active")}
+                                    data-lines={lines} aria-pressed={bool_str(active)} onclick={pick(r.number)}>
                                     <span class="req-sentence">{ r.sentence.clone() }</span>
                                     <span class="req-count">{ match r.lines.len() { 1 => " · 1 line".to_string(), k => format!(" · {k} lines") } }</span>
                                 </button>
@@ -621,7 +606,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             .unwrap_or_default();
         html! {
             <button id={format!("panel-tab-{}", which.as_str())} type="button" role="tab"
-                class={classes!("tab", active.then_some("active"))} aria-selected={active.to_string()}
+                class={pick_str(active, "tab", "tab active")} aria-selected={bool_str(active)}
                 aria-controls={format!("panel-{}", which.as_str())}
                 title={format!("Shortcut: {key}")} data-key={key}
                 onclick={Callback::from(move |_: MouseEvent| switch.emit(which))}>
@@ -657,7 +642,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         <pre id="prompt" class="prompt">{ task.prompt.clone() }</pre>
                     </section>
                     if !p.embed {
-                        <TaskTuple shown={p.shown.clone()} />
+                        { task_tuple(&p.shown) }
                     }
                 </>
             },
@@ -707,7 +692,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             if let Some(Err(message)) = &p.panel {
                 <p id="panel-error" class="notice" role="alert">{ format!("This link's panel cannot be opened: {message}. Showing {} instead.", side_label(shown_panel)) }</p>
             }
-            <div class={classes!("workspace", merge.is_some().then_some("merge"))}>
+            <div class={pick_str(merge.is_some(), "workspace", "workspace merge")}>
                 <section id="code-panel" class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist" aria-label="Code">
                         { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
@@ -724,6 +709,46 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </section>
             </div>
         </section>
+    }
+}
+
+/// `"true"` or `"false"`, for an aria attribute (without `bool`'s formatting code).
+pub(super) fn bool_str(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
+}
+
+/// One of two fixed attribute values (a class with and without its state), so that no `classes!`
+/// set is built at each render.
+pub(super) fn pick_str(on: bool, off_value: &'static str, on_value: &'static str) -> &'static str {
+    if on {
+        on_value
+    } else {
+        off_value
+    }
+}
+
+/// A graph panel's head: its title and the zoom buttons (out, fit, in). One callback type for the
+/// three: a factor, or 0 to fit the box.
+fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
+    let by = |factor: f64| {
+        let zoom = zoom.clone();
+        Callback::from(move |_: MouseEvent| {
+            zoom.set(if factor == 0.0 { 1.0 } else { (*zoom * factor).clamp(0.2, 4.0) })
+        })
+    };
+    html! {
+        <div class="panel-head">
+            <h2>{ title }</h2>
+            <div class="zoom">
+                <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
+                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", **zoom * 100.0) } }</button>
+                <button id="zoom-in" type="button" class="button small ghost" onclick={by(1.25)} title="Zoom in">{ "+" }</button>
+            </div>
+        </div>
     }
 }
 
@@ -775,15 +800,10 @@ pub fn title(spec: &TaskSpec) -> String {
     parts.join(" · ")
 }
 
-#[derive(Properties, PartialEq)]
-pub struct TupleProps {
-    pub shown: Rc<Shown>,
-}
-
-/// The task as the paper's 4-tuple: request, environment, stopping rule, scorer.
-#[function_component(TaskTuple)]
-pub fn task_tuple(p: &TupleProps) -> Html {
-    let task = &p.shown.generated.task;
+/// The task as the paper's 4-tuple: request, environment, stopping rule, scorer (a plain function:
+/// no state).
+pub fn task_tuple(shown: &Shown) -> Html {
+    let task = &shown.generated.task;
     let kind = task.spec.kind.def();
     let library = kind.library(task.spec.domain).map(|m| format!(", the `mylibrary` stub `{m}()`")).unwrap_or_default();
     let numpy = if task.spec.domain == Domain::Array { ", numpy" } else { "" };
@@ -796,7 +816,7 @@ pub fn task_tuple(p: &TupleProps) -> Html {
     } else {
         ""
     };
-    let (request, behaviour) = match &p.shown.generated.view {
+    let (request, behaviour) = match &shown.generated.view {
         Drawn::Graph { .. } => (
             format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines),
             "every function returns what the reference returns on 50 random inputs".to_string(),
@@ -940,6 +960,17 @@ pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
         .collect()
 }
 
+/// One gallery card: a link to its task, its title, and its body (generated by [`CardBody`]). One
+/// function for the gallery's four kinds of row.
+fn card(spec: &TaskSpec, id: String, title: String, picture: Picture, eager: bool) -> Html {
+    html! {
+        <a class="card" href={route::fragment(spec)} {id}>
+            <span class="card-title">{ title }</span>
+            <CardBody spec={spec.clone()} {picture} {eager} />
+        </a>
+    }
+}
+
 /// The landing page: one card per kind × domain (a small task, its call graph and its numbers), a row
 /// of cards per other fixed-size axis (comment copying), a row of runtime cards, a row of instruction-following cards, and the paper's sizes per axis.
 #[function_component(Gallery)]
@@ -963,13 +994,8 @@ pub fn gallery() -> Html {
                     <h2>{ kind.label() }</h2>
                     <div class="cards">
                         { for cards.iter().filter(|s| s.kind == kind).map(|s| {
-                            let href = route::fragment(s);
-                            html! {
-                                <a class="card" href={href} id={format!("card-{}-{}", kind.as_str(), s.domain.as_str())}>
-                                    <span class="card-title">{ if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.n) } else { s.domain.label().to_string() } }</span>
-                                    <CardBody spec={s.clone()} picture={Picture::Card} eager={first.as_ref() == Some(s)} />
-                                </a>
-                            }
+                            let title = if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.n) } else { s.domain.label().to_string() };
+                            card(s, format!("card-{}-{}", kind.as_str(), s.domain.as_str()), title, Picture::Card, first.as_ref() == Some(s))
                         }) }
                     </div>
                 </section>
@@ -979,12 +1005,7 @@ pub fn gallery() -> Html {
                     <h2>{ format!("{} (n = {GALLERY_N}: {})", capitalised(axis.label()), axis.scales()) }</h2>
                     <div class="cards">
                         { for shown.iter().map(|s| {
-                            html! {
-                                <a class="card" href={route::fragment(s)} id={format!("card-{}-{}", axis.as_str(), s.kind.as_str())}>
-                                    <span class="card-title">{ s.kind.label() }</span>
-                                    <CardBody spec={s.clone()} picture={Picture::Card} />
-                                </a>
-                            }
+                            card(s, format!("card-{}-{}", axis.as_str(), s.kind.as_str()), s.kind.label().to_string(), Picture::Card, false)
                         }) }
                     </div>
                 </section>
@@ -1018,12 +1039,7 @@ pub fn gallery() -> Html {
                 <h2>{ format!("Runtime resolution: which branch runs? (guards of {GALLERY_N} hops)") }</h2>
                 <div class="cards">
                     { for runtime_cards.iter().map(|s| {
-                        html! {
-                            <a class="card" href={route::fragment(s)} id={format!("card-runtime-{}", s.kind.as_str())}>
-                                <span class="card-title">{ s.kind.label() }</span>
-                                <CardBody spec={s.clone()} picture={Picture::Runtime} />
-                            </a>
-                        }
+                        card(s, format!("card-runtime-{}", s.kind.as_str()), s.kind.label().to_string(), Picture::Runtime, false)
                     }) }
                 </div>
             </section>
@@ -1031,12 +1047,7 @@ pub fn gallery() -> Html {
                 <h2>{ format!("Instruction following: the refactoring over ten values, with {GALLERY_N} numbered requirements to obey") }</h2>
                 <div class="cards">
                     { for instructions_cards.iter().map(|s| {
-                        html! {
-                            <a class="card" href={route::fragment(s)} id={format!("card-instructions-{}", s.kind.as_str())}>
-                                <span class="card-title">{ s.kind.label() }</span>
-                                <CardBody spec={s.clone()} picture={Picture::Instructions} />
-                            </a>
-                        }
+                        card(s, format!("card-instructions-{}", s.kind.as_str()), s.kind.label().to_string(), Picture::Instructions, false)
                     }) }
                 </div>
             </section>
