@@ -25,7 +25,7 @@ pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     let href = route::fragment(nearest);
     html! {
         <section id="error" class="error" role="alert">
-            <h2>{ "This link cannot be opened" }</h2>
+            { text_el("h2", None, "This link cannot be opened") }
             <p id="error-message">{ message.to_string() }</p>
             <p>
                 { "Showing the nearest valid task instead: " }
@@ -165,9 +165,9 @@ pub fn controls(p: &ControlsProps) -> Html {
         };
         html! {
             <label class="knob" for={id}>
-                <span class="knob-label">{ k.label }</span>
+                { text_el("span", Some("knob-label"), k.label) }
                 { input }
-                <span class="knob-help">{ help }</span>
+                { text_el("span", Some("knob-help"), help) }
             </label>
         }
     };
@@ -203,7 +203,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </details>
             }
             <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
-                <span class="knob-label">{ "Paper sizes" }</span>
+                { text_el("span", Some("knob-label"), "Paper sizes") }
                 { for p.spec.axis.def().paper_sizes().iter().map(|&n| {
                     let change = change.clone();
                     let active = p.spec.n == n;
@@ -223,7 +223,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }) }
             </div>
             <details class="explicit-sizes" open={p.spec.n_init.is_some() || p.spec.n_edit.is_some()}>
-                <summary>{ "Explicit graph sizes" }</summary>
+                { text_el("summary", None, "Explicit graph sizes") }
                 <div class="knobs">
                     { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
                 </div>
@@ -411,14 +411,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             <>
                 <super::merge::MergeClasses code={task.starter_code.clone()} view={m.clone()} />
                 <details class="whole-file">
-                    <summary>{ "The whole solution.py" }</summary>
+                    { text_el("summary", None, "The whole solution.py") }
                     <CodeBlock id="starter-code" code={task.starter_code.clone()} />
                 </details>
             </>
         },
         (CodeTab::Reference | CodeTab::Diff, _) if !*revealed => html! {
             <div class="reveal">
-                <p>{ "The reference solution is hidden so that you can try the task first." }</p>
+                { text_el("p", None, "The reference solution is hidden so that you can try the task first.") }
                 <button id="reveal" type="button" class="button" onclick={reveal}>{ "Reveal the reference solution" }</button>
             </div>
         },
@@ -459,7 +459,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                             }
                         </p>
                         if record.is_some() {
-                            <p class="hint">{ "Greyed code never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why." }</p>
+                            { text_el("p", Some("hint"), "Greyed code never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why.") }
                         }
                     </section>
             }
@@ -476,7 +476,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <div class="graph-scroll">
                         <super::merge::FlowSvg view={m} zoom={*zoom} />
                     </div>
-                    <p class="hint">{ "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference." }</p>
+                    { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
                 </section>
             }
         }
@@ -504,7 +504,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <div class="panel-head">
                     <h2>{ format!("Requirements ({})", reqs.len()) }</h2>
                 </div>
-                <p class="hint">{ "Click a requirement to mark the lines of the reference solution that satisfy it (one in every function it applies to)." }</p>
+                { text_el("p", Some("hint"), "Click a requirement to mark the lines of the reference solution that satisfy it (one in every function it applies to).") }
                 <ol class="requirements">
                     { for reqs.iter().map(|r| {
                         let active = *picked == Some(r.number);
@@ -513,7 +513,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                             <li value={r.number.to_string()}>
                                 <button type="button" id={format!("req-{}", r.number)} class={pick_str(active, "req", "req active")}
                                     data-lines={lines} aria-pressed={bool_str(active)} onclick={pick(r.number)}>
-                                    <span class="req-sentence">{ r.sentence.clone() }</span>
+                                    { text_el("span", Some("req-sentence"), r.sentence.clone()) }
                                     <span class="req-count">{ match r.lines.len() { 1 => " · 1 line".to_string(), k => format!(" · {k} lines") } }</span>
                                 </button>
                             </li>
@@ -564,8 +564,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         },
         (Some(r), None) => html! {
             <section class="panel why-pick" aria-label="Why this branch?">
-                <h2>{ "Why this branch?" }</h2>
-                <p class="hint">{ "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out." }</p>
+                { text_el("h2", None, "Why this branch?") }
+                { text_el("p", Some("hint"), "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out.") }
                 <ul class="why-functions">
                     { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
                         let explain = explain.clone();
@@ -635,7 +635,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <>
                     <section class="panel" aria-label="Problem statement">
                         <div class="panel-head">
-                            <h2>{ "Problem statement" }</h2>
+                            { text_el("h2", None, "Problem statement") }
                             <div class="actions">
                                 <CopyButton id="copy-statement" label="Copy statement" text={task.prompt.clone()} />
                             </div>
@@ -650,12 +650,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             SidePanel::Prompt => html! {
                 <section class="panel" aria-label="The full LLM prompt">
                     <div class="panel-head">
-                        <h2>{ "The full LLM prompt" }</h2>
+                        { text_el("h2", None, "The full LLM prompt") }
                         <div class="actions">
                             <CopyButton id="copy-llm-prompt" label="Copy full LLM prompt" text={llm.clone()} />
                         </div>
                     </div>
-                    <p class="hint">{ "The statement and the codebase in file-block format, as a model is given it." }</p>
+                    { text_el("p", Some("hint"), "The statement and the codebase in file-block format, as a model is given it.") }
                     <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
                 </section>
             },
@@ -665,7 +665,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     html! {
         <section id="task" class="task" data-hash={(*hash).clone()} data-spec={task.spec.canonical()}>
             <div class="task-head">
-                <h1 class="task-title">{ title(&task.spec) }</h1>
+                { text_el("h1", Some("task-title"), title(&task.spec)) }
                 <p id="stats" class="stats">
                     { match &merge {
                         None => format!(
@@ -713,6 +713,18 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 }
 
+/// An element holding only text (`<h2>…</h2>`, `<p class="hint">…</p>`, a table's header cell): one
+/// function for the views' many such elements, each of which would otherwise be its own copy of Yew's
+/// element-building code. No class when `class` is `None`.
+pub(super) fn text_el(tag: &'static str, class: Option<&'static str>, text: impl Into<AttrValue>) -> Html {
+    text_node(tag, class, text.into())
+}
+
+#[inline(never)]
+fn text_node(tag: &'static str, class: Option<&'static str>, text: AttrValue) -> Html {
+    html! { <@{tag} class={class}>{ text }</@> }
+}
+
 /// `"true"` or `"false"`, for an aria attribute (without `bool`'s formatting code).
 pub(super) fn bool_str(b: bool) -> &'static str {
     if b {
@@ -743,7 +755,7 @@ fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
     };
     html! {
         <div class="panel-head">
-            <h2>{ title }</h2>
+            { text_el("h2", None, title) }
             <div class="zoom">
                 <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
                 <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", **zoom * 100.0) } }</button>
@@ -833,15 +845,15 @@ pub fn task_tuple(shown: &Shown) -> Html {
     };
     html! {
         <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
-            <h2>{ "The task as a 4-tuple" }</h2>
+            { text_el("h2", None, "The task as a 4-tuple") }
             <dl>
-                <dt>{ "Request" }</dt>
-                <dd>{ request }</dd>
-                <dt>{ "Environment" }</dt>
+                { text_el("dt", None, "Request") }
+                { text_el("dd", None, request) }
+                { text_el("dt", None, "Environment") }
                 <dd>{ format!("one file, solution.py, run by Python 3.11 or newer{numpy}{library}") }</dd>
-                <dt>{ "Stopping rule" }</dt>
-                <dd>{ "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff" }</dd>
-                <dt>{ "Scorer" }</dt>
+                { text_el("dt", None, "Stopping rule") }
+                { text_el("dd", None, "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff") }
+                { text_el("dt", None, "Scorer") }
                 <dd>{ format!("exact and black-box: {behaviour}, and {}{}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain), axis_rule) }</dd>
             </dl>
         </section>
@@ -966,7 +978,7 @@ pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
 fn card(spec: &TaskSpec, id: String, title: String, picture: Picture, eager: bool) -> Html {
     html! {
         <a class="card" href={route::fragment(spec)} {id}>
-            <span class="card-title">{ title }</span>
+            { text_el("span", Some("card-title"), title) }
             <CardBody spec={spec.clone()} {picture} {eager} />
         </a>
     }
@@ -986,13 +998,13 @@ pub fn gallery() -> Html {
     html! {
         <>
         <section id="gallery" class="gallery">
-            <h1>{ "Cabra tasks, generated in your browser" }</h1>
+            { text_el("h1", None, "Cabra tasks, generated in your browser") }
             <p class="lead">
                 { "Each task is a refactoring of a Python program made from a random call graph. Pick a kind and a domain to open a small task (n = 10); every knob can then be changed, and the link always reopens the same task." }
             </p>
             { for Kind::ALL.iter().map(|&kind| html! {
                 <section class="gallery-row" aria-label={kind.label()}>
-                    <h2>{ kind.label() }</h2>
+                    { text_el("h2", None, kind.label()) }
                     <div class="cards">
                         { for cards.iter().filter(|s| s.kind == kind).map(|s| {
                             let title = if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.n) } else { s.domain.label().to_string() };
@@ -1012,7 +1024,7 @@ pub fn gallery() -> Html {
                 </section>
             }) }
             <section class="gallery-row" aria-label="The paper's sizes">
-                <h2>{ "The paper's sizes" }</h2>
+                { text_el("h2", None, "The paper's sizes") }
                 <table class="sizes">
                     <tbody>
                         { for Axis::ALL.iter().map(|&axis| {
