@@ -256,6 +256,36 @@ enum CodeTab {
     Diff,
 }
 
+/// What the task view works out once per task.
+struct Derived {
+    /// Runtime tasks: the record.
+    record: Option<Rc<crate::axes::runtime::Record>>,
+    /// Runtime tasks: which lines run, for the starter and the reference.
+    states: Option<(Rc<Vec<crate::playground::branches::LineState>>, Rc<Vec<crate::playground::branches::LineState>>)>,
+    /// Instruction following: the numbered requirements and the reference lines of each.
+    reqs: Vec<Listed>,
+    /// The full LLM prompt (not at every hover: an n = 2,000 task is a megabyte to serialise and hash).
+    llm: AttrValue,
+    /// The task's hash (`data-hash`).
+    hash: String,
+}
+
+impl Derived {
+    fn of(shown: &Shown) -> Derived {
+        let t = &shown.generated.task;
+        Derived {
+            record: t.runtime.clone().map(Rc::new),
+            states: t
+                .runtime
+                .as_ref()
+                .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r)))),
+            reqs: requirements(&t.metadata, &t.solution_code),
+            llm: AttrValue::from(crate::kinds::prompt::llm_prompt(&t.prompt, &t.starter_code)),
+            hash: crate::task::task_hash(t),
+        }
+    }
+}
+
 /// The `performance.mark` set each time a task view has rendered a new task.
 pub const TASK_RENDERED_MARK: &str = "cabrito-task-rendered";
 
@@ -350,14 +380,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let task = &p.shown.generated.task;
     let s = &task.sizes;
-    // Runtime tasks: which lines run, for the starter and the reference.
-    let record = use_memo(p.shown.clone(), |shown| shown.generated.task.runtime.clone().map(Rc::new));
-    let states = use_memo(p.shown.clone(), |shown| {
-        let t = &shown.generated.task;
-        t.runtime
-            .as_ref()
-            .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r))))
-    });
+    // What the page works out once per task (one memo for all: each `use_memo` type is its own copy of
+    // Yew's hook code).
+    let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
+    let Derived { record, states, reqs, llm, hash } = &*derived;
     let explain = {
         let (why, switch) = (why.clone(), switch.clone());
         Callback::from(move |w: (AttrValue, usize)| {
@@ -365,7 +391,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             switch.emit(SidePanel::Why);
         })
     };
-    let on_why = record.as_ref().as_ref().map(|_| explain.clone());
+    let on_why = record.as_ref().map(|_| explain.clone());
     let explain_selected = {
         let (explain, selected) = (explain.clone(), selected.clone());
         Callback::from(move |_: MouseEvent| {
@@ -374,20 +400,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             }
         })
     };
-    // Instruction following: the numbered requirements and the reference lines of each.
-    let reqs: Rc<Vec<Listed>> = use_memo(p.shown.clone(), |shown| {
-        requirements(&shown.generated.task.metadata, &shown.generated.task.solution_code)
-    });
     let marked: Option<Rc<Vec<usize>>> =
         picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
-    // Once per task, not at every hover (an n = 2,000 task is a megabyte to serialise and hash).
-    let llm = use_memo(p.shown.clone(), |s| {
-        AttrValue::from(crate::kinds::prompt::llm_prompt(&s.generated.task.prompt, &s.generated.task.starter_code))
-    });
-    let llm = (*llm).clone();
-    let hash = use_memo(p.shown.clone(), |s| crate::task::task_hash(&s.generated.task));
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
         let active = *tab == which;
@@ -429,7 +445,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 if reference { ("reference-code", &task.solution_code) } else { ("starter-code", &task.starter_code) };
             html! {
                 <CodeBlock {id} code={code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
-                    states={states.as_ref().as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
+                    states={states.as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
                     marked={if reference { marked.clone() } else { None }} />
             }
         }
@@ -556,7 +572,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 
     // The "why this branch?" panel: the chosen guard worked out, else a button per function.
-    let why_panel = match (record.as_ref().as_ref(), (*why).clone()) {
+    let why_panel = match (record.as_ref(), (*why).clone()) {
         (Some(r), Some((f, g))) => html! {
             <WhyPanel record={r.clone()} function={f.clone()} guard={g}
                 on_guard={ { let why = why.clone(); let f = f.clone(); Callback::from(move |g: usize| why.set(Some((f.clone(), g)))) } }
@@ -663,7 +679,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
 
     html! {
-        <section id="task" class="task" data-hash={(*hash).clone()} data-spec={task.spec.canonical()}>
+        <section id="task" class="task" data-hash={hash.clone()} data-spec={task.spec.canonical()}>
             <div class="task-head">
                 { text_el("h1", Some("task-title"), title(&task.spec)) }
                 <p id="stats" class="stats">
