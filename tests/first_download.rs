@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 /// axes moved to the `gen` module (496,838 B measured); 437 KB once the grade panel moved to the `grade`
 /// module as well (432,520 B measured); 424 KB once the kinds' instruction-following refactorings and
 /// `TaskKind::export` left the app's wasm (420,423 B measured); 418 KB once the views' stateless components
-/// became plain functions and their repeated trees, callbacks and effects were shared (415,604 B measured).
-/// Lower it as more moves out of the first download.
-const BUDGET: usize = 418_000;
+/// became plain functions and their repeated trees, callbacks and effects were shared (415,604 B measured);
+/// 411 KB once the diff's rows moved to the grade module (408,172 B measured). Lower it as more moves out
+/// of the first download.
+const BUDGET: usize = 411_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 

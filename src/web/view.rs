@@ -256,12 +256,15 @@ enum CodeTab {
     Diff,
 }
 
+/// Each line's place in its function's if/else tree (runtime tasks).
+type LineStates = Rc<Vec<crate::playground::branches::LineState>>;
+
 /// What the task view works out once per task.
 struct Derived {
     /// Runtime tasks: the record.
     record: Option<Rc<crate::axes::runtime::Record>>,
     /// Runtime tasks: which lines run, for the starter and the reference.
-    states: Option<(Rc<Vec<crate::playground::branches::LineState>>, Rc<Vec<crate::playground::branches::LineState>>)>,
+    states: Option<(LineStates, LineStates)>,
     /// Instruction following: the numbered requirements and the reference lines of each.
     reqs: Vec<Listed>,
     /// The full LLM prompt (not at every hover: an n = 2,000 task is a megabyte to serialise and hash).
