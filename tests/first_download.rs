@@ -22,10 +22,11 @@ use std::path::{Path, PathBuf};
 /// module as well (432,520 B measured); 424 KB once the kinds' instruction-following refactorings and
 /// `TaskKind::export` left the app's wasm (420,423 B measured); 418 KB once the views' stateless components
 /// became plain functions and their repeated trees, callbacks and effects were shared (415,604 B measured);
-/// 371 KB with wave 7's generic cuts too (one stable sort, the word list as one text, smaller hand-off
-/// readers, no decimal number parser, no Unicode case tables: 368,977 B measured).
+/// 411 KB once the diff's rows moved to the grade module (408,172 B measured); 363 KB with wave 7's
+/// generic cuts too (one stable sort, the word list as one text, smaller hand-off readers, no decimal
+/// number parser, no Unicode case tables: 360,589 B measured).
 /// Lower it as more moves out of the first download.
-const BUDGET: usize = 371_000;
+const BUDGET: usize = 363_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 

@@ -324,8 +324,8 @@ pub fn app() -> Html {
         }
         Some(Err(message)) => html! {
             <section id="generate-error" class="error" role="alert">
-                <h2>{ "This task cannot be generated" }</h2>
-                <p>{ message.clone() }</p>
+                { super::view::text_el("h2", None, "This task cannot be generated") }
+                { super::view::text_el("p", None, message.clone()) }
             </section>
         },
     };
@@ -349,7 +349,7 @@ pub fn app() -> Html {
         <>
             <header class="topbar">
                 <a class="brand" href="#/">{ "Cabrito" }</a>
-                <span class="tagline">{ "Cabra coding tasks from random call graphs, generated in your browser" }</span>
+                { super::view::text_el("span", Some("tagline"), "Cabra coding tasks from random call graphs, generated in your browser") }
                 <nav class="nav">
                     <a id="nav-gallery" href="#/">{ "Gallery" }</a>
                     <a id="nav-task" href={route::fragment(&spec)}>{ "Task" }</a>

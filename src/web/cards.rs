@@ -109,7 +109,7 @@ pub fn card_body(p: &CardProps) -> Html {
             html! {
                 <>
                     <span class="card-graph" ref={node}>{ picture }</span>
-                    <span class="card-stats">{ stats }</span>
+                    { super::view::text_el("span", Some("card-stats"), stats) }
                 </>
             }
         }

@@ -121,11 +121,11 @@ pub fn help_dialog() -> Html {
                 <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
                 <button id="help-close" type="button" class="button small ghost" onclick={close}>{ "Close (Esc)" }</button>
             </div>
-            <p class="hint">{ "On a task page; never while typing in a box, nor with Ctrl, Alt or Meta." }</p>
+            { super::view::text_el("p", Some("hint"), "On a task page; never while typing in a box, nor with Ctrl, Alt or Meta.") }
             <table class="shortcuts">
                 <tbody>
                     { for SHORTCUTS.iter().map(|s| html! {
-                        <tr><th><kbd>{ s.key }</kbd></th><td>{ s.help }</td></tr>
+                        <tr><th><kbd>{ s.key }</kbd></th>{ super::view::text_el("td", None, s.help) }</tr>
                     }) }
                 </tbody>
             </table>

@@ -86,7 +86,7 @@ pub fn merge_classes(p: &ClassesProps) -> Html {
         });
         html! {
             <div class="merge-column">
-                <h3>{ CLASSES[ci] }</h3>
+                { super::view::text_el("h3", None, CLASSES[ci]) }
                 <pre id={format!("merge-{}", CLASSES[ci])} class="code merge-code" style={format!("counter-reset: line {first}")}>
                     <code>{ for rows }</code>
                 </pre>

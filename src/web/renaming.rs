@@ -27,22 +27,22 @@ pub fn renaming_panel(p: &RenamingProps) -> Html {
     html! {
         <section class="panel renaming-panel" aria-label="Renames">
             <div class="panel-head">
-                <h2>{ "Renames" }</h2>
+                { super::view::text_el("h2", None, "Renames") }
             </div>
             <p class="hint">
                 { format!("{} variables to rename, at {occurrences} places in the chain (highlighted).", p.renames.len()) }
             </p>
             <div class="rename-scroll">
                 <table id="rename-table" class="renames">
-                    <thead><tr><th>{ "old name" }</th><th>{ "new name" }</th></tr></thead>
+                    <thead><tr>{ super::view::text_el("th", None, "old name") }{ super::view::text_el("th", None, "new name") }</tr></thead>
                     <tbody>
                         { for p.renames.iter().map(|(a, b)| html! {
-                            <tr><td><code class="rename-from">{ a.clone() }</code></td><td><code class="rename-to">{ b.clone() }</code></td></tr>
+                            <tr><td>{ super::view::text_el("code", Some("rename-from"), a.clone()) }</td><td>{ super::view::text_el("code", Some("rename-to"), b.clone()) }</td></tr>
                         }) }
                     </tbody>
                 </table>
             </div>
-            <h2>{ "The chain" }</h2>
+            { super::view::text_el("h2", None, "The chain") }
             <pre id="rename-chain" class="chain">
                 { for main_body(code).map(|l| html! {
                     <div class="chain-line">

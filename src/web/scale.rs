@@ -128,8 +128,8 @@ pub fn scale_view(p: &ScaleProps) -> Html {
             <table id="scale-table" class="sizes">
                 <thead>
                     <tr>
-                        <th>{ "n" }</th><th>{ "functions" }</th><th>{ "to edit" }</th><th>{ "lines" }</th>
-                        <th>{ "characters" }</th><th>{ "tokens (est.)" }</th><th>{ "generated in" }</th><th>{ "task" }</th>
+                        { super::view::text_el("th", None, "n") }{ super::view::text_el("th", None, "functions") }{ super::view::text_el("th", None, "to edit") }{ super::view::text_el("th", None, "lines") }
+                        { super::view::text_el("th", None, "characters") }{ super::view::text_el("th", None, "tokens (est.)") }{ super::view::text_el("th", None, "generated in") }{ super::view::text_el("th", None, "task") }
                     </tr>
                 </thead>
                 <tbody>

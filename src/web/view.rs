@@ -25,7 +25,7 @@ pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     let href = route::fragment(nearest);
     html! {
         <section id="error" class="error" role="alert">
-            <h2>{ "This link cannot be opened" }</h2>
+            { text_el("h2", None, "This link cannot be opened") }
             <p id="error-message">{ message.to_string() }</p>
             <p>
                 { "Showing the nearest valid task instead: " }
@@ -164,9 +164,9 @@ pub fn controls(p: &ControlsProps) -> Html {
         };
         html! {
             <label class="knob" for={id}>
-                <span class="knob-label">{ k.label }</span>
+                { text_el("span", Some("knob-label"), k.label) }
                 { input }
-                <span class="knob-help">{ help }</span>
+                { text_el("span", Some("knob-help"), help) }
             </label>
         }
     };
@@ -202,7 +202,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </details>
             }
             <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
-                <span class="knob-label">{ "Paper sizes" }</span>
+                { text_el("span", Some("knob-label"), "Paper sizes") }
                 { for p.spec.axis.def().paper_sizes().iter().map(|&n| {
                     let change = change.clone();
                     let active = p.spec.n == n;
@@ -222,7 +222,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }) }
             </div>
             <details class="explicit-sizes" open={p.spec.n_init.is_some() || p.spec.n_edit.is_some()}>
-                <summary>{ "Explicit graph sizes" }</summary>
+                { text_el("summary", None, "Explicit graph sizes") }
                 <div class="knobs">
                     { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
                 </div>
@@ -253,6 +253,39 @@ enum CodeTab {
     Starter,
     Reference,
     Diff,
+}
+
+/// Each line's place in its function's if/else tree (runtime tasks).
+type LineStates = Rc<Vec<crate::playground::branches::LineState>>;
+
+/// What the task view works out once per task.
+struct Derived {
+    /// Runtime tasks: the record.
+    record: Option<Rc<crate::axes::runtime::Record>>,
+    /// Runtime tasks: which lines run, for the starter and the reference.
+    states: Option<(LineStates, LineStates)>,
+    /// Instruction following: the numbered requirements and the reference lines of each.
+    reqs: Vec<Listed>,
+    /// The full LLM prompt (not at every hover: an n = 2,000 task is a megabyte to serialise and hash).
+    llm: AttrValue,
+    /// The task's hash (`data-hash`).
+    hash: String,
+}
+
+impl Derived {
+    fn of(shown: &Shown) -> Derived {
+        let t = &shown.generated.task;
+        Derived {
+            record: t.runtime.clone().map(Rc::new),
+            states: t
+                .runtime
+                .as_ref()
+                .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r)))),
+            reqs: requirements(&t.metadata, &t.solution_code),
+            llm: AttrValue::from(crate::kinds::prompt::llm_prompt(&t.prompt, &t.starter_code)),
+            hash: crate::task::task_hash(t),
+        }
+    }
 }
 
 /// The `performance.mark` set each time a task view has rendered a new task.
@@ -349,14 +382,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let task = &p.shown.generated.task;
     let s = &task.sizes;
-    // Runtime tasks: which lines run, for the starter and the reference.
-    let record = use_memo(p.shown.clone(), |shown| shown.generated.task.runtime.clone().map(Rc::new));
-    let states = use_memo(p.shown.clone(), |shown| {
-        let t = &shown.generated.task;
-        t.runtime
-            .as_ref()
-            .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r))))
-    });
+    // What the page works out once per task (one memo for all: each `use_memo` type is its own copy of
+    // Yew's hook code).
+    let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
+    let Derived { record, states, reqs, llm, hash } = &*derived;
     let explain = {
         let (why, switch) = (why.clone(), switch.clone());
         Callback::from(move |w: (AttrValue, usize)| {
@@ -364,7 +393,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             switch.emit(SidePanel::Why);
         })
     };
-    let on_why = record.as_ref().as_ref().map(|_| explain.clone());
+    let on_why = record.as_ref().map(|_| explain.clone());
     let explain_selected = {
         let (explain, selected) = (explain.clone(), selected.clone());
         Callback::from(move |_: MouseEvent| {
@@ -373,20 +402,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             }
         })
     };
-    // Instruction following: the numbered requirements and the reference lines of each.
-    let reqs: Rc<Vec<Listed>> = use_memo(p.shown.clone(), |shown| {
-        requirements(&shown.generated.task.metadata, &shown.generated.task.solution_code)
-    });
     let marked: Option<Rc<Vec<usize>>> =
         picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
-    // Once per task, not at every hover (an n = 2,000 task is a megabyte to serialise and hash).
-    let llm = use_memo(p.shown.clone(), |s| {
-        AttrValue::from(crate::kinds::prompt::llm_prompt(&s.generated.task.prompt, &s.generated.task.starter_code))
-    });
-    let llm = (*llm).clone();
-    let hash = use_memo(p.shown.clone(), |s| crate::task::task_hash(&s.generated.task));
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
         let active = *tab == which;
@@ -410,14 +429,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             <>
                 <super::merge::MergeClasses code={task.starter_code.clone()} view={m.clone()} />
                 <details class="whole-file">
-                    <summary>{ "The whole solution.py" }</summary>
+                    { text_el("summary", None, "The whole solution.py") }
                     <CodeBlock id="starter-code" code={task.starter_code.clone()} />
                 </details>
             </>
         },
         (CodeTab::Reference | CodeTab::Diff, _) if !*revealed => html! {
             <div class="reveal">
-                <p>{ "The reference solution is hidden so that you can try the task first." }</p>
+                { text_el("p", None, "The reference solution is hidden so that you can try the task first.") }
                 <button id="reveal" type="button" class="button" onclick={reveal}>{ "Reveal the reference solution" }</button>
             </div>
         },
@@ -428,7 +447,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 if reference { ("reference-code", &task.solution_code) } else { ("starter-code", &task.starter_code) };
             html! {
                 <CodeBlock {id} code={code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
-                    states={states.as_ref().as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
+                    states={states.as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
                     marked={if reference { marked.clone() } else { None }} />
             }
         }
@@ -458,7 +477,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                             }
                         </p>
                         if record.is_some() {
-                            <p class="hint">{ "Greyed code never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why." }</p>
+                            { text_el("p", Some("hint"), "Greyed code never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why.") }
                         }
                     </section>
             }
@@ -475,7 +494,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <div class="graph-scroll">
                         <super::merge::FlowSvg view={m} zoom={*zoom} />
                     </div>
-                    <p class="hint">{ "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference." }</p>
+                    { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
                 </section>
             }
         }
@@ -503,7 +522,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <div class="panel-head">
                     <h2>{ format!("Requirements ({})", reqs.len()) }</h2>
                 </div>
-                <p class="hint">{ "Click a requirement to mark the lines of the reference solution that satisfy it (one in every function it applies to)." }</p>
+                { text_el("p", Some("hint"), "Click a requirement to mark the lines of the reference solution that satisfy it (one in every function it applies to).") }
                 <ol class="requirements">
                     { for reqs.iter().map(|r| {
                         let active = *picked == Some(r.number);
@@ -512,7 +531,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                             <li value={r.number.to_string()}>
                                 <button type="button" id={format!("req-{}", r.number)} class={pick_str(active, "req", "req active")}
                                     data-lines={lines} aria-pressed={bool_str(active)} onclick={pick(r.number)}>
-                                    <span class="req-sentence">{ r.sentence.clone() }</span>
+                                    { text_el("span", Some("req-sentence"), r.sentence.clone()) }
                                     <span class="req-count">{ match r.lines.len() { 1 => " · 1 line".to_string(), k => format!(" · {k} lines") } }</span>
                                 </button>
                             </li>
@@ -555,7 +574,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 
     // The "why this branch?" panel: the chosen guard worked out, else a button per function.
-    let why_panel = match (record.as_ref().as_ref(), (*why).clone()) {
+    let why_panel = match (record.as_ref(), (*why).clone()) {
         (Some(r), Some((f, g))) => html! {
             <WhyPanel record={r.clone()} function={f.clone()} guard={g}
                 on_guard={ { let why = why.clone(); let f = f.clone(); Callback::from(move |g: usize| why.set(Some((f.clone(), g)))) } }
@@ -563,8 +582,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         },
         (Some(r), None) => html! {
             <section class="panel why-pick" aria-label="Why this branch?">
-                <h2>{ "Why this branch?" }</h2>
-                <p class="hint">{ "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out." }</p>
+                { text_el("h2", None, "Why this branch?") }
+                { text_el("p", Some("hint"), "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out.") }
                 <ul class="why-functions">
                     { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
                         let explain = explain.clone();
@@ -634,7 +653,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <>
                     <section class="panel" aria-label="Problem statement">
                         <div class="panel-head">
-                            <h2>{ "Problem statement" }</h2>
+                            { text_el("h2", None, "Problem statement") }
                             <div class="actions">
                                 <CopyButton id="copy-statement" label="Copy statement" text={task.prompt.clone()} />
                             </div>
@@ -649,12 +668,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             SidePanel::Prompt => html! {
                 <section class="panel" aria-label="The full LLM prompt">
                     <div class="panel-head">
-                        <h2>{ "The full LLM prompt" }</h2>
+                        { text_el("h2", None, "The full LLM prompt") }
                         <div class="actions">
                             <CopyButton id="copy-llm-prompt" label="Copy full LLM prompt" text={llm.clone()} />
                         </div>
                     </div>
-                    <p class="hint">{ "The statement and the codebase in file-block format, as a model is given it." }</p>
+                    { text_el("p", Some("hint"), "The statement and the codebase in file-block format, as a model is given it.") }
                     <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
                 </section>
             },
@@ -662,9 +681,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
 
     html! {
-        <section id="task" class="task" data-hash={(*hash).clone()} data-spec={task.spec.canonical()}>
+        <section id="task" class="task" data-hash={hash.clone()} data-spec={task.spec.canonical()}>
             <div class="task-head">
-                <h1 class="task-title">{ title(&task.spec) }</h1>
+                { text_el("h1", Some("task-title"), title(&task.spec)) }
                 <p id="stats" class="stats">
                     { match &merge {
                         None => format!(
@@ -712,6 +731,18 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 }
 
+/// An element holding only text (`<h2>…</h2>`, `<p class="hint">…</p>`, a table's header cell): one
+/// function for the views' many such elements, each of which would otherwise be its own copy of Yew's
+/// element-building code. No class when `class` is `None`.
+pub(super) fn text_el(tag: &'static str, class: Option<&'static str>, text: impl Into<AttrValue>) -> Html {
+    text_node(tag, class, text.into())
+}
+
+#[inline(never)]
+fn text_node(tag: &'static str, class: Option<&'static str>, text: AttrValue) -> Html {
+    html! { <@{tag} class={class}>{ text }</@> }
+}
+
 /// `"true"` or `"false"`, for an aria attribute (without `bool`'s formatting code).
 pub(super) fn bool_str(b: bool) -> &'static str {
     if b {
@@ -742,7 +773,7 @@ fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
     };
     html! {
         <div class="panel-head">
-            <h2>{ title }</h2>
+            { text_el("h2", None, title) }
             <div class="zoom">
                 <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
                 <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", **zoom * 100.0) } }</button>
@@ -832,15 +863,15 @@ pub fn task_tuple(shown: &Shown) -> Html {
     };
     html! {
         <section id="task-tuple" class="panel tuple" aria-label="The task as a 4-tuple">
-            <h2>{ "The task as a 4-tuple" }</h2>
+            { text_el("h2", None, "The task as a 4-tuple") }
             <dl>
-                <dt>{ "Request" }</dt>
-                <dd>{ request }</dd>
-                <dt>{ "Environment" }</dt>
+                { text_el("dt", None, "Request") }
+                { text_el("dd", None, request) }
+                { text_el("dt", None, "Environment") }
                 <dd>{ format!("one file, solution.py, run by Python 3.11 or newer{numpy}{library}") }</dd>
-                <dt>{ "Stopping rule" }</dt>
-                <dd>{ "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff" }</dd>
-                <dt>{ "Scorer" }</dt>
+                { text_el("dt", None, "Stopping rule") }
+                { text_el("dd", None, "one answer: the whole new solution.py, as a # === solution.py === file block, a bare file or a unified diff") }
+                { text_el("dt", None, "Scorer") }
                 <dd>{ format!("exact and black-box: {behaviour}, and {}{}; the score is 1 only when every check passes", kind.scorer_rule(task.spec.domain), axis_rule) }</dd>
             </dl>
         </section>
@@ -965,7 +996,7 @@ pub fn instructions_gallery_specs() -> Vec<TaskSpec> {
 fn card(spec: &TaskSpec, id: String, title: String, picture: Picture, eager: bool) -> Html {
     html! {
         <a class="card" href={route::fragment(spec)} {id}>
-            <span class="card-title">{ title }</span>
+            { text_el("span", Some("card-title"), title) }
             <CardBody spec={spec.clone()} {picture} {eager} />
         </a>
     }
@@ -985,13 +1016,13 @@ pub fn gallery() -> Html {
     html! {
         <>
         <section id="gallery" class="gallery">
-            <h1>{ "Cabra tasks, generated in your browser" }</h1>
+            { text_el("h1", None, "Cabra tasks, generated in your browser") }
             <p class="lead">
                 { "Each task is a refactoring of a Python program made from a random call graph. Pick a kind and a domain to open a small task (n = 10); every knob can then be changed, and the link always reopens the same task." }
             </p>
             { for Kind::ALL.iter().map(|&kind| html! {
                 <section class="gallery-row" aria-label={kind.label()}>
-                    <h2>{ kind.label() }</h2>
+                    { text_el("h2", None, kind.label()) }
                     <div class="cards">
                         { for cards.iter().filter(|s| s.kind == kind).map(|s| {
                             let title = if kind.def().domains() == Support::NotApplicable { format!("n = {}", s.n) } else { s.domain.label().to_string() };
@@ -1011,7 +1042,7 @@ pub fn gallery() -> Html {
                 </section>
             }) }
             <section class="gallery-row" aria-label="The paper's sizes">
-                <h2>{ "The paper's sizes" }</h2>
+                { text_el("h2", None, "The paper's sizes") }
                 <table class="sizes">
                     <tbody>
                         { for Axis::ALL.iter().map(|&axis| {

@@ -93,7 +93,7 @@ pub fn why_panel(p: &WhyProps) -> Html {
                     }
                 }) }
             </p>
-            <p id="why-guard" class="why-guard"><code>{ guard.source() }</code></p>
+            <p id="why-guard" class="why-guard">{ super::view::text_el("code", None, guard.source()) }</p>
             { for guard.calls.iter().enumerate().map(|(i, c)| {
                 // (Worked out where the runtime generator is: `web::gen::why`.)
                 let (o, rows) = match super::gen::why(c, from, PAGE) {
@@ -107,14 +107,14 @@ pub fn why_panel(p: &WhyProps) -> Html {
                             { format!("an even x becomes x // 2, an odd x becomes {} · x + {}.", c.a, c.b) }
                         </p>
                         <table class="why-steps">
-                            <thead><tr><th>{ "step" }</th><th>{ "x before" }</th><th>{ "parity" }</th><th>{ "then" }</th></tr></thead>
+                            <thead><tr>{ super::view::text_el("th", None, "step") }{ super::view::text_el("th", None, "x before") }{ super::view::text_el("th", None, "parity") }{ super::view::text_el("th", None, "then") }</tr></thead>
                             <tbody>
                                 { for rows.iter().map(|r| html! {
                                     <tr class={if r.odd { "odd" } else { "even" }}>
                                         <td>{ r.step }</td>
-                                        <td class="value">{ r.value.clone() }</td>
+                                        { super::view::text_el("td", Some("value"), r.value.clone()) }
                                         <td>{ if r.odd { "odd" } else { "even" } }</td>
-                                        <td>{ r.action.clone() }</td>
+                                        { super::view::text_el("td", None, r.action.clone()) }
                                     </tr>
                                 }) }
                             </tbody>
