@@ -49,16 +49,15 @@ fn zlib9_len(bytes: &[u8]) -> usize {
     z.finish().unwrap().len()
 }
 
-/// The value of `attr="…"` (or `'…'`) in one tag.
+/// The value of `attr="…"`, `attr='…'` or `attr=…` (unquoted, as Trunk's minified HTML writes it) in
+/// one tag.
 fn attr<'a>(tag: &'a str, attr: &str) -> Option<&'a str> {
-    for quote in ['"', '\''] {
-        let key = format!(" {attr}={quote}");
-        if let Some(i) = tag.find(&key) {
-            let rest = &tag[i + key.len()..];
-            return rest.find(quote).map(|j| &rest[..j]);
-        }
+    let key = format!(" {attr}=");
+    let rest = &tag[tag.find(&key)? + key.len()..];
+    match rest.chars().next()? {
+        q @ ('"' | '\'') => rest[1..].find(q).map(|j| &rest[1..1 + j]),
+        _ => Some(&rest[..rest.find(|c: char| c.is_ascii_whitespace() || c == '>').unwrap_or(rest.len())]),
     }
-    None
 }
 
 /// The files index.html fetches at load: `<link>`s that are stylesheets, icons, preloads and module
@@ -115,6 +114,11 @@ const wasm = await init({ module_or_path: '/cabrito-3_bg.wasm' });
 </script><script src="/x.js"></script><link rel="alternate" href="/feed.xml">
 <link rel="modulepreload" href="/cabrito-3.js" crossorigin="anonymous"><link rel="preload" href="/cabrito-3_bg.wasm" as="fetch">"#;
     assert_eq!(eager_files(html), ["favicon-1.svg", "style-2.css", "cabrito-3.js", "cabrito-3_bg.wasm", "x.js"]);
+    // Minified: attributes unquoted where they can be.
+    let html = r#"<link href=/favicon-1.svg integrity=sha384-8Z rel=icon><link href=/style-2.css rel=stylesheet>
+<script type=module>import init, * as bindings from '/cabrito-3.js';
+const wasm = await init({ module_or_path: '/cabrito-3_bg.wasm' });</script><link as=fetch crossorigin href=/cabrito-3_bg.wasm rel=preload type=application/wasm><link href=/a.xml rel=alternate>"#;
+    assert_eq!(eager_files(html), ["favicon-1.svg", "style-2.css", "cabrito-3.js", "cabrito-3_bg.wasm"]);
 }
 
 #[test]
