@@ -25,9 +25,11 @@ use std::path::{Path, PathBuf};
 /// became plain functions and their repeated trees, callbacks and effects were shared (415,604 B measured);
 /// 411 KB once the diff's rows moved to the grade module (408,172 B measured); 363 KB with wave 7's
 /// generic cuts too (one stable sort, the word list as one text, smaller hand-off readers, no decimal
-/// number parser, no Unicode case tables: 360,589 B measured).
+/// number parser, no Unicode case tables: 360,589 B measured); 341.5 KB once the gzip copies came from
+/// libdeflate at level 12 (what this test measures since), the app allocated with talc and Trunk
+/// minified the HTML and CSS (338,830 B measured; 355,039 B in zlib's -9).
 /// Lower it as more moves out of the first download.
-const BUDGET: usize = 363_000;
+const BUDGET: usize = 341_500;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 
