@@ -593,8 +593,8 @@ fn truncated_nested_and_huge_grade_tasks_are_refused() {
 
 /// Runtime tasks of every shape (two, four and eight branches): the task as the app writes it, and
 /// the functions that have guards.
-fn why_bases() -> &'static [(cabrito::task::Task, Value, Vec<Vec<Step>>)] {
-    static ALL: OnceLock<Vec<(cabrito::task::Task, Value, Vec<Vec<Step>>)>> = OnceLock::new();
+fn why_bases() -> &'static [Base<cabrito::task::Task>] {
+    static ALL: OnceLock<Vec<Base<cabrito::task::Task>>> = OnceLock::new();
     ALL.get_or_init(|| {
         [(Kind::DeadCode, 2), (Kind::AddParameter, 4), (Kind::CacheFunction, 8)]
             .into_iter()
