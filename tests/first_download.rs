@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 /// generic cuts too (one stable sort, the word list as one text, smaller hand-off readers, no decimal
 /// number parser, no Unicode case tables: 360,589 B measured); 341.5 KB once the gzip copies came from
 /// libdeflate at level 12 (what this test measures since), the app allocated with talc and Trunk
-/// minified the HTML and CSS (338,830 B measured; 355,039 B in zlib's -9); 335.5 KB once the "why this
-/// branch?" panel moved to the grade module (333,009 B measured; 349,019 B in zlib's -9).
+/// minified the HTML and CSS (338,830 B measured; 355,039 B in zlib's -9); 339.5 KB with the app's glue
+/// minified by esbuild (336,974 B measured); 335.5 KB once the "why this branch?" panel moved to the
+/// grade module (333,009 B measured before the glue's minification).
 /// Lower it as more moves out of the first download.
 const BUDGET: usize = 335_500;
 /// The goal the budget moves towards (printed with the figures).
