@@ -242,6 +242,8 @@ impl TaskKind for VariableRenaming {
         Ok(())
     }
     fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError> {
+        // The app's first download leaves the kind's generator out (`gen` makes its tasks).
+        crate::task::require(crate::task::Extra::Renaming)?;
         let key = key(spec);
         let chain = chain(&key, spec.chain);
         let renames = renames(&key, &chain, spec.n as usize);
@@ -300,6 +302,9 @@ impl TaskKind for VariableRenaming {
     }
     fn own_grid(&self) -> Option<super::OwnGrid> {
         Some(super::OwnGrid { name: "renaming", sizes: crate::spec::PAPER_SIZES, samples: 20, run_file: false })
+    }
+    fn extra(&self) -> Option<crate::task::Extra> {
+        Some(crate::task::Extra::Renaming)
     }
 }
 

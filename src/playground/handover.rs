@@ -493,7 +493,14 @@ pub fn decode(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
             bad(view, format!("{} has none of graph, merge or renames", shown(view)))
         }
     };
-    let made = || -> Res<Made> { Ok(Made { task: task(field(v, "task")?, spec)?, view: view(field(v, "view")?)? }) };
+    let made = || -> Res<Made> {
+        let t = field(v, "task")?;
+        // A comment task's comment (the checker's `comment_copy` reads it from the record).
+        if crate::task::extra_of(spec) == Some(crate::task::Extra::Comment) {
+            text(field(field(t, "metadata")?, "comment")?)?;
+        }
+        Ok(Made { task: task(t, spec)?, view: view(field(v, "view")?)? })
+    };
     made().map_err(|b| b.said(v))
 }
 
@@ -633,7 +640,14 @@ mod tests {
             }
         }
         use crate::task::Extra;
-        for part in [None, Some(Extra::MergeCodebases), Some(Extra::Runtime), Some(Extra::Instructions)] {
+        for part in [
+            None,
+            Some(Extra::MergeCodebases),
+            Some(Extra::Runtime),
+            Some(Extra::Instructions),
+            Some(Extra::Comment),
+            Some(Extra::Renaming),
+        ] {
             assert!(parts.contains(&part), "no round trip of {part:?}");
         }
     }
