@@ -417,7 +417,8 @@ fn the_appendix_parts_damaged_are_refused_by_name() {
     let e = handover::decode(&v, renaming).expect_err("no view");
     assert!(e.contains("none of graph, merge or renames"), "{e}");
     // A comment task whose comment is missing, of another type or not in a map.
-    for metadata in [json!({}), json!({"comment": 7}), json!({"comment": null}), json!({"comment": ["a"]}), json!("a b")]
+    for metadata in
+        [json!({}), json!({"comment": 7}), json!({"comment": null}), json!({"comment": ["a"]}), json!("a b")]
     {
         let mut v = comment_base.clone();
         v["task"]["metadata"] = metadata.clone();
