@@ -24,9 +24,10 @@ use std::path::{Path, PathBuf};
 /// became plain functions and their repeated trees, callbacks and effects were shared (415,604 B measured);
 /// 411 KB once the diff's rows moved to the grade module (408,172 B measured); 363 KB with wave 7's
 /// generic cuts too (one stable sort, the word list as one text, smaller hand-off readers, no decimal
-/// number parser, no Unicode case tables: 360,589 B measured).
+/// number parser, no Unicode case tables: 360,589 B measured); 347 KB once the comment axis and variable
+/// renaming moved to the `gen` module, with the renaming panel made there as HTML (344,420 B measured).
 /// Lower it as more moves out of the first download.
-const BUDGET: usize = 363_000;
+const BUDGET: usize = 347_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 
