@@ -16,7 +16,6 @@ pub mod graph;
 pub mod keys;
 pub mod lazy;
 pub mod merge;
-pub mod renaming;
 pub mod results;
 pub mod route;
 pub mod scale;
