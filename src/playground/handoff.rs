@@ -27,12 +27,22 @@ pub struct GradeTask {
     pub task: Request,
     /// A solution shared in the link, or why it cannot be read.
     pub shared: Option<Result<String, String>>,
+    /// A solution as the link carries it (deflated, base64url), which [`GradeTask::from_json`] reads
+    /// into `shared` on the module's side: the page sends it unread, so its first download has no
+    /// inflater. Never set after `from_json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_solution: Option<String>,
 }
 
 impl GradeTask {
     /// The hand-off for a task shown under `spec`.
     pub fn of(spec: &TaskSpec, task: &Task, shared: Option<Result<String, String>>) -> GradeTask {
-        GradeTask { spec: spec.clone(), task: Request::for_task(0, task, ""), shared }
+        GradeTask { spec: spec.clone(), task: Request::for_task(0, task, ""), shared, link_solution: None }
+    }
+
+    /// The hand-off the page sends: the solution in the link (if any) as the link carries it.
+    pub fn with_link_solution(spec: &TaskSpec, task: &Task, encoded: Option<String>) -> GradeTask {
+        GradeTask { link_solution: encoded, ..GradeTask::of(spec, task, None) }
     }
 
     /// The checker request for `response` to this task.
@@ -66,6 +76,10 @@ impl GradeTask {
             serde_path_to_error::deserialize(&mut de).map_err(|e| why(format!("{}: {}", e.path(), e.inner())))?;
         de.end().map_err(|e| why(e.to_string()))?;
         t.check().map_err(why)?;
+        let mut t = t;
+        if let Some(encoded) = t.link_solution.take() {
+            t.shared = Some(super::share::decode_solution(&encoded));
+        }
         Ok(t)
     }
 
@@ -133,6 +147,25 @@ mod tests {
             // The checker gets what it got when the panel built its request from the task.
             assert_eq!(back.request(9, "x = 1\n"), Request::for_task(9, &task, "x = 1\n"));
         }
+    }
+
+    /// The page sends the link's solution unread; the module reads it, or says why it cannot.
+    #[test]
+    fn the_link_solution_is_read_on_the_module_side() {
+        let spec = TaskSpec::default();
+        let task = generate(&spec).unwrap();
+        let text = "def f():\n    return 'é'\n";
+        let enc = crate::playground::share::encode_solution(text);
+        let sent = GradeTask::with_link_solution(&spec, &task, Some(enc.clone()));
+        assert!(sent.to_json().contains(&enc));
+        let back = GradeTask::from_json(&sent.to_json()).unwrap();
+        assert_eq!(back.shared, Some(Ok(text.to_string())));
+        assert_eq!(back.link_solution, None);
+        let damaged = GradeTask::with_link_solution(&spec, &task, Some(format!("{}!", &enc[..enc.len() / 2])));
+        let back = GradeTask::from_json(&damaged.to_json()).unwrap();
+        assert!(matches!(&back.shared, Some(Err(why)) if why.contains("damaged")), "{:?}", back.shared);
+        let none = GradeTask::from_json(&GradeTask::with_link_solution(&spec, &task, None).to_json()).unwrap();
+        assert_eq!(none.shared, None);
     }
 
     #[test]

@@ -46,10 +46,17 @@ pub fn decode_solution(encoded: &str) -> Result<String, String> {
 
 /// The solution a fragment carries: `None` when it has none, else the text or why it is unreadable.
 pub fn solution_in(fragment: &str) -> Option<Result<String, String>> {
+    solution_param(fragment).map(|encoded| decode_solution(&encoded))
+}
+
+/// The solution a fragment carries as the link writes it (deflated, base64url; not yet read). The
+/// page hands it to the grade module, which reads it ([`decode_solution`]), so the inflater is not in
+/// the first download.
+pub fn solution_param(fragment: &str) -> Option<String> {
     let query = fragment.split_once('?')?.1;
     query.split('&').find_map(|item| {
         let (k, v) = item.split_once('=')?;
-        (super::route::decode(k).trim() == SOLUTION_KEY).then(|| decode_solution(&super::route::decode(v)))
+        (super::route::decode(k).trim() == SOLUTION_KEY).then(|| super::route::decode(v))
     })
 }
 

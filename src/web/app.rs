@@ -43,8 +43,9 @@ pub struct State {
     pub shown: Option<Result<Rc<Shown>, String>>,
     /// The read-only embed (`?embed=1`): no controls, no header.
     pub embed: bool,
-    /// A solution shared in the link ("share with solution"), or why it cannot be read.
-    pub solution: Option<Result<String, String>>,
+    /// A solution shared in the link ("share with solution"), as the link carries it: the grade
+    /// module reads it (or says why it cannot).
+    pub solution: Option<String>,
     /// The task's spec needs a part of the generator the first download left out, which is loading
     /// (`web::gen`); `shown` is `None` meanwhile.
     pub waiting: Option<Extra>,
@@ -79,7 +80,7 @@ impl State {
             },
         };
         let embed = route::embed_requested(&current_search(), fragment);
-        let solution = super::share::solution_in(fragment);
+        let solution = super::share::solution_param(fragment);
         State { fragment: fragment.to_string(), route, shown, embed, solution, waiting }
     }
 

@@ -489,9 +489,9 @@ enum Hosted {
 #[derive(Properties, PartialEq)]
 pub struct HostProps {
     pub shown: Rc<Shown>,
-    /// A solution shared in the link, or why it cannot be read.
+    /// A solution shared in the link, as the link carries it (the module reads it).
     #[prop_or_default]
-    pub shared: Option<Result<String, String>>,
+    pub shared: Option<String>,
     /// Is the Grade tab on show? (Then the module loads at once, else once the page is idle.)
     pub visible: bool,
 }
@@ -531,7 +531,8 @@ pub fn grade_host(p: &HostProps) -> Html {
                         // Built here, once the module is there: the newest task is mounted last.
                         Some(el) => {
                             super::files::mark(HANDOFF_MARK);
-                            let json = GradeTask::of(&shown.spec, &shown.generated.task, shared).to_json();
+                            let json =
+                                GradeTask::with_link_solution(&shown.spec, &shown.generated.task, shared).to_json();
                             lazy::mount(&MODULE, &el, &json).map(|_| true)
                         }
                         // The reader already left the page.

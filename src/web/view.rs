@@ -240,7 +240,7 @@ pub struct TaskViewProps {
     pub embed: bool,
     /// A solution that came with the link.
     #[prop_or_default]
-    pub solution: Option<Result<String, String>>,
+    pub solution: Option<String>,
     /// The side panel the link asks for (`panel=…`), or why its name is not one.
     #[prop_or_default]
     pub panel: Option<Result<SidePanel, String>>,
