@@ -59,6 +59,11 @@ cargo build --locked --benches
 done_step
 
 begin "wasm tests (headless Chromium)"
+# wasm-bindgen-test-runner gives each test binary 20 s in all by default, and wasm_check (the static
+# checker, unoptimised) took longer on a loaded machine (2026-12-01, load average 13: a red run). The
+# tests are deterministic, so the limit only has to catch a hang.
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-30}"
 cargo test --locked --target wasm32-unknown-unknown --test 'wasm_*' -- --nocapture
 done_step
 
