@@ -95,7 +95,7 @@ if ! command -v python3 >/dev/null; then APT_PKGS+=(python3 python3-pip)
 elif ! python3 -m pip --version >/dev/null 2>&1; then APT_PKGS+=(python3-pip)
 fi
 
-# node_modules: what package-lock.json pins (binaryen's wasm-opt, lighthouse); one `npm ci` for both.
+# node_modules: what package-lock.json pins (binaryen's wasm-opt, esbuild, lighthouse); one `npm ci` for all.
 WASM_OPT_V=$(wasm-opt --version 2>/dev/null || true)
 LIGHTHOUSE_WANT=$(node -p 'require("./package.json").devDependencies.lighthouse' 2>/dev/null || true)
 LIGHTHOUSE_V=$(node -p 'require("./node_modules/lighthouse/package.json").version' 2>/dev/null || true)
@@ -103,6 +103,13 @@ NEED_NPM=
 if grep -q 'version 132' <<<"$WASM_OPT_V"; then have "$WASM_OPT_V (node_modules)"; else NEED_NPM=1; fi
 if [ -n "$LIGHTHOUSE_V" ] && [ "$LIGHTHOUSE_V" = "$LIGHTHOUSE_WANT" ]; then
   have "lighthouse $LIGHTHOUSE_V (node_modules)"
+else
+  NEED_NPM=1
+fi
+ESBUILD_WANT=$(node -p 'require("./package.json").devDependencies.esbuild' 2>/dev/null || true)
+ESBUILD_V=$(node -p 'require("./node_modules/esbuild/package.json").version' 2>/dev/null || true)
+if [ -n "$ESBUILD_V" ] && [ "$ESBUILD_V" = "$ESBUILD_WANT" ]; then
+  have "esbuild $ESBUILD_V (node_modules)"
 else
   NEED_NPM=1
 fi
@@ -130,10 +137,10 @@ if [ ${#APT_PKGS[@]} -gt 0 ]; then
     if [ -n "$NEED_NUMPY" ]; then timed numpy install_numpy; fi
     if [ -n "$NEED_NPM" ]; then timed npm install_npm; fi
   }
-  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132 and lighthouse (npm ci)')" apt_then
+  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132, esbuild and lighthouse (npm ci)')" apt_then
 else
   if [ -n "$NEED_NUMPY" ]; then launch numpy "numpy 2.4 (pip)" timed numpy install_numpy; fi
-  if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132 and lighthouse (npm ci)" timed npm install_npm; fi
+  if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132, esbuild and lighthouse (npm ci)" timed npm install_npm; fi
 fi
 : "$NEED_NODE"
 

@@ -113,6 +113,11 @@ pub enum Extra {
     Runtime,
     /// The instruction-following axis (the rule banks, the sampler, the indexed refactorings).
     Instructions,
+    /// The comment-copying axis (the BIP-39 word list, the drawn comment, the statement's rule and
+    /// its worked example's comment).
+    Comment,
+    /// Variable renaming (the chain, its renames, its statement and worked example).
+    Renaming,
 }
 
 impl Extra {
@@ -122,6 +127,8 @@ impl Extra {
             Extra::MergeCodebases => "the Merge Codebases generator",
             Extra::Runtime => "the runtime-resolution generator",
             Extra::Instructions => "the instruction-following generator",
+            Extra::Comment => "the comment-copying generator",
+            Extra::Renaming => "the variable-renaming generator",
         }
     }
 }

@@ -27,11 +27,13 @@ use std::path::{Path, PathBuf};
 /// generic cuts too (one stable sort, the word list as one text, smaller hand-off readers, no decimal
 /// number parser, no Unicode case tables: 360,589 B measured); 341.5 KB once the gzip copies came from
 /// libdeflate at level 12 (what this test measures since), the app allocated with talc and Trunk
-/// minified the HTML and CSS (338,830 B measured; 355,039 B in zlib's -9); 333.4 KB once the views wrote
-/// their numbers without `core`'s float formatting (`crate::decimal`) and the `gen` module's answer came as
-/// a JS value (330,866 B measured; 347,043 B in zlib's -9).
+/// minified the HTML and CSS (338,830 B measured; 355,039 B in zlib's -9); 339.5 KB with the app's glue
+/// minified by esbuild (336,974 B measured); 326 KB once the comment axis and variable renaming moved to
+/// the `gen` module, with the renaming panel made there as HTML (323,703 B measured); BUDGET_TEXT once the
+/// views wrote their numbers without `core`'s float formatting (`crate::decimal`) and the `gen` module's
+/// answer came as a JS value (MEASURED B measured).
 /// Lower it as more moves out of the first download.
-const BUDGET: usize = 333_400;
+const BUDGET: usize = 326_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 

@@ -1,9 +1,9 @@
 //! The gallery loads the generator module (`gen_bg.wasm`, `web::gen`) only when a card that needs
 //! it comes near the viewport (issue 14 item 3, `web::cards`), in headless Chromium against the
 //! real `cabrito serve`: a gallery visit that is not scrolled generates its other cards and never
-//! fetches the module, its merge, runtime and instructions cards saying "loading …" meanwhile;
-//! scrolling to the runtime row fetches it, and those cards then show what the native generator
-//! makes (their numbers from the native task's sizes).
+//! fetches the module, its merge and renaming cards and its comment, runtime and instructions rows
+//! saying "loading …" meanwhile; scrolling to the runtime row fetches it, and those cards then show
+//! what the native generator makes (their numbers from the native task's sizes).
 //!
 //! Needs the built app (`trunk build --release`) and chromedriver; skipped locally without them.
 
@@ -90,15 +90,25 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
             }
         }
     }
-    let merge = js(
+    // The merge and renaming cards and the comment row come from the module too.
+    let waiting = js(
         driver,
-        "const c = document.querySelector('a.card[id^=\"card-merge_codebases\"] .card-stats'); \
-         return c && c.textContent;",
+        "return ['card-merge_codebases', 'card-variable_renaming', 'card-comment-'].map(p => \
+           [...document.querySelectorAll(`a.card[id^=\"${p}\"]`)].map(c => \
+             [c.id, c.querySelector('.card-stats').textContent])).flat();",
         vec![],
     )
     .await?;
-    if !merge.as_str().is_some_and(|t| t.starts_with("loading ")) {
-        return Err(format!("before scrolling, the merge card says {merge}").into());
+    let waiting: Vec<(String, String)> = serde_json::from_value(waiting)?;
+    for part in ["card-merge_codebases", "card-variable_renaming", "card-comment-"] {
+        if !waiting.iter().any(|(id, _)| id.starts_with(part)) {
+            return Err(format!("the gallery has no {part}… card").into());
+        }
+    }
+    for (id, shown) in &waiting {
+        if !shown.starts_with("loading ") {
+            return Err(format!("before scrolling, the card #{id} says {shown:?} (not \"loading …\")").into());
+        }
     }
     console_clean(driver, "the gallery's first screen").await?;
 
@@ -127,6 +137,42 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         60,
     )
     .await?;
+    // The renaming card, then the comment row: the module's tasks, with the native tasks' numbers.
+    for prefix in ["card-variable_renaming", "card-comment-"] {
+        let cards = format!("a.card[id^=\\\"{prefix}\\\"]");
+        js(driver, &format!("document.querySelector('{cards}').scrollIntoView();"), vec![]).await?;
+        wait_for(
+            driver,
+            &format!("the {prefix}… cards generated"),
+            &format!(
+                "const s = [...document.querySelectorAll('{cards} .card-stats')]; \
+                 return s.length > 0 && s.every(e => / lines$/.test(e.textContent));"
+            ),
+            60,
+        )
+        .await?;
+        let shown = js(
+            driver,
+            &format!(
+                "return [...document.querySelectorAll('{cards}')] \
+                   .map(c => [c.getAttribute('href'), c.querySelector('.card-stats').textContent]);"
+            ),
+            vec![],
+        )
+        .await?;
+        let shown: Vec<(String, String)> = serde_json::from_value(shown)?;
+        for (href, shown) in shown {
+            let Route::Task(spec) = route::parse(&href) else {
+                return Err(format!("the card link {href} is not a task link").into());
+            };
+            let z = generate(&spec)?.sizes;
+            let expected =
+                format!("{} functions · {} to edit · {} lines", z.functions, z.functions_to_edit, z.starter_lines);
+            if shown != expected {
+                return Err(format!("the card {href} says {shown:?}; the native task: {expected:?}").into());
+            }
+        }
+    }
     console_clean(driver, "scrolling the gallery").await?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The generator's extra parts as a module of their own (issue 14 item 3, `web::gen`), in headless
-//! Chromium against the real `cabrito serve`: the app's first download lacks Merge Codebases and the
-//! runtime and instructions axes; a task link of each fetches `gen_bg.wasm` after the page is up and
-//! shows exactly the task the native generator makes (prompt, starter code and the record's hash); a
+//! Chromium against the real `cabrito serve`: the app's first download lacks Merge Codebases,
+//! variable renaming and the runtime, instructions and comment axes; a task link of each fetches
+//! `gen_bg.wasm` after the page is up and shows exactly the task the native generator makes (prompt, starter code and the record's hash); a
 //! link that needs nothing of it never fetches it; the gallery's cards of those rows fill in from the
 //! module once scrolled to; the scale page along those axes does too; and when the module cannot be fetched the page
 //! says so and other tasks still open.
@@ -65,6 +65,8 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         "v=1&kind=add_parameter&domain=math&axis=runtime&n=10&seed=4",
         "v=1&kind=cache_function&domain=string&axis=instructions&n=10&seed=5",
         "v=1&kind=merge_codebases&n=30&seed=6",
+        "v=1&kind=extract_helper&domain=array&axis=comment&n=12&seed=7",
+        "v=1&kind=variable_renaming&n=8&seed=8&chain=40",
     ] {
         let s = spec(query);
         driver.goto("about:blank").await?;

@@ -257,7 +257,8 @@ fn well_said(e: &str, key: Option<&str>) -> Result<(), TestCaseError> {
 
 // ---- the gen module's task -------------------------------------------------------------------------
 
-/// A task's encoding per part of the generator (plain graph, runtime, instructions, merge, renaming).
+/// A task's encoding per part of the generator (plain graph, runtime, instructions, merge, renaming,
+/// comment).
 /// A valid encoding: what it was made for, the JSON, and every path in it.
 type Base<T> = (T, Value, Vec<Vec<Step>>);
 
@@ -270,6 +271,7 @@ fn encodings() -> &'static [Base<TaskSpec>] {
             TaskSpec::new(Kind::CacheFunction, Domain::Array, Axis::Instructions, 4, 3),
             TaskSpec { kind: Kind::MergeCodebases, seed: 4, ..TaskSpec::default() },
             TaskSpec { kind: Kind::VariableRenaming, seed: 5, ..TaskSpec::default() },
+            TaskSpec::new(Kind::ExtractHelper, Domain::String, Axis::Comment, 7, 6),
         ]
         .into_iter()
         .map(|s| {
@@ -282,9 +284,11 @@ fn encodings() -> &'static [Base<TaskSpec>] {
     })
 }
 
-/// The fields the app does not read (the record's own copies) and the ones it may lack.
-fn opaque(path: &[Step]) -> bool {
-    starts_with(path, &["task", "metadata"])
+/// The fields the app does not read (the record's own copies; of the metadata, the app reads only a
+/// comment task's `comment`) and the ones it may lack.
+fn opaque(spec: &TaskSpec, path: &[Step]) -> bool {
+    let comment = spec.axis == Axis::Comment && path.len() >= 3 && starts_with(path, &["task", "metadata", "comment"]);
+    (starts_with(path, &["task", "metadata"]) && !comment)
         || starts_with(path, &["task", "graph"])
         || starts_with(path, &["task", "spec"])
         || (starts_with(path, &["task", "roles"]) && path.len() == 3)
@@ -323,11 +327,11 @@ proptest! {
     /// deeply nested: never a panic; an error names the field; a typed field the app reads is
     /// refused when removed, renamed or of the wrong type.
     #[test]
-    fn a_damaged_answer_is_refused_by_name(which in 0usize..5, pick in any::<prop::sample::Index>(), m in any_mutation()) {
+    fn a_damaged_answer_is_refused_by_name(which in 0usize..6, pick in any::<prop::sample::Index>(), m in any_mutation()) {
         let (spec, base, all) = &encodings()[which];
         let path = &all[pick.index(all.len())];
         let mut v = base.clone();
-        let must_refuse = mutate(&mut v, path, &m) && !opaque(path) && !(optional(path) && matches!(m, Mutation::Remove | Mutation::Rename));
+        let must_refuse = mutate(&mut v, path, &m) && !opaque(spec, path) && !(optional(path) && matches!(m, Mutation::Remove | Mutation::Rename));
         // Through the app's reader, as text (the JSON parser's depth limit included).
         let text = json!({ "ok": v }).to_string();
         let read = handover::read_answer(&text, spec);
@@ -377,6 +381,56 @@ fn truncated_nested_and_random_answers_are_refused() {
     while let Value::Array(mut a) = inner {
         inner = a.pop().unwrap_or(Value::Null);
     }
+}
+
+/// The two appendix parts the module makes (variable renaming's view, a comment task's comment)
+/// damaged in the ways the app could be misled: each refused naming the field, never a panic.
+#[test]
+fn the_appendix_parts_damaged_are_refused_by_name() {
+    let (renaming, base, _) = &encodings()[4];
+    let (comment, comment_base, _) = &encodings()[5];
+    assert!(matches!(handover::decode(base, renaming), Ok(Made { view: handover::Drawn::Renaming { .. }, .. })));
+    assert!(handover::decode(comment_base, comment).is_ok());
+    let renames_at = |e: &str| e.starts_with("view.renames");
+    for (renames, says) in [
+        (json!("aa bb"), "is not a list"),
+        (json!([["aa"]]), "is not a list of 2"),
+        (json!([["aa", "bb", "cc"]]), "is not a list of 2"),
+        (json!([["aa", 7]]), "is not text"),
+        (json!([[null, "bb"]]), "is not text"),
+        (json!([{"aa": "bb"}]), "is not a list of 2"),
+        (deep(300, json!("aa")), "is not"),
+    ] {
+        let mut v = base.clone();
+        v["view"]["renames"] = renames.clone();
+        let e = handover::decode(&v, renaming).expect_err("a damaged rename");
+        assert!(renames_at(&e) && e.contains(says), "{renames:.80}: {e}");
+        well_said(&e, Some("renames")).unwrap();
+    }
+    // A huge list of renames is read (the panel windows nothing, but each is two short texts).
+    let mut v = base.clone();
+    v["view"]["renames"] = json!(vec![["aa", "bb"]; 100_000]);
+    assert!(handover::decode(&v, renaming).is_ok());
+    // A renaming answer without its view.
+    let mut v = base.clone();
+    v["view"] = json!({});
+    let e = handover::decode(&v, renaming).expect_err("no view");
+    assert!(e.contains("none of graph, merge or renames"), "{e}");
+    // A comment task whose comment is missing, of another type or not in a map.
+    for metadata in
+        [json!({}), json!({"comment": 7}), json!({"comment": null}), json!({"comment": ["a"]}), json!("a b")]
+    {
+        let mut v = comment_base.clone();
+        v["task"]["metadata"] = metadata.clone();
+        let e = handover::decode(&v, comment).expect_err("a damaged comment");
+        assert!(e.starts_with("task.metadata"), "{metadata}: {e}");
+        well_said(&e, Some("metadata")).unwrap();
+    }
+    // The same metadata on a task of another axis is the record's own business.
+    let (plain, plain_base, _) = &encodings()[0];
+    let mut v = plain_base.clone();
+    v["task"]["metadata"] = json!({"comment": 7});
+    assert!(handover::decode(&v, plain).is_ok());
 }
 
 /// Random JSON, with keys the readers look for, keeps them deep in their checks.

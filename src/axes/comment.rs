@@ -6,6 +6,10 @@
 //! crate of the rust-bitcoin project ships them, licensed CC0-1.0: public domain; a copy is in
 //! `comment_words.txt`), drawn with replacement from their own stream, `comment/words` under the
 //! task's graph key.
+//!
+//! The app's first download leaves the word list and the comment's code out ([`crate::task::Extra::Comment`]:
+//! `graph_kind::generate` and the statement's worked example ask `task::require` right before them),
+//! so its comment tasks come from the `gen` module.
 
 use super::{AxisDef, Grows};
 use crate::check::rubric::Level;
@@ -47,6 +51,9 @@ impl AxisDef for Comment {
     }
     fn id_suffix(&self, spec: &TaskSpec) -> String {
         format!("|words={}", spec.n)
+    }
+    fn extra(&self) -> Option<crate::task::Extra> {
+        Some(crate::task::Extra::Comment)
     }
 }
 

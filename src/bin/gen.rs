@@ -1,8 +1,9 @@
-//! The generator's extra parts (Merge Codebases, the runtime-resolution and instruction-following
-//! axes) as the playground's wasm module, fetched only when a page needs a task of them: the app's
-//! first download is built without them (the cargo feature `gen-extra`). Trunk builds it from
-//! index.html's `data-type="worker"` link, for its no-modules glue, but it runs on the page's main
-//! thread. See `cabrito::web::gen`. Natively it only points at `cabrito generate`.
+//! The generator's extra parts (Merge Codebases, variable renaming, the runtime-resolution,
+//! instruction-following and comment-copying axes) as the playground's wasm module, fetched only
+//! when a page needs a task of them: the app's first download is built without them (the cargo
+//! feature `gen-extra`). Trunk builds it from index.html's `data-type="worker"` link, for its
+//! no-modules glue, but it runs on the page's main thread. See `cabrito::web::gen`. Natively it
+//! only points at `cabrito generate`.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

@@ -242,6 +242,8 @@ impl TaskKind for VariableRenaming {
         Ok(())
     }
     fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError> {
+        // The app's first download leaves the kind's generator out (`gen` makes its tasks).
+        crate::task::require(crate::task::Extra::Renaming)?;
         let key = key(spec);
         let chain = chain(&key, spec.chain);
         let renames = renames(&key, &chain, spec.n as usize);
@@ -301,6 +303,9 @@ impl TaskKind for VariableRenaming {
     fn own_grid(&self) -> Option<super::OwnGrid> {
         Some(super::OwnGrid { name: "renaming", sizes: crate::spec::PAPER_SIZES, samples: 20, run_file: false })
     }
+    fn extra(&self) -> Option<crate::task::Extra> {
+        Some(crate::task::Extra::Renaming)
+    }
 }
 
 /// One line of code split into plain text and the names to rename (for the app's highlighting): `(text, new name if it is one)`.
@@ -332,6 +337,54 @@ pub fn split_line<'a>(line: &'a str, table: &BTreeMap<&str, &'a str>) -> Vec<(&'
     out
 }
 
+/// The lines of `main()`'s body.
+fn main_body(code: &str) -> impl Iterator<Item = &str> {
+    code.lines().skip_while(|l| !l.starts_with("def main(")).skip(1).take_while(|l| l.starts_with("    "))
+}
+
+/// The panel the playground shows beside a renaming task's code, as HTML: the rename table, and the
+/// chain of `starter`'s `main()` with every occurrence of a name to rename marked (its new name in
+/// the tooltip). Written where the task is made (the `gen` module, `playground::handover`), so the
+/// app's first download holds none of it; the app puts it in the page as it is (it has no events).
+/// No whitespace between elements: the DOM is the one the app's Yew component made.
+pub fn panel_html(starter: &str, renames: &[(String, String)]) -> String {
+    use crate::results::plot::esc;
+    use std::fmt::Write;
+    let table: BTreeMap<&str, &str> = crate::sort::map(renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let occurrences: usize =
+        starter.lines().map(|l| split_line(l, &table).iter().filter(|(_, new)| new.is_some()).count()).sum();
+    let mut out = format!(
+        "<section class=\"panel renaming-panel\" aria-label=\"Renames\"><div class=\"panel-head\"><h2>Renames</h2></div>\
+         <p class=\"hint\">{} variables to rename, at {occurrences} places in the chain (highlighted).</p>\
+         <div class=\"rename-scroll\"><table id=\"rename-table\" class=\"renames\">\
+         <thead><tr><th>old name</th><th>new name</th></tr></thead><tbody>",
+        renames.len()
+    );
+    for (a, b) in renames {
+        let _ = write!(
+            out,
+            "<tr><td><code class=\"rename-from\">{}</code></td><td><code class=\"rename-to\">{}</code></td></tr>",
+            esc(a),
+            esc(b)
+        );
+    }
+    out.push_str("</tbody></table></div><h2>The chain</h2><pre id=\"rename-chain\" class=\"chain\">");
+    for line in main_body(starter) {
+        out.push_str("<div class=\"chain-line\">");
+        for (text, new) in split_line(line, &table) {
+            match new {
+                Some(new) => {
+                    let _ = write!(out, "<mark class=\"rename-from\" title=\"→ {}\">{}</mark>", esc(new), esc(text));
+                }
+                None => out.push_str(&esc(text)),
+            }
+        }
+        out.push_str("</div>");
+    }
+    out.push_str("</pre></section>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,6 +409,83 @@ mod tests {
         all.sort();
         all.dedup();
         assert_eq!(all.len(), c.names.len() + c.spare.len());
+    }
+
+    /// The text of `html` without its tags, entities decoded (the few `esc` writes).
+    fn text_of(html: &str) -> String {
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    /// The panel's HTML: a row per rename, the chain's lines each in a `chain-line` holding exactly
+    /// the line's text, every occurrence of a renamed name marked with its new name, and nothing
+    /// between the elements.
+    #[test]
+    fn the_panel_shows_the_renames_and_marks_the_chain() {
+        for (chain_len, n, seed) in [(6, 2, 0), (30, 5, 1), (200, 200, 2), (400, 17, 3)] {
+            let spec = TaskSpec {
+                chain: chain_len,
+                n,
+                seed,
+                ..TaskSpec::new(Kind::VariableRenaming, Domain::Math, Axis::Traversal, n, seed)
+            };
+            let g = crate::task::generate_full(&spec).unwrap();
+            let View::Renaming { renames } = &g.view else { panic!("not a renaming view") };
+            let code = &g.task.starter_code;
+            let html = panel_html(code, renames);
+            assert!(html.starts_with("<section class=\"panel renaming-panel\" aria-label=\"Renames\">"));
+            assert!(html.ends_with("</pre></section>") && !html.contains('\n') && !html.contains("> <"));
+            assert_eq!(html.matches("<tr><td><code class=\"rename-from\">").count(), renames.len());
+            for (a, b) in renames {
+                assert!(html.contains(&format!(
+                    "<code class=\"rename-from\">{a}</code></td><td><code class=\"rename-to\">{b}</code>"
+                )));
+            }
+            let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            let body: Vec<&str> = main_body(code).collect();
+            assert_eq!(body.len(), chain_len as usize + 1, "the assignments and the return");
+            let (_, chain) = html.split_once("<pre id=\"rename-chain\" class=\"chain\">").unwrap();
+            let lines: Vec<&str> =
+                chain.trim_end_matches("</pre></section>").split("</div>").filter(|l| !l.is_empty()).collect();
+            assert_eq!(lines.len(), body.len());
+            let mut marks = 0;
+            for (line, code_line) in lines.iter().zip(&body) {
+                let line = line.strip_prefix("<div class=\"chain-line\">").unwrap();
+                assert_eq!(text_of(line), *code_line);
+                for part in line.split("<mark class=\"rename-from\" title=\"→ ").skip(1) {
+                    let (new, rest) = part.split_once("\">").unwrap();
+                    let (old, _) = rest.split_once("</mark>").unwrap();
+                    assert_eq!(table.get(old), Some(&new));
+                    marks += 1;
+                }
+            }
+            let every: usize =
+                code.lines().map(|l| split_line(l, &table).iter().filter(|p| p.1.is_some()).count()).sum();
+            assert_eq!(marks, every, "every occurrence is in main()'s body");
+            assert!(text_of(&html).contains(&format!(
+                "{} variables to rename, at {every} places in the chain (highlighted).",
+                renames.len()
+            )));
+        }
+        // Text is escaped wherever it comes from.
+        let odd = panel_html("def main(val: float) -> float:\n    a = b < c & \"d\"\n", &[("b".into(), "<x>".into())]);
+        assert!(
+            odd.contains("a = <mark class=\"rename-from\" title=\"→ &lt;x&gt;\">b</mark> &lt; c &amp; &quot;d&quot;"),
+            "{odd}"
+        );
     }
 
     #[test]

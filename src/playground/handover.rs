@@ -40,15 +40,25 @@ pub enum Drawn {
     Merge(MergeView),
     Renaming {
         renames: Vec<(String, String)>,
+        /// The renaming panel's HTML (`variable_renaming::panel_html`), made with the task.
+        panel: String,
     },
 }
 
 impl From<Generated> for Made {
     fn from(g: Generated) -> Made {
+        use crate::kinds::variable_renaming::panel_html;
         let view = match g.view {
             View::Graph { graph, built } => Drawn::Graph { graph, roles: built.roles },
             View::Merge(m) => Drawn::Merge(m),
-            View::Renaming { renames } => Drawn::Renaming { renames },
+            View::Renaming { renames } => {
+                // (Only a build with the renaming generator makes one: the app reads it from `gen`.)
+                let panel = match crate::task::require(crate::task::Extra::Renaming) {
+                    Ok(()) => panel_html(&g.task.starter_code, &renames),
+                    Err(_) => String::new(),
+                };
+                Drawn::Renaming { renames, panel }
+            }
         };
         Made { task: g.task, view }
     }
@@ -90,7 +100,7 @@ pub fn encode(made: &Made) -> Value {
             "roles": roles,
         }),
         Drawn::Merge(m) => json!({ "merge": m }),
-        Drawn::Renaming { renames } => json!({ "renames": renames }),
+        Drawn::Renaming { renames, panel } => json!({ "renames": renames, "panel": panel }),
     };
     json!({ "task": made.task, "view": view })
 }
@@ -520,12 +530,19 @@ pub fn decode(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
         } else if let Some(m) = view.get("merge") {
             Ok(Drawn::Merge(merge(m)?))
         } else if let Some(r) = view.get("renames") {
-            Ok(Drawn::Renaming { renames: list(r, &text_pair)? })
+            Ok(Drawn::Renaming { renames: list(r, &text_pair)?, panel: text(field(view, "panel")?)? })
         } else {
             bad(view, format!("{} has none of graph, merge or renames", shown(view)))
         }
     };
-    let made = || -> Res<Made> { Ok(Made { task: task(field(v, "task")?, spec)?, view: view(field(v, "view")?)? }) };
+    let made = || -> Res<Made> {
+        let t = field(v, "task")?;
+        // A comment task's comment (the checker's `comment_copy` reads it from the record).
+        if crate::task::extra_of(spec) == Some(crate::task::Extra::Comment) {
+            text(field(field(t, "metadata")?, "comment")?)?;
+        }
+        Ok(Made { task: task(t, spec)?, view: view(field(v, "view")?)? })
+    };
     made().map_err(|b| b.said(v))
 }
 
@@ -632,7 +649,9 @@ mod tests {
                 );
             }
             (Drawn::Merge(a), Drawn::Merge(b)) => assert_eq!(a, b, "{c}"),
-            (Drawn::Renaming { renames: a }, Drawn::Renaming { renames: b }) => assert_eq!(a, b, "{c}"),
+            (Drawn::Renaming { renames: a, panel: pa }, Drawn::Renaming { renames: b, panel: pb }) => {
+                assert_eq!((a, pa), (b, pb), "{c}")
+            }
             _ => panic!("{c}: another view came back"),
         }
     }
@@ -665,7 +684,14 @@ mod tests {
             }
         }
         use crate::task::Extra;
-        for part in [None, Some(Extra::MergeCodebases), Some(Extra::Runtime), Some(Extra::Instructions)] {
+        for part in [
+            None,
+            Some(Extra::MergeCodebases),
+            Some(Extra::Runtime),
+            Some(Extra::Instructions),
+            Some(Extra::Comment),
+            Some(Extra::Renaming),
+        ] {
             assert!(parts.contains(&part), "no round trip of {part:?}");
         }
     }

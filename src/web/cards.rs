@@ -4,9 +4,10 @@
 //! gallery fills in. One long task of every card's generation and drawing was the gallery's total
 //! blocking time on a phone (BENCHMARKS.md, "First download and phones").
 //!
-//! A card whose task needs the generator module (`web::gen`: the merge card, the runtime and
-//! instructions rows) says "loading …" until it comes near the viewport ([`when_near`]), and only
-//! then asks for the module: a gallery visit that is not scrolled down never fetches it.
+//! A card whose task needs the generator module (`web::gen`: the merge and renaming cards, the
+//! comment, runtime and instructions rows) says "loading …" until it comes near the viewport
+//! ([`when_near`]), and only then asks for the module: a gallery visit that is not scrolled down
+//! never fetches it (none of them is in a first screen, on a phone or a desktop window).
 
 use super::app::{show_here, Shown};
 use super::graph::CallGraphSvg;

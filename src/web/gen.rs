@@ -1,6 +1,6 @@
-//! The generator's extra parts ([`Extra`]: Merge Codebases, the runtime-resolution and
-//! instruction-following axes) as a wasm module of their own, so the app's first download carries
-//! none of them. The app's wasm is built without the cargo feature `gen-extra` (index.html), so its
+//! The generator's extra parts ([`Extra`]: Merge Codebases, variable renaming, the
+//! runtime-resolution, instruction-following and comment-copying axes) as a wasm module of their
+//! own, so the app's first download carries none of them. The app's wasm is built without the cargo feature `gen-extra` (index.html), so its
 //! `generate_full` answers a spec that needs one with an error naming it ([`crate::task::require`]);
 //! the page then loads this module (built with every feature, like the CLI) after its first paint,
 //! and the module generates the task with the same code and hands it over as a structured JS value

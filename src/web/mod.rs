@@ -17,7 +17,6 @@ pub mod jsvalue;
 pub mod keys;
 pub mod lazy;
 pub mod merge;
-pub mod renaming;
 pub mod results;
 pub mod route;
 pub mod scale;

@@ -6,7 +6,6 @@ use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradeHost;
 use super::graph::{legend, CallGraphSvg};
-use super::renaming::RenamingPanel;
 use super::route::{self, PanelSet, SidePanel};
 use super::why::WhyPanel;
 use crate::playground::branches::line_states;
@@ -483,9 +482,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     </section>
             }
         }
-        Drawn::Renaming { renames } => html! {
-            <RenamingPanel shown={p.shown.clone()} renames={Rc::new(renames.clone())} />
-        },
+        // Made with the task, in the `gen` module (`variable_renaming::panel_html`); no events.
+        Drawn::Renaming { panel, .. } => Html::from_html_unchecked(AttrValue::from(panel.clone())),
         Drawn::Merge(m) => {
             let m = Rc::new(m.clone());
             html! {
@@ -853,7 +851,7 @@ pub fn task_tuple(shown: &Shown) -> Html {
             format!("the problem statement above, with solution.py ({} functions, {} lines)", task.sizes.functions, task.sizes.starter_lines),
             "every function returns what the reference returns on 50 random inputs".to_string(),
         ),
-        Drawn::Renaming { renames } => (
+        Drawn::Renaming { renames, .. } => (
             format!("the problem statement above, with solution.py (main() and its chain of assignments, {} renames, {} lines)", renames.len(), task.sizes.starter_lines),
             "main() returns what the reference's returns on 50 random inputs".to_string(),
         ),

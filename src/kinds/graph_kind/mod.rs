@@ -114,10 +114,14 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
         }
         axes::Bodies::Plain => None,
     };
-    let comment = spec.axis.def().copies_comment().then(|| crate::axes::comment::draw(&key, spec.n));
-    if let Some(c) = &comment {
-        comment::annotate(&mut built, &g, c);
-    }
+    let comment = if spec.axis.def().copies_comment() {
+        crate::task::require(Extra::Comment)?;
+        let c = crate::axes::comment::draw(&key, spec.n);
+        comment::annotate(&mut built, &g, &c);
+        Some(c)
+    } else {
+        None
+    };
     let starter_code = python::module(&built.starter);
     let solution_code = python::module(&built.reference);
     let statement = match &indexed {

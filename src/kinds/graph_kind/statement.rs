@@ -95,7 +95,8 @@ pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String,
     };
     let cx = Ctx { graph: &g, domain: d, ops: &ops, order: &order, bodies };
     let mut built = k.transform(&cx);
-    if axis.def().copies_comment() {
+    // (A build without the comment axis never writes a comment statement: `generate` stops first.)
+    if axis.def().copies_comment() && crate::task::require(crate::task::Extra::Comment).is_ok() {
         super::comment::annotate(&mut built, &g, super::comment::EXAMPLE_COMMENT);
     }
     let mut why = String::new();
@@ -180,7 +181,7 @@ pub fn statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis, comment: Option<
 fn build_statement(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> String {
     let (before, after, why) = worked_example(k, d, axis);
     let mut rules = k.rules(d);
-    if axis.def().copies_comment() {
+    if axis.def().copies_comment() && crate::task::require(crate::task::Extra::Comment).is_ok() {
         rules.push_str("\n\n");
         rules.push_str(&super::comment::rule());
     }
