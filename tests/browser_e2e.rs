@@ -1033,6 +1033,32 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     )
     .await?;
     driver.screenshot(&shots.join("e2e-runtime-why.png")).await?;
+    // A guard on the way is a button that explains it from its first step (the grade module draws the
+    // panel; picking a guard is its own).
+    driver.find(By::Css("#why .why-path button[data-guard='0']")).await?.click().await?;
+    wait_for(
+        driver,
+        "the guard's first page again",
+        "const e = document.getElementById('why-page'); return e && e.textContent === 'steps 1–50 of 200';",
+    )
+    .await?;
+    // Close (the app hears it): the list of functions again, the panel's host hidden.
+    browser::click_id(driver, "why-close").await?;
+    wait_for(
+        driver,
+        "the list of functions after Close",
+        "const r = document.getElementById('why-root'); \
+         return !!document.querySelector('#panel-why .why-functions') && !!r && r.hidden;",
+    )
+    .await?;
+    // And a function of the list opens it again.
+    driver.find(By::Css(format!("#why-fn-{}", f.name))).await?.click().await?;
+    wait_for(
+        driver,
+        "the why view again",
+        "const r = document.getElementById('why-root'); return !r.hidden && !!document.querySelector('#why h2');",
+    )
+    .await?;
 
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;

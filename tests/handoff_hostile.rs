@@ -2,7 +2,8 @@
 //! `generate` entry (a spec query, [`handover::answer`]) and its answer as the app reads it
 //! ([`handover::read_answer`], [`handover::decode`]), its `why` entry and answer
 //! ([`handover::why_answer`], [`handover::read_why`]), and the grade module's entry
-//! ([`GradeTask::from_json`]). Same-origin, but read as hostile all the same: a valid encoding with
+//! ([`GradeTask::from_json`]) and its "why this branch?" panel ([`handover::why_task`],
+//! [`handover::why_task_read`]). Same-origin, but read as hostile all the same: a valid encoding with
 //! one field removed, renamed, of the wrong type or out of range, truncated text, deep nesting, huge
 //! strings and random JSON all give an error (one line, short, naming the field), never a panic or a
 //! stack overflow; and a valid encoding reads back as the same task (same task hash) for random
@@ -682,4 +683,137 @@ fn the_largest_answers_are_far_inside_the_bounds() {
     }
     assert!(largest.0 * 16 < handover::MAX_VALUES, "{largest:?}");
     assert!(largest.1 * 8 < handover::MAX_DEPTH, "{largest:?}");
+}
+
+// ---- the why panel's hand-off to the grade module --------------------------------------------------
+
+/// Runtime tasks of every shape (two, four and eight branches): the task as the app writes it, and
+/// the functions that have guards.
+fn why_bases() -> &'static [Base<cabrito::task::Task>] {
+    static ALL: OnceLock<Vec<Base<cabrito::task::Task>>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        [(Kind::DeadCode, 2), (Kind::AddParameter, 4), (Kind::CacheFunction, 8)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, (kind, branches))| {
+                let s = TaskSpec { branches, ..TaskSpec::new(kind, Domain::Math, Axis::Runtime, 12, i as u64) };
+                assert!(s.validate().is_ok(), "{s:?}");
+                let task = cabrito::generate(&s).unwrap();
+                let v = serde_json::to_value(&task).unwrap();
+                // Only the record's `runtime` is read.
+                let paths = all_paths(&v).into_iter().filter(|p| starts_with(p, &["runtime"])).collect();
+                (task, v, paths)
+            })
+            .collect()
+    })
+}
+
+/// The hand-off's text with the task's JSON `v` (as `why_task` lays it out).
+fn why_text(guard: &str, function: &str, v: &Value) -> String {
+    format!("{guard}\n{function}\n{v}")
+}
+
+/// Every guard of every function of every shape reads back as the record's function and guard.
+#[test]
+fn a_valid_why_task_reads_back() {
+    for (task, _, _) in why_bases() {
+        let record = task.runtime.as_ref().unwrap();
+        for f in record.functions.iter().filter(|f| !f.guards.is_empty()) {
+            for g in 0..f.guards.len() {
+                let (back, guard) = handover::why_task_read(&handover::why_task(task, &f.name, g))
+                    .unwrap_or_else(|e| panic!("{}, guard {g}: {e}", f.name));
+                assert_eq!((&back, guard), (f, g));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_why_task_is_refused() {
+    let (task, v, _) = &why_bases()[1];
+    let f = &task.runtime.as_ref().unwrap().functions[0];
+    let plain = cabrito::generate(&encodings()[0].0).unwrap();
+    let cases = [
+        (String::new(), None),
+        ("0".to_string(), None),
+        (format!("0\n{}", f.name), None),
+        (why_text("x", &f.name, v), Some("guard")),
+        (why_text("-1", &f.name, v), Some("guard")),
+        (why_text(&"9".repeat(100_000), &f.name, v), Some("guard")),
+        (why_text(&f.guards.len().to_string(), &f.name, v), Some("guard")),
+        (why_text("0", "no_such_function", v), Some("functions")),
+        (why_text("0", &"f".repeat(1 << 20), v), Some("functions")),
+        (why_text("0", &f.name, &json!({})), Some("runtime")),
+        (why_text("0", &f.name, &json!(null)), None),
+        (why_text("0", &f.name, &serde_json::to_value(&plain).unwrap()), Some("runtime")),
+        (format!("0\n{}\n{}", f.name, &v.to_string()[..100]), None),
+        (format!("0\n{}\n{v} trailing", f.name), None),
+        (format!("0\n{}\n{}", f.name, "[".repeat(100_000)), None),
+        (format!("0\n{}\n{{\"runtime\": {}{}}}", f.name, "{\"a\":".repeat(50_000), "}".repeat(50_000)), None),
+    ];
+    for (text, key) in cases {
+        let e = handover::why_task_read(&text).expect_err("refused");
+        assert!(e.starts_with("the why panel was handed something it cannot read: "), "{e}");
+        assert!(!e.contains('\n') && e.len() <= 600, "{}", &e[..e.len().min(300)]);
+        if let Some(k) = key {
+            assert!(e.contains(k), "the error does not name '{k}': {e}");
+        }
+    }
+    // A guard tree that is not full, and a guard without calls.
+    let mut cut = v.clone();
+    cut["runtime"]["functions"][0]["guards"].as_array_mut().unwrap().pop();
+    let e = handover::why_task_read(&why_text("0", &f.name, &cut)).unwrap_err();
+    assert!(e.contains("runtime.functions[0].guards"), "{e}");
+    let mut empty = v.clone();
+    empty["runtime"]["functions"][0]["guards"][1]["calls"] = json!([]);
+    let e = handover::why_task_read(&why_text("0", &f.name, &empty)).unwrap_err();
+    assert!(e.contains("runtime.functions[0].guards[1].calls"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// The task in the hand-off with one field of its runtime record removed, renamed, of the wrong
+    /// type, out of range, huge or deep: a one-line error naming the field, never a panic.
+    #[test]
+    fn a_damaged_why_task_is_refused_by_name(
+        which in 0usize..3,
+        pick in any::<prop::sample::Index>(),
+        function in any::<prop::sample::Index>(),
+        guard in any::<prop::sample::Index>(),
+        m in any_mutation(),
+    ) {
+        let (task, base, all) = &why_bases()[which];
+        let functions: Vec<_> = task.runtime.as_ref().unwrap().functions.iter().filter(|f| !f.guards.is_empty()).collect();
+        let f = functions[function.index(functions.len())];
+        let g = guard.index(f.guards.len());
+        let path = &all[pick.index(all.len())];
+        let mut v = base.clone();
+        let optional = matches!(path.as_slice(), [Step::Key(a), Step::Key(b)] if a == "runtime" && b == "inactive_calls");
+        let must_refuse = mutate(&mut v, path, &m) && !(optional && matches!(m, Mutation::Remove | Mutation::Rename));
+        match handover::why_task_read(&why_text(&g.to_string(), &f.name, &v)) {
+            Err(e) => {
+                prop_assert!(e.starts_with("the why panel was handed something it cannot read: "), "{e}");
+                well_said(&e, named(path, &m))?;
+            }
+            Ok((back, g2)) => {
+                prop_assert!(!must_refuse, "{m:?} at {path:?} was taken");
+                prop_assert_eq!(g2, g);
+                prop_assert_eq!(back.guards.len(), (1 << back.path.len()) - 1);
+            }
+        }
+    }
+
+    /// Any text: an answer or an error, never a panic.
+    #[test]
+    fn any_why_task_text_gets_an_answer_or_an_error(
+        q in prop_oneof![".{0,80}", "[0-9]{1,3}\n[a-z_]{1,8}\n.{0,60}", "[0-9]{1,3}\n[a-z_]{1,8}\n\\{\"runtime\": \\{.{0,60}\\}\\}"],
+        v in any_json(),
+    ) {
+        for text in [q.clone(), format!("0\nf\n{v}"), format!("0\nf\n{}", json!({ "runtime": v }))] {
+            if let Err(e) = handover::why_task_read(&text) {
+                well_said(&e, None)?;
+            }
+        }
+    }
 }

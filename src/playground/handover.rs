@@ -619,6 +619,51 @@ pub fn why_read(text: &str) -> Result<(Call, u32, u32), String> {
     Ok((Call { x, a, b, target: target as u8, steps }, from, count))
 }
 
+/// The why panel's hand-off to the grade module, which draws it (`web::why`): the guard to explain
+/// (its pre-order index) on the first line, the function's name on the second, then the task as
+/// JSON, written by the serde the app has for the task's hash (`task_hash`), so the hand-off adds no
+/// writer of its own to the first download.
+pub fn why_task(task: &Task, function: &str, guard: usize) -> String {
+    format!("{guard}\n{function}\n{}", serde_json::to_string(task).unwrap_or_default())
+}
+
+/// Read [`why_task`]'s text (the grade module's side): the function's runtime record and the guard.
+/// The task's `runtime` is read as the app reads a task from the `gen` module ([`decode`]'s reader,
+/// so an error names the field by its path); beyond what that checks, the function's guards must be
+/// the full tree of its levels, each with a call at least, and the guard among them.
+pub fn why_task_read(text: &str) -> Result<(crate::axes::runtime::FunctionBranches, usize), String> {
+    use crate::playground::handoff::one_line;
+    let why = |e: &str| format!("the why panel was handed something it cannot read: {}", one_line(e));
+    let mut lines = text.splitn(3, '\n');
+    let (first, name, json) = match (lines.next(), lines.next(), lines.next()) {
+        (Some(a), Some(b), Some(c)) => (a, b, c),
+        _ => return Err(why("not a guard, a function and a task on lines of their own")),
+    };
+    let guard: usize = first.parse().map_err(|_| why(&format!("guard: {first:?} is not a whole number")))?;
+    let v: Value = serde_json::from_str(json).map_err(|e| why(&e.to_string()))?;
+    let read = || -> Res<crate::axes::runtime::FunctionBranches> {
+        let r = field(&v, "runtime")?;
+        let (record, functions) = (runtime(r)?, field(r, "functions")?);
+        let Some((at, f)) = record.functions.into_iter().enumerate().find(|(_, f)| f.name == name) else {
+            return bad(functions, format!("no function is named {}", shown(&Value::from(name))));
+        };
+        let guards = field(&functions[at], "guards")?;
+        let tree = (1usize << f.path.len()) - 1;
+        if f.guards.len() != tree {
+            return bad(guards, format!("{} guards, not the {tree} of {} levels", f.guards.len(), f.path.len()));
+        }
+        if let Some(i) = f.guards.iter().position(|g| g.calls.is_empty()) {
+            return bad(field(&guards[i], "calls")?, "a guard without a call".into());
+        }
+        Ok(f)
+    };
+    let f = read().map_err(|b| why(&b.said(&v)))?;
+    if guard >= f.guards.len() {
+        return Err(why(&format!("guard: {guard} is not below {}, the function's guards", f.guards.len())));
+    }
+    Ok((f, guard))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

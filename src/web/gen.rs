@@ -19,7 +19,7 @@ use super::app::{now, Made, Shown};
 use super::jsvalue;
 use super::lazy::{self, Module};
 use crate::axes::runtime::guard::Call;
-use crate::playground::branches::{self, Outcome, StepRow};
+use crate::playground::branches::{Outcome, StepRow};
 use crate::playground::handover;
 use crate::spec::TaskSpec;
 use crate::task::Extra;
@@ -86,13 +86,11 @@ pub fn show_there(spec: TaskSpec, part: Extra, done: impl FnOnce(Result<Rc<Shown
     });
 }
 
-/// "Why this branch?" for a `check` call: its outcome and a page of its steps. Its exact arithmetic
-/// (big integers) belongs to the runtime axis, so a build without it asks the module, which is
-/// loaded: the runtime task on the page came from it.
+/// "Why this branch?" for a `check` call: its outcome and a page of its steps, asked of the loaded
+/// module. The grade module's why panel calls it (`web::why`): the call's exact arithmetic (big
+/// integers) belongs to the runtime axis, which the module has, and the runtime task on the page
+/// came from the module, so it is loaded.
 pub fn why(c: &Call, from: u32, count: u32) -> Result<(Outcome, Vec<StepRow>), String> {
-    if crate::task::HAS_EXTRAS {
-        return Ok((branches::outcome(c), branches::steps_page(c, from, count)));
-    }
     handover::read_why(&lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?)
 }
 

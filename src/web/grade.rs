@@ -611,8 +611,10 @@ pub fn start() {
     lazy::panic_hook("grade panel");
     // The panel is mounted inside the app's tree: its subtrees must not share the app's numbers.
     lazy::separate_subtree_ids();
-    // The task page's diff rows are drawn here too (`code::DiffView`).
+    // The task page's diff rows and its "why this branch?" panel are drawn here too
+    // (`code::DiffView`, `why::WhyPanel`).
     super::code::expose_diff();
+    super::why::expose_why();
     lazy::expose(MODULE.global, |root: web_sys::Element, json: String| {
         let task = match GradeTask::from_json(&json) {
             Ok(t) => {

@@ -7,7 +7,6 @@ use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradeHost;
 use super::graph::{legend, CallGraphSvg};
 use super::route::{self, PanelSet, SidePanel};
-use super::why::WhyPanel;
 use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::requirements::{requirements, Listed};
@@ -314,8 +313,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let tab = use_state(|| CodeTab::Starter);
     let revealed = use_state(|| false);
     let zoom = use_state(|| 1.0f64);
-    // Runtime tasks: the guard the "why this branch?" view explains (function, pre-order index).
-    let why = use_state(|| None::<(AttrValue, usize)>);
+    // Runtime tasks: whether the Why tab shows "why this branch?" for a guard (drawn by the grade
+    // module in `why_root`) rather than the list of functions.
+    let why = use_state(|| false);
+    let why_root = use_node_ref();
     // Instruction following: the requirement picked in the list (its number).
     let picked = use_state(|| None::<usize>);
     // The side panel on show (the link's, else the first the task has).
@@ -370,7 +371,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 selected.set(None);
                 tab.set(CodeTab::Starter);
                 revealed.set(false);
-                why.set(None);
+                why.set(false);
                 picked.set(None);
             }),
         );
@@ -386,9 +387,10 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
     let Derived { record, states, reqs, llm, hash } = &*derived;
     let explain = {
-        let (why, switch) = (why.clone(), switch.clone());
-        Callback::from(move |w: (AttrValue, usize)| {
-            why.set(Some(w));
+        let (why, switch, root, shown) = (why.clone(), switch.clone(), why_root.clone(), p.shown.clone());
+        Callback::from(move |(f, g): (AttrValue, usize)| {
+            super::why::show(&root, &shown.generated.task, &f, g, why.clone());
+            why.set(true);
             switch.emit(SidePanel::Why);
         })
     };
@@ -572,34 +574,35 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         }));
     }
 
-    // The "why this branch?" panel: the chosen guard worked out, else a button per function.
-    let why_panel = match (record.as_ref(), (*why).clone()) {
-        (Some(r), Some((f, g))) => html! {
-            <WhyPanel record={r.clone()} function={f.clone()} guard={g}
-                on_guard={ { let why = why.clone(); let f = f.clone(); Callback::from(move |g: usize| why.set(Some((f.clone(), g)))) } }
-                on_close={ { let why = why.clone(); Callback::from(move |_| why.set(None)) } } />
+    // The "why this branch?" panel: the chosen guard worked out (by the grade module, in its host),
+    // else a button per function.
+    let why_panel = match record.as_ref() {
+        Some(r) => html! {
+            <>
+                <div id="why-root" ref={why_root.clone()} hidden={!*why}></div>
+                if !*why {
+                    <section class="panel why-pick" aria-label="Why this branch?">
+                        { text_el("h2", None, "Why this branch?") }
+                        { text_el("p", Some("hint"), "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out.") }
+                        <ul class="why-functions">
+                            { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
+                                let explain = explain.clone();
+                                let name = AttrValue::from(f.name.clone());
+                                html! {
+                                    <li>
+                                        <button type="button" id={format!("why-fn-{}", f.name)} class="button small ghost"
+                                            onclick={Callback::from(move |_: MouseEvent| explain.emit((name.clone(), 0)))}>
+                                            { format!("{}() runs {}", f.name, f.describe()) }
+                                        </button>
+                                    </li>
+                                }
+                            }) }
+                        </ul>
+                    </section>
+                }
+            </>
         },
-        (Some(r), None) => html! {
-            <section class="panel why-pick" aria-label="Why this branch?">
-                { text_el("h2", None, "Why this branch?") }
-                { text_el("p", Some("hint"), "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out.") }
-                <ul class="why-functions">
-                    { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
-                        let explain = explain.clone();
-                        let name = AttrValue::from(f.name.clone());
-                        html! {
-                            <li>
-                                <button type="button" id={format!("why-fn-{}", f.name)} class="button small ghost"
-                                    onclick={Callback::from(move |_: MouseEvent| explain.emit((name.clone(), 0)))}>
-                                    { format!("{}() runs {}", f.name, f.describe()) }
-                                </button>
-                            </li>
-                        }
-                    }) }
-                </ul>
-            </section>
-        },
-        (None, _) => html! {},
+        None => html! {},
     };
 
     let side_label = |which: SidePanel| -> String {
