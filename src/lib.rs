@@ -11,6 +11,7 @@
 pub mod agents;
 pub mod axes;
 pub mod check;
+pub mod decimal;
 pub mod domain;
 pub mod grade;
 pub mod graph;

@@ -30,9 +30,11 @@ use std::path::{Path, PathBuf};
 /// minified the HTML and CSS (338,830 B measured; 355,039 B in zlib's -9); 339.5 KB with the app's glue
 /// minified by esbuild (336,974 B measured); 326 KB once the comment axis and variable renaming moved to
 /// the `gen` module, with the renaming panel made there as HTML (323,703 B measured); 320.2 KB once the
-/// "why this branch?" panel moved to the grade module (317,703 B measured; 331,804 B in zlib's -9).
+/// "why this branch?" panel moved to the grade module (317,703 B measured; 331,804 B in zlib's -9);
+/// 305 KB once the views wrote their numbers without `core`'s float formatting (`crate::decimal`) and
+/// the `gen` module's answer came as a JS value, with no JSON parser left in the app (302,578 B measured; 315,749 B in zlib's -9).
 /// Lower it as more moves out of the first download.
-const BUDGET: usize = 320_200;
+const BUDGET: usize = 305_000;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 

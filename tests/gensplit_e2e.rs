@@ -78,6 +78,40 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     driver.screenshot(&shots.join("gensplit-merge.png")).await?;
 
+    // The hand-over at n = 2,000 (the largest Merge Codebases task and a runtime task): the same task,
+    // and what crossing took, from the module's mark after generating to the task read in the app
+    // (`web::gen::HANDOFF_MEASURE`; printed for BENCHMARKS, never asserted).
+    for query in
+        ["v=1&kind=merge_codebases&n=2000&seed=1", "v=1&kind=add_parameter&domain=math&axis=runtime&n=2000&seed=1"]
+    {
+        let s = spec(query);
+        driver.goto("about:blank").await?;
+        driver.goto(format!("{base}{}", link(&s))).await?;
+        // The code view shows a window of a long file: the record's hash says it is the same task.
+        let canonical = s.canonical();
+        wait_for(
+            driver,
+            &format!("the task {canonical}"),
+            &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}';"),
+            120,
+        )
+        .await?;
+        let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
+        let native = task_hash(&generate(&s)?);
+        if hash.as_str() != Some(native.as_str()) {
+            return Err(format!("the task hash of {canonical} in the browser is {hash}, natively {native}").into());
+        }
+        let took = js(
+            driver,
+            "const m = performance.getEntriesByName('cabrito-gen-handoff'); \
+             const g = performance.getEntriesByName('cabrito-generate'); \
+             return JSON.stringify({ handoff: m.map(e => e.duration), generate_here: g.map(e => e.duration) });",
+            vec![],
+        )
+        .await?;
+        println!("hand-over of {query}: {took}");
+    }
+
     // The gallery: the runtime and instructions rows and the merge card fill in from the module
     // once scrolled to (each waits until it is near the viewport: tests/gallery_lazy_e2e.rs).
     driver.goto("about:blank").await?;

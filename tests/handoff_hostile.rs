@@ -643,6 +643,48 @@ fn truncated_nested_and_huge_grade_tasks_are_refused() {
     assert!(e.contains("task.kind"), "{e}");
 }
 
+/// How many values an answer holds and how deep it nests (the bounds the app's JS-value reader
+/// sets, `web::jsvalue`).
+fn size_and_depth(v: &Value) -> (usize, usize) {
+    let (mut count, mut deepest) = (0, 0);
+    let mut todo = vec![(v, 1)];
+    while let Some((v, depth)) = todo.pop() {
+        count += 1;
+        deepest = deepest.max(depth);
+        match v {
+            Value::Array(a) => todo.extend(a.iter().map(|x| (x, depth + 1))),
+            Value::Object(m) => todo.extend(m.values().map(|x| (x, depth + 1))),
+            _ => {}
+        }
+    }
+    (count, deepest)
+}
+
+/// The largest answers of every part stay far inside the reader's bounds (`handover::MAX_VALUES`,
+/// `handover::MAX_DEPTH`): Merge Codebases and the call-graph kinds at the largest `n`, the runtime
+/// axis at the most hops, instruction following at the most requirements.
+#[test]
+fn the_largest_answers_are_far_inside_the_bounds() {
+    let mut largest = (0, 0);
+    let mut specs = vec![
+        TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 2000, 1),
+        TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 2000, 1),
+        TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Runtime, 10_000, 1),
+    ];
+    let mut s = TaskSpec::new(Kind::CacheFunction, Domain::String, Axis::Instructions, 10, 1);
+    s.n = Axis::Instructions.def().max_n();
+    specs.push(s);
+    for spec in &specs {
+        spec.validate().unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
+        let v = handover::answer_of(&Ok(Made::from(generate_full(spec).unwrap())));
+        let (count, depth) = size_and_depth(&v);
+        println!("{}: {count} values, {depth} levels", spec.canonical());
+        largest = (largest.0.max(count), largest.1.max(depth));
+    }
+    assert!(largest.0 * 16 < handover::MAX_VALUES, "{largest:?}");
+    assert!(largest.1 * 8 < handover::MAX_DEPTH, "{largest:?}");
+}
+
 // ---- the why panel's hand-off to the grade module --------------------------------------------------
 
 /// Runtime tasks of every shape (two, four and eight branches): the task as the app writes it, and

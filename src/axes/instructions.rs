@@ -15,6 +15,7 @@ pub mod sample;
 
 use super::{AxisDef, Grows};
 use crate::check::rubric::Level;
+use crate::decimal::{fixed, short};
 use crate::graph::{dag_key, CallGraph};
 use crate::python::Stmt;
 use crate::rng::stream;
@@ -65,9 +66,9 @@ impl AxisDef for Instructions {
         }
     }
     fn run_suffix(&self, spec: &TaskSpec) -> String {
-        let cp = format!("{:.1}", f64::from(spec.conditional) / 100.0);
-        let cp =
-            if spec.conditional.is_multiple_of(10) { cp } else { format!("{}", f64::from(spec.conditional) / 100.0) };
+        // The share as a fraction, one decimal at least (`0.0`, `0.3`, `0.25`), as the reference names it.
+        let share = f64::from(spec.conditional) / 100.0;
+        let cp = if spec.conditional.is_multiple_of(10) { fixed(share, 1) } else { short(share) };
         format!("_nc=({n},{n})_cp=({cp},{cp})", n = spec.n)
     }
     fn task_set(&self, domain: Domain) -> String {

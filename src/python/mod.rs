@@ -169,7 +169,10 @@ pub struct Module {
     pub guard_call: String,
 }
 
-/// Python's repr of a float (shortest round-trip digits, exponent outside 1e-4 ..= 1e16).
+/// Python's repr of a float (shortest round-trip digits, exponent outside 1e-4 ..= 1e16; of two
+/// shortest digit strings equally near, the even one, as Python writes it). The digits come from
+/// serde_json's float writer (the task hash needs it anyway), not from `core`'s float formatting, which
+/// the app's wasm then leaves out (`crate::decimal`).
 pub fn float_repr(x: f64) -> String {
     if x.is_nan() {
         return "float('nan')".into();
@@ -180,18 +183,35 @@ pub fn float_repr(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
-    let a = x.abs();
-    if (1e-4..1e16).contains(&a) {
-        let s = format!("{x}");
-        return if s.contains('.') { s } else { format!("{s}.0") };
-    }
-    let s = format!("{x:e}");
-    let (mantissa, exp) = s.split_once('e').expect("exponent form");
-    let (sign, digits) = match exp.strip_prefix('-') {
-        Some(d) => ('-', d),
-        None => ('+', exp),
+    // `1.5e-7`, `1e+20`, `0.1`, `100.0`: the digits and where the point goes.
+    let text = serde_json::Number::from_f64(x).map(|n| n.to_string()).unwrap_or_default();
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text.as_str(), 0),
     };
-    format!("{mantissa}e{sign}{digits:0>2}")
+    let mantissa = mantissa.trim_start_matches('-');
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{whole}{frac}");
+    let digits = all.trim_start_matches('0');
+    // x = 0.<digits> × 10^point
+    let point = whole.len() as i32 - (all.len() - digits.len()) as i32 + exp;
+    let digits = digits.trim_end_matches('0');
+    let sign = if x < 0.0 { "-" } else { "" };
+    if (1e-4..1e16).contains(&x.abs()) {
+        let n = digits.len() as i32;
+        return if point <= 0 {
+            format!("{sign}0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+        } else if point >= n {
+            format!("{sign}{digits}{}.0", "0".repeat((point - n) as usize))
+        } else {
+            let (a, b) = digits.split_at(point as usize);
+            format!("{sign}{a}.{b}")
+        };
+    }
+    let (first, rest) = digits.split_at(1.min(digits.len()));
+    let dot = if rest.is_empty() { "" } else { "." };
+    let e = point - 1;
+    format!("{sign}{first}{dot}{rest}e{}{:02}", if e < 0 { '-' } else { '+' }, e.unsigned_abs())
 }
 
 /// Python's repr of a str, single-quoted unless the text holds a single quote and no double one.
@@ -440,8 +460,52 @@ pub fn module(m: &Module) -> String {
 mod tests {
     use super::*;
 
+    /// The repr as it was written with `core`'s float formatting.
+    fn float_repr_by_core(x: f64) -> String {
+        if !x.is_finite() || x == 0.0 {
+            return float_repr(x);
+        }
+        if (1e-4..1e16).contains(&x.abs()) {
+            let s = format!("{x}");
+            return if s.contains('.') { s } else { format!("{s}.0") };
+        }
+        let s = format!("{x:e}");
+        let (mantissa, exp) = s.split_once('e').expect("exponent form");
+        let (sign, digits) = match exp.strip_prefix('-') {
+            Some(d) => ('-', d),
+            None => ('+', exp),
+        };
+        format!("{mantissa}e{sign}{digits:0>2}")
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(50_000))]
+        #[test]
+        fn float_repr_is_unchanged(bits in proptest::prelude::any::<u64>(), tenths in -100_000i64..100_000) {
+            let x = f64::from_bits(bits);
+            let (new, old) = (float_repr(x), float_repr_by_core(x));
+            if new != old {
+                // Only where two shortest decimals are equally near: Rust rounded the tie up, Python
+                // (and serde_json's writer) to even. Both read back as `x`, and are as long.
+                let back = |s: &str| s.parse::<f64>().map(f64::to_bits);
+                proptest::prop_assert_eq!(back(&new), Ok(bits), "{} against {}", new, old);
+                proptest::prop_assert_eq!(back(&old), Ok(bits), "{} against {}", new, old);
+                proptest::prop_assert_eq!(new.len(), old.len(), "{} against {}", new, old);
+            }
+            let t = tenths as f64 / 10.0;
+            proptest::prop_assert_eq!(float_repr(t), float_repr_by_core(t));
+        }
+    }
+
     #[test]
     fn printer_follows_unparse() {
+        // Python writes this tie to even (`repr(1150627508782674.25)`); Rust's `{}` rounded it up.
+        let tie = f64::from_bits(4_832_461_310_576_302_409);
+        assert_eq!(tie * 4.0, 4_602_510_035_130_697.0);
+        assert_eq!(float_repr(tie), "1150627508782674.2");
+        for x in [1e-4, 9.99e-5, 1e16, 9999999999999998.0, 1e-7, 5e-324, f64::MAX, 123456.0, 0.5, -2.5e-300, 1e22] {
+            assert_eq!(float_repr(x), float_repr_by_core(x), "{x:e}");
+        }
         assert_eq!(float_repr(0.0), "0.0");
         assert_eq!(float_repr(-0.42), "-0.42");
         assert_eq!(float_repr(1e20), "1e+20");

@@ -9,7 +9,9 @@
 //! to edit, layers 3–5: press Enter to show them").
 
 use super::app::Shown;
+use super::graph::curve;
 use super::graph::move_focus;
+use crate::decimal::{fixed, short};
 use crate::graph::cluster::{cluster, draw, neighbour, Clustering, Drawn, Geometry, Item, MAX_BANDS, MAX_MEMBERS};
 use crate::graph::layout::layered;
 use crate::graph::CallGraph;
@@ -84,18 +86,16 @@ fn edge_path(d: &Drawn, a: usize, b: usize) -> String {
     let ((x2, y2), (_, h2)) = (d.centre[b], d.size[b]);
     if y2 > y1 + 1.0 {
         let (y1, y2) = (y1 + h1 / 2.0, y2 - h2 / 2.0);
-        let my = (y1 + y2) / 2.0;
-        format!("M{x1:.1},{y1:.1} C{x1:.1},{my:.1} {x2:.1},{my:.1} {x2:.1},{y2:.1}")
+        curve(x1, y1, (y1 + y2) / 2.0, x2, y2)
     } else {
         let (y1, y2) = (y1 + h1 / 2.0, y2 + h2 / 2.0);
-        let dip = y1.max(y2) + 24.0;
-        format!("M{x1:.1},{y1:.1} C{x1:.1},{dip:.1} {x2:.1},{dip:.1} {x2:.1},{y2:.1}")
+        curve(x1, y1, y1.max(y2) + 24.0, x2, y2)
     }
 }
 
 /// The stroke width of a bundle of `k` calls.
 fn width(k: usize) -> String {
-    format!("stroke-width: {:.1}", (1.2 + (k as f64).log2() * 0.9).min(7.0))
+    format!("stroke-width: {}", fixed((1.2 + (k as f64).log2() * 0.9).min(7.0), 1))
 }
 
 #[function_component(BigCallGraph)]
@@ -155,8 +155,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
     let entry_edges = entries.into_iter().map(|i| {
         let (x2, y2) = (d.centre[i].0, d.centre[i].1 - d.size[i].1 / 2.0);
         let y1 = my + GEO.node_h / 2.0;
-        let m = (y1 + y2) / 2.0;
-        html! { <path class="edge edge-main" d={format!("M{mx:.1},{y1:.1} C{mx:.1},{m:.1} {x2:.1},{m:.1} {x2:.1},{y2:.1}")} /> }
+        html! { <path class="edge edge-main" d={curve(mx, y1, (y1 + y2) / 2.0, x2, y2)} /> }
     });
     // Runtime tasks: calls made only where nothing runs, projected the same way.
     let runtime = p.shown.generated.task.runtime.as_ref();
@@ -192,12 +191,12 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
         })
     };
     let frames = d.frames.iter().map(|f| {
-        html! { <rect class="cluster-frame" x={format!("{:.1}", f.x)} y={format!("{:.1}", f.y)} width={format!("{:.1}", f.w)} height={format!("{:.1}", f.h)} rx="8" /> }
+        html! { <rect class="cluster-frame" x={fixed(f.x, 1).to_string()} y={fixed(f.y, 1).to_string()} width={fixed(f.w, 1).to_string()} height={fixed(f.h, 1).to_string()} rx="8" /> }
     });
     let items = d.items.iter().enumerate().map(|(i, &item)| {
         let (x, y) = d.centre[i];
         let (w, h) = d.size[i];
-        let transform = format!("translate({:.1},{:.1})", x - w / 2.0, y - h / 2.0);
+        let transform = format!("translate({},{})", fixed(x - w / 2.0, 1), fixed(y - h / 2.0, 1));
         let tabindex = if tab_stop == Some(i) { "0" } else { "-1" };
         match item {
             Item::Cluster(cl) => {
@@ -236,11 +235,11 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                         aria-label={label.clone()} aria-expanded={super::view::bool_str(is_open)}>
                         <title>{ label }</title>
                         if is_open {
-                            <rect width={w.to_string()} height={(h - 6.0).to_string()} rx="6" style={format!("stroke: {}; stroke-width: 3", role.colour())} />
-                            <text x="10" y={(h / 2.0).to_string()}>{ format!("{count} functions") }</text>
+                            <rect width={short(w).to_string()} height={short(h - 6.0).to_string()} rx="6" style={format!("stroke: {}; stroke-width: 3", role.colour())} />
+                            <text x="10" y={short(h / 2.0).to_string()}>{ format!("{count} functions") }</text>
                         } else {
-                            <rect width={w.to_string()} height={h.to_string()} rx="8" fill={role.colour()} />
-                            <text x={(w / 2.0).to_string()} y={(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ format!("{count} functions") }</text>
+                            <rect width={short(w).to_string()} height={short(h).to_string()} rx="8" fill={role.colour()} />
+                            <text x={short(w / 2.0).to_string()} y={short(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ format!("{count} functions") }</text>
                         }
                     </g>
                 }
@@ -286,8 +285,8 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                 <button id="graph-close-all" type="button" class="button small ghost" onclick={close_all}>{ "Close all" }</button>
             </p>
             <svg id="call-graph" class="call-graph clustered" xmlns="http://www.w3.org/2000/svg"
-                viewBox={format!("0 0 {:.0} {:.0}", d.width, d.height)}
-                width={format!("{w:.0}")} height={format!("{h:.0}")} style={style}
+                viewBox={format!("0 0 {} {}", fixed(d.width, 0), fixed(d.height, 0))}
+                width={fixed(w, 0).to_string()} height={fixed(h, 0).to_string()} style={style}
                 role="group" data-clusters={c.clusters.len().to_string()}
                 aria-label={format!("call graph of {} functions in {boxes} boxes: arrow keys move between them, Enter shows a box's functions or selects a function", cg.len())}>
                 <g class="frames">{ for frames }</g>

@@ -4,6 +4,7 @@
 //! Every code element's text is exactly the code: line numbers are CSS counters and highlighting
 //! only wraps tokens in spans.
 
+use crate::decimal::fixed;
 use crate::playground::branches::LineState;
 use crate::playground::window::{self, visible, Window, FULL_MAX};
 use gloo::events::EventListener;
@@ -423,9 +424,9 @@ pub fn code_block(p: &CodeProps) -> Html {
     let windowed = total > FULL_MAX;
     let style = windowed.then(|| {
         format!(
-            "display: block; padding-top: {:.2}px; padding-bottom: {:.2}px; counter-reset: line {};",
-            current.start as f64 * rendered.px,
-            (total - current.end) as f64 * rendered.px,
+            "display: block; padding-top: {}px; padding-bottom: {}px; counter-reset: line {};",
+            fixed(current.start as f64 * rendered.px, 2),
+            fixed((total - current.end) as f64 * rendered.px, 2),
             current.start
         )
     });

@@ -13,6 +13,7 @@
 //! (`bigraph.rs`).
 
 use super::app::Shown;
+use crate::decimal::{fixed, short};
 use crate::graph::layout::{arrow_target, layered};
 use crate::graph::CallGraph;
 use crate::kinds::Role;
@@ -94,8 +95,14 @@ pub fn place(g: &CallGraph) -> Placed {
 
 fn edge_path((x1, y1): (f64, f64), (x2, y2): (f64, f64)) -> String {
     let (y1, y2) = (y1 + NODE_H / 2.0, y2 - NODE_H / 2.0);
-    let my = (y1 + y2) / 2.0;
-    format!("M{x1:.1},{y1:.1} C{x1:.1},{my:.1} {x2:.1},{my:.1} {x2:.1},{y2:.1}")
+    curve(x1, y1, (y1 + y2) / 2.0, x2, y2)
+}
+
+/// An edge's path: from (`x1`, `y1`) to (`x2`, `y2`), leaving and arriving vertically, its two
+/// control points at height `my`; coordinates to a tenth of a pixel.
+pub(super) fn curve(x1: f64, y1: f64, my: f64, x2: f64, y2: f64) -> String {
+    let (x1, y1, my, x2, y2) = (fixed(x1, 1), fixed(y1, 1), fixed(my, 1), fixed(x2, 1), fixed(y2, 1));
+    format!("M{x1},{y1} C{x1},{my} {x2},{my} {x2},{y2}")
 }
 
 /// A vertex's accessible name (and tooltip): its function, role and, on runtime tasks, the branch it runs.
@@ -115,8 +122,8 @@ pub(super) fn vertex_class(role: Role, selected: bool) -> Classes {
 fn vertex_body(label: String, (w, h): (f64, f64), role: Role, name: String) -> Html {
     html! { <>
         <title>{ label }</title>
-        <rect width={w.to_string()} height={h.to_string()} rx="6" fill={role.colour()} />
-        <text x={(w / 2.0).to_string()} y={(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
+        <rect width={short(w).to_string()} height={short(h).to_string()} rx="6" fill={role.colour()} />
+        <text x={short(w / 2.0).to_string()} y={short(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
     </> }
 }
 
@@ -161,10 +168,10 @@ impl Vertex {
 /// `main()`'s box, centred at (`mx`, `my`).
 pub(super) fn main_vertex(mx: f64, my: f64) -> Html {
     html! {
-        <g class="vertex vertex-main" transform={format!("translate({:.1},{:.1})", mx - NODE_W / 2.0, my - NODE_H / 2.0)}>
+        <g class="vertex vertex-main" transform={format!("translate({},{})", fixed(mx - NODE_W / 2.0, 1), fixed(my - NODE_H / 2.0, 1))}>
             <title>{ "main(): calls the entry functions" }</title>
-            <rect width={NODE_W.to_string()} height={NODE_H.to_string()} rx="13" />
-            <text x={(NODE_W / 2.0).to_string()} y={(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
+            <rect width={short(NODE_W).to_string()} height={short(NODE_H).to_string()} rx="13" />
+            <text x={short(NODE_W / 2.0).to_string()} y={short(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
         </g>
     }
 }
@@ -244,7 +251,7 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
         let label = vertex_label(&name, roles[v], branch.as_deref());
         let class = vertex_class(roles[v], selected == Some(v));
         let (x, y) = placed.centre[v];
-        let transform = format!("translate({:.1},{:.1})", x - NODE_W / 2.0, y - NODE_H / 2.0);
+        let transform = format!("translate({},{})", fixed(x - NODE_W / 2.0, 1), fixed(y - NODE_H / 2.0, 1));
         if !p.interactive {
             let body = vertex_body(label, (NODE_W, NODE_H), roles[v], name.clone());
             return html! { <g {class} data-name={name} data-role={roles[v].as_str()} data-runs={branch} {transform}>{ body }</g> };
@@ -287,8 +294,8 @@ pub fn call_graph_svg(p: &GraphProps) -> Html {
     let style = if (p.zoom - 1.0).abs() < 1e-9 { "max-width: 100%; height: auto;" } else { "" };
     html! {
         <svg id="call-graph" class="call-graph" xmlns="http://www.w3.org/2000/svg"
-            viewBox={format!("0 0 {:.0} {:.0}", placed.width, placed.height)}
-            width={format!("{w:.0}")} height={format!("{h:.0}")} style={style}
+            viewBox={format!("0 0 {} {}", fixed(placed.width, 0), fixed(placed.height, 0))}
+            width={fixed(w, 0).to_string()} height={fixed(h, 0).to_string()} style={style}
             role={if p.interactive { "group" } else { "img" }}
             aria-label={if p.interactive {
                 format!("call graph of {} functions: arrow keys move between them, Enter selects one", cg.len())

@@ -128,31 +128,40 @@ pub fn expose(global: &str, mount: impl Fn(web_sys::Element, String) + 'static) 
     }
 }
 
-/// Call the loaded module's function `name(arg)`, which answers with text (the `gen` module's
-/// `generate`).
-pub fn call(m: &Module, name: &str, arg: &str) -> Result<String, String> {
+/// Call the loaded module's function `name(arg)` and take its answer as it is: a structured value
+/// (the `gen` module's `generate`, read by `web::jsvalue`).
+pub fn call_value(m: &Module, name: &str, arg: &str) -> Result<JsValue, String> {
     let window = web_sys::window().ok_or("no window")?;
     let api = js_sys::Reflect::get(&window, &m.global.into()).map_err(|_| "the module has no API")?;
     let f: js_sys::Function = js_sys::Reflect::get(&api, &name.into())
         .ok()
         .and_then(|f| f.dyn_into().ok())
         .ok_or_else(|| format!("{} has no {name}()", m.what))?;
-    let out = f.call1(&api, &JsValue::from_str(arg)).map_err(|e| format!("{name}() failed: {e:?}"))?;
-    out.as_string().ok_or_else(|| format!("{name}() did not answer with text"))
+    f.call1(&api, &JsValue::from_str(arg)).map_err(|e| format!("{name}() failed: {e:?}"))
 }
 
-/// The module's side of [`call`]: put `name(arg) -> text` on `window[global]` (next to a `mount`
-/// [`expose`] put there, if any).
-pub fn expose_call(global: &str, name: &str, f: impl Fn(String) -> String + 'static) {
+/// Call the loaded module's function `name(arg)`, which answers with text (the `gen` module's `why`).
+pub fn call(m: &Module, name: &str, arg: &str) -> Result<String, String> {
+    call_value(m, name, arg)?.as_string().ok_or_else(|| format!("{name}() did not answer with text"))
+}
+
+/// The module's side of [`call_value`]: put `name(arg) -> value` on `window[global]` (next to a
+/// `mount` [`expose`] put there, if any).
+pub fn expose_value(global: &str, name: &str, f: impl Fn(String) -> JsValue + 'static) {
     let Some(w) = web_sys::window() else { return };
     let api = js_sys::Reflect::get(&w, &global.into())
         .ok()
         .filter(|a| a.is_object())
         .unwrap_or_else(|| js_sys::Object::new().into());
-    let f = Closure::<dyn Fn(String) -> String>::new(f);
+    let f = Closure::<dyn Fn(String) -> JsValue>::new(f);
     let _ = js_sys::Reflect::set(&api, &name.into(), f.as_ref());
     f.forget();
     let _ = js_sys::Reflect::set(&w, &global.into(), &api);
+}
+
+/// The module's side of [`call`]: put `name(arg) -> text` on `window[global]`.
+pub fn expose_call(global: &str, name: &str, f: impl Fn(String) -> String + 'static) {
+    expose_value(global, name, move |arg| JsValue::from(f(arg)));
 }
 
 /// Show a module's internal error on the page (its panic hook).

@@ -3,6 +3,7 @@
 //! marked; and the data-flow graph of the canonical program in place of the call graph.
 
 use super::code::tokens;
+use crate::decimal::{fixed, short};
 use crate::kinds::merge_codebases::render::Piece;
 use crate::kinds::merge_codebases::view::MergeView;
 use crate::kinds::merge_codebases::CLASSES;
@@ -145,7 +146,7 @@ pub fn flow_svg(p: &FlowProps) -> Html {
     let edges = flow.edges.iter().map(|&(u, v, only_b)| {
         let ((x1, y1), (x2, y2)) = (centre[u], centre[v]);
         let class = if only_b { "flow-edge only-b" } else { "flow-edge" };
-        html! { <line class={class} x1={format!("{x1:.1}")} y1={format!("{:.1}", y1 + NODE_R)} x2={format!("{x2:.1}")} y2={format!("{:.1}", y2 - NODE_R)} /> }
+        html! { <line class={class} x1={fixed(x1, 1).to_string()} y1={fixed(y1 + NODE_R, 1).to_string()} x2={fixed(x2, 1).to_string()} y2={fixed(y2 - NODE_R, 1).to_string()} /> }
     });
     let nodes = flow.nodes.iter().enumerate().map(|(i, n)| {
         let (x, y) = centre[i];
@@ -168,9 +169,9 @@ pub fn flow_svg(p: &FlowProps) -> Html {
             n.leaf.then_some("flow-leaf")
         );
         html! {
-            <g class={class} transform={format!("translate({x:.1},{y:.1})")} data-name={n.name.clone()}>
+            <g class={class} transform={format!("translate({},{})", fixed(x, 1), fixed(y, 1))} data-name={n.name.clone()}>
                 <title>{ title }</title>
-                <circle r={NODE_R.to_string()} fill={fill} />
+                <circle r={short(NODE_R).to_string()} fill={fill} />
                 <text y="3.5" text-anchor="middle">{ n.name.clone() }</text>
             </g>
         }
@@ -178,8 +179,8 @@ pub fn flow_svg(p: &FlowProps) -> Html {
     let style = if (p.zoom - 1.0).abs() < 1e-9 { "max-width: 100%; height: auto;" } else { "" };
     html! {
         <svg id={p.id.clone()} class="call-graph data-flow" xmlns="http://www.w3.org/2000/svg"
-            viewBox={format!("0 0 {width:.0} {height:.0}")}
-            width={format!("{:.0}", width * p.zoom)} height={format!("{:.0}", height * p.zoom)} style={style}
+            viewBox={format!("0 0 {} {}", fixed(*width, 0), fixed(*height, 0))}
+            width={fixed(width * p.zoom, 0).to_string()} height={fixed(height * p.zoom, 0).to_string()} style={style}
             role="img" aria-label={format!("data-flow graph of {} variables", flow.nodes.len())}>
             <g class="edges">{ for edges }</g>
             <g class="vertices">{ for nodes }</g>
