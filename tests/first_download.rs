@@ -2,7 +2,7 @@
 //! page is interactive (the HTML itself, its stylesheets, icon, module scripts and preloads, the app's
 //! JS glue and the wasm the glue instantiates), summed in gzip as `cabrito serve` sends them (its
 //! precompressed copies, `cabrito::native::serve::gzip_best`: libdeflate at level 12), must stay under
-//! [`BUDGET`]. zlib's `gzip -9` and brotli figures are printed beside it. The lazily loaded modules (the checker worker, the
+//! [`BUDGET`]. zlib's `gzip -9` figures are printed beside it. The lazily loaded modules (the checker worker, the
 //! Results and Traces module, the agents module, the generator module `gen`, the grade module) are not in it:
 //! index.html links them with `data-type="worker"`, which Trunk turns into files and no tag.
 //!
@@ -16,8 +16,8 @@ mod guard;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Issue 14 asks for the first download under 300 KB gzip. It is not there yet (BENCHMARKS.md,
-/// "First download and phones"). The budget only goes down: 560 KB on 2026-11-30 (every generator and
+/// Issue 14 asks for the first download under 300 KB gzip: it is, since 2026-12-01 (BENCHMARKS.md,
+/// "First download and phones"), and the budget keeps it there. The budget only goes down: 560 KB on 2026-11-30 (every generator and
 /// view in the app's wasm); 500 KB on 2026-12-01 once Merge Codebases and the runtime and instructions
 /// axes moved to the `gen` module (496,838 B measured); 437 KB once the grade panel moved to the `grade`
 /// module as well (432,520 B measured); 424 KB once the kinds' instruction-following refactorings and
@@ -32,11 +32,15 @@ use std::path::{Path, PathBuf};
 /// the `gen` module, with the renaming panel made there as HTML (323,703 B measured); 320.2 KB once the
 /// "why this branch?" panel moved to the grade module (317,703 B measured; 331,804 B in zlib's -9);
 /// 305 KB once the views wrote their numbers without `core`'s float formatting (`crate::decimal`) and
-/// the `gen` module's answer came as a JS value, with no JSON parser left in the app (302,578 B measured; 315,749 B in zlib's -9).
+/// the `gen` module's answer came as a JS value, with no JSON parser left in the app (302,578 B measured;
+/// 315,749 B in zlib's -9); 298.5 KB, under the goal, once the link's shared solution went to the grade
+/// module unread, so the app carries no inflater (296,031 B measured; 308,976 B in zlib's -9).
 /// Lower it as more moves out of the first download.
-const BUDGET: usize = 305_000;
+const BUDGET: usize = 298_500;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
+// The issue's goal is met: a budget over it would let the first download grow past it again.
+const _: () = assert!(BUDGET <= GOAL);
 
 fn dist() -> PathBuf {
     std::env::var_os("CABRITO_DIST")
