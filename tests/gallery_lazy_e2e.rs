@@ -37,22 +37,28 @@ async fn row_cards(driver: &WebDriver, row: &str) -> Res<Vec<(String, String)>> 
     Ok(cards)
 }
 
+/// Wait until every card under `selector` shows its numbers (`… lines`): its task was generated.
+async fn cards_generated(driver: &WebDriver, selector: &str, what: &str) -> Res {
+    wait_for(
+        driver,
+        &format!("{what} generated"),
+        &format!(
+            "const s = [...document.querySelectorAll('{selector} .card-stats')]; \
+             return s.length > 0 && s.every(e => / lines$/.test(e.textContent));"
+        ),
+        60,
+    )
+    .await
+    .map(|_| ())
+}
+
 /// A row's cards show the native generator's numbers (`stats` from the native task).
 async fn row_matches_native(
     driver: &WebDriver,
     row: &str,
     stats: impl Fn(&cabrito::TaskSpec, &cabrito::task::Sizes) -> String,
 ) -> Res {
-    wait_for(
-        driver,
-        &format!("the #{row} cards generated"),
-        &format!(
-            "const s = [...document.querySelectorAll('#{row} .card-stats')]; \
-             return s.length > 0 && s.every(e => / lines$/.test(e.textContent));"
-        ),
-        60,
-    )
-    .await?;
+    cards_generated(driver, &format!("#{row}"), &format!("the #{row} cards")).await?;
     for (href, shown) in row_cards(driver, row).await? {
         let Route::Task(spec) = route::parse(&href) else {
             return Err(format!("the card link {href} is not a task link").into());
@@ -141,16 +147,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     for prefix in ["card-variable_renaming", "card-comment-"] {
         let cards = format!("a.card[id^=\\\"{prefix}\\\"]");
         js(driver, &format!("document.querySelector('{cards}').scrollIntoView();"), vec![]).await?;
-        wait_for(
-            driver,
-            &format!("the {prefix}… cards generated"),
-            &format!(
-                "const s = [...document.querySelectorAll('{cards} .card-stats')]; \
-                 return s.length > 0 && s.every(e => / lines$/.test(e.textContent));"
-            ),
-            60,
-        )
-        .await?;
+        cards_generated(driver, &cards, &format!("the {prefix}… cards")).await?;
         let shown = js(
             driver,
             &format!(
