@@ -2,8 +2,10 @@
 //! At `n = 2,000` the task opens with a bounded number of code lines in the page (the code panel
 //! renders the lines in view), the code panel scrolls to the last function and shows it with its
 //! right line number, a rubric line link far down selects and shows its line, the call graph is
-//! drawn in clusters named for screen readers that open on a click and on Enter, and a function
-//! picked in an opened cluster brings its code into view. At `n = 25` the graph is the plain one.
+//! drawn in clusters (by the lazily loaded `bigraph` module, fetched once, the task's rendered mark
+//! after it) named for screen readers that open on a click and on Enter, and a function picked in an
+//! opened cluster brings its code into view; the module answers a malformed request with an error.
+//! At `n = 25` the graph is the plain one.
 //! No timing is asserted (BENCHMARKS.md has the figures: `bash scripts/lighthouse.sh --big`).
 //!
 //! Needs what tests/browser_e2e.rs needs (dist/, chromedriver, Chromium); without them the test is
@@ -102,6 +104,40 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // The call graph (its panel beside the code): boxes named for screen readers, their counts adding
     // up to every function.
     driver.find(By::Id("panel-tab-graph")).await?.click().await?;
+    // The clustered drawing comes from the `bigraph` module, its glue and wasm fetched once each (the
+    // preload the app starts before generating is what the module's loader takes); the task's
+    // rendered mark is set once it is drawn, after the module's wasm arrived.
+    wait_for(
+        driver,
+        "the clustered graph",
+        "const g = document.getElementById('call-graph'); return g && g.classList.contains('clustered');",
+        30,
+    )
+    .await?;
+    let fetched = js(
+        driver,
+        "const r = performance.getEntriesByType('resource'); \
+         const wasm = r.filter(e => /bigraph_bg\\.wasm$/.test(e.name)), glue = r.filter(e => /bigraph\\.js$/.test(e.name)); \
+         const mark = performance.getEntriesByName('cabrito-task-rendered'); \
+         return {wasm: wasm.length, glue: glue.length, \
+                 after: mark.length > 0 && wasm.length > 0 && mark[mark.length - 1].startTime >= wasm[0].responseEnd};",
+        vec![],
+    )
+    .await?;
+    if fetched.get("wasm").and_then(Value::as_u64) != Some(1)
+        || fetched.get("glue").and_then(Value::as_u64) != Some(1)
+        || fetched.get("after") != Some(&Value::Bool(true))
+    {
+        return Err(format!(
+            "the bigraph module's files were fetched as {fetched}; expected once each, the rendered mark after its wasm"
+        )
+        .into());
+    }
+    // A malformed request to the module gets an error naming what is wrong, not a crash.
+    let said = js(driver, "return window.cabritoBigraph.draw('1\\n-\\n\\nf1 f2\\n1\\n\\n\\n');", vec![]).await?;
+    if !said.as_str().is_some_and(|s| s.starts_with("the clustered graph's request, line 5 (roles)")) {
+        return Err(format!("the bigraph module answered a malformed request with {said}").into());
+    }
     let boxes = js(
         driver,
         "const g = document.getElementById('call-graph'); if (!g || !g.classList.contains('clustered')) return null; \

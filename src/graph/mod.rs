@@ -5,11 +5,13 @@
 //! the domain, so one seed gives the same untouched code across kinds (as the reference shares one
 //! DAG per sample across task types). Each kind's cross edges come from a stream of its own.
 
+pub mod bigsvg;
 pub mod cluster;
 pub mod dot;
 pub mod layout;
 pub mod names;
 pub mod sample;
+pub mod svg;
 
 use crate::rng::{stream, Rng};
 use crate::spec::{Kind, TaskSpec};
@@ -161,6 +163,31 @@ impl CallGraph {
             .map(|(s, t)| serde_json::json!({ "source": self.name(s), "target": self.name(t) }))
             .collect();
         serde_json::json!({ "directed": true, "multigraph": false, "graph": {}, "nodes": nodes, "edges": edges })
+    }
+}
+
+impl CallGraph {
+    /// A graph of the functions `names` (vertex `i` is `names[i]`) and the calls `edges`, added in
+    /// their order (so that a graph written out by [`CallGraph::edges`] and read back this way has the
+    /// same layout); every part is [`Part::Init`] (the layout does not read it). The indices must be
+    /// in range (the caller checks them: `bigsvg`).
+    pub fn from_indexed(names: &[String], edges: &[(usize, usize)]) -> CallGraph {
+        let mut g: DiGraph<Node, ()> = DiGraph::new();
+        for name in names {
+            g.add_node(Node { name: name.clone(), part: Part::Init });
+        }
+        let mut cg = CallGraph {
+            g,
+            main_levels: vec![],
+            edit_levels: vec![],
+            main_root: 0,
+            special: 0,
+            excluded_entries: vec![],
+        };
+        for &(u, v) in edges {
+            cg.add_edge(u, v);
+        }
+        cg
     }
 }
 

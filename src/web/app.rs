@@ -70,13 +70,17 @@ impl State {
             Route::Gallery | Route::Scale(_) | Route::Results | Route::Traces | Route::Agents(_) => None,
             Route::Task(spec) | Route::BadLink { nearest: spec, .. } => match previous {
                 Some(p) if &p.spec == spec => Some(Ok(p.clone())),
-                _ => match show_here(spec) {
-                    Ok(r) => Some(r),
-                    Err(part) => {
-                        waiting = Some(part);
-                        None
+                _ => {
+                    // A big graph's module is fetched while the task is generated.
+                    super::bigraph::prefetch(spec, None);
+                    match show_here(spec) {
+                        Ok(r) => Some(r),
+                        Err(part) => {
+                            waiting = Some(part);
+                            None
+                        }
                     }
-                },
+                }
             },
         };
         let embed = route::embed_requested(&current_search(), fragment);
@@ -159,7 +163,9 @@ fn timed(spec: &TaskSpec) -> Result<Rc<Shown>, crate::spec::SpecError> {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
-    Ok(Rc::new(Shown { spec: spec.clone(), generated, millis }))
+    let shown = Shown { spec: spec.clone(), generated, millis };
+    super::bigraph::prefetch(spec, Some(&shown));
+    Ok(Rc::new(shown))
 }
 
 /// `performance.now()` in milliseconds.

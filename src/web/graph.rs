@@ -1,28 +1,31 @@
 //! The call graph drawn as SVG in layers (callers above callees), vertices coloured by role.
 //!
 //! The layout is the core's [`layered`] (longest-path layers and barycentre ordering); this module
-//! only places the layers on a grid and draws them. Clicking a vertex selects its function, which
-//! the code view highlights; the selection comes back in through the props.
+//! places the layers on a grid and writes the drawing's markup with the pieces the clustered drawing
+//! shares (`graph::svg`: the vertex, `main()`'s box, the edges' curves). Clicking a vertex selects
+//! its function, which the code view highlights; the selection comes back in through the props.
 //!
 //! For the keyboard and screen readers the drawing is a named group of buttons, one per function
 //! ("f12: to edit"), with one tab stop (a roving tab index: the selected vertex, else the first):
 //! the arrow keys move along a layer and to the nearest vertex of the layer above or below, Enter
 //! or Space selects. The gallery's small drawings are pictures (`interactive = false`).
 //!
-//! A graph of more than [`super::bigraph::CLUSTER_FROM`] functions is drawn in clusters instead
-//! (`bigraph.rs`).
+//! Both drawings, this one and the clustered one, are markup shown by [`Drawing`], which handles
+//! their clicks, keys and hovering by delegation: each item says what it is (`data-name` for a
+//! function, `data-cluster` for a box) and where the arrow keys go from it (`data-nav`).
+//!
+//! A graph of more than [`super::bigraph::CLUSTER_FROM`] functions is drawn in clusters instead, by
+//! a lazily loaded module (`bigraph.rs`).
 
 use super::app::Shown;
-use crate::decimal::{fixed, short};
 use crate::graph::layout::{arrow_target, layered};
+use crate::graph::svg::{self, Button, Vertex, NAV_KEYS, NODE_H, NODE_W};
 use crate::graph::CallGraph;
 use crate::kinds::Role;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-const NODE_W: f64 = 58.0;
-const NODE_H: f64 = 26.0;
 const GAP_X: f64 = 12.0;
 const LAYER_GAP: f64 = 58.0;
 const MARGIN: f64 = 16.0;
@@ -38,40 +41,6 @@ pub struct Placed {
     /// Vertices per layer, left to right, and each vertex's (layer, position).
     pub layers: Vec<Vec<usize>>,
     pub pos: Vec<(usize, usize)>,
-}
-
-/// The mouse-enter and mouse-leave handlers of a vertex named `name`: they report the name, then
-/// `None`, to `on_hover` (none without one). The plain and the clustered graph share them.
-pub fn hover_callbacks(
-    on_hover: &Option<Callback<Option<AttrValue>>>,
-    name: &str,
-) -> (Option<Callback<MouseEvent>>, Option<Callback<MouseEvent>>) {
-    let Some(h) = on_hover else { return (None, None) };
-    let (enter, leave) = (h.clone(), h.clone());
-    let n = AttrValue::from(name.to_string());
-    (
-        Some(Callback::from(move |_: MouseEvent| enter.emit(Some(n.clone())))),
-        Some(Callback::from(move |_: MouseEvent| leave.emit(None))),
-    )
-}
-
-/// Where an arrow key goes from vertex `v` (see [`arrow_target`]).
-pub fn neighbour(p: &Placed, v: usize, key: &str) -> Option<usize> {
-    arrow_target(&p.layers, &p.pos, &p.centre, v, key)
-}
-
-/// Move the keyboard focus (and the one tab stop) from vertex element `from` to `to`.
-pub(super) fn move_focus(from: &str, to: &str) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    let (Some(a), Some(b)) = (doc.get_element_by_id(from), doc.get_element_by_id(to)) else { return };
-    let _ = a.set_attribute("tabindex", "-1");
-    let _ = b.set_attribute("tabindex", "0");
-    // SVG elements have focus() as HTML elements do.
-    if let Ok(focus) = js_sys::Reflect::get(&b, &"focus".into()) {
-        if let Some(f) = focus.dyn_ref::<js_sys::Function>() {
-            let _ = f.call0(&b);
-        }
-    }
 }
 
 /// Place the layered layout on a grid, each layer centred.
@@ -95,84 +64,209 @@ pub fn place(g: &CallGraph) -> Placed {
 
 fn edge_path((x1, y1): (f64, f64), (x2, y2): (f64, f64)) -> String {
     let (y1, y2) = (y1 + NODE_H / 2.0, y2 - NODE_H / 2.0);
-    curve(x1, y1, (y1 + y2) / 2.0, x2, y2)
+    svg::curve(x1, y1, (y1 + y2) / 2.0, x2, y2)
 }
 
-/// An edge's path: from (`x1`, `y1`) to (`x2`, `y2`), leaving and arriving vertically, its two
-/// control points at height `my`; coordinates to a tenth of a pixel.
-pub(super) fn curve(x1: f64, y1: f64, my: f64, x2: f64, y2: f64) -> String {
-    let (x1, y1, my, x2, y2) = (fixed(x1, 1), fixed(y1, 1), fixed(my, 1), fixed(x2, 1), fixed(y2, 1));
-    format!("M{x1},{y1} C{x1},{my} {x2},{my} {x2},{y2}")
-}
-
-/// A vertex's accessible name (and tooltip): its function, role and, on runtime tasks, the branch it runs.
-pub(super) fn vertex_label(name: &str, role: Role, branch: Option<&str>) -> String {
-    match branch {
-        Some(b) => format!("{name}: {}; runs {b}", role.label()),
-        None => format!("{name}: {}", role.label()),
+/// The plain drawing's markup: `selected` is the selected vertex; `interactive`: its vertices are
+/// buttons reachable by keyboard (else a picture).
+fn plain(shown: &Shown, placed: &Placed, selected: Option<usize>, zoom: f64, interactive: bool) -> String {
+    let Some((cg, roles)) = shown.generated.call_graph() else { return String::new() };
+    let n = cg.len();
+    let mut out = String::with_capacity(400 * n + 512);
+    let label = if interactive {
+        format!("call graph of {n} functions: arrow keys move between them, Enter selects one")
+    } else {
+        format!("call graph of {n} functions")
+    };
+    svg::svg_start(&mut out, (placed.width, placed.height), zoom, interactive, &label, ("", ""));
+    out.push_str(r#"<g class="edges">"#);
+    let near = |u: usize, v: usize| selected == Some(u) || selected == Some(v);
+    for v in cg.entries() {
+        svg::path(&mut out, "edge edge-main", None, "", &edge_path(placed.main, placed.centre[v]));
     }
+    for (u, v) in cg.edges() {
+        svg::path(
+            &mut out,
+            if near(u, v) { "edge edge-selected" } else { "edge" },
+            None,
+            "",
+            &edge_path(placed.centre[u], placed.centre[v]),
+        );
+    }
+    // Runtime tasks: calls that only branches that never run make (dead code's distractors), and the
+    // branch each function runs.
+    let runtime = shown.generated.task.runtime.as_ref();
+    for (u, v) in runtime.into_iter().flat_map(|r| r.inactive_calls.iter()) {
+        let (Some(u), Some(v)) = (cg.index_of(u), cg.index_of(v)) else { continue };
+        let class = if near(u, v) { "edge edge-never edge-selected" } else { "edge edge-never" };
+        let ends = format!(r#" data-from="{}" data-to="{}""#, svg::esc(cg.name(u)), svg::esc(cg.name(v)));
+        svg::path(&mut out, class, None, &ends, &edge_path(placed.centre[u], placed.centre[v]));
+    }
+    out.push_str("</g>");
+    svg::main_vertex(&mut out, placed.main);
+    out.push_str(r#"<g class="vertices">"#);
+    // The one tab stop: the selected vertex, else the first of the top layer.
+    let tab_stop = selected.or_else(|| placed.layers.first().and_then(|l| l.first().copied()));
+    for (v, &role) in roles.iter().enumerate().take(n) {
+        let (x, y) = placed.centre[v];
+        let button = interactive.then(|| Button {
+            tab_stop: tab_stop == Some(v),
+            nav: NAV_KEYS.map(|k| {
+                arrow_target(&placed.layers, &placed.pos, &placed.centre, v, k)
+                    .map(|to| format!("v-{}", svg::esc(cg.name(to))))
+            }),
+        });
+        let branch = runtime.and_then(|r| r.functions.iter().find(|f| f.name == cg.name(v))).map(|f| f.describe());
+        Vertex {
+            name: cg.name(v),
+            role,
+            branch: branch.as_deref(),
+            at: (x - NODE_W / 2.0, y - NODE_H / 2.0),
+            size: (NODE_W, NODE_H),
+            selected: selected == Some(v),
+            button,
+        }
+        .write(&mut out);
+    }
+    out.push_str("</g></svg>");
+    out
 }
 
-/// A vertex's classes: its role's, and `selected`.
-pub(super) fn vertex_class(role: Role, selected: bool) -> Classes {
-    classes!("vertex", format!("role-{}", role.as_str()), selected.then_some("selected"))
-}
-
-/// What is inside a vertex's group: the tooltip, the box in its role's colour, the name.
-fn vertex_body(label: String, (w, h): (f64, f64), role: Role, name: String) -> Html {
-    html! { <>
-        <title>{ label }</title>
-        <rect width={short(w).to_string()} height={short(h).to_string()} rx="6" fill={role.colour()} />
-        <text x={short(w / 2.0).to_string()} y={short(h / 2.0 + 4.0).to_string()} text-anchor="middle">{ name }</text>
-    </> }
-}
-
-/// A function's vertex, as the plain and the clustered graph draw it.
-pub(super) struct Vertex {
-    pub class: Classes,
-    pub name: String,
-    pub role: Role,
-    /// Runtime tasks: the branch the function runs.
-    pub branch: Option<String>,
-    pub transform: String,
-    /// Its box's width and height.
-    pub size: (f64, f64),
-    pub label: String,
-}
-
-impl Vertex {
-    /// The vertex as a button (`v-<name>`): click or Enter selects, the arrow keys move
-    /// (`onkeydown`), hovering reports the name to `on_hover`; `tab_stop`: the one vertex the Tab key
-    /// reaches.
-    pub(super) fn button(
-        self,
-        tab_stop: bool,
-        selected: bool,
-        onclick: Callback<MouseEvent>,
-        onkeydown: Callback<KeyboardEvent>,
-        on_hover: &Option<Callback<Option<AttrValue>>>,
-    ) -> Html {
-        let Vertex { class, name, role, branch, transform, size, label } = self;
-        let (onmouseenter, onmouseleave) = hover_callbacks(on_hover, &name);
-        html! {
-            <g {class} id={format!("v-{name}")} data-name={name.clone()} data-role={role.as_str()} data-runs={branch}
-                {transform} {onclick} {onkeydown} {onmouseenter} {onmouseleave}
-                tabindex={if tab_stop { "0" } else { "-1" }} role="button" aria-label={label.clone()}
-                aria-pressed={super::view::bool_str(selected)}>
-                { vertex_body(label, size, role, name) }
-            </g>
+/// Move the keyboard focus (and the drawing's one tab stop) to its item `to` (an element id).
+fn move_focus(to: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(b) = doc.get_element_by_id(to) else { return };
+    if let Ok(Some(a)) = doc.query_selector("#call-graph [tabindex=\"0\"]") {
+        let _ = a.set_attribute("tabindex", "-1");
+    }
+    let _ = b.set_attribute("tabindex", "0");
+    // SVG elements have focus() as HTML elements do.
+    if let Ok(focus) = js_sys::Reflect::get(&b, &"focus".into()) {
+        if let Some(f) = focus.dyn_ref::<js_sys::Function>() {
+            let _ = f.call0(&b);
         }
     }
 }
 
-/// `main()`'s box, centred at (`mx`, `my`).
-pub(super) fn main_vertex(mx: f64, my: f64) -> Html {
+/// What a click (or Enter) does to the clustered drawing's boxes.
+pub enum Boxes {
+    /// Open or close a box.
+    Toggle(usize),
+    /// Open all of the drawing's `n`.
+    All(usize),
+    /// Close all.
+    None,
+}
+
+/// What a drawing's items do: select a function (`on_select`, with the selection `selected`),
+/// report the function under the pointer (`on_hover`), open and close the clustered drawing's boxes
+/// (`on_boxes`).
+pub struct Handlers {
+    pub selected: Option<AttrValue>,
+    pub on_select: Callback<Option<AttrValue>>,
+    pub on_hover: Option<Callback<Option<AttrValue>>>,
+    pub on_boxes: Option<Callback<Boxes>>,
+}
+
+/// The element an event happened on.
+fn target(e: &web_sys::Event) -> Option<web_sys::Element> {
+    e.target()?.dyn_into().ok()
+}
+
+fn closest(e: &web_sys::Element, selector: &str) -> Option<web_sys::Element> {
+    e.closest(selector).ok().flatten()
+}
+
+/// A drawing's markup (an `<svg id="call-graph">`, after the clustered drawing's hint line), with its
+/// clicks, keys and hovering handled here by delegation: a function's vertex selects it (or clears
+/// the selection), a box opens or closes, the arrow keys move the focus along `data-nav`. An item
+/// pressed while focused keeps the focus when the markup is drawn anew.
+pub fn drawing(markup: AttrValue, h: Handlers) -> Html {
+    let Handlers { selected, on_select, on_hover, on_boxes } = h;
+    // Press an item (a click, Enter or Space): select its function, or open or close its box.
+    let press = {
+        let boxes = on_boxes.clone();
+        Rc::new(move |item: &web_sys::Element| {
+            let focused = web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element());
+            if focused.as_ref() == Some(item) {
+                // After the new markup is in (Yew draws before a timeout's turn).
+                let id = item.get_attribute("id").unwrap_or_default();
+                gloo::timers::callback::Timeout::new(0, move || move_focus(&id)).forget();
+            }
+            if let Some(cl) = item.get_attribute("data-cluster").and_then(|c| c.parse().ok()) {
+                if let Some(b) = &boxes {
+                    b.emit(Boxes::Toggle(cl));
+                }
+            } else if let Some(name) = item.get_attribute("data-name") {
+                let again = selected.as_deref() == Some(name.as_str());
+                on_select.emit((!again).then(|| AttrValue::from(name)));
+            }
+        })
+    };
+    let onclick = {
+        let press = press.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(t) = target(&e) else { return };
+            if let Some(b) = &on_boxes {
+                if closest(&t, "#graph-open-all").is_some() {
+                    let n = web_sys::window()
+                        .and_then(|w| w.document())
+                        .and_then(|d| d.get_element_by_id("call-graph"))
+                        .and_then(|g| g.get_attribute("data-clusters"))
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0);
+                    return b.emit(Boxes::All(n));
+                }
+                if closest(&t, "#graph-close-all").is_some() {
+                    return b.emit(Boxes::None);
+                }
+            }
+            if let Some(item) = closest(&t, "[data-nav]") {
+                press(&item);
+            }
+        })
+    };
+    let onkeydown = Callback::from(move |e: KeyboardEvent| {
+        let Some(item) = target(&e).and_then(|t| closest(&t, "[data-nav]")) else { return };
+        let key = e.key();
+        if key == "Enter" || key == " " {
+            e.prevent_default();
+            press(&item);
+        } else if let Some(k) = NAV_KEYS.iter().position(|&n| n == key) {
+            let nav = item.get_attribute("data-nav").unwrap_or_default();
+            if let Some(to) = nav.split(' ').nth(k).filter(|t| *t != "-") {
+                e.prevent_default();
+                move_focus(to);
+            }
+        }
+    });
+    // Entering a function's vertex reports its name, leaving it `None`.
+    let vertex = |t: Option<web_sys::Element>| {
+        t.and_then(|t| closest(&t, "g[data-nav][data-name]")).and_then(|v| v.get_attribute("data-name"))
+    };
+    let (onmouseover, onmouseout) = match on_hover {
+        None => (None, None),
+        Some(h) => {
+            let enter = h.clone();
+            (
+                Some(Callback::from(move |e: MouseEvent| {
+                    if let Some(name) = vertex(target(&e)) {
+                        enter.emit(Some(AttrValue::from(name)));
+                    }
+                })),
+                // (A vertex's text lets the pointer through: leaving its box is leaving it.)
+                Some(Callback::from(move |e: MouseEvent| {
+                    if vertex(target(&e)).is_some() {
+                        h.emit(None);
+                    }
+                })),
+            )
+        }
+    };
     html! {
-        <g class="vertex vertex-main" transform={format!("translate({},{})", fixed(mx - NODE_W / 2.0, 1), fixed(my - NODE_H / 2.0, 1))}>
-            <title>{ "main(): calls the entry functions" }</title>
-            <rect width={short(NODE_W).to_string()} height={short(NODE_H).to_string()} rx="13" />
-            <text x={short(NODE_W / 2.0).to_string()} y={short(NODE_H / 2.0 + 4.0).to_string()} text-anchor="middle">{ "main" }</text>
-        </g>
+        <div class="graph-drawing" {onclick} {onkeydown} {onmouseover} {onmouseout}>
+            { Html::from_html_unchecked(markup) }
+        </div>
     }
 }
 
@@ -195,117 +289,34 @@ pub struct GraphProps {
 #[function_component(CallGraphSvg)]
 pub fn call_graph_svg(p: &GraphProps) -> Html {
     // A big graph is drawn in clusters (`bigraph.rs`); only the interactive view has them.
-    let big =
-        p.interactive && p.shown.generated.call_graph().is_some_and(|(g, _)| g.len() > super::bigraph::CLUSTER_FROM);
-    let memo = use_memo((p.shown.clone(), big), |(s, big)| {
-        s.generated.call_graph().map(|(g, built)| {
-            if *big {
-                Err(Rc::new(super::bigraph::clustered(g, built)))
-            } else {
-                Ok(Rc::new(place(g)))
-            }
-        })
-    });
-    let placed = match (*memo).clone() {
-        Some(Ok(placed)) => placed,
-        Some(Err(clustered)) => {
-            return html! {
-                <super::bigraph::BigCallGraph shown={p.shown.clone()} {clustered} selected={p.selected.clone()}
-                    on_select={p.on_select.clone()} on_hover={p.on_hover.clone()} zoom={p.zoom} />
-            };
-        }
-        None => return html! {},
-    };
-    let Some((cg, built)) = p.shown.generated.call_graph() else {
-        return html! {};
-    };
-    let roles = built;
-    let selected = p.selected.as_ref().and_then(|s| cg.index_of(s));
-    let near = |u: usize, v: usize| selected == Some(u) || selected == Some(v);
-
-    let edges = cg.edges().into_iter().map(|(u, v)| {
-        let class = if near(u, v) { "edge edge-selected" } else { "edge" };
-        html! { <path class={class} d={edge_path(placed.centre[u], placed.centre[v])} /> }
-    });
-    let entry_edges = cg.entries().into_iter().map(|v| {
-        html! { <path class="edge edge-main" d={edge_path(placed.main, placed.centre[v])} /> }
-    });
-    // Runtime tasks: calls that only branches that never run make (dead code's distractors), and the
-    // branch each function runs.
-    let runtime = p.shown.generated.task.runtime.as_ref();
-    let never_edges = runtime.into_iter().flat_map(|r| r.inactive_calls.iter()).filter_map(|(u, v)| {
-        let (u, v) = (cg.index_of(u)?, cg.index_of(v)?);
-        let class = if near(u, v) { "edge edge-never edge-selected" } else { "edge edge-never" };
-        Some(html! {
-            <path class={class} data-from={cg.name(u).to_string()} data-to={cg.name(v).to_string()}
-                d={edge_path(placed.centre[u], placed.centre[v])} />
-        })
-    });
-    let runs: std::collections::HashMap<&str, String> =
-        runtime.map(|r| r.functions.iter().map(|f| (f.name.as_str(), f.describe())).collect()).unwrap_or_default();
-    // The one tab stop: the selected vertex, else the first of the top layer.
-    let tab_stop = selected.or_else(|| placed.layers.first().and_then(|l| l.first().copied()));
-    let vertices = (0..cg.len()).map(|v| {
-        let name = cg.name(v).to_string();
-        let branch = runs.get(name.as_str()).cloned();
-        let label = vertex_label(&name, roles[v], branch.as_deref());
-        let class = vertex_class(roles[v], selected == Some(v));
-        let (x, y) = placed.centre[v];
-        let transform = format!("translate({},{})", fixed(x - NODE_W / 2.0, 1), fixed(y - NODE_H / 2.0, 1));
-        if !p.interactive {
-            let body = vertex_body(label, (NODE_W, NODE_H), roles[v], name.clone());
-            return html! { <g {class} data-name={name} data-role={roles[v].as_str()} data-runs={branch} {transform}>{ body }</g> };
-        }
-        let toggle = {
-            let on_select = p.on_select.clone();
-            let name = AttrValue::from(name.clone());
-            let is_selected = selected == Some(v);
-            move || on_select.emit(if is_selected { None } else { Some(name.clone()) })
+    let big = p.interactive && super::bigraph::is_big(&p.shown);
+    // The markup of each state (the layout worked out anew each time: at most 400 functions here).
+    let markup = use_memo(
+        (p.shown.clone(), p.selected.clone(), p.zoom.to_bits(), p.interactive, big),
+        |(shown, selected, zoom, interactive, big)| {
+            let (g, _) = shown.generated.call_graph().filter(|_| !*big)?;
+            let selected = selected.as_ref().and_then(|s| g.index_of(s));
+            Some(AttrValue::from(plain(shown, &place(g), selected, f64::from_bits(*zoom), *interactive)))
+        },
+    );
+    if big {
+        return html! {
+            <super::bigraph::BigCallGraph shown={p.shown.clone()} selected={p.selected.clone()}
+                on_select={p.on_select.clone()} on_hover={p.on_hover.clone()} zoom={p.zoom} />
         };
-        let onclick = {
-            let toggle = toggle.clone();
-            Callback::from(move |_: MouseEvent| toggle())
-        };
-        // Enter or Space on a focused vertex selects it, as a click does; the arrow keys move.
-        let onkeydown = {
-            let placed = placed.clone();
-            let shown = p.shown.clone();
-            Callback::from(move |e: KeyboardEvent| {
-                let key = e.key();
-                if key == "Enter" || key == " " {
-                    e.prevent_default();
-                    toggle();
-                } else if let Some(to) = neighbour(&placed, v, &key) {
-                    e.prevent_default();
-                    if let Some((g, _)) = shown.generated.call_graph() {
-                        move_focus(&format!("v-{}", g.name(v)), &format!("v-{}", g.name(to)));
-                    }
-                }
-            })
-        };
-        let vertex = Vertex { class, name, role: roles[v], branch, transform, size: (NODE_W, NODE_H), label };
-        vertex.button(tab_stop == Some(v), selected == Some(v), onclick, onkeydown, &p.on_hover)
-    });
-    let (mx, my) = placed.main;
-    // Zoom 1 fits the drawing into its box (never larger than natural size); other zooms scale the
-    // natural size and let the box scroll.
-    let w = placed.width * p.zoom;
-    let h = placed.height * p.zoom;
-    let style = if (p.zoom - 1.0).abs() < 1e-9 { "max-width: 100%; height: auto;" } else { "" };
-    html! {
-        <svg id="call-graph" class="call-graph" xmlns="http://www.w3.org/2000/svg"
-            viewBox={format!("0 0 {} {}", fixed(placed.width, 0), fixed(placed.height, 0))}
-            width={fixed(w, 0).to_string()} height={fixed(h, 0).to_string()} style={style}
-            role={if p.interactive { "group" } else { "img" }}
-            aria-label={if p.interactive {
-                format!("call graph of {} functions: arrow keys move between them, Enter selects one", cg.len())
-            } else {
-                format!("call graph of {} functions", cg.len())
-            }}>
-            <g class="edges">{ for entry_edges }{ for edges }{ for never_edges }</g>
-            { main_vertex(mx, my) }
-            <g class="vertices">{ for vertices }</g>
-        </svg>
+    }
+    match (&*markup, p.interactive) {
+        (None, _) => html! {},
+        (Some(m), false) => Html::from_html_unchecked(m.clone()),
+        (Some(m), true) => drawing(
+            m.clone(),
+            Handlers {
+                selected: p.selected.clone(),
+                on_select: p.on_select.clone(),
+                on_hover: p.on_hover.clone(),
+                on_boxes: None,
+            },
+        ),
     }
 }
 

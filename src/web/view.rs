@@ -362,12 +362,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     {
         let (selected, tab, revealed, why, picked) =
             (selected.clone(), tab.clone(), revealed.clone(), why.clone(), picked.clone());
+        let shown = p.shown.clone();
         use_spec_effect(
             &p.shown.spec,
             Box::new(move |_| {
-                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-                    let _ = perf.mark(TASK_RENDERED_MARK);
-                }
+                // A big graph still on its way sets the mark once drawn.
+                super::bigraph::mark_rendered(&shown);
                 selected.set(None);
                 tab.set(CodeTab::Starter);
                 revealed.set(false);
