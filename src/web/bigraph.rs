@@ -49,8 +49,6 @@ pub static MODULE: Module = Module {
 thread_local! {
     /// The task view left its rendered mark to the big graph.
     static OWED: Cell<bool> = const { Cell::new(false) };
-    /// The module's files are being preloaded.
-    static PRELOADED: Cell<bool> = const { Cell::new(false) };
     /// Why the module did not load (until the next try).
     static FAILED: Cell<Option<String>> = const { Cell::new(None) };
 }
@@ -60,24 +58,22 @@ pub fn is_big(shown: &Shown) -> bool {
     shown.generated.call_graph().is_some_and(|(g, _)| g.len() > CLUSTER_FROM)
 }
 
-/// Start fetching the module for a spec that will likely have a big graph, before generating it
-/// (which holds the main thread: the module's own fetches would only start after it), or for a task
-/// that has one: the browser preloads its glue and wasm (`<link rel="preload" as="fetch">`, which
-/// `lazy`'s fetches then take).
+/// Start fetching the module (and compiling its wasm) for a spec that will likely have a big graph,
+/// before generating it (which holds the main thread: the module's own fetches would only start
+/// after it), or for a task that has one ([`lazy::prefetch`]).
 pub fn prefetch(spec: &TaskSpec, shown: Option<&Shown>) {
     let likely = spec.n as usize > CLUSTER_FROM && !matches!(spec.kind, Kind::MergeCodebases | Kind::VariableRenaming);
-    if !(likely || shown.is_some_and(is_big)) || lazy::loaded(&MODULE) || PRELOADED.replace(true) {
-        return;
+    if likely || shown.is_some_and(is_big) {
+        lazy::prefetch(&MODULE);
     }
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    let Some(body) = doc.body() else { return };
-    for href in [MODULE.script, MODULE.wasm] {
-        if let Ok(link) = doc.create_element("link") {
-            for (k, v) in [("rel", "preload"), ("as", "fetch"), ("crossorigin", ""), ("href", href)] {
-                let _ = link.set_attribute(k, v);
-            }
-            let _ = body.prepend_with_node_1(&link);
-        }
+}
+
+/// Time a step (BENCHMARKS: loading the module; its drawing of a state, the request written): a
+/// `performance` mark `<name>-start` (`end`: false), then the measure `name` from it (`end`: true).
+fn timing(name: &str, end: bool) {
+    if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+        let start = format!("{name}-start");
+        let _ = if end { perf.measure_with_start_mark(name, &start).map(drop) } else { perf.mark(&start).map(drop) };
     }
 }
 
@@ -126,7 +122,9 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                 open.set(BTreeSet::new());
                 if !lazy::loaded(&MODULE) {
                     FAILED.take();
+                    timing("cabrito-bigraph-load", false);
                     lazy::ensure_loaded(&MODULE, move |r| {
+                        timing("cabrito-bigraph-load", true);
                         FAILED.set(r.err());
                         redraw.force_update();
                     });
@@ -151,11 +149,11 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
             Some(Ok(())) => {
                 let (g, roles) = shown.generated.call_graph()?;
                 let selected = selected.as_ref().and_then(|s| g.index_of(s));
+                timing("cabrito-bigraph-draw", false);
                 let part = bigsvg::graph_part(g, roles, shown.generated.task.runtime.as_ref());
-                Some(
-                    lazy::call(&MODULE, "draw", &bigsvg::request(f64::from_bits(*zoom), selected, open, &part))
-                        .and_then(|m| if m.starts_with('<') { Ok(AttrValue::from(m)) } else { Err(m) }),
-                )
+                let drawn = lazy::call(&MODULE, "draw", &bigsvg::request(f64::from_bits(*zoom), selected, open, &part));
+                timing("cabrito-bigraph-draw", true);
+                Some(drawn.and_then(|m| if m.starts_with('<') { Ok(AttrValue::from(m)) } else { Err(m) }))
             }
         },
     );

@@ -41,6 +41,20 @@ type Waiter = Box<dyn FnOnce(Result<(), String>)>;
 
 thread_local! {
     static STATE: RefCell<HashMap<&'static str, (Load, Vec<Waiter>)>> = RefCell::new(HashMap::new());
+    /// The glue's response and the compiled wasm of the modules [`prefetch`] started.
+    static EARLY: RefCell<HashMap<&'static str, (js_sys::Promise, js_sys::Promise)>> = RefCell::new(HashMap::new());
+}
+
+/// Start fetching a module's glue, and fetching and compiling its wasm (off the main thread), at once:
+/// before a long task on the main thread (generating a big task), which would hold back
+/// [`ensure_loaded`]'s own fetches until it ends. The next `ensure_loaded` takes them.
+pub fn prefetch(m: &'static Module) {
+    if state(m) != Load::NotStarted || EARLY.with(|e| e.borrow().contains_key(m.global)) {
+        return;
+    }
+    let Some(w) = web_sys::window() else { return };
+    let wasm = js_sys::WebAssembly::compile_streaming(&w.fetch_with_str(m.wasm));
+    EARLY.with(|e| e.borrow_mut().insert(m.global, (w.fetch_with_str(m.script), wasm)));
 }
 
 fn state(m: &Module) -> Load {
@@ -78,16 +92,23 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
         return;
     }
     set_state(m, Load::Loading);
+    let Some(window) = web_sys::window() else { return finish(m, Err("no window".into())) };
+    // The glue's response and the wasm (its address, or its compiled module when prefetched).
+    let (glue, wasm): (js_sys::Promise, JsValue) = match EARLY.with(|e| e.borrow_mut().remove(m.global)) {
+        Some((glue, wasm)) => (glue, wasm.into()),
+        None => (window.fetch_with_str(m.script), m.wasm.into()),
+    };
     wasm_bindgen_futures::spawn_local(async move {
-        let glue = match fetch_text(m.script).await {
+        let glue = match fetch_text(glue).await {
             Ok(g) => g,
             Err(e) => return finish(m, Err(format!("{} could not be fetched ({e})", m.script))),
         };
         // The no-modules glue declares `let wasm_bindgen` at its top level: run as a page script, a
         // second module's glue would clash with the first's (a page may load several), so it runs in
         // a function of its own, which starts the module's wasm.
-        let start = js_sys::Function::new_no_args(&format!("{glue}\n;return wasm_bindgen('{}');", m.wasm));
-        let promise = match start.call0(&JsValue::NULL).map(|p| p.dyn_into::<js_sys::Promise>()) {
+        let start =
+            js_sys::Function::new_with_args("w", &format!("{glue}\n;return wasm_bindgen({{module_or_path: w}});"));
+        let promise = match start.call1(&JsValue::NULL, &wasm).map(|p| p.dyn_into::<js_sys::Promise>()) {
             Ok(Ok(p)) => p,
             _ => return finish(m, Err(format!("{} did not start", m.what))),
         };
@@ -101,13 +122,11 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
     });
 }
 
-/// A file's text, by the browser's `fetch` (gloo's request builder cost the first download 3 KB).
-async fn fetch_text(url: &str) -> Result<String, String> {
+/// The text of a `fetch`'s response (the browser's: gloo's request builder cost the first download 3 KB).
+async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
     use wasm_bindgen_futures::JsFuture;
     let said = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
-    let window = web_sys::window().ok_or("no window")?;
-    let r: web_sys::Response =
-        JsFuture::from(window.fetch_with_str(url)).await.map_err(said)?.dyn_into().map_err(|_| "no response")?;
+    let r: web_sys::Response = JsFuture::from(response).await.map_err(said)?.dyn_into().map_err(|_| "no response")?;
     if !r.ok() {
         return Err(format!("HTTP {}", r.status()));
     }
