@@ -643,8 +643,8 @@ fn truncated_nested_and_huge_grade_tasks_are_refused() {
     assert!(e.contains("task.kind"), "{e}");
 }
 
-/// How many values an answer holds and how deep it nests (the bounds the app's JS-value reader
-/// sets, `web::jsvalue`).
+/// How many values an answer holds and how deep it nests (the bounds the app's tape reader sets,
+/// `playground::tape`).
 fn size_and_depth(v: &Value) -> (usize, usize) {
     let (mut count, mut deepest) = (0, 0);
     let mut todo = vec![(v, 1)];
@@ -662,7 +662,8 @@ fn size_and_depth(v: &Value) -> (usize, usize) {
 
 /// The largest answers of every part stay far inside the reader's bounds (`handover::MAX_VALUES`,
 /// `handover::MAX_DEPTH`): Merge Codebases and the call-graph kinds at the largest `n`, the runtime
-/// axis at the most hops, instruction following at the most requirements.
+/// axis at the most hops, instruction following at the most requirements; each reads back through
+/// its tape as the same task.
 #[test]
 fn the_largest_answers_are_far_inside_the_bounds() {
     let mut largest = (0, 0);
@@ -676,9 +677,13 @@ fn the_largest_answers_are_far_inside_the_bounds() {
     specs.push(s);
     for spec in &specs {
         spec.validate().unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
-        let v = handover::answer_of(&Ok(Made::from(generate_full(spec).unwrap())));
+        let made = Ok(Made::from(generate_full(spec).unwrap()));
+        let v = handover::answer_of(&made);
         let (count, depth) = size_and_depth(&v);
-        println!("{}: {count} values, {depth} levels", spec.canonical());
+        let tape = handover::answer_tape(&made);
+        let back = handover::read_answer_tape(&tape, spec).unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
+        assert_eq!(task_hash(&back.task), task_hash(&made.unwrap().task), "{}", spec.canonical());
+        println!("{}: {count} values, {depth} levels, a tape of {} B", spec.canonical(), tape.len());
         largest = (largest.0.max(count), largest.1.max(depth));
     }
     assert!(largest.0 * 16 < handover::MAX_VALUES, "{largest:?}");
