@@ -302,8 +302,8 @@ fn optional(path: &[Step]) -> bool {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// A spec's query through the module's entry and back through the app's reader is the task
-    /// generated natively: the same record, byte for byte, and the same hash.
+    /// A spec's query through the module's entry and back through the app's reader (as JSON text and
+    /// on its tape) is the task generated natively: the same record, byte for byte, and the same hash.
     #[test]
     fn a_valid_answer_reads_back_as_the_same_task(spec in any_spec()) {
         let made = Made::from(generate_full(&spec).unwrap());
@@ -311,6 +311,12 @@ proptest! {
         let back = handover::read_answer(&text, &spec).map_err(|e| TestCaseError::fail(format!("{}: {e}", spec.canonical())))?;
         prop_assert_eq!(task_hash(&back.task), task_hash(&made.task), "{}", spec.canonical());
         prop_assert_eq!(serde_json::to_string(&back.task).unwrap(), serde_json::to_string(&made.task).unwrap());
+        // Through the tape, as the page hands it over: the same value as the text, and the same task.
+        let tape = handover::answer_tape(&handover::made_for(&spec.to_query()));
+        let value = cabrito::playground::tape::decode(&tape).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(value.to_string(), text);
+        let back = handover::read_answer_tape(&tape, &spec).map_err(|e| TestCaseError::fail(format!("{}: {e}", spec.canonical())))?;
+        prop_assert_eq!(task_hash(&back.task), task_hash(&made.task), "{}", spec.canonical());
         // And the grade module's hand-off of the same task.
         let shared = (spec.seed % 3 == 0).then(|| Ok(made.task.solution_code.clone()));
         let h = GradeTask::of(&spec, &made.task, shared);
