@@ -56,6 +56,9 @@ fn answer(spec: &TaskSpec) -> Value {
 fn a_valid_answer_reads_back_as_the_same_task() {
     for spec in specs() {
         let v = answer(&spec);
+        // The module writes the tape straight from serde: the same bytes as through the `Value`.
+        let made = Ok(Made::from(generate_full(&spec).unwrap()));
+        assert!(handover::answer_tape(&made) == encode(&v), "{}", spec.canonical());
         let back = decode(&across(&encode(&v))).unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
         // The same value: key order, and 1 against 1.0, as JSON text would carry them.
         assert_eq!(back.to_string(), v.to_string(), "{}", spec.canonical());

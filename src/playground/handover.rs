@@ -86,7 +86,12 @@ fn part_name(p: Part) -> &'static str {
 
 /// The JSON the module answers with (the record with serde, as the CLI writes it).
 pub fn encode(made: &Made) -> Value {
-    let view = match &made.view {
+    json!({ "task": made.task, "view": view_of(made) })
+}
+
+/// [`encode`]'s view.
+fn view_of(made: &Made) -> Value {
+    match &made.view {
         Drawn::Graph { graph, roles } => json!({
             "graph": {
                 "nodes": (0..graph.len()).map(|v| json!([graph.name(v), part_name(graph.part(v))])).collect::<Vec<_>>(),
@@ -101,8 +106,7 @@ pub fn encode(made: &Made) -> Value {
         }),
         Drawn::Merge(m) => json!({ "merge": m }),
         Drawn::Renaming { renames, panel } => json!({ "renames": renames, "panel": panel }),
-    };
-    json!({ "task": made.task, "view": view })
+    }
 }
 
 /// The task a spec query asks for (a spec as its link writes it, `v=1&kind=…`), or why not, naming the
@@ -131,9 +135,56 @@ pub fn answer(query: &str) -> String {
     answer_of(&made_for(query)).to_string()
 }
 
-/// [`answer_of`] on a tape, as the module hands it over.
+/// [`answer_of`] on a tape, as the module hands it over: written straight from the task's serde
+/// ([`crate::playground::tape::to_tape`], the same bytes without building the `Value`; the tests
+/// check it for every kind and part), or through the `Value` should a form it does not take turn up.
 pub fn answer_tape(made: &Result<Made, String>) -> Vec<u8> {
-    crate::playground::tape::encode(&answer_of(made))
+    answer_tape_direct(made).unwrap_or_else(|_| crate::playground::tape::encode(&answer_of(made)))
+}
+
+fn answer_tape_direct(made: &Result<Made, String>) -> Result<Vec<u8>, crate::playground::tape::Unsupported> {
+    crate::playground::tape::to_tape(&Answer(made))
+}
+
+/// [`answer_of`]'s map, for serde.
+struct Answer<'a>(&'a Result<Made, String>);
+
+impl serde::Serialize for Answer<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(1))?;
+        match self.0 {
+            Ok(made) => m.serialize_entry("ok", &Encoded(made))?,
+            Err(e) => m.serialize_entry("error", &crate::playground::handoff::one_line(e))?,
+        }
+        m.end()
+    }
+}
+
+/// [`encode`]'s map, for serde: the task and the merge view written as they are, the call graph's and
+/// the renaming's small views through their `Value`.
+struct Encoded<'a>(&'a Made);
+
+impl serde::Serialize for Encoded<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("task", &self.0.task)?;
+        match &self.0.view {
+            Drawn::Merge(v) => m.serialize_entry("view", &MergeOut(v))?,
+            _ => m.serialize_entry("view", &view_of(self.0))?,
+        }
+        m.end()
+    }
+}
+
+/// `{"merge": view}`.
+struct MergeOut<'a>(&'a MergeView);
+
+impl serde::Serialize for MergeOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(std::iter::once(("merge", self.0)))
+    }
 }
 
 /// The `gen` module's `why` entry: [`why_request`]'s text in, [`why_encode`]'s JSON or
@@ -682,8 +733,12 @@ mod tests {
 
     fn round_trip(spec: &TaskSpec) {
         let made = Made::from(generate_full(spec).unwrap());
+        // Written straight from serde, the same bytes as through the `Value`.
+        let answer = Ok(made.clone());
+        let tape = answer_tape_direct(&answer).unwrap();
+        assert!(tape == crate::playground::tape::encode(&answer_of(&answer)), "{}", spec.canonical());
         // Through the tape, as it crosses.
-        let back = read_answer_tape(&answer_tape(&Ok(made.clone())), spec).unwrap();
+        let back = read_answer_tape(&tape, spec).unwrap();
         let c = spec.canonical();
         assert_eq!(serde_json::to_string(&back.task).unwrap(), serde_json::to_string(&made.task).unwrap(), "{c}");
         assert_eq!(task_hash(&back.task), task_hash(&made.task), "{c}");
@@ -804,6 +859,12 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_error_answer_is_written_straight_too() {
+        let e = Err("n must be\nat most 2000".to_string());
+        assert_eq!(answer_tape_direct(&e).unwrap(), crate::playground::tape::encode(&answer_of(&e)));
     }
 
     #[test]

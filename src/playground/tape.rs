@@ -98,6 +98,437 @@ fn write(v: &Value, out: &mut Vec<u8>) {
     }
 }
 
+// ---- straight from serde (the module's side) ----------------------------------------------------
+
+/// Why [`to_tape`] cannot write a value: it takes what `serde_json::to_value` takes but a few forms no
+/// task has (a map key that is not text, a whole number, a character, true/false or a unit variant;
+/// a 128-bit number beyond 64 bits).
+#[derive(Debug)]
+pub struct Unsupported(String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+impl serde::ser::Error for Unsupported {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Unsupported(msg.to_string())
+    }
+}
+
+/// `x` on a tape, straight from its `Serialize`: the same bytes as [`encode`] of
+/// `serde_json::to_value(x)` (maps and structs in their order, whole numbers as such, non-finite floats
+/// as null, map keys as text), without building the `Value` first.
+pub fn to_tape<T: serde::Serialize + ?Sized>(x: &T) -> Result<Vec<u8>, Unsupported> {
+    let mut w = Writer { out: Vec::new() };
+    x.serialize(&mut w)?;
+    Ok(w.out)
+}
+
+struct Writer {
+    out: Vec<u8>,
+}
+
+/// A list or map being written: where its count goes (written at its end, when it is known).
+struct Compound<'a> {
+    w: &'a mut Writer,
+    at: usize,
+    n: u64,
+}
+
+impl Writer {
+    fn open(&mut self, tag: u8) -> Compound<'_> {
+        self.out.push(tag);
+        let at = self.out.len();
+        Compound { w: self, at, n: 0 }
+    }
+
+    /// `{variant: …}`, as `serde_json` writes an enum's data-carrying variant.
+    fn variant(&mut self, variant: &str) {
+        self.out.extend_from_slice(&[MAP, 1]);
+        text(variant, &mut self.out);
+    }
+
+    fn int(&mut self, i: i64) {
+        if i >= 0 {
+            self.out.push(UINT);
+            uint(i as u64, &mut self.out);
+        } else {
+            self.out.push(NEG);
+            uint(!i as u64, &mut self.out);
+        }
+    }
+
+    fn float(&mut self, f: f64) {
+        if f.is_finite() {
+            self.out.push(FLOAT);
+            self.out.extend_from_slice(&f.to_le_bytes());
+        } else {
+            self.out.push(NULL);
+        }
+    }
+}
+
+impl Compound<'_> {
+    fn end(self) -> Result<(), Unsupported> {
+        let mut count = Vec::new();
+        uint(self.n, &mut count);
+        self.w.out.splice(self.at..self.at, count);
+        Ok(())
+    }
+
+    fn item<T: serde::Serialize + ?Sized>(&mut self, x: &T) -> Result<(), Unsupported> {
+        self.n += 1;
+        x.serialize(&mut *self.w)
+    }
+
+    fn field<T: serde::Serialize + ?Sized>(&mut self, key: &str, x: &T) -> Result<(), Unsupported> {
+        self.n += 1;
+        text(key, &mut self.w.out);
+        x.serialize(&mut *self.w)
+    }
+}
+
+macro_rules! compound {
+    ($($trait:ident, $method:ident;)*) => {$(
+        impl serde::ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Unsupported;
+            fn $method<T: serde::Serialize + ?Sized>(&mut self, x: &T) -> Result<(), Unsupported> {
+                self.item(x)
+            }
+            fn end(self) -> Result<(), Unsupported> {
+                Compound::end(self)
+            }
+        }
+    )*};
+}
+
+compound! {
+    SerializeSeq, serialize_element;
+    SerializeTuple, serialize_element;
+    SerializeTupleStruct, serialize_field;
+    SerializeTupleVariant, serialize_field;
+}
+
+impl serde::ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_key<T: serde::Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Unsupported> {
+        self.n += 1;
+        key.serialize(Key(&mut self.w.out))
+    }
+    fn serialize_value<T: serde::Serialize + ?Sized>(&mut self, x: &T) -> Result<(), Unsupported> {
+        x.serialize(&mut *self.w)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl serde::ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_field<T: serde::Serialize + ?Sized>(&mut self, key: &'static str, x: &T) -> Result<(), Unsupported> {
+        self.field(key, x)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl serde::ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_field<T: serde::Serialize + ?Sized>(&mut self, key: &'static str, x: &T) -> Result<(), Unsupported> {
+        self.field(key, x)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl<'a> serde::Serializer for &'a mut Writer {
+    type Ok = ();
+    type Error = Unsupported;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Unsupported> {
+        self.out.push(if v { TRUE } else { FALSE });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Unsupported> {
+        self.int(v.into());
+        Ok(())
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Unsupported> {
+        self.int(v.into());
+        Ok(())
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Unsupported> {
+        self.int(v.into());
+        Ok(())
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Unsupported> {
+        self.int(v);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Unsupported> {
+        if let Ok(u) = u64::try_from(v) {
+            self.serialize_u64(u)
+        } else if let Ok(i) = i64::try_from(v) {
+            self.serialize_i64(i)
+        } else {
+            Err(Unsupported(format!("{v} is beyond 64 bits")))
+        }
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Unsupported> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Unsupported> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Unsupported> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Unsupported> {
+        self.out.push(UINT);
+        uint(v, &mut self.out);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Unsupported> {
+        match u64::try_from(v) {
+            Ok(u) => self.serialize_u64(u),
+            Err(_) => Err(Unsupported(format!("{v} is beyond 64 bits"))),
+        }
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Unsupported> {
+        self.float(v.into());
+        Ok(())
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Unsupported> {
+        self.float(v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), Unsupported> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Unsupported> {
+        self.out.push(TEXT);
+        text(v, &mut self.out);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Unsupported> {
+        use serde::ser::SerializeSeq;
+        let mut c = self.open(LIST);
+        for b in v {
+            c.serialize_element(b)?;
+        }
+        Compound::end(c)
+    }
+    fn serialize_none(self) -> Result<(), Unsupported> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: serde::Serialize + ?Sized>(self, x: &T) -> Result<(), Unsupported> {
+        x.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Unsupported> {
+        self.out.push(NULL);
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Unsupported> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Unsupported> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: serde::Serialize + ?Sized>(self, _: &'static str, x: &T) -> Result<(), Unsupported> {
+        x.serialize(self)
+    }
+    fn serialize_newtype_variant<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        x: &T,
+    ) -> Result<(), Unsupported> {
+        self.variant(variant);
+        x.serialize(self)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a>, Unsupported> {
+        Ok(self.open(LIST))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Compound<'a>, Unsupported> {
+        Ok(self.open(LIST))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, Unsupported> {
+        Ok(self.open(LIST))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Unsupported> {
+        self.variant(variant);
+        Ok(self.open(LIST))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a>, Unsupported> {
+        Ok(self.open(MAP))
+    }
+    fn serialize_struct(self, name: &'static str, _: usize) -> Result<Compound<'a>, Unsupported> {
+        if name.starts_with("$serde_json::private::") {
+            return Err(Unsupported(format!("{name} is not written on a tape")));
+        }
+        Ok(self.open(MAP))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Unsupported> {
+        self.variant(variant);
+        Ok(self.open(MAP))
+    }
+}
+
+/// A map key: text, as `serde_json` makes it (only the forms a task has; anything else is
+/// [`Unsupported`], and the caller writes the `Value` instead).
+struct Key<'a>(&'a mut Vec<u8>);
+
+fn no_key<T>() -> Result<T, Unsupported> {
+    Err(Unsupported("a map key that is not text".into()))
+}
+
+impl serde::Serializer for Key<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    type SerializeSeq = serde::ser::Impossible<(), Unsupported>;
+    type SerializeTuple = serde::ser::Impossible<(), Unsupported>;
+    type SerializeTupleStruct = serde::ser::Impossible<(), Unsupported>;
+    type SerializeTupleVariant = serde::ser::Impossible<(), Unsupported>;
+    type SerializeMap = serde::ser::Impossible<(), Unsupported>;
+    type SerializeStruct = serde::ser::Impossible<(), Unsupported>;
+    type SerializeStructVariant = serde::ser::Impossible<(), Unsupported>;
+
+    fn serialize_str(self, v: &str) -> Result<(), Unsupported> {
+        text(v, self.0);
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Unsupported> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: serde::Serialize + ?Sized>(self, _: &'static str, x: &T) -> Result<(), Unsupported> {
+        x.serialize(self)
+    }
+    fn serialize_bool(self, _: bool) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_i8(self, _: i8) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_i16(self, _: i16) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_i32(self, _: i32) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_i64(self, _: i64) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_u8(self, _: u8) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_u16(self, _: u16) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_u32(self, _: u32) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_u64(self, _: u64) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_f32(self, _: f32) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_f64(self, _: f64) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_char(self, _: char) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_none(self) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_some<T: serde::Serialize + ?Sized>(self, _: &T) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_unit(self) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_newtype_variant<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Unsupported> {
+        no_key()
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Unsupported> {
+        no_key()
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Unsupported> {
+        no_key()
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Unsupported> {
+        no_key()
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Unsupported> {
+        no_key()
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Unsupported> {
+        no_key()
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Unsupported> {
+        no_key()
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Unsupported> {
+        no_key()
+    }
+}
+
 /// What is wrong with a tape, and at which byte (formatted only once, in [`decode`], so the first
 /// download carries one `format!` for them all).
 type Fault = (usize, &'static str);
@@ -307,6 +738,7 @@ mod tests {
         #[test]
         fn decode_reads_back_what_encode_writes(v in any_value()) {
             let tape = encode(&v);
+            prop_assert_eq!(&to_tape(&v).map_err(|e| TestCaseError::fail(e.to_string()))?, &tape);
             let back = decode(&tape).map_err(TestCaseError::fail)?;
             prop_assert!(same(&back, &v), "{back} != {v}");
             prop_assert_eq!(&back, &v);
@@ -330,6 +762,51 @@ mod tests {
                 prop_assert!(e.starts_with("at byte ") && !e.contains('\n'), "{e}");
             }
         }
+    }
+
+    /// Straight from serde, the same bytes as through the `Value`, for anything a `Value` holds (a
+    /// `Value` written through its own `Serialize`), and for typed data with every serde form.
+    #[test]
+    fn to_tape_writes_what_encode_of_to_value_writes() {
+        #[derive(serde::Serialize)]
+        enum E {
+            Unit,
+            New(u8),
+            Tuple(i32, f32),
+            Struct { a: Option<u64>, b: char },
+        }
+        #[derive(serde::Serialize)]
+        struct S<'a> {
+            e: Vec<E>,
+            keys: std::collections::BTreeMap<&'a str, (i128, u128, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            skipped: Option<u8>,
+            bytes: &'a [u8],
+            #[serde(flatten)]
+            more: std::collections::HashMap<String, ()>,
+            nan: f64,
+            unit: (),
+        }
+        let s = S {
+            e: vec![
+                E::Unit,
+                E::New(7),
+                E::Tuple(-3, 1.5),
+                E::Struct { a: None, b: '名' },
+                E::Struct { a: Some(9), b: 'x' },
+            ],
+            keys: [("", (-5, 5, 1.0)), ("z", (i128::from(i64::MIN), u128::from(u64::MAX), -0.0))].into(),
+            skipped: None,
+            bytes: b"ab",
+            more: [("m".to_string(), ())].into(),
+            nan: f64::NAN,
+            unit: (),
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(to_tape(&s).unwrap(), encode(&v));
+        assert_eq!(decode(&to_tape(&s).unwrap()).unwrap().to_string(), v.to_string());
+        assert!(to_tape(&std::collections::BTreeMap::from([(1, 2)])).is_err());
+        assert!(to_tape(&(1u128 << 70)).is_err());
     }
 
     #[test]
