@@ -34,9 +34,10 @@ use std::path::{Path, PathBuf};
 /// 305 KB once the views wrote their numbers without `core`'s float formatting (`crate::decimal`) and
 /// the `gen` module's answer came as a JS value, with no JSON parser left in the app (302,578 B measured;
 /// 315,749 B in zlib's -9); 298.5 KB, under the goal, once the link's shared solution went to the grade
-/// module unread, so the app carries no inflater (296,031 B measured; 308,976 B in zlib's -9).
-/// Lower it as more moves out of the first download.
-const BUDGET: usize = 298_500;
+/// module unread, so the app carries no inflater (296,031 B measured; 308,976 B in zlib's -9); 298.1 KB
+/// once the `gen` module's answer came as one byte buffer (`playground::tape`) instead of a JS value
+/// (295,626 B measured; 308,518 B in zlib's -9). Lower it as more moves out of the first download.
+const BUDGET: usize = 298_100;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 // The goal is met: a budget over it would let the first download grow past it again.

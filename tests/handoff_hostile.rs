@@ -302,8 +302,8 @@ fn optional(path: &[Step]) -> bool {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// A spec's query through the module's entry and back through the app's reader is the task
-    /// generated natively: the same record, byte for byte, and the same hash.
+    /// A spec's query through the module's entry and back through the app's reader (as JSON text and
+    /// on its tape) is the task generated natively: the same record, byte for byte, and the same hash.
     #[test]
     fn a_valid_answer_reads_back_as_the_same_task(spec in any_spec()) {
         let made = Made::from(generate_full(&spec).unwrap());
@@ -311,6 +311,12 @@ proptest! {
         let back = handover::read_answer(&text, &spec).map_err(|e| TestCaseError::fail(format!("{}: {e}", spec.canonical())))?;
         prop_assert_eq!(task_hash(&back.task), task_hash(&made.task), "{}", spec.canonical());
         prop_assert_eq!(serde_json::to_string(&back.task).unwrap(), serde_json::to_string(&made.task).unwrap());
+        // Through the tape, as the page hands it over: the same value as the text, and the same task.
+        let tape = handover::answer_tape(&handover::made_for(&spec.to_query()));
+        let value = cabrito::playground::tape::decode(&tape).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(value.to_string(), text);
+        let back = handover::read_answer_tape(&tape, &spec).map_err(|e| TestCaseError::fail(format!("{}: {e}", spec.canonical())))?;
+        prop_assert_eq!(task_hash(&back.task), task_hash(&made.task), "{}", spec.canonical());
         // And the grade module's hand-off of the same task.
         let shared = (spec.seed % 3 == 0).then(|| Ok(made.task.solution_code.clone()));
         let h = GradeTask::of(&spec, &made.task, shared);
@@ -643,8 +649,8 @@ fn truncated_nested_and_huge_grade_tasks_are_refused() {
     assert!(e.contains("task.kind"), "{e}");
 }
 
-/// How many values an answer holds and how deep it nests (the bounds the app's JS-value reader
-/// sets, `web::jsvalue`).
+/// How many values an answer holds and how deep it nests (the bounds the app's tape reader sets,
+/// `playground::tape`).
 fn size_and_depth(v: &Value) -> (usize, usize) {
     let (mut count, mut deepest) = (0, 0);
     let mut todo = vec![(v, 1)];
@@ -662,7 +668,8 @@ fn size_and_depth(v: &Value) -> (usize, usize) {
 
 /// The largest answers of every part stay far inside the reader's bounds (`handover::MAX_VALUES`,
 /// `handover::MAX_DEPTH`): Merge Codebases and the call-graph kinds at the largest `n`, the runtime
-/// axis at the most hops, instruction following at the most requirements.
+/// axis at the most hops, instruction following at the most requirements; each reads back through
+/// its tape as the same task.
 #[test]
 fn the_largest_answers_are_far_inside_the_bounds() {
     let mut largest = (0, 0);
@@ -676,9 +683,15 @@ fn the_largest_answers_are_far_inside_the_bounds() {
     specs.push(s);
     for spec in &specs {
         spec.validate().unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
-        let v = handover::answer_of(&Ok(Made::from(generate_full(spec).unwrap())));
+        let made = Made::from(generate_full(spec).unwrap());
+        let hash = task_hash(&made.task);
+        let made = Ok(made);
+        let v = handover::answer_of(&made);
         let (count, depth) = size_and_depth(&v);
-        println!("{}: {count} values, {depth} levels", spec.canonical());
+        let tape = handover::answer_tape(&made);
+        let back = handover::read_answer_tape(&tape, spec).unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
+        assert_eq!(task_hash(&back.task), hash, "{}", spec.canonical());
+        println!("{}: {count} values, {depth} levels, a tape of {} B", spec.canonical(), tape.len());
         largest = (largest.0.max(count), largest.1.max(depth));
     }
     assert!(largest.0 * 16 < handover::MAX_VALUES, "{largest:?}");

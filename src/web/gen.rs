@@ -3,20 +3,20 @@
 //! own, so the app's first download carries none of them. The app's wasm is built without the cargo feature `gen-extra` (index.html), so its
 //! `generate_full` answers a spec that needs one with an error naming it ([`crate::task::require`]);
 //! the page then loads this module (built with every feature, like the CLI) after its first paint,
-//! and the module generates the task with the same code and hands it over as a structured JS value
-//! (`playground::handover`: what the app keeps of a task, read by hand; `web::jsvalue`: the value
-//! across, with no JSON parser in the app), so the page shows the same task byte for byte.
+//! and the module generates the task with the same code and hands it over as one byte buffer
+//! (`playground::handover`: what the app keeps of a task, read by hand; `playground::tape`: the
+//! answer's `Value` as bytes, a `Uint8Array` across, with no JSON parser in the app), so the page
+//! shows the same task byte for byte.
 //!
 //! ```text
 //!  app (first download)                               gen module (src/bin/gen.rs, every feature)
 //!  generate_full(spec) ─► Err(needs: Some(extra))
 //!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate }
 //!                   ── call_value("generate", query) ►  made_for(query)
-//!  Shown ◄── read_answer_value(jsvalue::read(..)) ◄──────  jsvalue::to_js({ ok: encode(made) } | { error })
+//!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ────  answer_tape({ ok: encode(made) } | { error })
 //! ```
 
 use super::app::{now, Made, Shown};
-use super::jsvalue;
 use super::lazy::{self, Module};
 use crate::axes::runtime::guard::Call;
 use crate::playground::branches::{Outcome, StepRow};
@@ -24,6 +24,7 @@ use crate::playground::handover;
 use crate::spec::TaskSpec;
 use crate::task::Extra;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// The module: its glue script and wasm, next to index.html (Trunk's worker outputs keep their names).
@@ -55,15 +56,18 @@ pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
 /// The `performance.mark` the module sets when it has generated a task and starts handing it over.
 pub const HANDOFF_START_MARK: &str = "cabrito-gen-handoff-start";
 /// The `performance.measure` from [`HANDOFF_START_MARK`] to the task read in the app (the hand-over's
-/// cost: the module writes the task as a JS value, the app reads it back).
+/// cost: the module writes the task on a tape and copies it out, the app copies it in and reads it).
 pub const HANDOFF_MEASURE: &str = "cabrito-gen-handoff";
 
 /// Generate a spec's task in the loaded module.
 pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
-    // The spec as its link writes it, read by the link's parser; the task back as a JS value.
+    // The spec as its link writes it, read by the link's parser; the task back on a tape, one copy
+    // into the app's memory.
     let answer = lazy::call_value(&MODULE, "generate", &spec.to_query())?;
-    let made =
-        jsvalue::read(&answer).map_err(handover::cannot_read).and_then(|v| handover::read_answer_value(&v, spec));
+    let made = match answer.dyn_ref::<js_sys::Uint8Array>() {
+        Some(bytes) => handover::read_answer_tape(&bytes.to_vec(), spec),
+        None => Err(handover::cannot_read("not bytes".into())),
+    };
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.measure_with_start_mark(HANDOFF_MEASURE, HANDOFF_START_MARK);
     }
@@ -136,14 +140,16 @@ pub fn waiting(p: &WaitingProps) -> Html {
 // ---- the module's side ------------------------------------------------------------------------
 
 /// The module's entry: set `window.cabritoGen = { generate(spec query), why(call) }`
-/// ([`handover::answer_of`] as a JS value, [`handover::why_answer`]: any text gets a task or an error).
+/// ([`handover::answer_tape`] as a `Uint8Array`, [`handover::why_answer`]: any text gets a task or an
+/// error).
 pub fn start() {
     lazy::expose_value(MODULE.global, "generate", |arg: String| {
         let made = handover::made_for(&arg);
         if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
             let _ = p.mark(HANDOFF_START_MARK);
         }
-        jsvalue::to_js(&handover::answer_of(&made))
+        let tape = handover::answer_tape(&made);
+        js_sys::Uint8Array::from(tape.as_slice()).into()
     });
     lazy::expose_call(MODULE.global, "why", |arg: String| handover::why_answer(&arg));
 }

@@ -156,7 +156,7 @@ pub fn expose(global: &str, mount: impl Fn(web_sys::Element, String) + 'static) 
 }
 
 /// Call the loaded module's function `name(arg)` and take its answer as it is: a structured value
-/// (the `gen` module's `generate`, read by `web::jsvalue`).
+/// (the `gen` module's `generate`: a `Uint8Array`, read by `playground::tape`).
 pub fn call_value(m: &Module, name: &str, arg: &str) -> Result<JsValue, String> {
     let window = web_sys::window().ok_or("no window")?;
     let api = js_sys::Reflect::get(&window, &m.global.into()).map_err(|_| "the module has no API")?;

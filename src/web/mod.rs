@@ -13,7 +13,6 @@ pub mod files;
 pub mod gen;
 pub mod grade;
 pub mod graph;
-pub mod jsvalue;
 pub mod keys;
 pub mod lazy;
 pub mod merge;
