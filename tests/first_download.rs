@@ -36,8 +36,11 @@ use std::path::{Path, PathBuf};
 /// 315,749 B in zlib's -9); 298.5 KB, under the goal, once the link's shared solution went to the grade
 /// module unread, so the app carries no inflater (296,031 B measured; 308,976 B in zlib's -9); 298.1 KB
 /// once the `gen` module's answer came as one byte buffer (`playground::tape`) instead of a JS value
-/// (295,626 B measured; 308,518 B in zlib's -9). Lower it as more moves out of the first download.
-const BUDGET: usize = 298_100;
+/// (295,626 B measured; 308,518 B in zlib's -9); 286.5 KB once the clustered call graph of big tasks
+/// moved to the `bigraph` module and the lazy modules' glue was fetched without gloo's request builder
+/// (284,000 B measured; 296,538 B in zlib's -9, under the goal that way too). Lower it as more moves out
+/// of the first download.
+const BUDGET: usize = 286_500;
 /// The goal the budget moves towards (printed with the figures).
 const GOAL: usize = 300_000;
 // The goal is met: a budget over it would let the first download grow past it again.

@@ -1,5 +1,7 @@
 //! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
-//! agents page, the generator's extra parts: `gen.rs`, the task page's grade panel: `grade.rs`). Trunk builds each from index.html's
+//! agents page, the generator's extra parts: `gen.rs`, the task page's grade panel: `grade.rs`, the
+//! clustered call graph of big tasks: `bigraph.rs`, which [`prefetch`]es its module while the task is
+//! generated). Trunk builds each from index.html's
 //! `data-type="worker"` link, for its no-modules glue; the app fetches its script and runs it in a function of its own (so that two modules' glue,
 //! each declaring `wasm_bindgen`, never clash), starts its wasm on the main thread, and calls the
 //! `mount` its start function put on `window`.
