@@ -354,9 +354,15 @@ async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
     let first_fn = task.roles.keys().next().unwrap().clone();
     let lines = document().query_selector_all(&format!("#starter-code .line[data-fn=\"{first_fn}\"]")).unwrap();
     assert!(lines.length() >= 2, "the code lines of {first_fn} are marked");
-    // Hovering a vertex shades its function's code; leaving clears it.
+    // Hovering a vertex shades its function's code; leaving clears it. (The graph's markup handles the
+    // pointer by delegation, so these are the bubbling events a real pointer sends.)
     let vertex = document().get_element_by_id(&format!("v-{first_fn}")).unwrap();
-    vertex.dispatch_event(&web_sys::Event::new("mouseenter").unwrap()).unwrap();
+    let pointer = |kind: &str| {
+        js_sys::Function::new_with_args("e", &format!("e.dispatchEvent(new MouseEvent('{kind}', {{bubbles: true}}))"))
+            .call1(&wasm_bindgen::JsValue::NULL, &vertex)
+            .unwrap();
+    };
+    pointer("mouseover");
     let hovered = format!("#starter-code .line.hovered[data-fn=\"{first_fn}\"]");
     for _ in 0..100 {
         if document().query_selector_all(&hovered).unwrap().length() > 0 {
@@ -365,7 +371,7 @@ async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
         TimeoutFuture::new(20).await;
     }
     assert_eq!(document().query_selector_all(&hovered).unwrap().length(), lines.length(), "hover shades {first_fn}");
-    vertex.dispatch_event(&web_sys::Event::new("mouseleave").unwrap()).unwrap();
+    pointer("mouseout");
     for _ in 0..100 {
         if document().query_selector_all("#starter-code .line.hovered").unwrap().length() == 0 {
             break;

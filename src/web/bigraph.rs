@@ -60,11 +60,16 @@ pub fn is_big(shown: &Shown) -> bool {
 
 /// Start fetching the module (and compiling its wasm) for a spec that will likely have a big graph,
 /// before generating it (which holds the main thread: the module's own fetches would only start
-/// after it), or for a task that has one ([`lazy::prefetch`]).
+/// after it), or for a task that has one ([`lazy::prefetch`]); and start it, so that its glue runs
+/// as soon as generation and the first render let the main thread go, and the graph's own first
+/// render usually finds it ready (it draws at once, with no second render).
 pub fn prefetch(spec: &TaskSpec, shown: Option<&Shown>) {
     let likely = spec.n as usize > CLUSTER_FROM && !matches!(spec.kind, Kind::MergeCodebases | Kind::VariableRenaming);
     if likely || shown.is_some_and(is_big) {
         lazy::prefetch(&MODULE);
+        if !lazy::loaded(&MODULE) {
+            lazy::ensure_loaded(&MODULE, |r| FAILED.set(r.err()));
+        }
     }
 }
 
@@ -83,10 +88,12 @@ fn mark() {
     }
 }
 
-/// The task view's `cabrito-task-rendered` mark for a new task: now, unless the task's big graph
-/// waits for the module (then the graph sets it once drawn, or once it says it cannot be).
-pub fn mark_rendered(shown: &Shown) {
-    if is_big(shown) && !lazy::loaded(&MODULE) {
+/// The task view's `cabrito-task-rendered` mark for a new task: now, unless the task's big graph is
+/// on show (its panel is the one open) and waits for the module (then the graph sets it once drawn,
+/// or once it says it cannot be). A graph in a closed panel is not part of what the page shows: it
+/// draws when the module is there, and `cabrito-bigraph-draw` times it.
+pub fn mark_rendered(shown: &Shown, graph_on_show: bool) {
+    if graph_on_show && is_big(shown) && !lazy::loaded(&MODULE) {
         OWED.set(true);
     } else {
         mark();

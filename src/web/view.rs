@@ -363,11 +363,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         let (selected, tab, revealed, why, picked) =
             (selected.clone(), tab.clone(), revealed.clone(), why.clone(), picked.clone());
         let shown = p.shown.clone();
+        let graph_on_show = shown_panel == SidePanel::Graph;
         use_spec_effect(
             &p.shown.spec,
             Box::new(move |_| {
-                // A big graph still on its way sets the mark once drawn.
-                super::bigraph::mark_rendered(&shown);
+                // A big graph on show and still on its way sets the mark once drawn.
+                super::bigraph::mark_rendered(&shown, graph_on_show);
                 selected.set(None);
                 tab.set(CodeTab::Starter);
                 revealed.set(false);
