@@ -215,3 +215,41 @@ fn hand_over_time_at_n_2000() {
         }
     }
 }
+
+/// A module's exposed calls are page script's to call with anything: a value that is not text is
+/// refused with a thrown error naming the call (wasm-bindgen would otherwise trap inside the module),
+/// and the module still answers text afterwards.
+#[wasm_bindgen_test]
+fn exposed_calls_refuse_arguments_that_are_not_text() {
+    use wasm_bindgen::JsValue;
+    cabrito::web::lazy::expose_call("cabritoTestModule", "echo", |arg: String| format!("got {}", arg.len()));
+    cabrito::web::lazy::expose("cabritoTestMount", |root: web_sys::Element, arg: String| {
+        root.set_text_content(Some(&arg))
+    });
+    let call = js_sys::Function::new_with_args(
+        "f, a",
+        "try { return 'ok ' + f(a); } catch (e) { return 'threw ' + String(e); }",
+    );
+    let api = js_sys::Reflect::get(&web_sys::window().unwrap(), &"cabritoTestModule".into()).unwrap();
+    let echo = js_sys::Reflect::get(&api, &"echo".into()).unwrap();
+    let said = |arg: &JsValue| call.call2(&JsValue::NULL, &echo, arg).unwrap().as_string().unwrap();
+    let many = js_sys::Array::new();
+    many.push(&JsValue::from(1));
+    for bad in [JsValue::from(5), JsValue::UNDEFINED, JsValue::NULL, js_sys::Object::new().into(), many.into()] {
+        assert_eq!(said(&bad), "threw echo(arg): arg is not text", "{bad:?}");
+    }
+    assert_eq!(said(&JsValue::from_str("four")), "ok got 4");
+    let mount_api = js_sys::Reflect::get(&web_sys::window().unwrap(), &"cabritoTestMount".into()).unwrap();
+    let mount: js_sys::Function = js_sys::Reflect::get(&mount_api, &"mount".into()).unwrap().into();
+    let root = web_sys::window().unwrap().document().unwrap().create_element("div").unwrap();
+    let try_mount = js_sys::Function::new_with_args(
+        "m, r, a",
+        "try { m(r, a); return 'ok'; } catch (e) { return 'threw ' + String(e); }",
+    );
+    let mounted =
+        |r: &JsValue, a: &JsValue| try_mount.call3(&JsValue::NULL, &mount, r, a).unwrap().as_string().unwrap();
+    assert_eq!(mounted(&JsValue::from(3), &"x".into()), "threw mount(root, arg): root is not an element");
+    assert_eq!(mounted(&root, &JsValue::from(3)), "threw mount(root, arg): arg is not text");
+    assert_eq!(mounted(&root, &"hello".into()), "ok");
+    assert_eq!(root.text_content().as_deref(), Some("hello"));
+}

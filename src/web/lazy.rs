@@ -148,7 +148,18 @@ pub fn mount(m: &Module, root: &web_sys::Element, arg: &str) -> Result<(), Strin
 
 /// The module's side: put `mount(root, arg)` on `window[global]`.
 pub fn expose(global: &str, mount: impl Fn(web_sys::Element, String) + 'static) {
-    let mount = Closure::<dyn Fn(web_sys::Element, String)>::new(mount);
+    // (Its arguments are checked here: page script may call it with anything, and a value that is not
+    // text, passed where wasm-bindgen expects text, traps inside the module.)
+    let mount = Closure::<dyn Fn(JsValue, JsValue) -> Result<(), JsValue>>::new(move |root: JsValue, arg: JsValue| {
+        match (root.dyn_into::<web_sys::Element>(), arg.as_string()) {
+            (Ok(root), Some(arg)) => {
+                mount(root, arg);
+                Ok(())
+            }
+            (Err(_), _) => Err(JsValue::from_str("mount(root, arg): root is not an element")),
+            (_, None) => Err(JsValue::from_str("mount(root, arg): arg is not text")),
+        }
+    });
     let api = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&api, &"mount".into(), mount.as_ref());
     mount.forget();
@@ -182,7 +193,13 @@ pub fn expose_value(global: &str, name: &str, f: impl Fn(String) -> JsValue + 's
         .ok()
         .filter(|a| a.is_object())
         .unwrap_or_else(|| js_sys::Object::new().into());
-    let f = Closure::<dyn Fn(String) -> JsValue>::new(f);
+    // (A value that is not text, passed where wasm-bindgen expects text, would trap inside the module:
+    // page script may call this with anything, so the argument is checked here.)
+    let name_for = name.to_string();
+    let f = Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(move |arg: JsValue| match arg.as_string() {
+        Some(arg) => Ok(f(arg)),
+        None => Err(JsValue::from_str(&format!("{name_for}(arg): arg is not text"))),
+    });
     let _ = js_sys::Reflect::set(&api, &name.into(), f.as_ref());
     f.forget();
     let _ = js_sys::Reflect::set(&w, &global.into(), &api);
