@@ -171,19 +171,18 @@ impl CallGraph {
     /// their order (so that a graph written out by [`CallGraph::edges`] and read back this way has the
     /// same layout); every part is [`Part::Init`] (the layout does not read it). The indices must be
     /// in range (the caller checks them: `bigsvg`).
-    pub fn from_indexed(names: &[String], edges: &[(usize, usize)]) -> CallGraph {
+    /// A graph of these vertices, in their order, with no calls yet and no levels (the hand-made and
+    /// read-back graphs start here).
+    fn of_nodes(nodes: impl Iterator<Item = Node>) -> CallGraph {
         let mut g: DiGraph<Node, ()> = DiGraph::new();
-        for name in names {
-            g.add_node(Node { name: name.clone(), part: Part::Init });
+        for node in nodes {
+            g.add_node(node);
         }
-        let mut cg = CallGraph {
-            g,
-            main_levels: vec![],
-            edit_levels: vec![],
-            main_root: 0,
-            special: 0,
-            excluded_entries: vec![],
-        };
+        CallGraph { g, main_levels: vec![], edit_levels: vec![], main_root: 0, special: 0, excluded_entries: vec![] }
+    }
+
+    pub fn from_indexed(names: &[String], edges: &[(usize, usize)]) -> CallGraph {
+        let mut cg = CallGraph::of_nodes(names.iter().map(|name| Node { name: name.clone(), part: Part::Init }));
         for &(u, v) in edges {
             cg.add_edge(u, v);
         }
@@ -201,18 +200,7 @@ impl CallGraph {
         special: &str,
         excluded_entries: &[&str],
     ) -> CallGraph {
-        let mut g: DiGraph<Node, ()> = DiGraph::new();
-        for (name, part) in nodes {
-            g.add_node(Node { name: name.to_string(), part: *part });
-        }
-        let mut cg = CallGraph {
-            g,
-            main_levels: vec![],
-            edit_levels: vec![],
-            main_root: 0,
-            special: 0,
-            excluded_entries: vec![],
-        };
+        let mut cg = CallGraph::of_nodes(nodes.iter().map(|(name, part)| Node { name: name.to_string(), part: *part }));
         let id = |cg: &CallGraph, n: &str| cg.index_of(n).unwrap_or_else(|| panic!("example node {n}"));
         for (u, v) in edges {
             let (a, b) = (id(&cg, u), id(&cg, v));

@@ -15,7 +15,8 @@ pub const NODE_H: f64 = 26.0;
 /// The keys an item's `data-nav` gives a target for, in its order ("-" for none).
 pub const NAV_KEYS: [&str; 6] = ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End"];
 
-/// `s` as text or an attribute value in markup.
+/// `s` as text or an attribute value in markup (SVG and HTML; the results plots use it too): the five
+/// markup characters escaped, control characters other than newline and tab (which XML forbids) as spaces.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -25,6 +26,7 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
             c => out.push(c),
         }
     }

@@ -16,22 +16,8 @@ pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-/// Escape text for SVG/HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escape text for SVG/HTML content and attribute values (one escaper for every drawing).
+pub use crate::graph::svg::esc;
 
 /// One point: where it is, its interval, a tooltip and `data-*` attributes (names without the
 /// `data-` prefix) that identify it to whoever listens for clicks.
