@@ -25,7 +25,7 @@ async fn large_jobs_are_announced_graded_and_do_not_starve_small_ones() {
     let mut b = connect(addr).await;
     for (id, spec) in [("big1", &big), ("big2", &big2)] {
         a.send(&ClientMessage::grade(id.to_string(), spec, task(spec).solution_code, None)).await;
-        match a.recv(Duration::from_secs(10)).await {
+        match a.reply(Duration::from_secs(10)).await {
             ServerMessage::Accepted(acc) => {
                 let est = acc.estimated_seconds.expect("an estimate");
                 assert!(est >= 2.0, "{id}: {est}");

@@ -225,16 +225,16 @@ async fn ids_caps_and_busy() {
         "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass",
     );
     c.send(&ClientMessage::grade("a", &spec, slow.clone(), Some(2))).await;
-    assert!(matches!(c.recv(T).await, ServerMessage::Accepted(_)));
+    assert!(matches!(c.reply(T).await, ServerMessage::Accepted(_)));
     // The same id while it runs: refused.
     c.send(&ClientMessage::grade("a", &spec, slow.clone(), Some(2))).await;
-    let m = c.recv(T).await;
+    let m = c.reply(T).await;
     assert_eq!((error_code(&m), m.id()), (Some(ErrorCode::BadRequest), Some("a")), "{m:?}");
     c.send(&ClientMessage::grade("b", &spec, slow.clone(), Some(2))).await;
-    assert!(matches!(c.recv(T).await, ServerMessage::Accepted(_)));
+    assert!(matches!(c.reply(T).await, ServerMessage::Accepted(_)));
     // A third job on this connection: busy at once.
     c.send(&ClientMessage::grade("c", &spec, slow.clone(), Some(2))).await;
-    let m = c.recv(T).await;
+    let m = c.reply(T).await;
     assert_eq!((error_code(&m), m.id()), (Some(ErrorCode::Busy), Some("c")), "{m:?}");
     // Cancel the queued one: it ends at once.
     c.send(&ClientMessage::cancel("b")).await;

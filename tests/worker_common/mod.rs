@@ -89,6 +89,20 @@ impl Client {
         self.next(within).await.expect("the worker closed the connection")
     }
 
+    /// The next message that is not a progress report. Jobs already running keep sending
+    /// progress while the test waits for a reply to its next request (an accept, an error),
+    /// so a bare `recv` there races with them.
+    pub async fn reply(&mut self, within: Duration) -> ServerMessage {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.recv(left).await {
+                ServerMessage::Progress(_) => continue,
+                m => return m,
+            }
+        }
+    }
+
     /// Every message about `id` up to and including its final reply.
     pub async fn until_final(&mut self, id: &str, within: Duration) -> Vec<ServerMessage> {
         let deadline = Instant::now() + within;
