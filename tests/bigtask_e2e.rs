@@ -315,6 +315,25 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         )
         .into());
     }
+    // The task was held for a turn between generating and rendering, with a status line in its place:
+    // the header and the controls above keep their place when the view arrives (no layout shift from
+    // them, the page's buffered layout-shift entries say).
+    let shifted = driver
+        .execute(
+            "return new Promise((done) => { \
+               const found = []; \
+               const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) for (const s of e.sources || []) \
+                 if (s.node && s.node.closest && s.node.closest('.controls, .topbar')) found.push(s.node.className + ' ' + e.value); }); \
+               o.observe({ type: 'layout-shift', buffered: true }); \
+               setTimeout(() => { o.disconnect(); done(found); }, 300); });",
+            Vec::new(),
+        )
+        .await?
+        .json()
+        .clone();
+    if shifted != Value::Array(Vec::new()) {
+        return Err(format!("the controls or the header moved when the held task's view arrived: {shifted}").into());
+    }
     console_clean(driver, "the n = 2,000 task with its graph panel").await?;
     Ok(())
 }

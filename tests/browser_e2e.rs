@@ -77,7 +77,13 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
         )
         .into());
     }
-    let hash = driver.execute("return document.getElementById('task').dataset.hash;", Vec::new()).await?.json().clone();
+    // (Written once the page is idle after the view rendered.)
+    let hash = wait_for(
+        driver,
+        &format!("the hash of {canonical}"),
+        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}' && t.dataset.hash || null;"),
+    )
+    .await?;
     if hash.as_str() != Some(task_hash(&task).as_str()) {
         return Err(format!("task hash of {canonical} in the browser is {hash}, natively {}", task_hash(&task)).into());
     }
@@ -549,6 +555,10 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
     wait_for(driver, "the diff", "return document.querySelectorAll('#diff .diff-add, #diff .diff-del').length > 0;")
         .await?;
     let llm = cabrito::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
+    if count(driver, "#llm-prompt").await? != 0 {
+        return Err("the 100 KB LLM prompt is in the page while its panel is closed".into());
+    }
+    open_panel(driver, "prompt").await?;
     if text_of(driver, "llm-prompt").await? != llm {
         return Err("#llm-prompt differs from the native LLM prompt".into());
     }

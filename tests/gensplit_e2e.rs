@@ -29,7 +29,8 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     wait_for(
         driver,
         &format!("the task {canonical}"),
-        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}';"),
+        // (The hash is written once the page is idle after the view rendered.)
+        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}' && !!t.dataset.hash;"),
         60,
     )
     .await?;
@@ -92,7 +93,8 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         wait_for(
             driver,
             &format!("the task {canonical}"),
-            &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}';"),
+            // (The hash is written once the page is idle after the view rendered.)
+        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}' && !!t.dataset.hash;"),
             120,
         )
         .await?;

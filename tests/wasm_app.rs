@@ -302,6 +302,32 @@ fn shared_solutions_round_trip_and_damage_is_reported() {
     assert!(matches!(solution_in("#/task?v=1&solution=%%%"), Some(Err(_))));
 }
 
+/// A task with a big (clustered) graph is held between its generation and its view's first render,
+/// until `Release` for that spec; a small one is not, nor a big one the page already shows (a new
+/// panel in its link), and a release for another spec changes nothing.
+#[wasm_bindgen_test]
+fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
+    use cabrito::web::app::{Action, State};
+    use yew::Reducible;
+    let small = State::from_fragment(&route::fragment(&spec("v=1&kind=add_parameter&n=25&seed=3")));
+    assert!(matches!(small.shown, Some(Ok(_))) && !small.held, "a small task renders at once");
+    let big_spec = spec("v=1&kind=add_parameter&n=450&seed=3");
+    let fragment = route::fragment(&big_spec);
+    let big = std::rc::Rc::new(State::from_fragment(&fragment));
+    let Some(Ok(shown)) = &big.shown else { panic!("the big task is generated while held") };
+    assert!(cabrito::web::bigraph::is_big(shown) && big.held, "a big task is held");
+    let other = big.clone().reduce(Action::Release(spec("v=1&kind=add_parameter&n=450&seed=4")));
+    assert!(other.held, "a release for another spec does not show this one");
+    let released = big.clone().reduce(Action::Release(big_spec.clone()));
+    assert!(!released.held && released.shown == big.shown);
+    let panel = route::with_panel(&fragment, route::SidePanel::Graph);
+    let same = big.reduce(Action::Navigate(panel));
+    assert!(
+        !same.held && same.shown == released.shown,
+        "the same task with another panel is not generated or held again"
+    );
+}
+
 // ---- the app in the page ----
 
 fn document() -> web_sys::Document {
@@ -340,6 +366,13 @@ async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
 
     let t = shown(&first).await;
     let task = generate(&first).unwrap();
+    // The hash is written once the page is idle.
+    for _ in 0..250 {
+        if t.has_attribute("data-hash") {
+            break;
+        }
+        TimeoutFuture::new(20).await;
+    }
     assert_eq!(t.get_attribute("data-hash"), Some(task_hash(&task)));
     assert_eq!(text("prompt"), task.prompt);
     assert_eq!(text("starter-code"), task.starter_code);

@@ -33,7 +33,7 @@ impl PartialEq for Shown {
 }
 
 /// Everything the page shows.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct State {
     /// The fragment as read from the address bar.
     pub fragment: String,
@@ -49,6 +49,11 @@ pub struct State {
     /// The task's spec needs a part of the generator the first download left out, which is loading
     /// (`web::gen`); `shown` is `None` meanwhile.
     pub waiting: Option<Extra>,
+    /// A task with a big call graph, just generated here, waits for [`Action::Release`] before its
+    /// view renders ([`super::bigraph::Holding`]): generating and rendering it are then two tasks
+    /// of the browser, not one long one, and the clustered graph's module, fetched meanwhile,
+    /// starts between them, so the graph draws in the view's first render.
+    pub held: bool,
 }
 
 pub enum Action {
@@ -56,6 +61,8 @@ pub enum Action {
     Navigate(String),
     /// The generator module generated the task a page waited for (or could not).
     Generated(TaskSpec, Result<Rc<Shown>, String>),
+    /// The held task ([`State::held`]) may render now.
+    Release(TaskSpec),
 }
 
 impl State {
@@ -66,6 +73,7 @@ impl State {
     fn build(fragment: &str, previous: Option<&Rc<Shown>>) -> State {
         let route = route::parse(fragment);
         let mut waiting = None;
+        let mut held = false;
         let shown = match &route {
             Route::Gallery | Route::Scale(_) | Route::Results | Route::Traces | Route::Agents(_) => None,
             Route::Task(spec) | Route::BadLink { nearest: spec, .. } => match previous {
@@ -74,7 +82,10 @@ impl State {
                     // A big graph's module is fetched while the task is generated.
                     super::bigraph::prefetch(spec, None);
                     match show_here(spec) {
-                        Ok(r) => Some(r),
+                        Ok(r) => {
+                            held = matches!(&r, Ok(s) if super::bigraph::is_big(s));
+                            Some(r)
+                        }
                         Err(part) => {
                             waiting = Some(part);
                             None
@@ -85,7 +96,7 @@ impl State {
         };
         let embed = route::embed_requested(&current_search(), fragment);
         let solution = super::share::solution_param(fragment);
-        State { fragment: fragment.to_string(), route, shown, embed, solution, waiting }
+        State { fragment: fragment.to_string(), route, shown, embed, solution, waiting, held }
     }
 
     /// The spec the controls edit: the shown task's (the default one on the gallery).
@@ -122,6 +133,12 @@ impl Reducible for State {
                 next.waiting = None;
                 next.shown = Some(result);
                 Rc::new(next)
+            }
+            Action::Release(spec) => {
+                if !self.held || self.spec() != spec {
+                    return self;
+                }
+                Rc::new(State { held: false, ..(*self).clone() })
             }
         }
     }
@@ -316,6 +333,10 @@ pub fn app() -> Html {
         let dispatcher = state.dispatcher();
         Callback::from(move |(spec, r)| dispatcher.dispatch(Action::Generated(spec, r)))
     };
+    let on_release = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |spec| dispatcher.dispatch(Action::Release(spec)))
+    };
     let body = match &state.shown {
         None if state.waiting.is_some() => {
             let part = state.waiting.unwrap_or(Extra::Runtime);
@@ -326,6 +347,12 @@ pub fn app() -> Html {
         None if state.route == Route::Traces => html! { <super::analysis::AnalysisHost view="traces" /> },
         None if matches!(state.route, Route::Agents(_)) => html! { <super::agents::AgentsHost spec={spec.clone()} /> },
         None => html! { <Gallery /> },
+        Some(Ok(shown)) if state.held => {
+            let asked = route::panel_in(&state.fragment).and_then(Result::ok);
+            let panels = super::view::task_panels(shown, state.embed);
+            let graph_on_show = super::view::panel_on_show(&panels, asked) == route::SidePanel::Graph;
+            html! { <super::bigraph::Holding spec={spec.clone()} {graph_on_show} on_done={on_release} /> }
+        }
         Some(Ok(shown)) => {
             html! { <TaskView shown={shown.clone()} embed={state.embed} solution={state.solution.clone()} panel={route::panel_in(&state.fragment)} /> }
         }

@@ -60,16 +60,14 @@ pub fn is_big(shown: &Shown) -> bool {
 
 /// Start fetching the module (and compiling its wasm) for a spec that will likely have a big graph,
 /// before generating it (which holds the main thread: the module's own fetches would only start
-/// after it), or for a task that has one ([`lazy::prefetch`]); and start it, so that its glue runs
-/// as soon as generation and the first render let the main thread go, and the graph's own first
-/// render usually finds it ready (it draws at once, with no second render).
+/// after it), or for a task that has one ([`lazy::prefetch`]). Starting it (its glue and wasm on the
+/// main thread) is left to whoever needs it first: [`Holding`] when the view opens on the graph,
+/// else the graph's own effect once the view has rendered, so that the module's start never delays
+/// a view that does not show it.
 pub fn prefetch(spec: &TaskSpec, shown: Option<&Shown>) {
     let likely = spec.n as usize > CLUSTER_FROM && !matches!(spec.kind, Kind::MergeCodebases | Kind::VariableRenaming);
     if likely || shown.is_some_and(is_big) {
         lazy::prefetch(&MODULE);
-        if !lazy::loaded(&MODULE) {
-            lazy::ensure_loaded(&MODULE, |r| FAILED.set(r.err()));
-        }
     }
 }
 
@@ -98,6 +96,54 @@ pub fn mark_rendered(shown: &Shown, graph_on_show: bool) {
     } else {
         mark();
     }
+}
+
+/// How long a held task ([`Holding`]) waits for the module before its view renders without it (the
+/// graph panel then shows its loading line until the module is there).
+const HOLD_MS: u32 = 300;
+
+#[derive(Properties, PartialEq)]
+pub struct HoldingProps {
+    pub spec: TaskSpec,
+    /// The graph is the panel the view opens with.
+    pub graph_on_show: bool,
+    /// Called (once) when the view may render.
+    pub on_done: Callback<TaskSpec>,
+}
+
+/// A task with a big graph between its generation and its view's first render (the app's
+/// `State::held`): a status line, then `on_done` from its effect (which Yew runs on a later turn of
+/// the event loop than the long generation); when the view opens on the graph, once the module has
+/// started (or failed to), for at most [`HOLD_MS`].
+#[function_component(Holding)]
+pub fn holding(p: &HoldingProps) -> Html {
+    {
+        let (on_done, graph) = (p.on_done.clone(), p.graph_on_show);
+        use_effect_with(p.spec.clone(), move |spec| {
+            let once = Rc::new(Cell::new(false));
+            let release = {
+                let spec = spec.clone();
+                move || {
+                    if !once.replace(true) {
+                        on_done.emit(spec.clone());
+                    }
+                }
+            };
+            if graph && !lazy::loaded(&MODULE) {
+                let then = release.clone();
+                lazy::ensure_loaded(&MODULE, move |r| {
+                    FAILED.set(r.err());
+                    then();
+                });
+                gloo::timers::callback::Timeout::new(HOLD_MS, release).forget();
+            } else {
+                // Yew gave the browser its turn before this effect (after a generation longer than its
+                // 16 ms slice, it yields at the first point where the page is whole): render now.
+                release();
+            }
+        });
+    }
+    super::view::task_placeholder("task-holding", "Drawing the task…".to_string())
 }
 
 #[derive(Properties, PartialEq)]

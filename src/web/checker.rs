@@ -250,9 +250,5 @@ pub fn start_when_idle() {
     if status() != Status::Idle {
         return;
     }
-    let Some(window) = web_sys::window() else { return };
-    let start = Closure::once_into_js(ensure_started);
-    if window.request_idle_callback(start.unchecked_ref()).is_err() {
-        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(start.unchecked_ref(), 200);
-    }
+    super::lazy::when_idle(ensure_started);
 }

@@ -131,9 +131,7 @@ pub fn waiting(p: &WaitingProps) -> Html {
                 <p>{ "Other tasks and pages still work; reload the page to try again." }</p>
             </section>
         },
-        None => html! {
-            <p id="gen-loading" class="loading" role="status">{ format!("Loading {}…", p.part.what()) }</p>
-        },
+        None => super::view::task_placeholder("gen-loading", format!("Loading {}…", p.part.what())),
     }
 }
 

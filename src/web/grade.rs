@@ -513,7 +513,7 @@ pub fn grade_host(p: &HostProps) -> Html {
             if visible {
                 after_paint(want);
             } else {
-                when_idle(want);
+                lazy::when_idle(want);
             }
         });
     }
@@ -585,16 +585,6 @@ fn after_paint(f: impl FnOnce() + 'static) {
         }
     });
     let _ = window.request_animation_frame(later.unchecked_ref());
-}
-
-/// Run `f` once the browser is idle (after the first paint), or in 200 ms without `requestIdleCallback`.
-fn when_idle(f: impl FnOnce() + 'static) {
-    use wasm_bindgen::JsCast;
-    let Some(window) = web_sys::window() else { return };
-    let f = wasm_bindgen::closure::Closure::once_into_js(f);
-    if window.request_idle_callback(f.unchecked_ref()).is_err() {
-        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 200);
-    }
 }
 
 // ---- the lazy module: its side ----------------------------------------------------------------

@@ -135,6 +135,16 @@ async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
     JsFuture::from(r.text().map_err(said)?).await.map_err(said)?.as_string().ok_or_else(|| "no text".to_string())
 }
 
+/// Run `f` once the browser is idle (after the first paint), or in 200 ms without `requestIdleCallback`:
+/// work the page does not need to be on screen and usable.
+pub fn when_idle(f: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else { return };
+    let f = Closure::once_into_js(f);
+    if window.request_idle_callback(f.unchecked_ref()).is_err() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 200);
+    }
+}
+
 /// Call the loaded module's `mount(root, arg)`.
 pub fn mount(m: &Module, root: &web_sys::Element, arg: &str) -> Result<(), String> {
     let window = web_sys::window().ok_or("no window")?;

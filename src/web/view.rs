@@ -266,8 +266,6 @@ struct Derived {
     reqs: Vec<Listed>,
     /// The full LLM prompt (not at every hover: an n = 2,000 task is a megabyte to serialise and hash).
     llm: AttrValue,
-    /// The task's hash (`data-hash`).
-    hash: String,
 }
 
 impl Derived {
@@ -281,8 +279,41 @@ impl Derived {
                 .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r)))),
             reqs: requirements(&t.metadata, &t.solution_code),
             llm: AttrValue::from(crate::kinds::prompt::llm_prompt(&t.prompt, &t.starter_code)),
-            hash: crate::task::task_hash(t),
         }
+    }
+}
+
+/// A task page's status line while its task is on its way (a generator module loading, a big task
+/// held for a turn): in the task page's layout (a workspace), so that the controls above keep their
+/// place when the task arrives instead of shifting (Lighthouse counted it as layout shift).
+pub fn task_placeholder(id: &'static str, text: String) -> Html {
+    html! {
+        <section class="task">
+            <div class="workspace">
+                <p {id} class="loading" role="status">{ text }</p>
+            </div>
+        </section>
+    }
+}
+
+/// The side panels a task view offers, in tab order.
+pub fn task_panels(shown: &Shown, embed: bool) -> Vec<SidePanel> {
+    let renaming = matches!(shown.generated.view, Drawn::Renaming { .. });
+    SidePanel::available(PanelSet {
+        graph: !renaming,
+        renames: renaming,
+        requirements: shown.generated.task.spec.axis.def().instructions(),
+        why: shown.generated.task.runtime.is_some(),
+        grade: !embed,
+    })
+}
+
+/// The panel on show: the one asked for (by the link, or by a switch) if the task has it, else its
+/// first.
+pub fn panel_on_show(panels: &[SidePanel], asked: Option<SidePanel>) -> SidePanel {
+    match asked {
+        Some(want) if panels.contains(&want) => want,
+        _ => panels.first().copied().unwrap_or(SidePanel::Statement),
     }
 }
 
@@ -320,13 +351,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     // Instruction following: the requirement picked in the list (its number).
     let picked = use_state(|| None::<usize>);
     // The side panel on show (the link's, else the first the task has).
-    let panels = SidePanel::available(PanelSet {
-        graph: !matches!(p.shown.generated.view, Drawn::Renaming { .. }),
-        renames: matches!(p.shown.generated.view, Drawn::Renaming { .. }),
-        requirements: p.shown.generated.task.spec.axis.def().instructions(),
-        why: p.shown.generated.task.runtime.is_some(),
-        grade: !p.embed,
-    });
+    let panels = task_panels(&p.shown, p.embed);
     let asked = match &p.panel {
         Some(Ok(want)) => Some(*want),
         _ => None,
@@ -341,10 +366,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             }
         });
     }
-    let shown_panel = match *panel {
-        Some(want) if panels.contains(&want) => want,
-        _ => panels.first().copied().unwrap_or(SidePanel::Statement),
-    };
+    let shown_panel = panel_on_show(&panels, *panel);
     // Switching a panel writes it into the link (replacing the history entry) so a copied link
     // reopens it.
     let switch = {
@@ -369,11 +391,23 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             Box::new(move |_| {
                 // A big graph on show and still on its way sets the mark once drawn.
                 super::bigraph::mark_rendered(&shown, graph_on_show);
-                selected.set(None);
-                tab.set(CodeTab::Starter);
-                revealed.set(false);
-                why.set(false);
-                picked.set(None);
+                // Only what differs: a `set` renders the view again, which at n = 1,000 costs
+                // as much as a third of the first render (and on a first task nothing differs).
+                if selected.is_some() {
+                    selected.set(None);
+                }
+                if *tab != CodeTab::Starter {
+                    tab.set(CodeTab::Starter);
+                }
+                if *revealed {
+                    revealed.set(false);
+                }
+                if *why {
+                    why.set(false);
+                }
+                if picked.is_some() {
+                    picked.set(None);
+                }
             }),
         );
     }
@@ -386,7 +420,27 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     // What the page works out once per task (one memo for all: each `use_memo` type is its own copy of
     // Yew's hook code).
     let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
-    let Derived { record, states, reqs, llm, hash } = &*derived;
+    let Derived { record, states, reqs, llm } = &*derived;
+    // The task's hash (`data-hash`, which tests compare with the native generator's) serialises and
+    // digests the whole task (16 ms at n = 1,000): written once the browser is idle, not in the render.
+    let section = use_node_ref();
+    {
+        let (section, shown) = (section.clone(), p.shown.clone());
+        use_spec_effect(
+            &p.shown.spec,
+            Box::new(move |_| {
+                if let Some(el) = section.cast::<web_sys::Element>() {
+                    let _ = el.remove_attribute("data-hash");
+                    super::lazy::when_idle(move || {
+                        // Unless another task took the view's place meanwhile.
+                        if el.get_attribute("data-spec").as_deref() == Some(shown.spec.canonical().as_str()) {
+                            let _ = el.set_attribute("data-hash", &crate::task::task_hash(&shown.generated.task));
+                        }
+                    });
+                }
+            }),
+        );
+    }
     let explain = {
         let (why, switch, root, shown) = (why.clone(), switch.clone(), why_root.clone(), p.shown.clone());
         Callback::from(move |(f, g): (AttrValue, usize)| {
@@ -677,14 +731,17 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         </div>
                     </div>
                     { text_el("p", Some("hint"), "The statement and the codebase in file-block format, as a model is given it.") }
-                    <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
+                    // (In the page only while on show: at n = 1,000 it is 100 KB of text.)
+                    if shown_panel == SidePanel::Prompt {
+                        <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
+                    }
                 </section>
             },
         }
     };
 
     html! {
-        <section id="task" class="task" data-hash={hash.clone()} data-spec={task.spec.canonical()}>
+        <section id="task" class="task" ref={section} data-spec={task.spec.canonical()}>
             <div class="task-head">
                 { text_el("h1", Some("task-title"), title(&task.spec)) }
                 <p id="stats" class="stats">
