@@ -1,0 +1,75 @@
+// Big task pages on two (or more) builds, alternated, each load cold (a new browser context: no HTTP
+// cache, no compiled-code cache): the app's `cabrito-task-rendered` mark and the longest main-thread task,
+// for `n` = 1,000 and 2,000 with the Grade panel (the default) and with the graph panel opened by the link.
+// BENCHMARKS.md's side-by-side comparisons of a change ("A/B").
+//
+//   node scripts/bigtask_ab.mjs RUNS LABEL=URL [LABEL=URL ...]
+//
+// Each URL is a `cabrito serve` of one build's dist/ (e.g. `target/debug/cabrito serve --addr
+// 127.0.0.1:8378 --dist /tmp/dist-before`); wait until each has written its precompressed copies (it says
+// so) before measuring. Prints, per case and build, the medians and every run's mark/longest task in ms.
+
+import puppeteer from 'puppeteer-core';
+
+const [runsArg, ...builds] = process.argv.slice(2);
+const runs = Number(runsArg);
+if (!Number.isInteger(runs) || runs < 1 || runs > 50 || builds.length === 0) {
+  console.error('usage: node scripts/bigtask_ab.mjs RUNS LABEL=URL [LABEL=URL ...]   (RUNS: 1 to 50)');
+  process.exit(2);
+}
+const targets = builds.map((b) => {
+  const at = b.indexOf('=');
+  if (at < 1 || !/^https?:\/\//.test(b.slice(at + 1))) {
+    console.error(`bigtask_ab.mjs: '${b}' is not LABEL=URL (an http address)`);
+    process.exit(2);
+  }
+  return [b.slice(0, at), b.slice(at + 1).replace(/\/?$/, '/')];
+});
+const cases = [['1000', '&panel=graph'], ['2000', '&panel=graph'], ['1000', ''], ['2000', '']];
+const browser = await puppeteer.launch({
+  executablePath: process.env.CABRITO_CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox'],
+  headless: true,
+});
+const results = new Map();
+try {
+  for (let r = 0; r < runs; r++) {
+    for (const [n, panel] of cases) {
+      for (const [label, base] of targets) {
+        const context = await browser.createBrowserContext();
+        const page = await context.newPage();
+        await page.setViewport({ width: 1280, height: 720 });
+        await page.evaluateOnNewDocument(() => {
+          window.__longest = 0;
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+          }).observe({ type: 'longtask', buffered: true });
+        });
+        await page.goto(`${base}#/task?kind=add_parameter&seed=3&n=${n}${panel}`, { waitUntil: 'load' });
+        await page.waitForFunction(() => performance.getEntriesByName('cabrito-task-rendered').length > 0, {
+          timeout: 30000,
+        });
+        // Long tasks after the mark (the grade module, the checker) count too.
+        await new Promise((done) => setTimeout(done, 1500));
+        const [mark, longest] = await page.evaluate(() => [
+          performance.getEntriesByName('cabrito-task-rendered')[0].startTime,
+          window.__longest,
+        ]);
+        const key = `n=${n} ${panel ? 'graph panel' : 'Grade panel'}  ${label}`;
+        if (!results.has(key)) results.set(key, []);
+        results.get(key).push([Math.round(mark), Math.round(longest)]);
+        await context.close();
+      }
+    }
+  }
+} finally {
+  await browser.close();
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const [key, got] of results) {
+  const marks = got.map((g) => g[0]);
+  const longest = got.map((g) => g[1]);
+  console.log(
+    `${key.padEnd(36)} mark ${String(median(marks)).padStart(4)} ms  longest task ${String(median(longest)).padStart(4)} ms   runs ${got.map((g) => g.join('/')).join(' ')}`,
+  );
+}
