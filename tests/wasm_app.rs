@@ -434,3 +434,32 @@ async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
     assert!(document().get_element_by_id("error").is_none(), "the error stays after a good link");
     set_hash("");
 }
+
+/// A big task whose clustered graph's module cannot be fetched (the test server has none): the view
+/// still renders (the hold ends when the load fails), and the open graph panel says why, naming the file.
+#[wasm_bindgen_test]
+async fn a_big_graph_whose_module_cannot_load_says_so() {
+    let s = spec("v=1&kind=add_parameter&n=450&seed=3");
+    set_hash(&route::with_panel(&route::fragment(&s), route::SidePanel::Graph));
+    let root = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<cabrito::web::App>::with_root(root.clone()).render();
+    let canonical = s.canonical();
+    let mut said = None;
+    for _ in 0..300 {
+        let task = root.query_selector("#task").unwrap();
+        if task.is_some_and(|t| t.get_attribute("data-spec").as_deref() == Some(canonical.as_str())) {
+            said = root.query_selector("#graph-error").unwrap().and_then(|e| e.text_content());
+            if said.is_some() {
+                break;
+            }
+        }
+        TimeoutFuture::new(50).await;
+    }
+    let said = said.expect("the graph panel says the clustered graph cannot be shown");
+    assert!(said.contains("cannot be shown") && said.contains("bigraph.js"), "{said}");
+    assert!(root.query_selector("#task-holding").unwrap().is_none(), "the hold ended");
+    let panel = root.query_selector("#panel-graph").unwrap().expect("the graph panel");
+    assert!(!panel.has_attribute("hidden"), "the link's graph panel is the one open");
+    set_hash("");
+}
