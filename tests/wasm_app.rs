@@ -326,6 +326,21 @@ fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
         !same.held && same.shown == released.shown,
         "the same task with another panel is not generated or held again"
     );
+    // A task the generator module made (the page waited for a part of the generator) is held the
+    // same way when big, and not when small.
+    for (query, big) in [("v=1&kind=add_parameter&n=450&seed=3", true), ("v=1&kind=add_parameter&n=25&seed=3", false)] {
+        let s = spec(query);
+        let waiting = std::rc::Rc::new(State {
+            shown: None,
+            held: false,
+            waiting: Some(cabrito::task::Extra::Runtime),
+            ..State::from_fragment(&route::fragment(&s))
+        });
+        let Some(Ok(made)) = State::from_fragment(&route::fragment(&s)).shown else { panic!("{query}") };
+        let done = waiting.reduce(Action::Generated(s, Ok(made)));
+        assert!(done.waiting.is_none() && matches!(done.shown, Some(Ok(_))), "{query}");
+        assert_eq!(done.held, big, "{query}: held only when big");
+    }
 }
 
 // ---- the app in the page ----

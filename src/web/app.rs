@@ -129,10 +129,10 @@ impl Reducible for State {
                 if self.waiting.is_none() || self.spec() != spec {
                     return self;
                 }
-                let mut next = State::build(&self.fragment, None);
-                next.waiting = None;
-                next.shown = Some(result);
-                Rc::new(next)
+                // The page is the same (its fragment, embed and solution); only the task arrived, and a
+                // big one is held for a turn like one generated here.
+                let held = matches!(&result, Ok(s) if super::bigraph::is_big(s));
+                Rc::new(State { waiting: None, held, shown: Some(result), ..(*self).clone() })
             }
             Action::Release(spec) => {
                 if !self.held || self.spec() != spec {
