@@ -15,7 +15,8 @@
 import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import * as chromeLauncher from 'chrome-launcher';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const FLOORS = { accessibility: 100, 'best-practices': 100 };
 
@@ -39,6 +40,24 @@ const usage = (msg) => {
 };
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 50) usage(`--repeat must be a whole number from 1 to 50, not '${opt('--repeat')}'`);
 if (onlyPreset !== undefined && !['desktop', 'mobile'].includes(onlyPreset)) usage(`--preset must be desktop or mobile, not '${onlyPreset}'`);
+// mkdir -p (not Node's `recursive: true`, which spins for ever under /proc).
+const makeDir = (d) => {
+  try {
+    mkdirSync(d);
+  } catch (e) {
+    if (e.code === 'EEXIST' && statSync(d).isDirectory()) return;
+    if (e.code !== 'ENOENT' || dirname(d) === d) throw e;
+    makeDir(dirname(d));
+    mkdirSync(d);
+  }
+};
+if (opt('--lhr') !== undefined) {
+  try {
+    makeDir(opt('--lhr'));
+  } catch (e) {
+    usage(`--lhr: cannot make the folder '${opt('--lhr')}' for the reports: ${e.message}`);
+  }
+}
 const median = (xs) => {
   const v = xs.filter((x) => x != null).sort((a, b) => a - b);
   return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
