@@ -330,13 +330,10 @@ fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
     // same way when big, and not when small.
     for (query, big) in [("v=1&kind=add_parameter&n=450&seed=3", true), ("v=1&kind=add_parameter&n=25&seed=3", false)] {
         let s = spec(query);
-        let waiting = std::rc::Rc::new(State {
-            shown: None,
-            held: false,
-            waiting: Some(cabrito::task::Extra::Runtime),
-            ..State::from_fragment(&route::fragment(&s))
-        });
-        let Some(Ok(made)) = State::from_fragment(&route::fragment(&s)).shown else { panic!("{query}") };
+        let page = State::from_fragment(&route::fragment(&s));
+        let Some(Ok(made)) = page.shown.clone() else { panic!("{query}") };
+        let waiting =
+            std::rc::Rc::new(State { shown: None, held: false, waiting: Some(cabrito::task::Extra::Runtime), ..page });
         let done = waiting.reduce(Action::Generated(s, Ok(made)));
         assert!(done.waiting.is_none() && matches!(done.shown, Some(Ok(_))), "{query}");
         assert_eq!(done.held, big, "{query}: held only when big");

@@ -83,7 +83,7 @@ impl State {
                     super::bigraph::prefetch(spec, None);
                     match show_here(spec) {
                         Ok(r) => {
-                            held = matches!(&r, Ok(s) if super::bigraph::is_big(s));
+                            held = held_first(&r);
                             Some(r)
                         }
                         Err(part) => {
@@ -131,8 +131,7 @@ impl Reducible for State {
                 }
                 // The page is the same (its fragment, embed and solution); only the task arrived, and a
                 // big one is held for a turn like one generated here.
-                let held = matches!(&result, Ok(s) if super::bigraph::is_big(s));
-                Rc::new(State { waiting: None, held, shown: Some(result), ..(*self).clone() })
+                Rc::new(State { waiting: None, held: held_first(&result), shown: Some(result), ..(*self).clone() })
             }
             Action::Release(spec) => {
                 if !self.held || self.spec() != spec {
@@ -142,6 +141,12 @@ impl Reducible for State {
             }
         }
     }
+}
+
+/// Whether a task just generated is held for a turn before its view renders ([`State::held`]): when
+/// its call graph is drawn in clusters.
+fn held_first(generated: &Result<Rc<Shown>, String>) -> bool {
+    matches!(generated, Ok(s) if super::bigraph::is_big(s))
 }
 
 /// Generate a spec's task here, timing it; `Err` names the part of the generator this build left
