@@ -24,16 +24,17 @@ fn spec(query: &str) -> TaskSpec {
 }
 
 /// The page shows `spec`'s task as the native generator makes it.
+/// JS that is true once the task view shows the task `canonical` with its hash, which is written once
+/// the page is idle after the view rendered.
+fn task_shown(canonical: &str) -> String {
+    format!(
+        "const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}' && !!t.dataset.hash;"
+    )
+}
+
 async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     let canonical = spec.canonical();
-    wait_for(
-        driver,
-        &format!("the task {canonical}"),
-        // (The hash is written once the page is idle after the view rendered.)
-        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}' && !!t.dataset.hash;"),
-        60,
-    )
-    .await?;
+    wait_for(driver, &format!("the task {canonical}"), &task_shown(&canonical), 60).await?;
     let task = generate(spec)?;
     let prompt = js(driver, "return document.getElementById('prompt').textContent;", vec![]).await?;
     if prompt.as_str() != Some(task.prompt.as_str()) {
@@ -90,14 +91,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         driver.goto(format!("{base}{}", link(&s))).await?;
         // The code view shows a window of a long file: the record's hash says it is the same task.
         let canonical = s.canonical();
-        wait_for(
-            driver,
-            &format!("the task {canonical}"),
-            // (The hash is written once the page is idle after the view rendered.)
-        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}' && !!t.dataset.hash;"),
-            120,
-        )
-        .await?;
+        wait_for(driver, &format!("the task {canonical}"), &task_shown(&canonical), 120).await?;
         let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
         let native = task_hash(&generate(&s)?);
         if hash.as_str() != Some(native.as_str()) {
