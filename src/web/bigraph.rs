@@ -80,19 +80,6 @@ fn timing(name: &str, end: bool) {
     }
 }
 
-/// Start the module (again, after a failure), timing its start (`cabrito-bigraph-load`) and
-/// keeping its failure for the graph to show, then call `then`: whoever needs it first, the hold or
-/// the graph.
-fn start_module(then: impl FnOnce() + 'static) {
-    FAILED.take();
-    timing("cabrito-bigraph-load", false);
-    lazy::ensure_loaded(&MODULE, move |r| {
-        timing("cabrito-bigraph-load", true);
-        FAILED.set(r.err());
-        then();
-    });
-}
-
 fn mark() {
     if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
         let _ = perf.mark(super::view::TASK_RENDERED_MARK);
@@ -143,7 +130,11 @@ pub fn holding(p: &HoldingProps) -> Html {
                 }
             };
             if graph && !lazy::loaded(&MODULE) {
-                start_module(release.clone());
+                let then = release.clone();
+                lazy::ensure_loaded(&MODULE, move |r| {
+                    FAILED.set(r.err());
+                    then();
+                });
                 gloo::timers::callback::Timeout::new(HOLD_MS, release).forget();
             } else {
                 // Yew gave the browser its turn before this effect (after a generation longer than its
@@ -183,7 +174,13 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
             Box::new(move |_| {
                 open.set(BTreeSet::new());
                 if !lazy::loaded(&MODULE) {
-                    start_module(move || redraw.force_update());
+                    FAILED.take();
+                    timing("cabrito-bigraph-load", false);
+                    lazy::ensure_loaded(&MODULE, move |r| {
+                        timing("cabrito-bigraph-load", true);
+                        FAILED.set(r.err());
+                        redraw.force_update();
+                    });
                 }
             }),
         );
