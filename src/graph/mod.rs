@@ -94,20 +94,18 @@ impl CallGraph {
     }
     /// Callees of `v`, in edge insertion order.
     pub fn children(&self, v: usize) -> Vec<usize> {
-        let mut e: Vec<(usize, usize)> =
-            self.g.edges(NodeIndex::new(v)).map(|e| (e.id().index(), e.target().index())).collect();
-        e.sort_unstable();
-        e.into_iter().map(|(_, t)| t).collect()
+        self.neighbors(v, Direction::Outgoing)
     }
     /// Callers of `v`, in edge insertion order.
     pub fn parents(&self, v: usize) -> Vec<usize> {
-        let mut e: Vec<(usize, usize)> = self
-            .g
-            .edges_directed(NodeIndex::new(v), Direction::Incoming)
-            .map(|e| (e.id().index(), e.source().index()))
-            .collect();
-        e.sort_unstable();
-        e.into_iter().map(|(_, s)| s).collect()
+        self.neighbors(v, Direction::Incoming)
+    }
+    /// The neighbours of `v` one way, in edge insertion order: petgraph lists them newest first (its
+    /// documented order for a directed `Graph`; no edge is ever removed, which would reorder them).
+    fn neighbors(&self, v: usize, dir: Direction) -> Vec<usize> {
+        let mut out: Vec<usize> = self.g.neighbors_directed(NodeIndex::new(v), dir).map(|u| u.index()).collect();
+        out.reverse();
+        out
     }
     pub fn in_degree(&self, v: usize) -> usize {
         self.g.edges_directed(NodeIndex::new(v), Direction::Incoming).count()
@@ -154,15 +152,23 @@ impl CallGraph {
     pub fn is_acyclic(&self) -> bool {
         !petgraph::algo::is_cyclic_directed(&self.g)
     }
-    /// The networkx node-link form the reference stores.
+    /// The networkx node-link form the reference stores. The lists go in as they are: in `json!` they
+    /// would be converted (serialised) into a copy of themselves.
     pub fn node_link(&self) -> serde_json::Value {
-        let nodes: Vec<_> = (0..self.len()).map(|v| serde_json::json!({ "id": self.name(v) })).collect();
-        let edges: Vec<_> = self
-            .edges()
-            .into_iter()
-            .map(|(s, t)| serde_json::json!({ "source": self.name(s), "target": self.name(t) }))
+        use serde_json::{json, Map, Value};
+        let nodes = (0..self.len()).map(|v| json!({ "id": self.name(v) })).collect();
+        let edges = self
+            .g
+            .edge_references()
+            .map(|e| json!({ "source": self.name(e.source().index()), "target": self.name(e.target().index()) }))
             .collect();
-        serde_json::json!({ "directed": true, "multigraph": false, "graph": {}, "nodes": nodes, "edges": edges })
+        let mut m = Map::new();
+        m.insert("directed".into(), Value::Bool(true));
+        m.insert("multigraph".into(), Value::Bool(false));
+        m.insert("graph".into(), Value::Object(Map::new()));
+        m.insert("nodes".into(), Value::Array(nodes));
+        m.insert("edges".into(), Value::Array(edges));
+        Value::Object(m)
     }
 }
 

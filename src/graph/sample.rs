@@ -109,14 +109,24 @@ pub struct Layered {
 }
 
 impl Layered {
-    pub fn has_edge(&self, u: usize, v: usize) -> bool {
-        self.edges.contains(&(u, v))
-    }
-    pub fn out_degree(&self, u: usize) -> usize {
-        self.edges.iter().filter(|e| e.0 == u).count()
-    }
     pub fn in_degree(&self, v: usize) -> usize {
         self.edges.iter().filter(|e| e.1 == v).count()
+    }
+    /// The nodes no edge enters, in order (one pass over the edges, not one per node).
+    pub fn sources(&self) -> Vec<usize> {
+        self.unmarked(|&(_, v)| v)
+    }
+    /// The nodes no edge leaves, in order.
+    pub fn sinks(&self) -> Vec<usize> {
+        self.unmarked(|&(u, _)| u)
+    }
+    /// The nodes that are no edge's `end`.
+    fn unmarked(&self, end: fn(&(usize, usize)) -> usize) -> Vec<usize> {
+        let mut marked = vec![false; self.n];
+        for e in &self.edges {
+            marked[end(e)] = true;
+        }
+        (0..self.n).filter(|&v| !marked[v]).collect()
     }
     pub fn level_of(&self) -> Vec<usize> {
         let mut out = vec![0; self.n];
@@ -158,16 +168,21 @@ pub fn add_layered_edges(rng: &mut Rng, g: &mut Layered, p_extra: f64, p_same: f
     if p_extra <= 0.0 || g.levels.len() < 2 {
         return;
     }
+    // An edge exists if it was there before (looked up in a sorted copy, not scanned for) or is one
+    // of the extra edges of `u` already drawn (the last ones pushed: each node is in one level).
+    let mut before = g.edges.clone();
+    before.sort_unstable();
     let last = g.levels.len() - 1;
     for i in 0..last {
         for s in 0..g.levels[i].len() {
             let u = g.levels[i][s];
+            let drawn = g.edges.len();
             let count = expected_count(rng, p_extra);
             for _ in 0..count {
                 let off = geometric_offset(rng, p_same, last - i);
                 let dst = &g.levels[i + off];
                 let v = dst[below(rng, dst.len())];
-                if !g.has_edge(u, v) {
+                if before.binary_search(&(u, v)).is_err() && !g.edges[drawn..].contains(&(u, v)) {
                     g.edges.push((u, v));
                 }
             }

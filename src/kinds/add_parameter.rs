@@ -82,10 +82,8 @@ impl GraphKind for AddParameter {
         let edit_nodes = j.splice(&e, |names, i| names.edit(i));
         let base = j.n_main();
         let r = j.add_special(j.names.param_root());
-        for &u in &edit_nodes {
-            if e.in_degree(u - base) == 0 {
-                j.add_edge(r, u);
-            }
+        for u in e.sources() {
+            j.add_edge(r, base + u);
         }
         let (above, below) = j.cut();
         j.attach(&[r], &above, false);
@@ -105,10 +103,11 @@ impl GraphKind for AddParameter {
         let mut starter = all_plain(cx);
         starter[g.special].params.push(param());
         let mut reference = all_plain(cx);
+        let kw = [(p.to_string(), Expr::name(p))];
         for v in (0..n).filter(|&v| in_f[v]) {
             let f = &mut reference[v];
             f.params.push(param());
-            map_calls(g, v, f, |c| in_f[c].then(|| call_line(g, c, &[], &[], &[(p.to_string(), Expr::name(p))])));
+            map_calls(g, v, f, |c| in_f[c].then(|| call_line(g, c, &[], &[], &kw)));
             if terminal[v] {
                 let x = returned(f);
                 replace_return(f, d.apply(p, x));

@@ -70,10 +70,8 @@ impl GraphKind for AddReturnValue {
         let edit_nodes = j.splice(&e, |names, i| names.edit(i));
         let base = j.n_main();
         let s = j.add_special(j.names.return_sink());
-        for &u in &edit_nodes {
-            if e.out_degree(u - base) == 0 {
-                j.add_edge(u, s);
-            }
+        for u in e.sinks() {
+            j.add_edge(base + u, s);
         }
         let (above, below) = j.cut();
         j.attach(&edit_nodes, &above, true);

@@ -85,7 +85,7 @@ impl GraphKind for CacheFunction {
     fn join(&self, j: &mut Join) {
         let t = j.tree();
         let base = j.n_main();
-        let leaves: Vec<usize> = (0..t.n).filter(|&u| t.out_degree(u) == 0).map(|u| base + u).collect();
+        let leaves: Vec<usize> = t.sinks().into_iter().map(|u| base + u).collect();
         let roots: Vec<usize> = t.levels[0].iter().map(|&u| base + u).collect();
         j.splice(&t, |names, i| names.tree(i));
         let c = j.add_special(j.names.cache_root());

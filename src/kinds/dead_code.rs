@@ -61,10 +61,8 @@ impl GraphKind for DeadCode {
         let edit_nodes = j.splice(&e, |names, i| names.edit(i));
         let base = j.n_main();
         let d = j.add_special(j.names.param_root());
-        for &u in &edit_nodes {
-            if e.in_degree(u - base) == 0 {
-                j.add_edge(d, u);
-            }
+        for u in e.sources() {
+            j.add_edge(d, base + u);
         }
         j.cg.excluded_entries = vec![d];
         let callable: Vec<usize> = (0..j.n_main()).filter(|&v| j.cg.in_degree(v) > 0).collect();

@@ -92,7 +92,7 @@ impl GraphKind for ExtractHelper {
     fn join(&self, j: &mut Join) {
         let t = j.tree();
         let base = j.n_main();
-        let leaves: Vec<usize> = (0..t.n).filter(|&u| t.out_degree(u) == 0).map(|u| base + u).collect();
+        let leaves: Vec<usize> = t.sinks().into_iter().map(|u| base + u).collect();
         let roots: Vec<usize> = t.levels[0].iter().map(|&u| base + u).collect();
         let mut edges: Vec<(usize, usize)> = t.edges.iter().map(|&(u, v)| (v, u)).collect();
         crate::sort::sort_by_key(&mut edges, |&(s, _)| s);

@@ -370,69 +370,129 @@ pub fn expr(e: &Expr) -> String {
 
 /// Print one statement at the given indent (a compound statement on several lines).
 pub fn stmt(s: &Stmt, indent: &str) -> String {
+    let mut out = String::new();
+    stmt_into(s, indent, &mut out);
+    out
+}
+
+/// [`stmt`], written at the end of `out` (the printer writes the whole module into one string).
+fn stmt_into(s: &Stmt, indent: &str, out: &mut String) {
+    out.push_str(indent);
     match s {
-        Stmt::Assign { targets, value } => format!("{indent}{} = {}", targets.join(", "), expr(value)),
-        Stmt::AnnAssign { target, ann, value } => format!("{indent}{target}: {ann} = {}", expr(value)),
-        Stmt::Return(e) => format!("{indent}return {}", expr(e)),
-        Stmt::Expr(e) => format!("{indent}{}", expr(e)),
-        Stmt::If { .. } => {
-            let mut lines = Vec::new();
-            if_lines(s, indent, "if", &mut lines);
-            lines.join("\n")
+        Stmt::Assign { targets, value } => {
+            for (i, t) in targets.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(t);
+            }
+            out.push_str(" = ");
+            expr_into(value, out, 0, false);
         }
-        Stmt::Assert(e) => format!("{indent}assert {}", expr(e)),
-        Stmt::Comment(text) => format!("{indent}# {text}"),
+        Stmt::AnnAssign { target, ann, value } => {
+            out.push_str(target);
+            out.push_str(": ");
+            out.push_str(ann);
+            out.push_str(" = ");
+            expr_into(value, out, 0, false);
+        }
+        Stmt::Return(e) => {
+            out.push_str("return ");
+            expr_into(e, out, 0, false);
+        }
+        Stmt::Expr(e) => expr_into(e, out, 0, false),
+        Stmt::If { .. } => if_into(s, indent, "if", out),
+        Stmt::Assert(e) => {
+            out.push_str("assert ");
+            expr_into(e, out, 0, false);
+        }
+        Stmt::Comment(text) => {
+            out.push_str("# ");
+            out.push_str(text);
+        }
     }
 }
 
-/// The lines of an `if` (`keyword` is `if` or `elif`), folding `else: if …` into `elif`.
-fn if_lines(s: &Stmt, indent: &str, keyword: &str, out: &mut Vec<String>) {
+/// An `if` from its keyword on (`if` or `elif`; the indent is written), folding `else: if …` into `elif`.
+fn if_into(s: &Stmt, indent: &str, keyword: &str, out: &mut String) {
     let Stmt::If { test, body, orelse } = s else { return };
     let inner = format!("{indent}    ");
-    out.push(format!("{indent}{keyword} {}:", expr(test)));
+    out.push_str(keyword);
+    out.push(' ');
+    expr_into(test, out, 0, false);
+    out.push(':');
     block(body, &inner, out);
     match orelse.as_slice() {
         [] => {}
-        [only @ Stmt::If { .. }] => if_lines(only, indent, "elif", out),
+        [only @ Stmt::If { .. }] => {
+            out.push('\n');
+            out.push_str(indent);
+            if_into(only, indent, "elif", out);
+        }
         rest => {
-            out.push(format!("{indent}else:"));
+            out.push('\n');
+            out.push_str(indent);
+            out.push_str("else:");
             block(rest, &inner, out);
         }
     }
 }
 
-/// The lines of a block (`pass` when empty).
-fn block(body: &[Stmt], indent: &str, out: &mut Vec<String>) {
+/// The lines of a block, each after a line break (`pass` when empty).
+fn block(body: &[Stmt], indent: &str, out: &mut String) {
     if body.is_empty() {
-        out.push(format!("{indent}pass"));
+        out.push('\n');
+        out.push_str(indent);
+        out.push_str("pass");
     }
-    out.extend(body.iter().map(|s| stmt(s, indent)));
+    for s in body {
+        out.push('\n');
+        stmt_into(s, indent, out);
+    }
 }
 
 /// The `def` line of a function.
-pub fn signature(f: &Function) -> String {
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .map(|p| match &p.default {
-            Some(d) => format!("{}: {}={}", p.name, p.ann, expr(d)),
-            None => format!("{}: {}", p.name, p.ann),
-        })
-        .collect();
-    match &f.returns {
-        Some(r) => format!("def {}({}) -> {}:", f.name, params.join(", "), r),
-        None => format!("def {}({}):", f.name, params.join(", ")),
+fn signature_into(f: &Function, out: &mut String) {
+    out.push_str("def ");
+    out.push_str(&f.name);
+    out.push('(');
+    for (i, p) in f.params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&p.name);
+        out.push_str(": ");
+        out.push_str(&p.ann);
+        if let Some(d) = &p.default {
+            out.push('=');
+            expr_into(d, out, 0, false);
+        }
     }
+    out.push(')');
+    if let Some(r) = &f.returns {
+        out.push_str(" -> ");
+        out.push_str(r);
+    }
+    out.push(':');
 }
 
 /// Print one function.
 pub fn function(f: &Function) -> String {
-    let mut lines = vec![signature(f)];
-    lines.extend(f.body.iter().map(|s| stmt(s, "    ")));
-    if f.body.iter().all(|s| matches!(s, Stmt::Comment(_))) {
-        lines.push("    pass".into());
+    let mut out = String::new();
+    function_into(f, &mut out);
+    out
+}
+
+/// [`function`], written at the end of `out`.
+fn function_into(f: &Function, out: &mut String) {
+    signature_into(f, out);
+    for s in &f.body {
+        out.push('\n');
+        stmt_into(s, "    ", out);
     }
-    lines.join("\n")
+    if f.body.iter().all(|s| matches!(s, Stmt::Comment(_))) {
+        out.push_str("\n    pass");
+    }
 }
 
 /// Print a whole module as `ast.unparse` would, with the blank line before the script guard. No
@@ -449,7 +509,7 @@ pub fn module(m: &Module) -> String {
         if !out.is_empty() {
             out.push_str("\n\n");
         }
-        out.push_str(&function(f));
+        function_into(f, &mut out);
     }
     out.push_str("\n\nif __name__ == '__main__':\n    ");
     out.push_str(&m.guard_call);

@@ -12,7 +12,7 @@ pub struct Ctx<'a> {
     pub graph: &'a CallGraph,
     pub domain: &'a DomainInfo,
     /// The operations of each vertex (one unary, or k−1 binary for k ≥ 2 callees).
-    pub ops: &'a [Vec<String>],
+    pub ops: &'a [Vec<&'static str>],
     /// File order of the vertices.
     pub order: &'a [usize],
     /// How bodies are written (the axis decides).
@@ -36,7 +36,7 @@ impl Built {
 
 /// `b_val`: the local that holds a callee's value.
 pub fn val_name(g: &CallGraph, v: usize) -> String {
-    format!("{}_val", g.name(v))
+    [g.name(v), "_val"].concat()
 }
 
 /// `X`: the vertex's operation expression over its callees' values (generation.md §2.4).
@@ -45,12 +45,12 @@ pub fn op_expr(cx: &Ctx, v: usize) -> Expr {
     let kids = g.children(v);
     let ops = &cx.ops[v];
     match kids.as_slice() {
-        [] => Expr::call(&ops[0], vec![Expr::name("val")]),
-        [only] => Expr::call(&ops[0], vec![Expr::Name(val_name(g, *only))]),
+        [] => Expr::call(ops[0], vec![Expr::name("val")]),
+        [only] => Expr::call(ops[0], vec![Expr::Name(val_name(g, *only))]),
         [first, rest @ ..] => {
             let mut acc = Expr::Name(val_name(g, *first));
             for (i, &c) in rest.iter().enumerate() {
-                acc = Expr::call(&ops[i], vec![acc, Expr::Name(val_name(g, c))]);
+                acc = Expr::call(ops[i], vec![acc, Expr::Name(val_name(g, c))]);
             }
             acc
         }
@@ -79,7 +79,10 @@ pub fn plain(cx: &Ctx, v: usize) -> Function {
     let body = match cx.bodies {
         // A runtime body's running leaf is the plain body; `runtime::branch` writes the tree around it.
         Bodies::Plain | Bodies::Branched(_) => {
-            let mut body: Vec<Stmt> = g.children(v).into_iter().map(|c| call_line(g, c, &[], &[], &[])).collect();
+            let kids = g.children(v);
+            // Room for the return too: collected alone, the calls' vector would grow for it.
+            let mut body = Vec::with_capacity(kids.len() + 1);
+            body.extend(kids.into_iter().map(|c| call_line(g, c, &[], &[], &[])));
             body.push(Stmt::Return(op_expr(cx, v)));
             body
         }

@@ -114,15 +114,15 @@ pub fn guard_expr(g: &Guard) -> Expr {
 }
 
 /// The body of a leaf that calls `callees` and folds their values with `ops` (generation.md §2.4).
-fn leaf_body(g: &CallGraph, callees: &[usize], ops: &[String]) -> Vec<Stmt> {
+fn leaf_body(g: &CallGraph, callees: &[usize], ops: &[&str]) -> Vec<Stmt> {
     let mut body: Vec<Stmt> = callees.iter().map(|&c| call_line(g, c, &[], &[], &[])).collect();
     let ret = match callees {
-        [] => Expr::call(&ops[0], vec![Expr::name("val")]),
-        [only] => Expr::call(&ops[0], vec![Expr::Name(val_name(g, *only))]),
+        [] => Expr::call(ops[0], vec![Expr::name("val")]),
+        [only] => Expr::call(ops[0], vec![Expr::Name(val_name(g, *only))]),
         [first, rest @ ..] => {
             let mut acc = Expr::Name(val_name(g, *first));
             for (i, &c) in rest.iter().enumerate() {
-                acc = Expr::call(&ops[i], vec![acc, Expr::Name(val_name(g, c))]);
+                acc = Expr::call(ops[i], vec![acc, Expr::Name(val_name(g, c))]);
             }
             acc
         }
@@ -134,14 +134,14 @@ fn leaf_body(g: &CallGraph, callees: &[usize], ops: &[String]) -> Vec<Stmt> {
 /// The distractor leaves of every vertex (dead code): for each leaf that does not run, callees of the
 /// other side (a live function's call dead ones, a dead function's call live ones) that close no cycle
 /// of the call graph with the distractors drawn before, and other operations.
-fn distractors(cx: &Ctx, key: &str, running: &[usize], leaves: usize) -> Vec<Vec<(Vec<usize>, Vec<String>)>> {
+fn distractors(cx: &Ctx, key: &str, running: &[usize], leaves: usize) -> Vec<Vec<(Vec<usize>, Vec<&'static str>)>> {
     let g = cx.graph;
     let n = g.len();
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (u, v) in g.edges() {
         callers[v].push(u);
     }
-    let mut out: Vec<Vec<(Vec<usize>, Vec<String>)>> = vec![Vec::new(); n];
+    let mut out: Vec<Vec<(Vec<usize>, Vec<&'static str>)>> = vec![Vec::new(); n];
     for &v in cx.order {
         let mut rng = stream(key, &format!("runtime/distractor/{}/{}", cx.domain.domain.as_str(), g.name(v)));
         let live = g.children(v);
@@ -199,10 +199,10 @@ fn distractor_callees(rng: &mut Rng, live: &[usize], candidates: &[usize]) -> Ve
 
 /// Operations for a distractor leaf of `callees` calls: redrawn until they differ from the running
 /// leaf's (20 tries), else one of them changed.
-fn distractor_ops(rng: &mut Rng, d: &DomainInfo, callees: usize, live: &[String]) -> Vec<String> {
+fn distractor_ops(rng: &mut Rng, d: &DomainInfo, callees: usize, live: &[&str]) -> Vec<&'static str> {
     let (bank, count) = if callees <= 1 { (d.unary, 1) } else { (d.binary, callees - 1) };
-    let draw = |rng: &mut Rng| bank[below(rng, bank.len())].to_string();
-    let mut ops: Vec<String> = Vec::new();
+    let draw = |rng: &mut Rng| bank[below(rng, bank.len())];
+    let mut ops: Vec<&'static str> = Vec::new();
     for _ in 0..20 {
         ops = (0..count).map(|_| draw(rng)).collect();
         if ops.as_slice() != live {
