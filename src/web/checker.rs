@@ -250,5 +250,5 @@ pub fn start_when_idle() {
     if status() != Status::Idle {
         return;
     }
-    super::lazy::when_idle(ensure_started);
+    super::lazy::when_idle(Box::new(ensure_started));
 }

@@ -373,7 +373,13 @@ pub fn code_block(p: &CodeProps) -> Html {
         use_effect_with((total, *rendered), move |(total, _)| {
             let total = *total;
             let listeners = (total > FULL_MAX).then(|| {
-                follow_view(&pre, &code_ref, total, &rendered);
+                // At the next frame, with the frame's own layout: read here, where the block is
+                // would lay the whole new page out inside the render's task, before the view's
+                // other effects (at `n = 1,000`, about 20 ms).
+                {
+                    let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());
+                    super::lazy::next_frame(Box::new(move || follow_view(&a, &b, total, &c)));
+                }
                 let win = web_sys::window()?;
                 let options = gloo::events::EventListenerOptions::run_in_capture_phase();
                 let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());

@@ -511,9 +511,9 @@ pub fn grade_host(p: &HostProps) -> Html {
         use_effect_with(p.visible, move |&visible| {
             let want = move || wanted.set(true);
             if visible {
-                after_paint(want);
+                lazy::after_paint(Box::new(want));
             } else {
-                lazy::when_idle(want);
+                lazy::when_idle(Box::new(want));
             }
         });
     }
@@ -571,20 +571,6 @@ pub fn grade_host(p: &HostProps) -> Html {
             <div id="grade-root" ref={root}></div>
         </>
     }
-}
-
-/// Run `f` just after the browser's next paint (the task view's, when the Grade tab opens with it).
-fn after_paint(f: impl FnOnce() + 'static) {
-    use wasm_bindgen::JsCast;
-    let Some(window) = web_sys::window() else { return };
-    let f = wasm_bindgen::closure::Closure::once_into_js(f);
-    // A timeout set from an animation frame runs after that frame's paint.
-    let later = wasm_bindgen::closure::Closure::once_into_js(move || {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 0);
-        }
-    });
-    let _ = window.request_animation_frame(later.unchecked_ref());
 }
 
 // ---- the lazy module: its side ----------------------------------------------------------------

@@ -136,13 +136,35 @@ async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
 }
 
 /// Run `f` once the browser is idle (after the first paint), or in 200 ms without `requestIdleCallback`:
-/// work the page does not need to be on screen and usable.
-pub fn when_idle(f: impl FnOnce() + 'static) {
+/// work the page does not need to be on screen and usable. (This and [`next_frame`] take a box:
+/// one copy of the callback's glue for all their callers.)
+pub fn when_idle(f: Box<dyn FnOnce()>) {
     let Some(window) = web_sys::window() else { return };
     let f = Closure::once_into_js(f);
     if window.request_idle_callback(f.unchecked_ref()).is_err() {
         let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 200);
     }
+}
+
+/// Run `f` at the browser's next animation frame: after the current task (a render and its
+/// effects), just before that frame's style and layout. What `f` reads of the layout is then the
+/// layout the frame needs anyway, made once; read in a render's effects, it would be made there,
+/// synchronously, inside the render's task.
+pub fn next_frame(f: Box<dyn FnOnce()>) {
+    if let Some(window) = web_sys::window() {
+        let _ = window.request_animation_frame(Closure::once_into_js(f).unchecked_ref());
+    }
+}
+
+/// Run `f` just after the browser's next paint: a timeout set from an animation frame runs after
+/// that frame's paint.
+pub fn after_paint(f: Box<dyn FnOnce()>) {
+    next_frame(Box::new(move || {
+        if let Some(window) = web_sys::window() {
+            let f = Closure::once_into_js(f);
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 0);
+        }
+    }));
 }
 
 /// Call the loaded module's `mount(root, arg)`.

@@ -431,12 +431,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             Box::new(move |_| {
                 if let Some(el) = section.cast::<web_sys::Element>() {
                     let _ = el.remove_attribute("data-hash");
-                    super::lazy::when_idle(move || {
+                    super::lazy::when_idle(Box::new(move || {
                         // Unless another task took the view's place meanwhile.
                         if el.get_attribute("data-spec").as_deref() == Some(shown.spec.canonical().as_str()) {
                             let _ = el.set_attribute("data-hash", &crate::task::task_hash(&shown.generated.task));
                         }
-                    });
+                    }));
                 }
             }),
         );
