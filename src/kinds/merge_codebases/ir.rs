@@ -169,7 +169,8 @@ fn reduce1(x: u128) -> u64 {
 fn reduce2(x: u128) -> u64 {
     let mut t = (x >> 64) * 59 + (x & u64::MAX as u128);
     t = (t >> 64) * 59 + (t & u64::MAX as u128);
-    while t >= P2 as u128 {
+    // Now t < 2^64 + 59 · 59 < 2 · P2, so one subtraction is enough.
+    if t >= P2 as u128 {
         t -= P2 as u128;
     }
     t as u64

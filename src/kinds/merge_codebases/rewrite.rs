@@ -148,31 +148,42 @@ fn rewrite_block(
     lines
 }
 
+/// How often a variable is read in a block: never, once (line, term), or more.
+#[derive(Clone, Copy)]
+enum Reads {
+    Never,
+    Once(usize, usize),
+    More,
+}
+
 /// Fold one single-use line into its consumer (the first eligible line in a shuffled order): the
 /// line is not live-out, reads a non-parameter, and its target appears once, in one term of one
 /// later line of the block, whose terms then take the folded line's terms.
 fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng) -> bool {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     shuffle(rng, &mut order);
-    // Every use of every variable in the block: (line, term, times in that term). A line never reads
-    // its own target, so the uses of a line's target are all in other lines.
-    let mut uses: BTreeMap<Var, Vec<(usize, usize, usize)>> = BTreeMap::new();
+    // How often each variable is read in the block, and where if only once. A line never reads its
+    // own target, so the reads of a line's target are all in other lines.
+    let mut reads: Vec<Reads> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         for (j, t) in l.terms.iter().enumerate() {
-            for (k, &f) in t.factors.iter().enumerate() {
-                if !t.factors[..k].contains(&f) {
-                    let times = t.factors.iter().filter(|&&x| x == f).count();
-                    uses.entry(f).or_default().push((i, j, times));
+            for &f in &t.factors {
+                if reads.len() <= f {
+                    reads.resize(f + 1, Reads::Never);
                 }
+                reads[f] = match reads[f] {
+                    Reads::Never => Reads::Once(i, j),
+                    _ => Reads::More,
+                };
             }
         }
     }
     for src in order {
         let name = lines[src].target;
+        let Some(&Reads::Once(consumer, term)) = reads.get(name) else { continue };
         if live_out.contains(&name) || !reads_non_param(p, &lines[src].terms) {
             continue;
         }
-        let Some(&[(consumer, term, 1)]) = uses.get(&name).map(Vec::as_slice) else { continue };
         if consumer < src || lines[consumer].terms.len() - 1 + lines[src].terms.len() > MAX_TERMS {
             continue;
         }

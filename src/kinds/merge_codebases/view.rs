@@ -6,6 +6,7 @@ use super::ir::{Item, Var};
 use super::render::Piece;
 use super::Made;
 use crate::graph::layout::{layered_lists, Layout};
+use std::collections::hash_map::{Entry, HashMap};
 
 /// A variable of the data-flow graph.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -62,7 +63,14 @@ impl Flow {
             .iter()
             .map(|&(u, v, b)| serde_json::json!({ "source": self.nodes[u].name, "target": self.nodes[v].name, "only_b": b }))
             .collect();
-        serde_json::json!({ "directed": true, "multigraph": false, "graph": {}, "nodes": nodes, "edges": edges })
+        // Built in place: `json!` would copy the two lists value by value.
+        let mut graph = serde_json::Map::new();
+        graph.insert("directed".into(), true.into());
+        graph.insert("multigraph".into(), false.into());
+        graph.insert("graph".into(), serde_json::Map::new().into());
+        graph.insert("nodes".into(), serde_json::Value::Array(nodes));
+        graph.insert("edges".into(), serde_json::Value::Array(edges));
+        serde_json::Value::Object(graph)
     }
 }
 
@@ -94,10 +102,12 @@ impl MergeView {
         let mut piece_of: Vec<Option<Piece>> = vec![None; p.names.len()];
         let (mut block, mut diff) = (0, 0);
         let mut edges: Vec<(usize, usize, bool)> = Vec::new();
-        let add = |u: Var, v: Var, only_b: bool, edges: &mut Vec<(usize, usize, bool)>| {
-            if let Some(e) = edges.iter_mut().find(|e| e.0 == u && e.1 == v) {
-                e.2 &= only_b;
-            } else {
+        // Each edge's place in `edges`, which keeps the order edges are first met in.
+        let mut at: HashMap<(Var, Var), usize> = HashMap::new();
+        let mut add = |u: Var, v: Var, only_b: bool, edges: &mut Vec<(usize, usize, bool)>| match at.entry((u, v)) {
+            Entry::Occupied(e) => edges[*e.get()].2 &= only_b,
+            Entry::Vacant(e) => {
+                e.insert(edges.len());
                 edges.push((u, v, only_b));
             }
         };
@@ -141,12 +151,16 @@ impl MergeView {
             a
         };
         let kept = [assigned(0), assigned(1)];
+        let mut leaf = vec![false; p.names.len()];
+        for &v in &p.leaves {
+            leaf[v] = true;
+        }
         let nodes = (0..p.names.len())
             .map(|v| FlowNode {
                 name: p.names[v].clone(),
                 piece: piece_of[v],
                 names: [0, 1].map(|c| kept[c][v].then(|| made.classes[c].names[v].clone())),
-                leaf: p.leaves.contains(&v),
+                leaf: leaf[v],
             })
             .collect();
         MergeView {
