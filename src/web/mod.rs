@@ -55,26 +55,6 @@ pub fn random_u64() -> u64 {
     getrandom::u64().unwrap_or_else(|_| (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64)
 }
 
-/// Run `f` at the browser's next animation frame: after the current task (a render and its
-/// effects), just before that frame's style and layout. What `f` reads of the layout is then the
-/// layout the frame needs anyway, made once; read in a render's effects, it would be made there,
-/// synchronously, inside the render's task.
-pub fn next_frame(f: impl FnOnce() + 'static) {
-    if let Some(window) = web_sys::window() {
-        use wasm_bindgen::JsCast;
-        let f = wasm_bindgen::closure::Closure::once_into_js(f);
-        let _ = window.request_animation_frame(f.unchecked_ref());
-    }
-}
-
-/// Run `f` just after the browser's next paint: a timeout set from an animation frame runs after
-/// that frame's paint.
-pub fn after_paint(f: impl FnOnce() + 'static) {
-    next_frame(move || {
-        let _ = gloo::timers::callback::Timeout::new(0, f).forget();
-    });
-}
-
 /// Enter or Space on a focused element that is not a button (a table row, a list item made
 /// clickable) does what its click does; keys pressed inside its controls are theirs.
 pub fn on_activate(action: yew::Callback<()>) -> yew::Callback<web_sys::KeyboardEvent> {
