@@ -69,7 +69,8 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
         )
         .into());
     }
-    let code = text_of(driver, "starter-code").await?;
+    let code = wait_for(driver, &format!("the starter code of {canonical}"), browser::STARTER_TEXT).await?;
+    let code = code.as_str().unwrap_or_default();
     if code != task.starter_code {
         return Err(format!(
             "#starter-code of {canonical} differs from the native starter code:\n--- page\n{code}\n--- native\n{}",
@@ -873,11 +874,19 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     if columns["diffs"] != serde_json::json!([2, 2]) || !columns["marks"].as_str().unwrap_or("").contains('≠') {
         return Err(format!("expected two marked differing lines per class, got {columns}").into());
     }
-    // The data-flow graph: one vertex per parameter and variable, the differences outlined.
+    // The data-flow graph: one vertex per parameter and variable, the differences outlined. It is
+    // drawn once its panel is opened, not before.
+    if count(driver, "#data-flow").await? != 0 {
+        return Err("the data-flow graph is drawn although its panel was never opened".into());
+    }
+    browser::click_id(driver, "panel-tab-graph").await?;
+    wait_for(driver, "the data-flow graph", "return document.querySelector('#data-flow .flow-node') ? true : null;")
+        .await?;
     let nodes = count(driver, "#data-flow .flow-node").await?;
     if nodes != 10 + 25 + 2 || count(driver, "#data-flow .flow-diff").await? != 2 {
         return Err(format!("the data-flow graph shows {nodes} vertices, expected 37 with 2 differences").into());
     }
+    browser::click_id(driver, "panel-tab-grade").await?;
     // Hovering a line lights its whole block in both classes.
     let first = driver.find(By::Css("#merge-CalculateA .line.block-1")).await?;
     driver.action_chain().move_to_element_center(&first).perform().await?;

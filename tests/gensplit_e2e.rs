@@ -40,7 +40,7 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     if prompt.as_str() != Some(task.prompt.as_str()) {
         return Err(format!("the prompt of {canonical} differs from the native one").into());
     }
-    let code = js(driver, "return document.getElementById('starter-code').textContent;", vec![]).await?;
+    let code = wait_for(driver, &format!("the starter code of {canonical}"), browser::STARTER_TEXT, 20).await?;
     if code.as_str() != Some(task.starter_code.as_str()) {
         return Err(format!("the starter code of {canonical} differs from the native one").into());
     }

@@ -1,10 +1,15 @@
 //! Which lines of a long code block the page renders: the lines in view plus a margin, in whole
 //! chunks (so that scrolling a few lines renders nothing new), the rest stood in for by padding of
-//! the same height. Blocks of at most [`FULL_MAX`] lines render every line. Pure arithmetic; the app
+//! the same height. A block renders every line up to its own limit (`full`): [`FULL_MAX`] for a
+//! program, [`COLUMN_FULL_MAX`] for Merge Codebases' class columns. Pure arithmetic; the app
 //! (`web/code.rs`) measures the pixels.
 
-/// Blocks of at most this many lines render all of them (every `n = 200` task is under it).
+/// Programs of at most this many lines render all of them (every `n = 200` task is under it).
 pub const FULL_MAX: usize = 3_000;
+/// Merge Codebases' two class columns, side by side in boxes a few dozen lines tall, render all
+/// their lines up to this many (`n = 200`'s classes have about 190 lines each, `n = 1,000`'s about
+/// 860: two columns of those were 17,000 elements).
+pub const COLUMN_FULL_MAX: usize = 400;
 /// Window edges fall on multiples of this many lines.
 pub const CHUNK: usize = 50;
 /// Lines rendered beyond each edge of the view.
@@ -20,10 +25,10 @@ pub struct Window {
 }
 
 impl Window {
-    /// The window of a freshly shown block of `total` lines: all of them when the block is short,
-    /// else its first [`INITIAL`].
-    pub fn initial(total: usize) -> Window {
-        if total <= FULL_MAX {
+    /// The window of a freshly shown block of `total` lines: all of them when the block has at most
+    /// `full`, else its first [`INITIAL`].
+    pub fn initial(total: usize, full: usize) -> Window {
+        if total <= full {
             Window { start: 0, end: total }
         } else {
             Window { start: 0, end: INITIAL.min(total) }
@@ -62,10 +67,10 @@ pub fn visible(top: f64, bottom: f64, line_px: f64, total: usize) -> Option<(usi
 }
 
 /// The window for lines `[first, last)` in view of a block of `total` lines: those lines plus
-/// [`MARGIN`] on each side, widened to whole [`CHUNK`]s and clipped to the block. A short block is
-/// always rendered whole.
-pub fn around(first: usize, last: usize, total: usize) -> Window {
-    if total <= FULL_MAX {
+/// [`MARGIN`] on each side, widened to whole [`CHUNK`]s and clipped to the block. A block of at
+/// most `full` lines is always rendered whole.
+pub fn around(first: usize, last: usize, total: usize, full: usize) -> Window {
+    if total <= full {
         return Window { start: 0, end: total };
     }
     let last = last.max(first + 1).min(total);
@@ -77,9 +82,9 @@ pub fn around(first: usize, last: usize, total: usize) -> Window {
 
 /// The window that shows line `i` near the top of the view (a line link's target), assuming a
 /// view of `rows` lines.
-pub fn showing(i: usize, rows: usize, total: usize) -> Window {
+pub fn showing(i: usize, rows: usize, total: usize, full: usize) -> Window {
     let i = i.min(total.saturating_sub(1));
-    around(i.saturating_sub(4), i + rows.max(1), total)
+    around(i.saturating_sub(4), i + rows.max(1), total, full)
 }
 
 #[cfg(test)]
@@ -89,11 +94,16 @@ mod tests {
 
     #[test]
     fn short_blocks_render_every_line() {
-        for total in [0, 1, 200, FULL_MAX] {
-            assert_eq!(Window::initial(total), Window { start: 0, end: total });
-            assert_eq!(around(0, 10.min(total), total), Window { start: 0, end: total });
+        for full in [COLUMN_FULL_MAX, FULL_MAX] {
+            for total in [0, 1, 200, full] {
+                assert_eq!(Window::initial(total, full), Window { start: 0, end: total });
+                assert_eq!(around(0, 10.min(total), total, full), Window { start: 0, end: total });
+            }
+            assert_eq!(Window::initial(full + 1, full), Window { start: 0, end: INITIAL });
         }
-        assert_eq!(Window::initial(FULL_MAX + 1), Window { start: 0, end: INITIAL });
+        // A column over its limit is windowed where a program of its length is not.
+        assert_eq!(around(500, 530, 860, COLUMN_FULL_MAX), Window { start: 400, end: 650 });
+        assert_eq!(around(500, 530, 860, FULL_MAX), Window { start: 0, end: 860 });
     }
 
     #[test]
@@ -115,25 +125,27 @@ mod tests {
     #[test]
     fn a_link_to_the_last_line_shows_it() {
         let total = 8_697;
-        let w = showing(total - 1, 40, total);
+        let w = showing(total - 1, 40, total, FULL_MAX);
         assert!(w.contains(total - 1) && w.end == total);
-        let w = showing(4_000, 40, total);
+        let w = showing(4_000, 40, total, FULL_MAX);
         assert!(w.contains(3_996) && w.contains(4_039));
     }
 
     proptest! {
         /// The window holds the view, stays in the block, is bounded, and falls on chunks.
         #[test]
-        fn window_covers_the_view(total in (FULL_MAX + 1)..40_000usize, a in 0usize..40_000, rows in 1usize..200) {
+        fn window_covers_the_view(extra in 1usize..40_000, column in any::<bool>(), a in 0usize..40_000, rows in 1usize..200) {
+            let full = if column { COLUMN_FULL_MAX } else { FULL_MAX };
+            let total = full + extra;
             let first = a % total;
             let last = (first + rows).min(total);
-            let w = around(first, last, total);
+            let w = around(first, last, total, full);
             prop_assert!(w.start <= first && last <= w.end && w.end <= total);
             prop_assert!(w.len() <= rows + 2 * MARGIN + 2 * CHUNK);
             prop_assert!(w.start.is_multiple_of(CHUNK));
             prop_assert!(w.end == total || w.end.is_multiple_of(CHUNK));
             // Scrolling by less than the margin's slack keeps the same window when still covered.
-            let again = around(first, last, total);
+            let again = around(first, last, total, full);
             prop_assert_eq!(w, again);
         }
 

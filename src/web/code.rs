@@ -296,7 +296,7 @@ struct Rendered {
 const GUESS_PX: f64 = 20.88;
 
 /// Recompute the window of a long block from where it is on the screen.
-fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, rendered: &UseStateHandle<Rendered>) {
+fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, full: usize, rendered: &UseStateHandle<Rendered>) {
     let (Some(pre), Some(code)) = (pre.cast::<web_sys::Element>(), code.cast::<web_sys::Element>()) else { return };
     let Some(win) = web_sys::window() else { return };
     let px = settle(measure_pitch(&code), rendered.px);
@@ -305,7 +305,7 @@ fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, rendered: &UseStateH
     // What of the block is on the screen, in pixels below its first line.
     let (top, bottom) = (pr.top().max(0.0) - cr.top(), pr.bottom().min(view_h) - cr.top());
     let next = match visible(top, bottom, px, total) {
-        Some((first, last)) => window::around(first, last, total),
+        Some((first, last)) => window::around(first, last, total, full),
         None => rendered.window,
     };
     let next = Rendered { window: next, px };
@@ -314,9 +314,107 @@ fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, rendered: &UseStateH
     }
 }
 
+/// The lines a block of `total` lines renders ([`use_lines`]): all of them up to its limit `full`,
+/// else those near the view, the others standing in as padding of their height. Shared by
+/// [`CodeBlock`] and Merge Codebases' class columns (`web/merge.rs`); the block puts [`Lines::pre`]
+/// on its `<pre>` (or whatever scrolls with it) and [`Lines::code`] and [`Lines::attrs`] on the
+/// element whose children are the lines.
+#[derive(Clone)]
+pub struct Lines {
+    pub pre: NodeRef,
+    pub code: NodeRef,
+    /// The lines rendered now.
+    pub current: Window,
+    rendered: UseStateHandle<Rendered>,
+    total: usize,
+    full: usize,
+}
+
+impl Lines {
+    /// The lines' element's style and `data-window` when the block is windowed (`None` when every
+    /// line is rendered): padding for the lines left out, and the line numbers (CSS counters)
+    /// starting after `before` plus the lines left out above.
+    pub fn attrs(&self, before: usize) -> (Option<String>, Option<String>) {
+        if self.total <= self.full {
+            return (None, None);
+        }
+        let (w, px) = (self.current, self.rendered.px);
+        let style = format!(
+            "display: block; padding-top: {}px; padding-bottom: {}px; counter-reset: line {};",
+            fixed(w.start as f64 * px, 2),
+            fixed((self.total - w.end) as f64 * px, 2),
+            before + w.start
+        );
+        (Some(style), Some(format!("{}-{}", w.start, w.end)))
+    }
+
+    /// Bring line `i` (0-based) near the top of the block's scrolling box, rendering it first.
+    pub fn scroll_to(&self, i: usize) {
+        let (Some(pre_el), Some(code_el)) = (self.pre.cast::<web_sys::Element>(), self.code.cast::<web_sys::Element>())
+        else {
+            return;
+        };
+        let px = settle(measure_pitch(&code_el), self.rendered.px);
+        if let Some(sc) = scroll_parent(&pre_el) {
+            let line_top = code_el.get_bounding_client_rect().top() + i as f64 * px;
+            let delta = line_top - sc.get_bounding_client_rect().top() - 24.0;
+            sc.set_scroll_top(sc.scroll_top() + delta.round() as i32);
+        }
+        let rows = (f64::from(pre_el.client_height()) / px).ceil() as usize;
+        let want = Rendered { window: window::showing(i, rows, self.total, self.full), px };
+        if want != *self.rendered {
+            self.rendered.set(want);
+        }
+    }
+}
+
+/// The window of lines of a block (see [`Lines`]); a new `text` starts at its top.
+#[hook]
+pub fn use_lines(text: &AttrValue, total: usize, full: usize) -> Lines {
+    let pre = use_node_ref();
+    let code = use_node_ref();
+    let rendered = use_state(|| Rendered { window: Window::initial(total, full), px: GUESS_PX });
+    // A new program starts at its top.
+    {
+        let rendered = rendered.clone();
+        use_effect_with(text.clone(), move |_| {
+            let px = rendered.px;
+            rendered.set(Rendered { window: Window::initial(total, full), px });
+        });
+    }
+    // Follow the view: any scroll on the page (captured at the window: scroll events do not bubble)
+    // or a resize may bring other lines into view.
+    {
+        let (pre, code, rendered) = (pre.clone(), code.clone(), rendered.clone());
+        use_effect_with((total, full, *rendered), move |&(total, full, _)| {
+            let listeners = (total > full).then(|| {
+                // At the next frame, with the frame's own layout: read here, where the block is
+                // would lay the whole new page out inside the render's task, before the view's
+                // other effects (at `n = 1,000`, about 20 ms).
+                {
+                    let (a, b, c) = (pre.clone(), code.clone(), rendered.clone());
+                    super::lazy::next_frame(Box::new(move || follow_view(&a, &b, total, full, &c)));
+                }
+                let win = web_sys::window()?;
+                let options = gloo::events::EventListenerOptions::run_in_capture_phase();
+                let (a, b, c) = (pre.clone(), code.clone(), rendered.clone());
+                let scroll = EventListener::new_with_options(&win, "scroll", options, move |_| {
+                    follow_view(&a, &b, total, full, &c)
+                });
+                let (a, b, c) = (pre.clone(), code.clone(), rendered.clone());
+                let resize = EventListener::new(&win, "resize", move |_| follow_view(&a, &b, total, full, &c));
+                Some((scroll, resize))
+            });
+            move || drop(listeners)
+        });
+    }
+    let current = if rendered.window.end <= total { rendered.window } else { Window::initial(total, full) };
+    Lines { pre, code, current, rendered, total, full }
+}
+
 /// Python with line numbers and highlighting; the selected function stands out. A long block
-/// (more than [`FULL_MAX`] lines) renders only the lines near the view, the others standing in as
-/// padding of their height, and follows the scrolling of the page and of any box it is in.
+/// (more than [`FULL_MAX`] lines) renders only the lines near the view ([`use_lines`]), and follows
+/// the scrolling of the page and of any box it is in.
 #[function_component(CodeBlock)]
 pub fn code_block(p: &CodeProps) -> Html {
     // Each line with the function it belongs to.
@@ -331,67 +429,14 @@ pub fn code_block(p: &CodeProps) -> Html {
         code.split_inclusive('\n').zip(owner).map(|(l, o)| (AttrValue::from(l.to_string()), o)).collect()
     });
     let total = lines.len();
-    let pre = use_node_ref();
-    let code_ref = use_node_ref();
-    let rendered = use_state(|| Rendered { window: Window::initial(total), px: GUESS_PX });
-    // A new program starts at its top.
-    {
-        let rendered = rendered.clone();
-        use_effect_with(p.code.clone(), move |_| {
-            let px = rendered.px;
-            rendered.set(Rendered { window: Window::initial(total), px });
-        });
-    }
-    let current = if rendered.window.end <= total { rendered.window } else { Window::initial(total) };
+    let win = use_lines(&p.code, total, FULL_MAX);
+    let current = win.current;
     // The line a link asked for, marked until the next link.
     let goto = use_state(|| None::<usize>);
-    // Bring line `i` (0-based) near the top of the block's scrolling box, rendering it first.
     let scroll_to = {
-        let (pre, code_ref, rendered) = (pre.clone(), code_ref.clone(), rendered.clone());
-        Rc::new(move |i: usize| {
-            let (Some(pre_el), Some(code_el)) = (pre.cast::<web_sys::Element>(), code_ref.cast::<web_sys::Element>())
-            else {
-                return;
-            };
-            let px = settle(measure_pitch(&code_el), rendered.px);
-            if let Some(sc) = scroll_parent(&pre_el) {
-                let line_top = code_el.get_bounding_client_rect().top() + i as f64 * px;
-                let delta = line_top - sc.get_bounding_client_rect().top() - 24.0;
-                sc.set_scroll_top(sc.scroll_top() + delta.round() as i32);
-            }
-            let rows = (f64::from(pre_el.client_height()) / px).ceil() as usize;
-            let want = Rendered { window: window::showing(i, rows, total), px };
-            if want != *rendered {
-                rendered.set(want);
-            }
-        })
+        let win = win.clone();
+        Rc::new(move |i: usize| win.scroll_to(i))
     };
-    // Follow the view: any scroll on the page (captured at the window: scroll events do not bubble)
-    // or a resize may bring other lines into view.
-    {
-        let (pre, code_ref, rendered) = (pre.clone(), code_ref.clone(), rendered.clone());
-        use_effect_with((total, *rendered), move |(total, _)| {
-            let total = *total;
-            let listeners = (total > FULL_MAX).then(|| {
-                // At the next frame, with the frame's own layout: read here, where the block is
-                // would lay the whole new page out inside the render's task, before the view's
-                // other effects (at `n = 1,000`, about 20 ms).
-                {
-                    let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());
-                    super::lazy::next_frame(Box::new(move || follow_view(&a, &b, total, &c)));
-                }
-                let win = web_sys::window()?;
-                let options = gloo::events::EventListenerOptions::run_in_capture_phase();
-                let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());
-                let scroll =
-                    EventListener::new_with_options(&win, "scroll", options, move |_| follow_view(&a, &b, total, &c));
-                let (a, b, c) = (pre.clone(), code_ref.clone(), rendered.clone());
-                let resize = EventListener::new(&win, "resize", move |_| follow_view(&a, &b, total, &c));
-                Some((scroll, resize))
-            });
-            move || drop(listeners)
-        });
-    }
     // Line links from elsewhere on the page (`reveal_line`).
     {
         let (scroll_to, goto) = (scroll_to.clone(), goto.clone());
@@ -427,19 +472,11 @@ pub fn code_block(p: &CodeProps) -> Html {
             }
         });
     }
-    let windowed = total > FULL_MAX;
-    let style = windowed.then(|| {
-        format!(
-            "display: block; padding-top: {}px; padding-bottom: {}px; counter-reset: line {};",
-            fixed(current.start as f64 * rendered.px, 2),
-            fixed((total - current.end) as f64 * rendered.px, 2),
-            current.start
-        )
-    });
+    let (style, data_window) = win.attrs(0);
     let start = current.start;
     html! {
-        <pre id={p.id.clone()} class="code" ref={pre} data-lines={total.to_string()}><code ref={code_ref} {style}
-            data-window={windowed.then(|| format!("{}-{}", current.start, current.end))}>
+        <pre id={p.id.clone()} class="code" ref={win.pre.clone()} data-lines={total.to_string()}><code ref={win.code.clone()} {style}
+            data-window={data_window}>
             { for lines[current.start..current.end].iter().enumerate().map(|(k, (text, f))| { let i = start + k; html! {
                 <Line key={i} text={text.clone()}
                     selected={f.is_some() && f == &p.selected}

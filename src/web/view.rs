@@ -343,6 +343,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let tab = use_state(|| CodeTab::Starter);
     let revealed = use_state(|| false);
+    // Merge Codebases: the whole file's block under the two classes is rendered only while its
+    // `<details>` is open (at `n = 1,000` it is 1,700 lines the page would build unseen).
+    let whole_open = use_state(|| false);
     let zoom = use_state(|| 1.0f64);
     // Runtime tasks: whether the Why tab shows "why this branch?" for a guard (drawn by the grade
     // module in `why_root`) rather than the list of functions.
@@ -367,6 +370,12 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         });
     }
     let shown_panel = panel_on_show(&panels, *panel);
+    // Whether the graph panel has been shown on this page (Merge Codebases draws its data-flow graph,
+    // about 7 elements per variable, `n` + 10 variables and never clustered, only from then on).
+    let graph_seen = use_mut_ref(|| false);
+    if shown_panel == SidePanel::Graph {
+        *graph_seen.borrow_mut() = true;
+    }
     // Switching a panel writes it into the link (replacing the history entry) so a copied link
     // reopens it.
     let switch = {
@@ -485,9 +494,18 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         (CodeTab::Starter, Some(m)) => html! {
             <>
                 <super::merge::MergeClasses code={task.starter_code.clone()} view={m.clone()} />
-                <details class="whole-file">
+                <details class="whole-file" open={*whole_open} ontoggle={{
+                    let whole_open = whole_open.clone();
+                    Callback::from(move |e: Event| {
+                        if let Some(d) = e.target_dyn_into::<web_sys::Element>() {
+                            whole_open.set(d.has_attribute("open"));
+                        }
+                    })
+                }}>
                     { text_el("summary", None, "The whole solution.py") }
-                    <CodeBlock id="starter-code" code={task.starter_code.clone()} />
+                    if *whole_open {
+                        <CodeBlock id="starter-code" code={task.starter_code.clone()} />
+                    }
                 </details>
             </>
         },
@@ -548,7 +566,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     { zoom_head("Data flow", &zoom) }
                     { super::merge::flow_legend(&m) }
                     <div class="graph-scroll">
-                        <super::merge::FlowSvg view={m} zoom={*zoom} />
+                        if *graph_seen.borrow() {
+                            <super::merge::FlowSvg view={m} zoom={*zoom} />
+                        }
                     </div>
                     { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
                 </section>
