@@ -11,10 +11,18 @@
 //! ```text
 //!  app (first download)                               gen module (src/bin/gen.rs, every feature)
 //!  generate_full(spec) ─► Err(needs: Some(extra))
-//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate }
-//!                   ── call_value("generate", query) ►  made_for(query)
-//!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ────  answer_tape({ ok: encode(made) } | { error })
+//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate, why, spawn }
+//!                   ── call_value("spawn", query) ──►  spawn: [id, query] to the module's worker ─┐
+//!   (await the promise: the main thread is free)                                                  │
+//!                                                      worker (the same module): made_for(query)  │
+//!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ◄── answer_tape({ ok: encode(made) } | { error })
+//!  scale page, why panel: call_value("generate" | "why", ..), synchronously on the main thread
 //! ```
+//!
+//! The task page ([`Waiting`]) and the gallery's cards ask for a task with [`show_there`], which the
+//! module's worker generates (the `worker` module below: made at the first request, one for the
+//! page's life unless it fails); the scale page's rows ([`generate`], in a loop) and the why panel
+//! ([`why`]) call the module's main-thread instance synchronously.
 
 use super::app::{now, Made, Shown};
 use super::lazy::{self, Module};
