@@ -61,10 +61,14 @@ pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
     });
 }
 
-/// The `performance.mark` the module sets when it has generated a task and starts handing it over.
+/// The `performance.mark` the module sets on the page when a task is generated and its hand-over
+/// starts: for [`show_there`], when the worker's reply (the tape) arrives on the page (the worker's
+/// own marks are on the worker's timeline, not the page's); for [`generate`] on the main thread, once
+/// the task is generated, before it is written on the tape.
 pub const HANDOFF_START_MARK: &str = "cabrito-gen-handoff-start";
 /// The `performance.measure` from [`HANDOFF_START_MARK`] to the task read in the app (the hand-over's
-/// cost: the module writes the task on a tape and copies it out, the app copies it in and reads it).
+/// cost on the page: from the worker's reply, the app copies the tape in and reads it; on the main
+/// thread, the module also writes the tape and copies it out).
 pub const HANDOFF_MEASURE: &str = "cabrito-gen-handoff";
 
 /// Generate a spec's task in the loaded module, on the main thread (the scale page's rows).
