@@ -3,8 +3,9 @@
 //! variable renaming and the runtime, instructions and comment axes; a task link of each fetches
 //! `gen_bg.wasm` after the page is up and shows exactly the task the native generator makes (prompt, starter code and the record's hash); a
 //! link that needs nothing of it never fetches it; the gallery's cards of those rows fill in from the
-//! module once scrolled to; the scale page along those axes does too; and when the module cannot be fetched the page
-//! says so and other tasks still open.
+//! module once scrolled to; the scale page along those axes does too; the task page's task is
+//! generated in the module's Web Worker, not on the main thread, and a failed worker is reported and
+//! replaced; and when the module cannot be fetched the page says so and other tasks still open.
 //!
 //! Needs the built app (`trunk build --release`) and chromedriver; skipped locally without them.
 
@@ -107,6 +108,86 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         .await?;
         println!("hand-over of {query}: {took}");
     }
+
+    // Off the main thread: the task page's task comes from the module's Web Worker (a blob script the
+    // module makes once and reuses), never from the module's main-thread `generate`; Merge Codebases
+    // at n = 1,000 (about 240 ms of generating) is still the native task.
+    driver.goto("about:blank").await?;
+    driver.goto(format!("{base}{}", link(&plain))).await?;
+    expect_task(driver, &plain).await?;
+    js(
+        driver,
+        "window.__workers = []; const W = window.Worker; \
+         window.Worker = function (u, o) { window.__workers.push(String(u)); return new W(u, o); }; \
+         window.Worker.prototype = W.prototype; window.__longest = 0; \
+         new PerformanceObserver(l => { for (const e of l.getEntries()) \
+           window.__longest = Math.max(window.__longest, e.duration); }).observe({ type: 'longtask' });",
+        vec![],
+    )
+    .await?;
+    let blob_workers = "return window.__workers.filter(u => u.startsWith('blob:')).length;";
+    let small = spec("v=1&kind=merge_codebases&n=30&seed=9");
+    js(driver, &format!("location.hash = {:?};", link(&small)), vec![]).await?;
+    expect_task(driver, &small).await?;
+    if js(driver, blob_workers, vec![]).await?.as_u64() != Some(1) {
+        return Err("the merge task was not generated in a worker of the module's".into());
+    }
+    js(
+        driver,
+        "window.__here = 0; const g = window.cabritoGen.generate; \
+         window.cabritoGen.generate = function (q) { window.__here++; return g.call(this, q); };",
+        vec![],
+    )
+    .await?;
+    let big = spec("v=1&kind=merge_codebases&n=1000&seed=3");
+    js(driver, &format!("location.hash = {:?};", link(&big)), vec![]).await?;
+    wait_for(driver, "the merge task at n = 1,000", &task_shown(&big.canonical()), 120).await?;
+    let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
+    let native = task_hash(&generate(&big)?);
+    if hash.as_str() != Some(native.as_str()) {
+        return Err(format!("the task hash of {} from the worker is {hash}, natively {native}", big.canonical()).into());
+    }
+    let here = js(driver, "return window.__here;", vec![]).await?;
+    let workers = js(driver, blob_workers, vec![]).await?;
+    if here.as_u64() != Some(0) || workers.as_u64() != Some(1) {
+        return Err(format!(
+            "merge n = 1,000: the main thread's generate ran {here} times, {workers} blob workers were made (want 0 and 1)"
+        )
+        .into());
+    }
+    let longest = js(driver, "return window.__longest;", vec![]).await?;
+    println!("merge n = 1,000 from the worker: the page's longest task {longest} ms");
+
+    // The worker fails (here: its script throws at once): the page says so, and the next task makes a
+    // new worker and shows.
+    driver.goto("about:blank").await?;
+    driver.goto(format!("{base}{}", link(&plain))).await?;
+    expect_task(driver, &plain).await?;
+    js(
+        driver,
+        "window.__W = window.Worker; \
+         window.Worker = function () { return new window.__W(URL.createObjectURL( \
+           new Blob(['throw new Error(\"no generator here\")'], { type: 'text/javascript' }))); };",
+        vec![],
+    )
+    .await?;
+    let broken = spec("v=1&kind=merge_codebases&n=30&seed=10");
+    js(driver, &format!("location.hash = {:?};", link(&broken)), vec![]).await?;
+    let said = wait_for(
+        driver,
+        "the worker's failure",
+        "const e = document.getElementById('generate-error'); return e && e.textContent;",
+        30,
+    )
+    .await?;
+    let said = said.as_str().unwrap_or_default().to_string();
+    if !said.contains("failed in its worker") || !said.contains("no generator here") {
+        return Err(format!("the page says of a failed worker: {said}").into());
+    }
+    js(driver, "window.Worker = window.__W;", vec![]).await?;
+    let again = spec("v=1&kind=merge_codebases&n=30&seed=11");
+    js(driver, &format!("location.hash = {:?};", link(&again)), vec![]).await?;
+    expect_task(driver, &again).await?;
 
     // The gallery: the runtime and instructions rows and the merge card fill in from the module
     // once scrolled to (each waits until it is near the viewport: tests/gallery_lazy_e2e.rs).

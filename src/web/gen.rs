@@ -11,10 +11,18 @@
 //! ```text
 //!  app (first download)                               gen module (src/bin/gen.rs, every feature)
 //!  generate_full(spec) ─► Err(needs: Some(extra))
-//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate }
-//!                   ── call_value("generate", query) ►  made_for(query)
-//!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ────  answer_tape({ ok: encode(made) } | { error })
+//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate, why, spawn }
+//!                   ── call_value("spawn", query) ──►  spawn: [id, query] to the module's worker ─┐
+//!   (await the promise: the main thread is free)                                                  │
+//!                                                      worker (the same module): made_for(query)  │
+//!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ◄── answer_tape({ ok: encode(made) } | { error })
+//!  scale page, why panel: call_value("generate" | "why", ..), synchronously on the main thread
 //! ```
+//!
+//! The task page ([`Waiting`]) and the gallery's cards ask for a task with [`show_there`], which the
+//! module's worker generates (the `worker` module below: made at the first request, one for the
+//! page's life unless it fails); the scale page's rows ([`generate`], in a loop) and the why panel
+//! ([`why`]) call the module's main-thread instance synchronously.
 
 use super::app::{now, Made, Shown};
 use super::lazy::{self, Module};
@@ -24,7 +32,7 @@ use crate::playground::handover;
 use crate::spec::TaskSpec;
 use crate::task::Extra;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 /// The module: its glue script and wasm, next to index.html (Trunk's worker outputs keep their names).
@@ -53,17 +61,25 @@ pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
     });
 }
 
-/// The `performance.mark` the module sets when it has generated a task and starts handing it over.
+/// The `performance.mark` the module sets on the page when a task is generated and its hand-over
+/// starts: for [`show_there`], when the worker's reply (the tape) arrives on the page (the worker's
+/// own marks are on the worker's timeline, not the page's); for [`generate`] on the main thread, once
+/// the task is generated, before it is written on the tape.
 pub const HANDOFF_START_MARK: &str = "cabrito-gen-handoff-start";
 /// The `performance.measure` from [`HANDOFF_START_MARK`] to the task read in the app (the hand-over's
-/// cost: the module writes the task on a tape and copies it out, the app copies it in and reads it).
+/// cost on the page: from the worker's reply, the app copies the tape in and reads it; on the main
+/// thread, the module also writes the tape and copies it out).
 pub const HANDOFF_MEASURE: &str = "cabrito-gen-handoff";
 
-/// Generate a spec's task in the loaded module.
+/// Generate a spec's task in the loaded module, on the main thread (the scale page's rows).
 pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
     // The spec as its link writes it, read by the link's parser; the task back on a tape, one copy
     // into the app's memory.
-    let answer = lazy::call_value(&MODULE, "generate", &spec.to_query())?;
+    read(lazy::call_value(&MODULE, "generate", &spec.to_query())?, spec)
+}
+
+/// Read the module's answer (a tape) into the app: one copy into the app's memory.
+fn read(answer: JsValue, spec: &TaskSpec) -> Result<Made, String> {
     let made = match answer.dyn_ref::<js_sys::Uint8Array>() {
         Some(bytes) => handover::read_answer_tape(&bytes.to_vec(), spec),
         None => Err(handover::cannot_read("not bytes".into())),
@@ -74,19 +90,36 @@ pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
     made
 }
 
-/// Generate a spec's task in the module (loading it first), timed like [`super::app::show`] (the
-/// call only, not the load).
+/// What a page waiting for a task from the module is called with.
+type Done = Box<dyn FnOnce(Result<Rc<Shown>, String>)>;
+
+/// Generate a spec's task in the module's worker (loading the module first), timed like
+/// [`super::app::show`] (from the request to the reply read, not the load): the page's main thread
+/// only reads the tape.
 pub fn show_there(spec: TaskSpec, part: Extra, done: impl FnOnce(Result<Rc<Shown>, String>) + 'static) {
+    there(spec, part, Box::new(done));
+}
+
+fn there(spec: TaskSpec, part: Extra, done: Done) {
     load(part, move |r| {
-        done(r.and_then(|()| {
-            let start = now();
-            let generated = generate(&spec)?;
-            let millis = match (start, now()) {
-                (Some(a), Some(b)) => Some(b - a),
-                _ => None,
+        let start = now();
+        let asked = r.and_then(|()| lazy::call_value(&MODULE, "spawn", &spec.to_query()));
+        wasm_bindgen_futures::spawn_local(async move {
+            let answer = match asked {
+                Ok(p) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(p))
+                    .await
+                    .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}"))),
+                Err(e) => Err(e),
             };
-            Ok(Rc::new(Shown { spec, generated, millis }))
-        }))
+            done(answer.and_then(|a| {
+                let generated = read(a, &spec)?;
+                let millis = match (start, now()) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                };
+                Ok(Rc::new(Shown { spec, generated, millis }))
+            }))
+        });
     });
 }
 
@@ -137,17 +170,254 @@ pub fn waiting(p: &WaitingProps) -> Html {
 
 // ---- the module's side ------------------------------------------------------------------------
 
-/// The module's entry: set `window.cabritoGen = { generate(spec query), why(call) }`
-/// ([`handover::answer_tape`] as a `Uint8Array`, [`handover::why_answer`]: any text gets a task or an
-/// error).
+/// The module's entry. On the page: set `window.cabritoGen = { generate(spec query), why(call),
+/// spawn(spec query) }` ([`handover::answer_tape`] as a `Uint8Array`, [`handover::why_answer`]: any
+/// text gets a task or an error; `spawn` the same tape from the module's worker, as a promise). In
+/// the worker `spawn` starts (the same module, its compiled wasm passed on): answer its requests.
 pub fn start() {
-    lazy::expose_value(MODULE.global, "generate", |arg: String| {
-        let made = handover::made_for(&arg);
+    if let Ok(scope) = js_sys::global().dyn_into::<web_sys::DedicatedWorkerGlobalScope>() {
+        return worker::serve(scope);
+    }
+    lazy::expose_value(MODULE.global, "generate", |arg: String| tape(&arg, true).into());
+    lazy::expose_call(MODULE.global, "why", |arg: String| handover::why_answer(&arg));
+    lazy::expose_value(MODULE.global, "spawn", |arg: String| worker::spawn(arg).into());
+}
+
+/// A spec query's task (or error) on a tape; on the page, [`HANDOFF_START_MARK`] once generated.
+fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
+    let made = handover::made_for(query);
+    if on_page {
         if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
             let _ = p.mark(HANDOFF_START_MARK);
         }
-        let tape = handover::answer_tape(&made);
-        js_sys::Uint8Array::from(tape.as_slice()).into()
-    });
-    lazy::expose_call(MODULE.global, "why", |arg: String| handover::why_answer(&arg));
+    }
+    js_sys::Uint8Array::from(handover::answer_tape(&made).as_slice())
+}
+
+/// The generator's worker: the page's `spawn` and the worker's side. Generating a big task takes
+/// the main thread for a quarter of a second or more (Merge Codebases at n = 1,000: about 240 ms);
+/// in the worker, the page only reads the tape.
+///
+/// ```text
+///  page (this module, main thread)                     worker (this module again)
+///  spawn(query) ─ new Worker(blob: importScripts(gen.js))
+///               ─ postMessage(wasm_bindgen::module()) ► wasm_bindgen({module_or_path}) ─► start():
+///  (requests wait in a queue) ◄──────────────────────── "ready"        onmessage = serve
+///               ─ [id, query] ─────────────────────────► made_for(query), answer_tape
+///  mark HANDOFF_START_MARK, resolve ◄────────────────── [id, Uint8Array] (its buffer transferred)
+///  reject every pending request, drop the worker ◄───── any other text (a panic, a failed start)
+///                                                        or the worker's error event (a trap)
+/// ```
+///
+/// [`HANDOFF_START_MARK`] is set on the page when the worker's reply arrives (the worker's marks
+/// are on a timeline of its own), so [`HANDOFF_MEASURE`] is the reply's arrival to the task read.
+/// Without `Worker` (or when the browser refuses to make one) `spawn` generates on the main thread,
+/// as `generate` does.
+mod worker {
+    use super::{tape, HANDOFF_START_MARK, MODULE};
+    use js_sys::{Array, Function, Promise, Uint8Array};
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+
+    /// What the worker posts once it listens.
+    const READY: &str = "ready";
+
+    // ---- the worker's side ----
+
+    /// Answer every `[id, query]` with `[id, tape]` (`[id, text]` for a message that is not one),
+    /// after saying [`READY`]; a panic posts its text (the page then drops the worker).
+    pub fn serve(scope: DedicatedWorkerGlobalScope) {
+        {
+            let scope = scope.clone();
+            std::panic::set_hook(Box::new(move |info| {
+                let why = format!("the generator stopped with an internal error: {info}");
+                let _ = scope.post_message(&JsValue::from(why));
+            }));
+        }
+        let reply = scope.clone();
+        let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let data = e.data();
+            let id = js_sys::Reflect::get(&data, &0.into()).unwrap_or_default();
+            match js_sys::Reflect::get(&data, &1.into()).ok().and_then(|q| q.as_string()) {
+                Some(query) => {
+                    let bytes = tape(&query, false);
+                    let _ = reply.post_message_with_transfer(&Array::of2(&id, &bytes), &Array::of1(&bytes.buffer()));
+                }
+                None => {
+                    let _ = reply.post_message(&Array::of2(&id, &"the request is not [id, spec query]".into()));
+                }
+            }
+        });
+        scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        // The handler lives as long as the worker.
+        onmessage.forget();
+        let _ = scope.post_message(&READY.into());
+    }
+
+    // ---- the page's side ----
+
+    #[derive(Default)]
+    struct Client {
+        /// The worker, once made (dropped when it fails), and its blob URL until it is ready.
+        worker: Option<(Worker, String)>,
+        ready: bool,
+        /// Requests made before the worker was ready.
+        queue: Vec<Array>,
+        /// Each request's `resolve` and `reject`.
+        pending: HashMap<u32, (Function, Function)>,
+        next_id: u32,
+        /// Which worker the handlers belong to (a failed worker's late messages are ignored).
+        generation: u32,
+    }
+
+    thread_local! {
+        static CLIENT: RefCell<Client> = RefCell::default();
+    }
+
+    fn text(e: &JsValue) -> String {
+        e.as_string().unwrap_or_else(|| format!("{e:?}"))
+    }
+
+    /// A spec query's tape from the worker (made at the first call), as a promise: it resolves with
+    /// the `Uint8Array` and rejects with a text saying what failed.
+    pub fn spawn(query: String) -> Promise {
+        let has_worker = js_sys::Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false);
+        if !has_worker {
+            return Promise::resolve(&JsValue::from(tape(&query, true)));
+        }
+        if CLIENT.with(|c| c.borrow().worker.is_none()) {
+            match new_worker() {
+                Ok(made) => CLIENT.with(|c| {
+                    let mut c = c.borrow_mut();
+                    c.worker = Some(made);
+                    c.ready = false;
+                }),
+                Err(_) => return Promise::resolve(&JsValue::from(tape(&query, true))),
+            }
+        }
+        let mut settle = None;
+        let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
+        let (worker, message) = CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            c.next_id = c.next_id.wrapping_add(1);
+            let id = c.next_id;
+            if let Some(s) = settle.take() {
+                c.pending.insert(id, s);
+            }
+            let message = Array::of2(&id.into(), &query.into());
+            if c.ready {
+                (c.worker.as_ref().map(|w| w.0.clone()), message)
+            } else {
+                c.queue.push(message.clone());
+                (None, message)
+            }
+        });
+        if let Some(w) = worker {
+            if let Err(e) = w.post_message(&message) {
+                fail(&format!("a request could not be posted to it ({})", text(&e)));
+            }
+        }
+        promise
+    }
+
+    /// The worker, from a blob script that imports the module's glue and starts it with the page's
+    /// compiled wasm (its first message): neither is fetched or compiled again.
+    fn new_worker() -> Result<(Worker, String), JsValue> {
+        let page = web_sys::window().ok_or("no window")?.location().href()?;
+        let glue = web_sys::Url::new_with_base(MODULE.script, &page)?.href();
+        let script = format!(
+            "onmessage = e => {{ onmessage = null; \
+               try {{ importScripts({glue:?}); }} catch (x) {{ postMessage('its script could not be loaded: ' + x); return; }} \
+               wasm_bindgen({{module_or_path: e.data}}).catch(x => postMessage('it could not start: ' + x)); }};"
+        );
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type("text/javascript");
+        let blob = web_sys::Blob::new_with_str_sequence_and_options(&Array::of1(&script.into()), &options)?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+        let worker = Worker::new(&url)?;
+        let generation = CLIENT.with(|c| c.borrow().generation);
+        let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            if CLIENT.with(|c| c.borrow().generation) == generation {
+                heard(e.data());
+            }
+        });
+        let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            if CLIENT.with(|c| c.borrow().generation) == generation {
+                let why = e
+                    .dyn_ref::<web_sys::ErrorEvent>()
+                    .map(|e| e.message())
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "it stopped".into());
+                fail(&why);
+            }
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        // (A worker's handlers are made once per worker: only a failed worker leaves them behind.)
+        onmessage.forget();
+        onerror.forget();
+        if let Err(e) = worker.post_message(&wasm_bindgen::module()) {
+            worker.terminate();
+            let _ = web_sys::Url::revoke_object_url(&url);
+            return Err(e);
+        }
+        Ok((worker, url))
+    }
+
+    /// A message from the worker: [`READY`], a reply, or why it failed.
+    fn heard(data: JsValue) {
+        if let Some(said) = data.as_string() {
+            if said != READY {
+                return fail(&said);
+            }
+            let (worker, queue) = CLIENT.with(|c| {
+                let mut c = c.borrow_mut();
+                c.ready = true;
+                (c.worker.as_ref().map(|w| w.0.clone()), std::mem::take(&mut c.queue))
+            });
+            if let Some((_, url)) = CLIENT.with(|c| c.borrow().worker.clone()) {
+                let _ = web_sys::Url::revoke_object_url(&url);
+            }
+            for message in queue {
+                if let Some(Err(e)) = worker.as_ref().map(|w| w.post_message(&message)) {
+                    return fail(&format!("a request could not be posted to it ({})", text(&e)));
+                }
+            }
+            return;
+        }
+        let id = js_sys::Reflect::get(&data, &0.into()).ok().and_then(|i| i.as_f64()).unwrap_or(-1.0);
+        let answer = js_sys::Reflect::get(&data, &1.into()).unwrap_or_default();
+        let Some((resolve, reject)) = CLIENT.with(|c| c.borrow_mut().pending.remove(&(id as u32))) else { return };
+        if answer.is_instance_of::<Uint8Array>() {
+            if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+                let _ = p.mark(HANDOFF_START_MARK);
+            }
+            let _ = resolve.call1(&JsValue::NULL, &answer);
+        } else {
+            let _ = reject.call1(&JsValue::NULL, &format!("the generator's worker: {}", text(&answer)).into());
+        }
+    }
+
+    /// The worker failed: reject every request waiting for it and drop it (the next `spawn` makes
+    /// a new one).
+    fn fail(why: &str) {
+        let (worker, pending) = CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            c.generation = c.generation.wrapping_add(1);
+            c.ready = false;
+            c.queue.clear();
+            (c.worker.take(), std::mem::take(&mut c.pending))
+        });
+        if let Some((w, url)) = worker {
+            w.terminate();
+            let _ = web_sys::Url::revoke_object_url(&url);
+        }
+        let why = JsValue::from(format!("{} failed in its worker: {why}", MODULE.what));
+        for (_, (_, reject)) in pending {
+            let _ = reject.call1(&JsValue::NULL, &why);
+        }
+    }
 }
