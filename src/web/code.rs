@@ -225,19 +225,6 @@ pub struct CodeProps {
     pub marked: Option<Rc<Vec<usize>>>,
 }
 
-thread_local! {
-    /// The mounted code blocks by element id: how to bring one of their lines into view.
-    static BLOCKS: std::cell::RefCell<std::collections::HashMap<String, Callback<usize>>> = Default::default();
-}
-
-/// Bring 1-based line `line` of the code block with element id `id` into view (scrolling the block,
-/// never the page) and mark it. False when no such block is on the page. Works for lines the
-/// block has not rendered (a long block renders only the lines near the view).
-pub fn reveal_line(id: &str, line: usize) -> bool {
-    let cb = BLOCKS.with(|b| b.borrow().get(id).cloned());
-    cb.map(|cb| cb.emit(line.saturating_sub(1))).is_some()
-}
-
 /// The nearest element at or above `el` that scrolls vertically (the block itself when it does),
 /// short of the page.
 fn scroll_parent(el: &web_sys::Element) -> Option<web_sys::Element> {
@@ -431,27 +418,10 @@ pub fn code_block(p: &CodeProps) -> Html {
     let total = lines.len();
     let win = use_lines(&p.code, total, FULL_MAX);
     let current = win.current;
-    // The line a link asked for, marked until the next link.
-    let goto = use_state(|| None::<usize>);
     let scroll_to = {
         let win = win.clone();
         Rc::new(move |i: usize| win.scroll_to(i))
     };
-    // Line links from elsewhere on the page (`reveal_line`).
-    {
-        let (scroll_to, goto) = (scroll_to.clone(), goto.clone());
-        use_effect_with(p.id.clone(), move |id| {
-            let key = id.to_string();
-            let cb = Callback::from(move |i: usize| {
-                goto.set(Some(i));
-                scroll_to(i);
-            });
-            BLOCKS.with(|b| b.borrow_mut().insert(key.clone(), cb));
-            move || {
-                BLOCKS.with(|b| b.borrow_mut().remove(&key));
-            }
-        });
-    }
     // Bring the selected function into view.
     {
         let (scroll_to, lines) = (scroll_to.clone(), lines.clone());
@@ -485,7 +455,7 @@ pub fn code_block(p: &CodeProps) -> Html {
                     on_select={p.on_select.clone()}
                     state={p.states.as_ref().and_then(|s| s.get(i).cloned())}
                     on_why={p.on_why.clone()}
-                    marked={*goto == Some(i) || p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))} />
+                    marked={p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))} />
             } }) }
         </code></pre>
     }

@@ -54,16 +54,67 @@ pub struct ClassesProps {
     pub view: Rc<MergeView>,
 }
 
-/// `CalculateA` and `CalculateB` side by side, lines tinted by block, differences marked.
+/// One class's lines, from its `class` line to its return, each with its piece, and the 0-based
+/// number of its first line (made at each render: a few thousand slices of the code at `n = 2,000`).
+fn class_lines<'a>(lines: &[&'a str], view: &MergeView, ci: usize) -> (usize, Vec<(&'a str, Option<Piece>)>) {
+    let map = &view.lines[ci];
+    let header = format!("class {}(", CLASSES[ci]);
+    let first = lines.iter().position(|l| l.starts_with(&header)).unwrap_or(0);
+    let last = map.last().map(|&(l, _)| l.saturating_sub(1)).unwrap_or(first);
+    let end = (last + 1).min(lines.len()).max(first);
+    // The map's (1-based line, piece) pairs, placed by line (the first for a line).
+    let mut pieces = vec![None; end - first];
+    for &(l, piece) in map {
+        if let Some(slot) = l.checked_sub(first + 1).and_then(|i| pieces.get_mut(i)) {
+            slot.get_or_insert(piece);
+        }
+    }
+    (first, lines[first..end].iter().copied().zip(pieces).collect())
+}
+
+/// `CalculateA` and `CalculateB` side by side, lines tinted by block, differences marked. A class of
+/// more than [`COLUMN_FULL_MAX`] lines renders only those near the view (`code::use_lines`).
 #[function_component(MergeClasses)]
 pub fn merge_classes(p: &ClassesProps) -> Html {
     let hovered = use_state(|| None::<Piece>);
-    let on_hover = {
-        let hovered = hovered.clone();
-        Callback::from(move |piece: Option<Piece>| hovered.set(piece))
-    };
+    let lines: Vec<&str> = p.code.split('\n').collect();
+    let classes = [class_lines(&lines, &p.view, 0), class_lines(&lines, &p.view, 1)];
+    let wins = [
+        use_lines(&p.code, classes[0].1.len(), COLUMN_FULL_MAX),
+        use_lines(&p.code, classes[1].1.len(), COLUMN_FULL_MAX),
+    ];
     let column = |ci: usize| {
-        html! { <MergeColumn code={p.code.clone()} view={p.view.clone()} {ci} hovered={*hovered} on_hover={on_hover.clone()} /> }
+        let ((first, rows), win) = (&classes[ci], &wins[ci]);
+        let (style, data_window) = win.attrs(*first);
+        let shown = rows[win.current.start..win.current.end].iter().map(|&(text, piece)| {
+            let tint = match piece {
+                Some(Piece::Block(k)) => Some(format!("background-color: {}", tint(k))),
+                _ => None,
+            };
+            let lit = piece.is_some() && *hovered == piece;
+            let (enter, leave) = (hovered.clone(), hovered.clone());
+            let onmouseenter = Callback::from(move |_: MouseEvent| enter.set(piece));
+            let onmouseleave = Callback::from(move |_: MouseEvent| leave.set(None));
+            html! {
+                <span class={classes!("line", piece_class(piece), lit.then_some("lit"))} style={tint}
+                    title={piece_title(piece, &p.view)} {onmouseenter} {onmouseleave}>
+                    { for tokens(text).into_iter().map(|(class, text)| if class.is_empty() {
+                        html! { { text } }
+                    } else {
+                        html! { <span class={class}>{ text }</span> }
+                    }) }
+                </span>
+            }
+        });
+        html! {
+            <div class="merge-column">
+                { super::view::text_el("h3", None, CLASSES[ci]) }
+                <pre id={format!("merge-{}", CLASSES[ci])} class="code merge-code" ref={win.pre.clone()}
+                    style={format!("counter-reset: line {first}")} data-lines={rows.len().to_string()}>
+                    <code ref={win.code.clone()} {style} data-window={data_window}>{ for shown }</code>
+                </pre>
+            </div>
+        }
     };
     let d = p.view.diffs.len();
     html! {
@@ -75,75 +126,6 @@ pub fn merge_classes(p: &ClassesProps) -> Html {
                 ) }
             </p>
             <div class="merge-columns">{ column(0) }{ column(1) }</div>
-        </div>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct ColumnProps {
-    code: AttrValue,
-    view: Rc<MergeView>,
-    /// Which class (0: `CalculateA`, 1: `CalculateB`).
-    ci: usize,
-    /// The piece whose lines are lit (the one under the pointer, in either class).
-    hovered: Option<Piece>,
-    on_hover: Callback<Option<Piece>>,
-}
-
-/// One class's lines, from its `class` line to its return, each with its piece; a class of more
-/// than [`COLUMN_FULL_MAX`] lines renders only those near the view (`code::use_lines`).
-#[function_component(MergeColumn)]
-fn merge_column(p: &ColumnProps) -> Html {
-    // (0-based number of the class's first line, its lines with their pieces)
-    let class = use_memo((p.code.clone(), p.view.clone(), p.ci), |(code, view, ci)| {
-        let lines: Vec<&str> = code.split('\n').collect();
-        let map = &view.lines[*ci];
-        let header = format!("class {}(", CLASSES[*ci]);
-        let first = lines.iter().position(|l| l.starts_with(&header)).unwrap_or(0);
-        let last = map.last().map(|&(l, _)| l.saturating_sub(1)).unwrap_or(first);
-        let end = (last + 1).min(lines.len()).max(first);
-        // The map's (1-based line, piece) pairs, placed by line (the first for a line).
-        let mut pieces = vec![None; end - first];
-        for &(l, piece) in map {
-            if let Some(slot) = l.checked_sub(first + 1).and_then(|i| pieces.get_mut(i)) {
-                slot.get_or_insert(piece);
-            }
-        }
-        let rows: Vec<(AttrValue, Option<Piece>)> =
-            lines[first..end].iter().zip(pieces).map(|(l, piece)| (AttrValue::from(l.to_string()), piece)).collect();
-        (first, rows)
-    });
-    let (first, rows) = (class.0, &class.1);
-    let win = use_lines(&p.code, rows.len(), COLUMN_FULL_MAX);
-    let (style, data_window) = win.attrs(first);
-    let shown = rows[win.current.start..win.current.end].iter().map(|(text, piece)| {
-        let piece = *piece;
-        let tint = match piece {
-            Some(Piece::Block(k)) => Some(format!("background-color: {}", tint(k))),
-            _ => None,
-        };
-        let lit = piece.is_some() && p.hovered == piece;
-        let (enter, leave) = (p.on_hover.clone(), p.on_hover.clone());
-        let onmouseenter = Callback::from(move |_: MouseEvent| enter.emit(piece));
-        let onmouseleave = Callback::from(move |_: MouseEvent| leave.emit(None));
-        html! {
-            <span class={classes!("line", piece_class(piece), lit.then_some("lit"))} style={tint}
-                title={piece_title(piece, &p.view)} {onmouseenter} {onmouseleave}>
-                { for tokens(text).into_iter().map(|(class, text)| if class.is_empty() {
-                    html! { { text } }
-                } else {
-                    html! { <span class={class}>{ text }</span> }
-                }) }
-            </span>
-        }
-    });
-    html! {
-        <div class="merge-column">
-            { super::view::text_el("h3", None, CLASSES[p.ci]) }
-            <pre id={format!("merge-{}", CLASSES[p.ci])} class="code merge-code" ref={win.pre.clone()}
-                style={format!("counter-reset: line {first}")} data-lines={rows.len().to_string()}>
-                <code ref={win.code.clone()} {style} data-window={data_window}>{ for shown }</code>
-            </pre>
         </div>
     }
 }

@@ -370,12 +370,6 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         });
     }
     let shown_panel = panel_on_show(&panels, *panel);
-    // Whether the graph panel has been shown on this page (Merge Codebases draws its data-flow graph,
-    // about 7 elements per variable, `n` + 10 variables and never clustered, only from then on).
-    let graph_seen = use_mut_ref(|| false);
-    if shown_panel == SidePanel::Graph {
-        *graph_seen.borrow_mut() = true;
-    }
     // Switching a panel writes it into the link (replacing the history entry) so a copied link
     // reopens it.
     let switch = {
@@ -566,7 +560,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     { zoom_head("Data flow", &zoom) }
                     { super::merge::flow_legend(&m) }
                     <div class="graph-scroll">
-                        if *graph_seen.borrow() {
+                        // Drawn only while its panel is open: about 7 elements per variable, `n` +
+                        // 10 variables, never clustered.
+                        if shown_panel == SidePanel::Graph {
                             <super::merge::FlowSvg view={m} zoom={*zoom} />
                         }
                     </div>
