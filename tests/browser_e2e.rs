@@ -875,7 +875,7 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("expected two marked differing lines per class, got {columns}").into());
     }
     // The data-flow graph: one vertex per parameter and variable, the differences outlined. It is
-    // drawn once its panel is opened, not before.
+    // drawn only while its panel is open.
     if count(driver, "#data-flow").await? != 0 {
         return Err("the data-flow graph is drawn although its panel was never opened".into());
     }
@@ -887,6 +887,7 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the data-flow graph shows {nodes} vertices, expected 37 with 2 differences").into());
     }
     browser::click_id(driver, "panel-tab-grade").await?;
+    wait_for(driver, "the data-flow graph to go", "return document.getElementById('data-flow') ? null : true;").await?;
     // Hovering a line lights its whole block in both classes.
     let first = driver.find(By::Css("#merge-CalculateA .line.block-1")).await?;
     driver.action_chain().move_to_element_center(&first).perform().await?;

@@ -54,6 +54,16 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     Ok(())
 }
 
+/// The task on the page has the native task's hash (`how`: where the page's task came from).
+async fn same_hash(driver: &WebDriver, spec: &TaskSpec, how: &str) -> Res {
+    let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
+    let native = task_hash(&generate(spec)?);
+    if hash.as_str() != Some(native.as_str()) {
+        return Err(format!("the task hash of {} {how} is {hash}, natively {native}", spec.canonical()).into());
+    }
+    Ok(())
+}
+
 async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // A task the first download generates itself: no module.
     let plain = spec("v=1&kind=dead_code&domain=math&axis=traversal&n=10&seed=3");
@@ -93,11 +103,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         // The code view shows a window of a long file: the record's hash says it is the same task.
         let canonical = s.canonical();
         wait_for(driver, &format!("the task {canonical}"), &task_shown(&canonical), 120).await?;
-        let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
-        let native = task_hash(&generate(&s)?);
-        if hash.as_str() != Some(native.as_str()) {
-            return Err(format!("the task hash of {canonical} in the browser is {hash}, natively {native}").into());
-        }
+        same_hash(driver, &s, "in the browser").await?;
         let took = js(
             driver,
             "const m = performance.getEntriesByName('cabrito-gen-handoff'); \
@@ -142,11 +148,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let big = spec("v=1&kind=merge_codebases&n=1000&seed=3");
     js(driver, &format!("location.hash = {:?};", link(&big)), vec![]).await?;
     wait_for(driver, "the merge task at n = 1,000", &task_shown(&big.canonical()), 120).await?;
-    let hash = js(driver, "return document.getElementById('task').dataset.hash;", vec![]).await?;
-    let native = task_hash(&generate(&big)?);
-    if hash.as_str() != Some(native.as_str()) {
-        return Err(format!("the task hash of {} from the worker is {hash}, natively {native}", big.canonical()).into());
-    }
+    same_hash(driver, &big, "from the worker").await?;
     let here = js(driver, "return window.__here;", vec![]).await?;
     let workers = js(driver, blob_workers, vec![]).await?;
     if here.as_u64() != Some(0) || workers.as_u64() != Some(1) {

@@ -8,7 +8,7 @@
 pub const FULL_MAX: usize = 3_000;
 /// Merge Codebases' two class columns, side by side in boxes a few dozen lines tall, render all
 /// their lines up to this many (`n = 200`'s classes have about 190 lines each, `n = 1,000`'s about
-/// 860: two columns of those were 17,000 elements).
+/// 860).
 pub const COLUMN_FULL_MAX: usize = 400;
 /// Window edges fall on multiples of this many lines.
 pub const CHUNK: usize = 50;

@@ -418,27 +418,23 @@ pub fn code_block(p: &CodeProps) -> Html {
     let total = lines.len();
     let win = use_lines(&p.code, total, FULL_MAX);
     let current = win.current;
-    let scroll_to = {
-        let win = win.clone();
-        Rc::new(move |i: usize| win.scroll_to(i))
-    };
     // Bring the selected function into view.
     {
-        let (scroll_to, lines) = (scroll_to.clone(), lines.clone());
+        let (win, lines) = (win.clone(), lines.clone());
         use_effect_with((p.selected.clone(), p.code.clone()), move |(target, _)| {
             if let Some(t) = target {
                 if let Some(i) = lines.iter().position(|(_, f)| f.as_ref() == Some(t)) {
-                    scroll_to(i);
+                    win.scroll_to(i);
                 }
             }
         });
     }
     // Bring the first marked line into view.
     {
-        let scroll_to = scroll_to.clone();
+        let win = win.clone();
         use_effect_with((p.marked.clone(), p.code.clone()), move |(marked, _)| {
             if let Some(&first) = marked.as_ref().and_then(|m| m.iter().min()) {
-                scroll_to(first.saturating_sub(1));
+                win.scroll_to(first.saturating_sub(1));
             }
         });
     }

@@ -284,9 +284,10 @@ mod worker {
     /// A spec query's tape from the worker (made at the first call), as a promise: it resolves with
     /// the `Uint8Array` and rejects with a text saying what failed.
     pub fn spawn(query: String) -> Promise {
-        let has_worker = js_sys::Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false);
-        if !has_worker {
-            return Promise::resolve(&JsValue::from(tape(&query, true)));
+        // Without a worker (none in this browser, or it refused to make one): here, on the page.
+        let here = |query: &str| Promise::resolve(&JsValue::from(tape(query, true)));
+        if !js_sys::Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false) {
+            return here(&query);
         }
         if CLIENT.with(|c| c.borrow().worker.is_none()) {
             match new_worker() {
@@ -295,7 +296,7 @@ mod worker {
                     c.worker = Some(made);
                     c.ready = false;
                 }),
-                Err(_) => return Promise::resolve(&JsValue::from(tape(&query, true))),
+                Err(_) => return here(&query),
             }
         }
         let mut settle = None;
@@ -376,11 +377,12 @@ mod worker {
             let (worker, queue) = CLIENT.with(|c| {
                 let mut c = c.borrow_mut();
                 c.ready = true;
-                (c.worker.as_ref().map(|w| w.0.clone()), std::mem::take(&mut c.queue))
+                (c.worker.clone(), std::mem::take(&mut c.queue))
             });
-            if let Some((_, url)) = CLIENT.with(|c| c.borrow().worker.clone()) {
+            let worker = worker.map(|(w, url)| {
                 let _ = web_sys::Url::revoke_object_url(&url);
-            }
+                w
+            });
             for message in queue {
                 if let Some(Err(e)) = worker.as_ref().map(|w| w.post_message(&message)) {
                     return fail(&format!("a request could not be posted to it ({})", text(&e)));
