@@ -225,7 +225,8 @@ impl TaskKind for MergeCodebases {
             solution_lines: solution_code.lines().count(),
             prompt_tokens_estimate: (prompt.chars().count() + starter_code.chars().count()).div_ceil(4),
         };
-        let view = view::MergeView::new(&made);
+        let flow = view::Flow::new(&made);
+        let view = view::MergeView::new(&made, &flow);
         let task = Task {
             name: format!("{}/{:05}", run_name(spec), spec.seed),
             dag_id: dag_id(spec.seed),
@@ -244,7 +245,7 @@ impl TaskKind for MergeCodebases {
             }),
             spec: spec.clone(),
             link: link(spec),
-            graph: view.flow.node_link(),
+            graph: flow.node_link(),
             roles: Default::default(),
             edit_set: CLASSES.iter().map(|c| format!("{c}.compute")).collect(),
             sizes,

@@ -14,7 +14,7 @@
 use crate::axes::runtime::guard::Call;
 use crate::graph::{CallGraph, Node, Part};
 use crate::kinds::merge_codebases::render::Piece;
-use crate::kinds::merge_codebases::view::{DiffInfo, Flow, FlowNode, MergeView};
+use crate::kinds::merge_codebases::view::{DiffInfo, FlowDrawing, MergeView};
 use crate::kinds::Role;
 use crate::playground::branches::{Outcome, StepRow};
 use crate::task::{Generated, Sizes, Task, View};
@@ -37,7 +37,8 @@ pub enum Drawn {
         graph: CallGraph,
         roles: Vec<Role>,
     },
-    Merge(MergeView),
+    /// (Shared: the app's views hold it, the data-flow markup with it, without copying.)
+    Merge(std::rc::Rc<MergeView>),
     Renaming {
         renames: Vec<(String, String)>,
         /// The renaming panel's HTML (`variable_renaming::panel_html`), made with the task.
@@ -50,7 +51,7 @@ impl From<Generated> for Made {
         use crate::kinds::variable_renaming::panel_html;
         let view = match g.view {
             View::Graph { graph, built } => Drawn::Graph { graph, roles: built.roles },
-            View::Merge(m) => Drawn::Merge(m),
+            View::Merge(m) => Drawn::Merge(std::rc::Rc::new(m)),
             View::Renaming { renames } => {
                 // (Only a build with the renaming generator makes one: the app reads it from `gen`.)
                 let panel = match crate::task::require(crate::task::Extra::Renaming) {
@@ -104,7 +105,7 @@ fn view_of(made: &Made) -> Value {
             },
             "roles": roles,
         }),
-        Drawn::Merge(m) => json!({ "merge": m }),
+        Drawn::Merge(m) => json!({ "merge": &**m }),
         Drawn::Renaming { renames, panel } => json!({ "renames": renames, "panel": panel }),
     }
 }
@@ -216,9 +217,8 @@ pub fn why_answer(request: &str) -> String {
 pub const MAX_DEPTH: usize = 128;
 
 /// How many values a hand-over may hold in all when the app reads it from its tape (so a huge list
-/// ends there): 20 times the largest answer (Merge Codebases at `n = 2,000`,
-/// about 102,000 values, checked by `tests/handoff_hostile.rs`), far below what would fill the page's
-/// memory.
+/// ends there): over 30 times the largest answer (Merge Codebases at `n = 2,000`, about 58,000
+/// values, checked by `tests/handoff_hostile.rs`), far below what would fill the page's memory.
 pub const MAX_VALUES: usize = 1 << 21;
 
 /// Why a hand-over cannot be read: the value at fault (or the map that lacks field `missing`) and
@@ -523,29 +523,12 @@ fn merge(v: &Value) -> Res<MergeView> {
     let [old, new] = tuple(field(v, "lines")?)?;
     let lines = [list(old, &line)?, list(new, &line)?];
     let f = field(v, "flow")?;
-    let name = |x: &Value| match x {
-        Value::Null => Ok(None),
-        x => text(x).map(Some),
+    let flow = FlowDrawing {
+        markup: text(field(f, "markup")?)?,
+        width: num(field(f, "width")?)?,
+        height: num(field(f, "height")?)?,
+        vertices: num(field(f, "vertices")?)?,
     };
-    let node = |n: &Value| -> Res<FlowNode> {
-        let [a, b] = tuple(field(n, "names")?)?;
-        Ok(FlowNode {
-            name: text(field(n, "name")?)?,
-            piece: match field(n, "piece")? {
-                Value::Null => None,
-                p => Some(piece(p)?),
-            },
-            names: [name(a)?, name(b)?],
-            leaf: flag(field(n, "leaf")?)?,
-        })
-    };
-    let nodes = list(field(f, "nodes")?, &node)?;
-    let end = |x: &Value| index(x, nodes.len(), "the flow's nodes");
-    let edge = |e: &Value| -> Res<(usize, usize, bool)> {
-        let [a, b, c] = tuple(e)?;
-        Ok((end(a)?, end(b)?, flag(c)?))
-    };
-    let flow = Flow { edges: list(field(f, "edges")?, &edge)?, nodes };
     Ok(MergeView { lines, blocks, diffs, block_lines, flow })
 }
 
@@ -589,7 +572,7 @@ pub fn decode(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
             }
             Ok(Drawn::Graph { graph, roles })
         } else if let Some(m) = view.get("merge") {
-            Ok(Drawn::Merge(merge(m)?))
+            Ok(Drawn::Merge(std::rc::Rc::new(merge(m)?)))
         } else if let Some(r) = view.get("renames") {
             Ok(Drawn::Renaming { renames: list(r, &text_pair)?, panel: text(field(view, "panel")?)? })
         } else {

@@ -3,27 +3,17 @@
 //! marked; and the data-flow graph of the canonical program in place of the call graph.
 
 use super::code::{tokens, use_lines};
-use crate::decimal::{fixed, short};
+use crate::decimal::fixed;
 use crate::kinds::merge_codebases::render::Piece;
-use crate::kinds::merge_codebases::view::MergeView;
+use crate::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
 use crate::kinds::merge_codebases::CLASSES;
 use crate::playground::window::COLUMN_FULL_MAX;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The hue of shared block `k`: golden-angle steps, so neighbouring blocks never look alike.
-fn hue(k: usize) -> usize {
-    (40 + k * 137) % 360
-}
-
 /// The tint of shared block `k` (translucent, so it reads in light and dark mode).
 pub fn tint(k: usize) -> String {
     format!("hsla({}, 80%, 55%, 0.22)", hue(k))
-}
-
-/// The solid colour of block `k` (graph vertices, the legend).
-pub fn solid(k: usize) -> String {
-    format!("hsl({}, 65%, 58%)", hue(k))
 }
 
 fn piece_class(p: Option<Piece>) -> Classes {
@@ -130,84 +120,20 @@ pub fn merge_classes(p: &ClassesProps) -> Html {
     }
 }
 
-const NODE_R: f64 = 12.0;
-const GAP_X: f64 = 34.0;
-const LAYER_GAP: f64 = 46.0;
-const MARGIN: f64 = 18.0;
-
-#[derive(Properties, PartialEq)]
-pub struct FlowProps {
-    pub view: Rc<MergeView>,
-    #[prop_or(1.0)]
-    pub zoom: f64,
-    /// The element id of the drawing.
-    #[prop_or(AttrValue::Static("data-flow"))]
-    pub id: AttrValue,
-}
-
-/// The data-flow graph: parameters on top, each variable below every variable it reads; vertices
-/// tinted by their block, differences marked.
-#[function_component(FlowSvg)]
-pub fn flow_svg(p: &FlowProps) -> Html {
-    let placed = use_memo(p.view.clone(), |v| {
-        let layout = v.flow.layout();
-        let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
-        let width = 2.0 * MARGIN + widest * GAP_X;
-        let height = 2.0 * MARGIN + layout.layers.len().max(1) as f64 * LAYER_GAP;
-        let mut centre = vec![(0.0, 0.0); v.flow.nodes.len()];
-        for (li, layer) in layout.layers.iter().enumerate() {
-            let left = (width - layer.len() as f64 * GAP_X) / 2.0;
-            for (i, &n) in layer.iter().enumerate() {
-                centre[n] = (left + (i as f64 + 0.5) * GAP_X, MARGIN + (li as f64 + 0.5) * LAYER_GAP);
-            }
-        }
-        (width, height, centre)
-    });
-    let (width, height, centre) = &*placed;
-    let flow = &p.view.flow;
-    let edges = flow.edges.iter().map(|&(u, v, only_b)| {
-        let ((x1, y1), (x2, y2)) = (centre[u], centre[v]);
-        let class = if only_b { "flow-edge only-b" } else { "flow-edge" };
-        html! { <line class={class} x1={fixed(x1, 1).to_string()} y1={fixed(y1 + NODE_R, 1).to_string()} x2={fixed(x2, 1).to_string()} y2={fixed(y2 - NODE_R, 1).to_string()} /> }
-    });
-    let nodes = flow.nodes.iter().enumerate().map(|(i, n)| {
-        let (x, y) = centre[i];
-        let (fill, kind) = match n.piece {
-            None => ("var(--code-bg)".to_string(), "parameter".to_string()),
-            Some(Piece::Block(k)) => (solid(k), format!("block {}", k + 1)),
-            Some(Piece::Diff(d)) => ("var(--error-border)".to_string(), format!("difference {}", d + 1)),
-            Some(Piece::Return) => ("var(--code-bg)".to_string(), String::new()),
-        };
-        let named = |c: usize| match &n.names[c] {
-            Some(x) => format!("`{x}` in {}", CLASSES[c]),
-            None => format!("folded into another line in {}", CLASSES[c]),
-        };
-        let title =
-            format!("{} ({kind}{}): {}, {}", n.name, if n.leaf { ", returned" } else { "" }, named(0), named(1));
-        let class = classes!(
-            "flow-node",
-            matches!(n.piece, Some(Piece::Diff(_))).then_some("flow-diff"),
-            n.piece.is_none().then_some("flow-param"),
-            n.leaf.then_some("flow-leaf")
-        );
-        html! {
-            <g class={class} transform={format!("translate({},{})", fixed(x, 1), fixed(y, 1))} data-name={n.name.clone()}>
-                <title>{ title }</title>
-                <circle r={short(NODE_R).to_string()} fill={fill} />
-                <text y="3.5" text-anchor="middle">{ n.name.clone() }</text>
-            </g>
-        }
-    });
-    let style = if (p.zoom - 1.0).abs() < 1e-9 { "max-width: 100%; height: auto;" } else { "" };
-    html! {
-        <svg id={p.id.clone()} class="call-graph data-flow" xmlns="http://www.w3.org/2000/svg"
-            viewBox={format!("0 0 {} {}", fixed(*width, 0), fixed(*height, 0))}
-            width={fixed(width * p.zoom, 0).to_string()} height={fixed(height * p.zoom, 0).to_string()} style={style}
-            role="img" aria-label={format!("data-flow graph of {} variables", flow.nodes.len())}>
-            <g class="edges">{ for edges }</g>
-            <g class="vertices">{ for nodes }</g>
-        </svg>
-    }
+/// The data-flow graph at `zoom` (1 fits it to its box), in an `<svg>` element with id `id`: the
+/// markup made with the task ([`FlowDrawing`]), parsed by the browser at once. A plain function.
+pub fn flow_svg(d: &FlowDrawing, zoom: f64, id: &str) -> Html {
+    let style = if (zoom - 1.0).abs() < 1e-9 { " style=\"max-width: 100%; height: auto;\"" } else { "" };
+    Html::from_html_unchecked(AttrValue::from(format!(
+        "<svg id=\"{id}\" class=\"call-graph data-flow\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" \
+         width=\"{}\" height=\"{}\"{style} role=\"img\" aria-label=\"data-flow graph of {} variables\">{}</svg>",
+        d.width,
+        d.height,
+        fixed(d.width as f64 * zoom, 0),
+        fixed(d.height as f64 * zoom, 0),
+        d.vertices,
+        d.markup
+    )))
 }
 
 /// The blocks' tints and the difference mark (a plain function: no state).

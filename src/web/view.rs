@@ -481,7 +481,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         Callback::from(move |_: MouseEvent| revealed.set(true))
     };
     let merge = match &p.shown.generated.view {
-        Drawn::Merge(m) => Some(Rc::new(m.clone())),
+        Drawn::Merge(m) => Some(m.clone()),
         Drawn::Graph { .. } | Drawn::Renaming { .. } => None,
     };
     let code = match (*tab, &merge) {
@@ -554,16 +554,15 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         // Made with the task, in the `gen` module (`variable_renaming::panel_html`); no events.
         Drawn::Renaming { panel, .. } => Html::from_html_unchecked(AttrValue::from(panel.clone())),
         Drawn::Merge(m) => {
-            let m = Rc::new(m.clone());
             html! {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
                     { zoom_head("Data flow", &zoom) }
-                    { super::merge::flow_legend(&m) }
+                    { super::merge::flow_legend(m) }
                     <div class="graph-scroll">
                         // Drawn only while its panel is open: about 7 elements per variable, `n` +
                         // 10 variables, never clustered.
                         if shown_panel == SidePanel::Graph {
-                            <super::merge::FlowSvg view={m} zoom={*zoom} />
+                            { super::merge::flow_svg(&m.flow, *zoom, "data-flow") }
                         }
                     </div>
                     { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
@@ -1032,7 +1031,7 @@ pub(super) fn card_picture(s: &Rc<Shown>, noop: &Callback<Option<AttrValue>>) ->
             html! { <pre class="card-chain">{ format!("def main(val: float) -> float:\n{}\n    …", lines.join("\n")) }</pre> }
         }
         Drawn::Merge(m) => html! {
-            <super::merge::FlowSvg view={Rc::new(m.clone())} zoom={0.32} id={format!("card-flow-{}", s.spec.kind.as_str())} />
+            { super::merge::flow_svg(&m.flow, 0.32, &format!("card-flow-{}", s.spec.kind.as_str())) }
         },
     }
 }

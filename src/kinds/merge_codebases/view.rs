@@ -5,8 +5,28 @@
 use super::ir::{Item, Var};
 use super::render::Piece;
 use super::Made;
+use crate::decimal::fixed;
 use crate::graph::layout::{layered_lists, Layout};
+use crate::graph::svg::esc;
 use std::collections::hash_map::{Entry, HashMap};
+use std::fmt::Write;
+
+/// The data-flow drawing's sizes: a vertex's radius, the distance between the vertices of a layer
+/// and between layers, and the margin (whole numbers: the drawing's size is a whole number).
+const NODE_R: usize = 12;
+const GAP_X: usize = 34;
+const LAYER_GAP: usize = 46;
+const MARGIN: usize = 18;
+
+/// The hue of shared block `k`: golden-angle steps, so neighbouring blocks never look alike.
+pub fn hue(k: usize) -> usize {
+    (40 + k * 137) % 360
+}
+
+/// The solid colour of shared block `k` (the data-flow graph's vertices, the legend).
+pub fn solid(k: usize) -> String {
+    format!("hsl({}, 65%, 58%)", hue(k))
+}
 
 /// A variable of the data-flow graph.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -30,74 +50,8 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// Children lists (for the layout).
-    pub fn children(&self) -> Vec<Vec<usize>> {
-        let mut out = vec![Vec::new(); self.nodes.len()];
-        for &(u, v, _) in &self.edges {
-            out[u].push(v);
-        }
-        out
-    }
-    /// A layered drawing: parameters on top, each variable below everything it reads.
-    pub fn layout(&self) -> Layout {
-        layered_lists(self.nodes.len(), &self.children())
-    }
-    /// The networkx node-link form (the record's `graph`).
-    pub fn node_link(&self) -> serde_json::Value {
-        let nodes: Vec<_> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let (kind, index) = match n.piece {
-                    None => ("param", 0),
-                    Some(Piece::Block(k)) => ("block", k),
-                    Some(Piece::Diff(i)) => ("difference", i),
-                    Some(Piece::Return) => ("return", 0),
-                };
-                serde_json::json!({ "id": n.name, "kind": kind, "index": index, "leaf": n.leaf,
-                    "name_a": n.names[0], "name_b": n.names[1] })
-            })
-            .collect();
-        let edges: Vec<_> = self
-            .edges
-            .iter()
-            .map(|&(u, v, b)| serde_json::json!({ "source": self.nodes[u].name, "target": self.nodes[v].name, "only_b": b }))
-            .collect();
-        // Built in place: `json!` would copy the two lists value by value.
-        let mut graph = serde_json::Map::new();
-        graph.insert("directed".into(), true.into());
-        graph.insert("multigraph".into(), false.into());
-        graph.insert("graph".into(), serde_json::Map::new().into());
-        graph.insert("nodes".into(), serde_json::Value::Array(nodes));
-        graph.insert("edges".into(), serde_json::Value::Array(edges));
-        serde_json::Value::Object(graph)
-    }
-}
-
-/// One difference, for the app.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct DiffInfo {
-    /// The canonical target.
-    pub target: String,
-    /// How `CalculateB`'s line differs from `CalculateA`'s.
-    pub how: String,
-}
-
-/// Everything the app draws for a merge task.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct MergeView {
-    /// Per class, the 1-based starter line and piece of every line of its `compute()`.
-    pub lines: [Vec<(usize, Piece)>; 2],
-    /// Shared blocks.
-    pub blocks: usize,
-    pub diffs: Vec<DiffInfo>,
-    /// Lines of each block in the canonical program.
-    pub block_lines: Vec<usize>,
-    pub flow: Flow,
-}
-
-impl MergeView {
-    pub fn new(made: &Made) -> MergeView {
+    /// The canonical program's data flow, with each variable's names in the two classes.
+    pub fn new(made: &Made) -> Flow {
         let p = &made.program;
         let mut piece_of: Vec<Option<Piece>> = vec![None; p.names.len()];
         let (mut block, mut diff) = (0, 0);
@@ -163,6 +117,159 @@ impl MergeView {
                 leaf: leaf[v],
             })
             .collect();
+        Flow { nodes, edges }
+    }
+    /// Children lists (for the layout).
+    pub fn children(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for &(u, v, _) in &self.edges {
+            out[u].push(v);
+        }
+        out
+    }
+    /// A layered drawing: parameters on top, each variable below everything it reads.
+    pub fn layout(&self) -> Layout {
+        layered_lists(self.nodes.len(), &self.children())
+    }
+    /// The drawing the app shows ([`FlowDrawing`]): parameters on top, each variable below every
+    /// variable it reads, tinted by its block ([`solid`]), differences marked; each vertex titled
+    /// with its names in the two classes.
+    pub fn drawing(&self) -> FlowDrawing {
+        let layout = self.layout();
+        let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        let width = 2 * MARGIN + widest * GAP_X;
+        let height = 2 * MARGIN + layout.layers.len().max(1) * LAYER_GAP;
+        let mut centre = vec![(0.0, 0.0); self.nodes.len()];
+        for (li, layer) in layout.layers.iter().enumerate() {
+            let left = (width - layer.len() * GAP_X) as f64 / 2.0;
+            for (i, &n) in layer.iter().enumerate() {
+                centre[n] = (left + (i as f64 + 0.5) * GAP_X as f64, (MARGIN + li * LAYER_GAP + LAYER_GAP / 2) as f64);
+            }
+        }
+        let r = NODE_R as f64;
+        let mut out = String::with_capacity(230 * self.nodes.len() + 70 * self.edges.len() + 60);
+        out.push_str("<g class=\"edges\">");
+        for &(u, v, only_b) in &self.edges {
+            let ((x1, y1), (x2, y2)) = (centre[u], centre[v]);
+            let class = if only_b { "flow-edge only-b" } else { "flow-edge" };
+            let _ = write!(
+                out,
+                "<line class=\"{class}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                fixed(x1, 1),
+                fixed(y1 + r, 1),
+                fixed(x2, 1),
+                fixed(y2 - r, 1)
+            );
+        }
+        out.push_str("</g><g class=\"vertices\">");
+        for (n, &(x, y)) in self.nodes.iter().zip(&centre) {
+            let (fill, kind) = match n.piece {
+                None => ("var(--code-bg)".to_string(), "parameter".to_string()),
+                Some(Piece::Block(k)) => (solid(k), format!("block {}", k + 1)),
+                Some(Piece::Diff(d)) => ("var(--error-border)".to_string(), format!("difference {}", d + 1)),
+                Some(Piece::Return) => ("var(--code-bg)".to_string(), String::new()),
+            };
+            let named = |c: usize| match &n.names[c] {
+                Some(x) => format!("`{x}` in {}", super::CLASSES[c]),
+                None => format!("folded into another line in {}", super::CLASSES[c]),
+            };
+            let title =
+                format!("{} ({kind}{}): {}, {}", n.name, if n.leaf { ", returned" } else { "" }, named(0), named(1));
+            let mut class = String::from("flow-node");
+            for (on, c) in [
+                (matches!(n.piece, Some(Piece::Diff(_))), " flow-diff"),
+                (n.piece.is_none(), " flow-param"),
+                (n.leaf, " flow-leaf"),
+            ] {
+                if on {
+                    class.push_str(c);
+                }
+            }
+            let name = esc(&n.name);
+            let _ = write!(
+                out,
+                "<g class=\"{class}\" transform=\"translate({},{})\" data-name=\"{name}\"><title>{}</title>\
+                 <circle r=\"{NODE_R}\" fill=\"{fill}\"/><text y=\"3.5\" text-anchor=\"middle\">{name}</text></g>",
+                fixed(x, 1),
+                fixed(y, 1),
+                esc(&title),
+            );
+        }
+        out.push_str("</g>");
+        FlowDrawing { markup: out, width, height, vertices: self.nodes.len() }
+    }
+    /// The networkx node-link form (the record's `graph`).
+    pub fn node_link(&self) -> serde_json::Value {
+        let nodes: Vec<_> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let (kind, index) = match n.piece {
+                    None => ("param", 0),
+                    Some(Piece::Block(k)) => ("block", k),
+                    Some(Piece::Diff(i)) => ("difference", i),
+                    Some(Piece::Return) => ("return", 0),
+                };
+                serde_json::json!({ "id": n.name, "kind": kind, "index": index, "leaf": n.leaf,
+                    "name_a": n.names[0], "name_b": n.names[1] })
+            })
+            .collect();
+        let edges: Vec<_> = self
+            .edges
+            .iter()
+            .map(|&(u, v, b)| serde_json::json!({ "source": self.nodes[u].name, "target": self.nodes[v].name, "only_b": b }))
+            .collect();
+        // Built in place: `json!` would copy the two lists value by value.
+        let mut graph = serde_json::Map::new();
+        graph.insert("directed".into(), true.into());
+        graph.insert("multigraph".into(), false.into());
+        graph.insert("graph".into(), serde_json::Map::new().into());
+        graph.insert("nodes".into(), serde_json::Value::Array(nodes));
+        graph.insert("edges".into(), serde_json::Value::Array(edges));
+        serde_json::Value::Object(graph)
+    }
+}
+
+/// One difference, for the app.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DiffInfo {
+    /// The canonical target.
+    pub target: String,
+    /// How `CalculateB`'s line differs from `CalculateA`'s.
+    pub how: String,
+}
+
+/// Everything the app draws for a merge task.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MergeView {
+    /// Per class, the 1-based starter line and piece of every line of its `compute()`.
+    pub lines: [Vec<(usize, Piece)>; 2],
+    /// Shared blocks.
+    pub blocks: usize,
+    pub diffs: Vec<DiffInfo>,
+    /// Lines of each block in the canonical program.
+    pub block_lines: Vec<usize>,
+    /// The data-flow graph's drawing.
+    pub flow: FlowDrawing,
+}
+
+/// The data-flow graph as the app draws it, made with the task (in the `gen` module: about 7
+/// elements per variable, `n` + 10 variables, never clustered; Yew built them one by one in about
+/// 170 ms at `n = 1,000`, the browser parses the markup at once).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FlowDrawing {
+    /// What goes inside the `<svg>` element: `<g class="edges">…</g><g class="vertices">…</g>`.
+    pub markup: String,
+    /// The drawing's size (its `viewBox` is `0 0 width height`).
+    pub width: usize,
+    pub height: usize,
+    /// How many variables it draws.
+    pub vertices: usize,
+}
+
+impl MergeView {
+    pub fn new(made: &Made, flow: &Flow) -> MergeView {
+        let p = &made.program;
         MergeView {
             lines: made.starter.lines.clone(),
             blocks: p.blocks().count(),
@@ -171,7 +278,80 @@ impl MergeView {
                 .map(|d| DiffInfo { target: p.names[d.target].clone(), how: d.how.describe().to_string() })
                 .collect(),
             block_lines: p.blocks().map(|b| b.lines.len()).collect(),
-            flow: Flow { nodes, edges },
+            flow: flow.drawing(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::TaskSpec;
+
+    fn flow(query: &str) -> Flow {
+        let spec = TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').unwrap())).unwrap();
+        Flow::new(&super::super::make(&spec).unwrap())
+    }
+
+    /// The number after each `at` in `markup` (up to its closing quote).
+    fn numbers(markup: &str, at: &str) -> Vec<f64> {
+        markup.split(at).skip(1).map(|rest| rest.split('"').next().unwrap().parse().unwrap()).collect()
+    }
+
+    /// Over many tasks: one vertex per variable and one line per edge, differences and parameters
+    /// classed, every vertex named and titled, the tags balanced, every vertex inside the drawing
+    /// and no two on one spot, every line's ends inside it.
+    #[test]
+    fn flow_drawing_draws_every_variable_inside_its_box() {
+        for (n, d, seed) in [(5, 1, 1), (25, 2, 3), (40, 3, 7), (120, 4, 11), (300, 6, 2)] {
+            let f = flow(&format!("v=1&kind=merge_codebases&n={n}&seed={seed}&d={d}"));
+            let w = f.drawing();
+            let m = &w.markup;
+            let c = format!("n={n} seed={seed}");
+            assert_eq!(w.vertices, f.nodes.len(), "{c}");
+            assert_eq!(m.matches("<g class=\"flow-node").count(), f.nodes.len(), "{c}");
+            assert_eq!(m.matches("<line class=\"flow-edge").count(), f.edges.len(), "{c}");
+            assert_eq!(m.matches(" only-b\"").count(), f.edges.iter().filter(|e| e.2).count(), "{c}");
+            assert_eq!(m.matches(" flow-diff").count(), d, "{c}");
+            assert_eq!(m.matches(" flow-param").count(), f.nodes.iter().filter(|n| n.piece.is_none()).count(), "{c}");
+            assert_eq!(m.matches("<title>").count(), f.nodes.len(), "{c}");
+            for v in &f.nodes {
+                assert!(m.contains(&format!("data-name=\"{}\"", v.name)), "{c}: {} is not drawn", v.name);
+            }
+            let opened = m.matches('<').count() - 2 * m.matches("</").count();
+            assert_eq!(opened, m.matches("/>").count(), "{c}: unbalanced tags");
+            let spots: Vec<(f64, f64)> = m
+                .split("translate(")
+                .skip(1)
+                .map(|r| {
+                    let (x, y) = r.split_once(')').unwrap().0.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            assert_eq!(spots.len(), f.nodes.len(), "{c}");
+            for &(x, y) in &spots {
+                assert!(x > 0.0 && x < w.width as f64 && y > 0.0 && y < w.height as f64, "{c}: ({x}, {y}) outside");
+            }
+            let mut spots: Vec<(i64, i64)> = spots.iter().map(|&(x, y)| ((x * 10.0) as i64, (y * 10.0) as i64)).collect();
+            spots.sort_unstable();
+            spots.dedup();
+            assert_eq!(spots.len(), f.nodes.len(), "{c}: two vertices on one spot");
+            for at in ["x1=\"", "x2=\""] {
+                assert!(numbers(m, at).iter().all(|&x| x > 0.0 && x < w.width as f64), "{c}");
+            }
+            for at in ["y1=\"", "y2=\""] {
+                assert!(numbers(m, at).iter().all(|&y| y > 0.0 && y < w.height as f64), "{c}");
+            }
+        }
+    }
+
+    /// Names from the task are escaped in the markup.
+    #[test]
+    fn flow_drawing_escapes_names() {
+        let mut f = flow("v=1&kind=merge_codebases&n=5&seed=1");
+        f.nodes[0].name = "a<b&\"c'".into();
+        let m = f.drawing().markup;
+        assert!(m.contains("data-name=\"a&lt;b&amp;&quot;c&#39;\""), "{m:.400}");
+        assert!(!m.contains("a<b"));
     }
 }
