@@ -33,10 +33,7 @@ pub struct Made {
 #[derive(Clone, Debug)]
 pub enum Drawn {
     /// A call-graph kind: the joined graph and each function's role, in node order.
-    Graph {
-        graph: CallGraph,
-        roles: Vec<Role>,
-    },
+    Graph { graph: CallGraph, roles: Vec<Role> },
     /// (Shared: the app's views hold it, the data-flow markup with it, without copying.)
     Merge(std::rc::Rc<MergeView>),
     Renaming {

@@ -332,7 +332,8 @@ mod tests {
             for &(x, y) in &spots {
                 assert!(x > 0.0 && x < w.width as f64 && y > 0.0 && y < w.height as f64, "{c}: ({x}, {y}) outside");
             }
-            let mut spots: Vec<(i64, i64)> = spots.iter().map(|&(x, y)| ((x * 10.0) as i64, (y * 10.0) as i64)).collect();
+            let mut spots: Vec<(i64, i64)> =
+                spots.iter().map(|&(x, y)| ((x * 10.0) as i64, (y * 10.0) as i64)).collect();
             spots.sort_unstable();
             spots.dedup();
             assert_eq!(spots.len(), f.nodes.len(), "{c}: two vertices on one spot");
