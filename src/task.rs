@@ -178,3 +178,34 @@ pub fn task_hash(task: &Task) -> String {
     let json = serde_json::to_string(task).expect("a task serialises");
     crate::rng::hex_id(&json, "task-hash", 16)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{Axis, Kind};
+
+    /// The names in the group `key=(a|b|…)` of index.html's first script.
+    fn early_names(key: &str) -> Vec<String> {
+        let html = include_str!("../index.html");
+        let at = html.find(&format!("{key}=(")).unwrap_or_else(|| panic!("index.html names no {key}= group"))
+            + key.len()
+            + 2;
+        let group = &html[at..at + html[at..].find(')').expect("the group closes")];
+        let mut names: Vec<String> = group.split('|').map(String::from).collect();
+        names.sort();
+        names
+    }
+
+    /// index.html's first script starts the generator module's worker for a task link whose kind or
+    /// axis needs a part the first download leaves out (`web::gen::EARLY`): exactly those, no more.
+    #[test]
+    fn index_html_starts_the_generator_early_for_exactly_the_extra_kinds_and_axes() {
+        let mut kinds: Vec<String> =
+            Kind::ALL.iter().filter(|k| k.def().extra().is_some()).map(|k| k.as_str().to_string()).collect();
+        kinds.sort();
+        let mut axes: Vec<String> =
+            Axis::ALL.iter().filter(|a| a.def().extra().is_some()).map(|a| a.as_str().to_string()).collect();
+        axes.sort();
+        assert_eq!(early_names("kind"), kinds);
+        assert_eq!(early_names("axis"), axes);
+    }
+}

@@ -24,6 +24,10 @@ fn spec(query: &str) -> TaskSpec {
     TaskSpec::from_pairs(query.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid spec")
 }
 
+/// JS that is true when the page's task came from the worker index.html's first script starts for a
+/// task link of the module's (`web::gen::EARLY`): the app took its answer, a task's tape.
+const FROM_EARLY: &str = "const e = window.cabritoEarly; return !!e && e.taken === true && typeof e.took === 'number';";
+
 /// The page shows `spec`'s task as the native generator makes it.
 /// JS that is true once the task view shows the task `canonical` with its hash, which is written once
 /// the page is idle after the view rendered.
@@ -69,8 +73,10 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let plain = spec("v=1&kind=dead_code&domain=math&axis=traversal&n=10&seed=3");
     driver.goto(format!("{base}{}", link(&plain))).await?;
     expect_task(driver, &plain).await?;
-    if fetched_gen_module(driver).await? {
-        return Err("a traversal task fetched the generator module".into());
+    if fetched_gen_module(driver).await?
+        || js(driver, "return 'cabritoEarly' in window;", vec![]).await?.as_bool() == Some(true)
+    {
+        return Err("a traversal task fetched the generator module, or started its worker".into());
     }
 
     // Each part the first download leaves out, opened fresh by its link: fetched, then the same task.
@@ -85,8 +91,26 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         driver.goto("about:blank").await?;
         driver.goto(format!("{base}{}", link(&s))).await?;
         expect_task(driver, &s).await?;
-        if !fetched_gen_module(driver).await? {
-            return Err(format!("{query} was shown without the generator module: is the first download lean?").into());
+        // Opened fresh: from the module's worker index.html's first script started (`web::gen::EARLY`).
+        if js(driver, FROM_EARLY, vec![]).await?.as_bool() != Some(true) {
+            return Err(format!("{query} was not made by the early worker: is the first download lean?").into());
+        }
+        if s.axis == cabrito::spec::Axis::Runtime {
+            // The page never loaded the module itself; "why this branch?" loads it, and works a call out.
+            if js(driver, "return 'cabritoGen' in window;", vec![]).await?.as_bool() != Some(false) {
+                return Err("the page loaded the generator module although the early worker made its task".into());
+            }
+            driver.find(By::Css("#starter-code .line.guard")).await?.click().await?;
+            let said = wait_for(
+                driver,
+                "the why panel's first call",
+                "const e = document.getElementById('why-result-0'); return e && e.textContent;",
+                30,
+            )
+            .await?;
+            if !said.as_str().is_some_and(|t| t.contains("so this call returns")) {
+                return Err(format!("the why panel of {query} says {said}").into());
+            }
         }
     }
     driver.screenshot(&shots.join("gensplit-merge.png")).await?;
@@ -159,6 +183,58 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     let longest = js(driver, "return window.__longest;", vec![]).await?;
     println!("merge n = 1,000 from the worker: the page's longest task {longest} ms");
+
+    // Opened fresh, a link of the module's: index.html's first script starts the module's worker at
+    // once, beside the app's download, and asks it for the link's task (`web::gen::EARLY`); the page
+    // shows that answer, and the module's own worker is never made. When the browser refuses that
+    // first worker, the page asks the module's own and shows the same task. (A script run before
+    // the page's own counts the workers made (the module's are blob scripts), and refuses the first when `__refuse` is set.)
+    let cdp = driver.cdp();
+    let before_page =
+        |source: &str| cdp.send_raw("Page.addScriptToEvaluateOnNewDocument", serde_json::json!({ "source": source }));
+    let counting = before_page(
+        "window.__workers = []; const W = window.Worker; \
+         window.Worker = function (u, o) { window.__workers.push(String(u)); \
+           if (window.__refuse && window.__workers.length === 1) \
+             u = URL.createObjectURL(new Blob(['throw new Error(\"refused\")'], { type: 'text/javascript' })); \
+           return new W(u, o); }; \
+         window.Worker.prototype = W.prototype;",
+    )
+    .await?;
+    let early_state = "const e = window.cabritoEarly; \
+         return JSON.stringify([!!(e && e.taken), e ? typeof e.took : 'none', \
+         window.__workers.filter(u => u.startsWith('blob:')).length]);";
+    driver.goto("about:blank").await?;
+    driver.goto(format!("{base}{}", link(&big))).await?;
+    wait_for(driver, "the merge task at n = 1,000, opened fresh", &task_shown(&big.canonical()), 120).await?;
+    same_hash(driver, &big, "from the early worker").await?;
+    let state = js(driver, early_state, vec![]).await?;
+    if state.as_str() != Some(r#"[true,"number",1]"#) {
+        return Err(format!(
+            "merge n = 1,000 opened fresh: [taken, took, blob workers made] is {state}, want [true,\"number\",1]"
+        )
+        .into());
+    }
+    let took = js(
+        driver,
+        "return [window.cabritoEarly.took, performance.getEntriesByName('cabrito-task-rendered')[0].startTime];",
+        vec![],
+    )
+    .await?;
+    println!("merge n = 1,000 opened fresh: [generated in the early worker (ms), task rendered (ms)] = {took}");
+    let refuse = before_page("window.__refuse = true;").await?;
+    let refused = spec("v=1&kind=add_parameter&domain=math&axis=runtime&n=30&seed=12");
+    driver.goto("about:blank").await?;
+    driver.goto(format!("{base}{}", link(&refused))).await?;
+    expect_task(driver, &refused).await?;
+    let state = js(driver, early_state, vec![]).await?;
+    if state.as_str() != Some(r#"[true,"undefined",2]"#) {
+        return Err(format!("a runtime link whose early worker was refused: [taken, took, blob workers made] is {state}, want [true,\"undefined\",2]").into());
+    }
+    for added in [refuse, counting] {
+        let id = added["identifier"].clone();
+        cdp.send_raw("Page.removeScriptToEvaluateOnNewDocument", serde_json::json!({ "identifier": id })).await?;
+    }
 
     // The worker fails (here: its script throws at once): the page says so, and the next task makes a
     // new worker and shows.

@@ -107,15 +107,16 @@ fn view_of(made: &Made) -> Value {
     }
 }
 
-/// The task a spec query asks for (a spec as its link writes it, `v=1&kind=…`), or why not, naming the
-/// key that cannot be read. Any text gives one of the two.
+/// The task a spec query asks for (a spec as its link writes it, `v=1&kind=…`, read as the task
+/// page reads its link's: the keys that are not the spec's, such as `panel`, left aside), or why
+/// not, naming the key that cannot be read. Any text gives one of the two.
 pub fn made_for(query: &str) -> Result<Made, String> {
-    crate::playground::route::split_query(query)
-        .and_then(|pairs| {
-            TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| e.to_string())
-        })
-        .map_err(|e| format!("the spec cannot be read: {e}"))
-        .and_then(|spec| crate::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()))
+    use crate::playground::route::{parse, Route, TASK_PATH};
+    match parse(&format!("{TASK_PATH}?{query}")) {
+        Route::Task(spec) => crate::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()),
+        Route::BadLink { message, .. } => Err(format!("the spec cannot be read: {message}")),
+        _ => Err("the spec cannot be read".into()),
+    }
 }
 
 /// The `gen` module's answer to a `generate` call: `{"ok": encode(..)}` or `{"error": "…"}`. The

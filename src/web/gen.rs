@@ -104,23 +104,74 @@ fn there(spec: TaskSpec, part: Extra, done: Done) {
     load(part, move |r| {
         let start = now();
         let asked = r.and_then(|()| lazy::call_value(&MODULE, "spawn", &spec.to_query()));
-        wasm_bindgen_futures::spawn_local(async move {
-            let answer = match asked {
-                Ok(p) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(p))
-                    .await
-                    .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}"))),
-                Err(e) => Err(e),
-            };
-            done(answer.and_then(|a| {
-                let generated = read(a, &spec)?;
-                let millis = match (start, now()) {
-                    (Some(a), Some(b)) => Some(b - a),
-                    _ => None,
-                };
-                Ok(Rc::new(Shown { spec, generated, millis }))
-            }))
-        });
+        wasm_bindgen_futures::spawn_local(
+            async move { done(settled(asked).await.and_then(|a| shown(a, spec, start))) },
+        );
     });
+}
+
+/// The task page's task from the worker index.html's first script started ([`early`]); if that
+/// worker failed (say, the browser refused it), from the module's own ([`there`]). The module is not
+/// loaded on the page for it: what needs it later loads it.
+fn from_early(spec: TaskSpec, part: Extra, (answer, record): (js_sys::Promise, JsValue), done: Done) {
+    wasm_bindgen_futures::spawn_local(async move {
+        match settled(Ok(answer.into())).await {
+            Ok(tape) => {
+                mark(HANDOFF_START_MARK);
+                // As if asked now: what generating took in the worker, not the wait for the app.
+                let took = js_sys::Reflect::get(&record, &"took".into()).ok().and_then(|t| t.as_f64());
+                done(shown(tape, spec, now().zip(took).map(|(now, took)| now - took)))
+            }
+            Err(_) => there(spec, part, done),
+        }
+    });
+}
+
+/// The task read from the module's tape, timed from `start` (when it was asked) to now.
+fn shown(tape: JsValue, spec: TaskSpec, start: Option<f64>) -> Result<Rc<Shown>, String> {
+    let generated = read(tape, &spec)?;
+    let millis = match (start, now()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    Ok(Rc::new(Shown { spec, generated, millis }))
+}
+
+/// What a promise settles with (a rejection's reason as text).
+async fn settled(promise: Result<JsValue, String>) -> Result<JsValue, String> {
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise?))
+        .await
+        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))
+}
+
+fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+/// The global index.html's first script sets when the page opens on a task link whose task this
+/// module makes: it starts the module's worker at once, beside the app's own download, and asks it
+/// for the link's task (`{ query, answer, took }`: the link's query, a promise of the worker's tape,
+/// and once it has answered with one, the milliseconds from asking to the answer). The app marks it
+/// `taken`.
+pub const EARLY: &str = "cabritoEarly";
+
+/// The early answer and its record, if the page opened on `spec`'s link (taken at the first call:
+/// the page's first task from the module is its link's).
+fn early(spec: &TaskSpec) -> Option<(js_sys::Promise, JsValue)> {
+    use crate::playground::route::{parse, Route, TASK_PATH};
+    let early = js_sys::Reflect::get(&web_sys::window()?.into(), &EARLY.into()).ok().filter(JsValue::is_object)?;
+    let get = |key: &str| js_sys::Reflect::get(&early, &key.into()).ok();
+    if get("taken")?.is_truthy() {
+        return None;
+    }
+    let _ = js_sys::Reflect::set(&early, &"taken".into(), &JsValue::TRUE);
+    let query = get("query")?.as_string()?;
+    match parse(&format!("{TASK_PATH}?{query}")) {
+        Route::Task(s) if s == *spec => Some((get("answer")?.dyn_into().ok()?, early)),
+        _ => None,
+    }
 }
 
 /// "Why this branch?" for a `check` call: its outcome and a page of its steps, asked of the loaded
@@ -150,10 +201,13 @@ pub fn waiting(p: &WaitingProps) -> Html {
         use_effect_with(p.spec.clone(), move |spec| {
             failed.set(None);
             let spec = spec.clone();
-            load(part, move |r| match r {
-                Err(e) => failed.set(Some(e)),
-                Ok(()) => show_there(spec.clone(), part, move |r| on_done.emit((spec, r))),
-            });
+            match early(&spec) {
+                Some(e) => from_early(spec.clone(), part, e, Box::new(move |r| on_done.emit((spec, r)))),
+                None => load(part, move |r| match r {
+                    Err(e) => failed.set(Some(e)),
+                    Ok(()) => show_there(spec.clone(), part, move |r| on_done.emit((spec, r))),
+                }),
+            }
         });
     }
     match &*failed {
@@ -187,9 +241,7 @@ pub fn start() {
 fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
     let made = handover::made_for(query);
     if on_page {
-        if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-            let _ = p.mark(HANDOFF_START_MARK);
-        }
+        mark(HANDOFF_START_MARK);
     }
     js_sys::Uint8Array::from(handover::answer_tape(&made).as_slice())
 }
@@ -214,7 +266,7 @@ fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
 /// Without `Worker` (or when the browser refuses to make one) `spawn` generates on the main thread,
 /// as `generate` does.
 mod worker {
-    use super::{tape, HANDOFF_START_MARK, MODULE};
+    use super::{mark, tape, HANDOFF_START_MARK, MODULE};
     use js_sys::{Array, Function, Promise, Uint8Array};
     use std::cell::RefCell;
     use std::collections::HashMap;
@@ -394,9 +446,7 @@ mod worker {
         let answer = js_sys::Reflect::get(&data, &1.into()).unwrap_or_default();
         let Some((resolve, reject)) = CLIENT.with(|c| c.borrow_mut().pending.remove(&(id as u32))) else { return };
         if answer.is_instance_of::<Uint8Array>() {
-            if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-                let _ = p.mark(HANDOFF_START_MARK);
-            }
+            mark(HANDOFF_START_MARK);
             let _ = resolve.call1(&JsValue::NULL, &answer);
         } else {
             let _ = reject.call1(&JsValue::NULL, &format!("the generator's worker: {}", text(&answer)).into());

@@ -9,7 +9,7 @@
 //! functions) and [`show`]: on each click that opens the panel it hands the grade module the guard,
 //! the function and the task ([`handover::why_task`]: the task as the app already writes it for its
 //! hash) through `window.cabritoWhy.mount`, loading the module first if the page's idle load has not
-//! (saying so in the panel meanwhile). The module draws a new panel for each mount; picking another
+//! (saying so in the panel meanwhile), and the `gen` module, which works each call out. The module draws a new panel for each mount; picking another
 //! guard and paging are the module's own. What the app must hear back is the panel's Close button
 //! (`#why-close`): it listens for clicks on the host itself, since the module's elements are not the
 //! app's Yew's.
@@ -69,14 +69,18 @@ pub fn show(root: &NodeRef, task: &Task, function: &str, guard: usize, open: Use
         })
         .forget();
     }
-    if !lazy::loaded(&super::grade::MODULE) {
+    if !lazy::loaded(&super::grade::MODULE) || !lazy::loaded(&super::gen::MODULE) {
         notice(&el, false, "Loading the “why this branch?” panel…");
     }
     let text = handover::why_task(task, function, guard);
-    lazy::ensure_loaded(&super::grade::MODULE, move |r| {
-        if let Err(e) = r.and_then(|()| lazy::mount(&WHY, &el, &text)) {
-            notice(&el, true, &format!("“Why this branch?” cannot be shown: {e}."));
-        }
+    // The panel works each call out with the generator module (`gen::why`), which a task opened by
+    // its link never loaded on the page (its worker made the task: `gen::EARLY`).
+    lazy::ensure_loaded(&super::gen::MODULE, move |g| {
+        lazy::ensure_loaded(&super::grade::MODULE, move |r| {
+            if let Err(e) = g.and(r).and_then(|()| lazy::mount(&WHY, &el, &text)) {
+                notice(&el, true, &format!("“Why this branch?” cannot be shown: {e}."));
+            }
+        })
     });
 }
 
