@@ -22,7 +22,10 @@
 //! The task page ([`Waiting`]) and the gallery's cards ask for a task with [`show_there`], which the
 //! module's worker generates (the `worker` module below: made at the first request, one for the
 //! page's life unless it fails); the scale page's rows ([`generate`], in a loop) and the why panel
-//! ([`why`]) call the module's main-thread instance synchronously.
+//! ([`why`]) call the module's main-thread instance synchronously. A page opened fresh on such a
+//! task's link has its task on the way before the app starts: index.html's first script starts a
+//! worker of the module and asks it for the link's task ([`EARLY`]); the task page takes that answer
+//! and never loads the module on the page for it (the why panel loads it when opened).
 
 use super::app::{now, Made, Shown};
 use super::lazy::{self, Module};
