@@ -28,6 +28,7 @@
 //! and never loads the module on the page for it (the why panel loads it when opened).
 
 use super::app::{now, Made, Shown};
+use super::files::mark;
 use super::lazy::{self, Module};
 use crate::axes::runtime::guard::Call;
 use crate::playground::branches::{Outcome, StepRow};
@@ -145,12 +146,6 @@ async fn settled(promise: Result<JsValue, String>) -> Result<JsValue, String> {
     wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise?))
         .await
         .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))
-}
-
-fn mark(name: &str) {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.mark(name);
-    }
 }
 
 /// The global index.html's first script sets when the page opens on a task link whose task this
