@@ -2,7 +2,7 @@
 //!
 //! A variable is an index into a name table: the canonical table holds the parameters, then every
 //! target in program order; a class's table extends it with the temporaries its rewrites create.
-//! Values are evaluated exactly modulo two primes near 2^61 and 2^64 ([`Val`]): two values that
+//! Values are evaluated exactly modulo two primes near 2^61 and 2^64 ([`Val`], with 64-bit operations only): two values that
 //! differ there differ as integers, so "this line changes the value" is never wrongly believed, and
 //! two different integers agree on both residues only when their difference is a multiple of a
 //! 125-bit number. CPython, with its exact integers, has the last word in the tests.
@@ -153,12 +153,24 @@ impl Program {
 const P1: u64 = (1 << 61) - 1;
 const P2: u64 = u64::MAX - 58; // 2^64 - 59
 
-/// Residues reduced without division (wasm has no native 128-bit division): modulo 2^61 - 1 by
-/// folding the high bits onto the low ones, modulo 2^64 - 59 by 2^64 ≡ 59.
-fn reduce1(x: u128) -> u64 {
-    let folded = (x & P1 as u128) + (x >> 61);
-    let folded = (folded & P1 as u128) + (folded >> 61);
-    let r = folded as u64;
+// The arithmetic is written with 64-bit operations only, always inlined: wasm has no 128-bit
+// integers (a `u128` product is a call to `__multi3`), and the browser runs a module's first call in
+// its baseline compiler, which inlines nothing. The tests check it against `u128` remainders.
+
+/// `a · b` as `(high, low)` 64-bit halves, from four 32-bit products.
+#[inline(always)]
+fn mul_wide(a: u64, b: u64) -> (u64, u64) {
+    const M: u64 = u32::MAX as u64;
+    let (a0, a1, b0, b1) = (a & M, a >> 32, b & M, b >> 32);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 32) + (p01 & M) + (p10 & M);
+    ((p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)), (p00 & M) | (mid << 32))
+}
+
+/// `x mod (2^61 - 1)` for `x < 2^63`: fold the high bits onto the low ones.
+#[inline(always)]
+fn fold1(x: u64) -> u64 {
+    let r = (x & P1) + (x >> 61);
     if r >= P1 {
         r - P1
     } else {
@@ -166,14 +178,21 @@ fn reduce1(x: u128) -> u64 {
     }
 }
 
-fn reduce2(x: u128) -> u64 {
-    let mut t = (x >> 64) * 59 + (x & u64::MAX as u128);
-    t = (t >> 64) * 59 + (t & u64::MAX as u128);
-    // Now t < 2^64 + 59 · 59 < 2 · P2, so one subtraction is enough.
-    if t >= P2 as u128 {
-        t -= P2 as u128;
+/// `(high · 2^64 + low) mod (2^64 - 59)` for `high < 2^64`: 2^64 ≡ 59.
+#[inline(always)]
+fn fold2(high: u64, low: u64) -> u64 {
+    // high · 59 < 59 · 2^64, so its own high half is under 59.
+    let (h, l) = mul_wide(high, 59);
+    let (s, carry) = low.overflowing_add(l);
+    let high = h + carry as u64; // < 60
+    let (s, carry) = s.overflowing_add(high * 59);
+    // When that sum wrapped, s < 60 · 59, and the wrap is worth 59 more.
+    let r = if carry { s + 59 } else { s };
+    if r >= P2 {
+        r - P2
+    } else {
+        r
     }
-    t as u64
 }
 
 /// An integer known by its residues modulo two primes.
@@ -191,35 +210,51 @@ impl Val {
             v
         }
     }
+    #[inline(always)]
     pub fn from_u64(x: u64) -> Val {
-        Val(reduce1(x as u128), reduce2(x as u128))
+        Val(fold1((x & P1) + (x >> 61)), if x >= P2 { x - P2 } else { x })
     }
 }
 
 impl std::ops::Add for Val {
     type Output = Val;
+    #[inline(always)]
     fn add(self, o: Val) -> Val {
-        Val(reduce1(self.0 as u128 + o.0 as u128), reduce2(self.1 as u128 + o.1 as u128))
+        // Residues are below their primes: the first sum fits, the second may wrap (worth 59).
+        let (s, carry) = self.1.overflowing_add(o.1);
+        let s = if carry { s + 59 } else { s };
+        Val(fold1(self.0 + o.0), if s >= P2 { s - P2 } else { s })
     }
 }
 
 impl std::ops::Mul for Val {
     type Output = Val;
+    #[inline(always)]
     fn mul(self, o: Val) -> Val {
-        Val(reduce1(self.0 as u128 * o.0 as u128), reduce2(self.1 as u128 * o.1 as u128))
+        // Both residues under 2^61: the product is under 2^122, its high half under 2^58, and
+        // 2^64 ≡ 2^3 modulo 2^61 - 1.
+        let (h, l) = mul_wide(self.0, o.0);
+        let first = fold1((h << 3) + (l >> 61) + (l & P1));
+        let (h, l) = mul_wide(self.1, o.1);
+        Val(first, fold2(h, l))
     }
 }
 
 impl std::ops::Neg for Val {
     type Output = Val;
+    #[inline(always)]
     fn neg(self) -> Val {
         Val(if self.0 == 0 { 0 } else { P1 - self.0 }, if self.1 == 0 { 0 } else { P2 - self.1 })
     }
 }
 
 /// The value of a term in an environment (one value per variable).
+#[inline(always)]
 pub fn term_value(t: &Term, env: &[Val]) -> Val {
-    let v = t.factors.iter().fold(Val::from_u64(t.coeff), |acc, &f| acc * env[f]);
+    let mut v = Val::from_u64(t.coeff);
+    for &f in &t.factors {
+        v = v * env[f];
+    }
     if t.neg {
         -v
     } else {
@@ -228,8 +263,13 @@ pub fn term_value(t: &Term, env: &[Val]) -> Val {
 }
 
 /// The value of a line's right-hand side.
+#[inline(always)]
 pub fn line_value(l: &Line, env: &[Val]) -> Val {
-    l.terms.iter().fold(Val::ZERO, |acc, t| acc + term_value(t, env))
+    let mut sum = Val::ZERO;
+    for t in &l.terms {
+        sum = sum + term_value(t, env);
+    }
+    sum
 }
 
 /// Run lines in order, storing each target's value (the environment grows as needed).
@@ -247,20 +287,43 @@ pub fn run_lines<'a>(lines: impl IntoIterator<Item = &'a Line>, env: &mut Vec<Va
 mod tests {
     use super::*;
 
+    /// The residues by `u128` division, the arithmetic the 64-bit code stands in for.
+    fn by_division(x: u128) -> Val {
+        Val((x % P1 as u128) as u64, (x % P2 as u128) as u64)
+    }
+
     #[test]
-    fn reductions_match_division() {
+    fn arithmetic_matches_128_bit_remainders() {
         let mut x: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834;
-        for _ in 0..10_000 {
-            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(0x1405_7b7e_f767_814f);
-            assert_eq!(reduce1(x) as u128, x % P1 as u128);
-            assert_eq!(reduce2(x) as u128, x % P2 as u128);
-            let small = x >> 64;
-            assert_eq!(reduce1(small) as u128, small % P1 as u128);
-            assert_eq!(reduce2(small) as u128, small % P2 as u128);
+        let mut next = || {
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d_1405_7b7e_f767_814f).wrapping_add(0x1405_7b7e_f767_814f);
+            x
+        };
+        let mut values: Vec<u128> = vec![0, 1, 2, 58, 59, 60, P1 as u128 - 1, P1 as u128, P2 as u128 - 1, P2 as u128];
+        values.extend([u64::MAX as u128, u64::MAX as u128 - 1, 1 << 61, 1 << 63, (1 << 32) - 1, 1 << 32]);
+        for _ in 0..20_000 {
+            let r = next();
+            // Whole words, and small and mid-sized ones (the sizes that carry and wrap differently).
+            values.push(r >> 64);
+            values.push((r >> 64) >> (r as u32 % 64));
         }
-        for edge in [0u128, 1, P1 as u128, P2 as u128, u64::MAX as u128, u128::MAX, (P1 as u128) * (P1 as u128)] {
-            assert_eq!(reduce1(edge) as u128, edge % P1 as u128);
-            assert_eq!(reduce2(edge) as u128, edge % P2 as u128);
+        for w in values.windows(2) {
+            let (a, b) = (w[0] % (1 << 64), w[1] % (1 << 64));
+            assert_eq!(Val::from_u64(a as u64), by_division(a), "from_u64({a})");
+            let (va, vb) = (by_division(a), by_division(b));
+            let sum = (va.0 as u128 + vb.0 as u128, va.1 as u128 + vb.1 as u128);
+            assert_eq!(va + vb, Val((sum.0 % P1 as u128) as u64, (sum.1 % P2 as u128) as u64), "{a} + {b}");
+            let prod = (va.0 as u128 * vb.0 as u128, va.1 as u128 * vb.1 as u128);
+            assert_eq!(va * vb, Val((prod.0 % P1 as u128) as u64, (prod.1 % P2 as u128) as u64), "{a} * {b}");
+            assert_eq!(-va + va, Val::ZERO, "-{a}");
+        }
+        for a in [0u64, 1, u32::MAX as u64, u64::MAX, P2 - 1, P1 - 1] {
+            for b in [0u64, 1, u32::MAX as u64, u64::MAX, P2 - 1, P1 - 1] {
+                let (h, l) = mul_wide(a, b);
+                assert_eq!(((h as u128) << 64) | l as u128, a as u128 * b as u128, "{a} * {b}");
+                let wide = a as u128 * b as u128;
+                assert_eq!(fold2((wide >> 64) as u64, wide as u64) as u128, wide % P2 as u128);
+            }
         }
     }
 
