@@ -62,7 +62,7 @@ fn a_valid_answer_reads_back_as_the_same_task() {
         let back = decode(&across(&encode(&v))).unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
         // The same value: key order, and 1 against 1.0, as JSON text would carry them.
         assert_eq!(back.to_string(), v.to_string(), "{}", spec.canonical());
-        let made = handover::read_answer_value(&back, &spec).unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
+        let made = handover::read_answer_value(back, &spec).unwrap_or_else(|e| panic!("{}: {e}", spec.canonical()));
         let native = generate_full(&spec).unwrap().task;
         assert_eq!(task_hash(&made.task), task_hash(&native), "{}", spec.canonical());
     }

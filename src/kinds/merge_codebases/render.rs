@@ -10,9 +10,9 @@ pub const CLASSES: [&str; 2] = ["CalculateA", "CalculateB"];
 const HEADER: &str = "from abc import ABC, abstractmethod\n";
 const INDENT: &str = "        ";
 
-/// What a line of a class's `compute()` in the starter is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind", content = "index")]
+/// What a line of a class's `compute()` in the starter is. It is written as its [`Piece::code`]
+/// (the app's hand-over carries one per line of both classes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Piece {
     /// A line of shared block `k` (from 0).
     Block(usize),
@@ -20,6 +20,35 @@ pub enum Piece {
     Diff(usize),
     /// The `return`.
     Return,
+}
+
+impl Piece {
+    /// The piece in a few characters: `b3` (block 3), `d0` (difference 0), `r` (the return).
+    pub fn code(self) -> String {
+        match self {
+            Piece::Block(k) => format!("b{k}"),
+            Piece::Diff(i) => format!("d{i}"),
+            Piece::Return => "r".into(),
+        }
+    }
+
+    /// The piece a [`Piece::code`] names, if it names one.
+    pub fn from_code(code: &str) -> Option<Piece> {
+        let number =
+            |s: &str| if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) { None } else { s.parse().ok() };
+        match code.split_at_checked(1)? {
+            ("b", k) => number(k).map(Piece::Block),
+            ("d", i) => number(i).map(Piece::Diff),
+            ("r", "") => Some(Piece::Return),
+            _ => None,
+        }
+    }
+}
+
+impl serde::Serialize for Piece {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.code())
+    }
 }
 
 /// A rendered starter: its text and, per class, the 1-based line number and piece of every line
@@ -192,6 +221,17 @@ pub fn solution(p: &Program) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn piece_codes_read_back() {
+        for p in [Piece::Block(0), Piece::Block(17), Piece::Diff(0), Piece::Diff(3), Piece::Return] {
+            assert_eq!(Piece::from_code(&p.code()), Some(p));
+            assert_eq!(serde_json::to_value(p).unwrap(), serde_json::Value::from(p.code()));
+        }
+        for bad in ["", "b", "d", "r0", "x1", "b-1", "b+1", "b 1", "d1x", "B1", "b99999999999999999999999", "é"] {
+            assert_eq!(Piece::from_code(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn expressions_read_like_the_references() {
