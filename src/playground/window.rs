@@ -14,8 +14,11 @@ pub const COLUMN_FULL_MAX: usize = 400;
 pub const CHUNK: usize = 50;
 /// Lines rendered beyond each edge of the view.
 pub const MARGIN: usize = 100;
-/// The lines rendered before anything is measured (the top of the block).
-pub const INITIAL: usize = 250;
+/// The lines rendered before anything is measured (the top of the block): one chunk, about what a
+/// box or a page shows at first (at 1280×720 a class column shows about 25 lines, the page about
+/// 35), so the first paint lays out as few lines as it can; the margins come once the block is
+/// measured, at the next frame.
+pub const INITIAL: usize = CHUNK;
 
 /// Lines `[start, end)` to render.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +103,12 @@ mod tests {
                 assert_eq!(around(0, 10.min(total), total, full), Window { start: 0, end: total });
             }
             assert_eq!(Window::initial(full + 1, full), Window { start: 0, end: INITIAL });
+            // The first measure of a view of up to a chunk at the top keeps those lines and adds the
+            // margin below.
+            for seen in 1..=CHUNK {
+                let w = around(0, seen, full + 1000, full);
+                assert!(w.start == 0 && w.end == CHUNK + MARGIN, "{seen}: {w:?}");
+            }
         }
         // A column over its limit is windowed where a program of its length is not.
         assert_eq!(around(500, 530, 860, COLUMN_FULL_MAX), Window { start: 400, end: 650 });

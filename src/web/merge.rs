@@ -4,11 +4,13 @@
 
 use super::code::{tokens, use_lines};
 use crate::decimal::fixed;
+use crate::graph::svg::esc;
 use crate::kinds::merge_codebases::render::Piece;
 use crate::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
 use crate::kinds::merge_codebases::CLASSES;
 use crate::playground::window::COLUMN_FULL_MAX;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// The tint of shared block `k` (translucent, so it reads in light and dark mode).
@@ -16,26 +18,48 @@ pub fn tint(k: usize) -> String {
     format!("hsla({}, 80%, 55%, 0.22)", hue(k))
 }
 
-fn piece_class(p: Option<Piece>) -> Classes {
+fn piece_title(p: Piece, view: &MergeView) -> Option<String> {
     match p {
-        Some(Piece::Block(k)) => classes!("piece-block", format!("block-{k}")),
-        Some(Piece::Diff(_)) => classes!("piece-diff"),
-        Some(Piece::Return) => classes!("piece-return"),
-        None => classes!(),
+        Piece::Block(k) => Some(format!("shared block {} of {}: the same values in both classes", k + 1, view.blocks)),
+        Piece::Diff(i) => {
+            view.diffs.get(i).map(|d| format!("difference {}: the classes really differ here ({})", i + 1, d.how))
+        }
+        Piece::Return => Some("the return: the sum of the values no line reads".into()),
     }
 }
 
-fn piece_title(p: Option<Piece>, view: &MergeView) -> Option<String> {
-    match p {
-        Some(Piece::Block(k)) => {
-            Some(format!("shared block {} of {}: the same values in both classes", k + 1, view.blocks))
-        }
-        Some(Piece::Diff(i)) => {
-            view.diffs.get(i).map(|d| format!("difference {}: the classes really differ here ({})", i + 1, d.how))
-        }
-        Some(Piece::Return) => Some("the return: the sum of the values no line reads".into()),
-        None => None,
+/// One line of a class column as markup: a `.line` span with its piece's classes, tint, title and
+/// `data-piece`, its tokens highlighted as in every code block, its text escaped.
+fn line_markup(out: &mut String, text: &str, piece: Option<Piece>, lit: bool, view: &MergeView) {
+    out.push_str("<span class=\"line");
+    match piece {
+        Some(Piece::Block(k)) => out.push_str(&format!(" piece-block block-{k}")),
+        Some(Piece::Diff(_)) => out.push_str(" piece-diff"),
+        Some(Piece::Return) => out.push_str(" piece-return"),
+        None => {}
     }
+    if lit {
+        out.push_str(" lit");
+    }
+    out.push('"');
+    if let Some(p) = piece {
+        if let Piece::Block(k) = p {
+            out.push_str(&format!(" style=\"background-color: {}\"", tint(k)));
+        }
+        if let Some(title) = piece_title(p, view) {
+            out.push_str(&format!(" title=\"{}\"", esc(&title)));
+        }
+        out.push_str(&format!(" data-piece=\"{}\"", p.code()));
+    }
+    out.push('>');
+    for (class, text) in tokens(text) {
+        if class.is_empty() {
+            out.push_str(&esc(&text));
+        } else {
+            out.push_str(&format!("<span class=\"{class}\">{}</span>", esc(&text)));
+        }
+    }
+    out.push_str("</span>");
 }
 
 #[derive(Properties, PartialEq)]
@@ -63,45 +87,50 @@ fn class_lines<'a>(lines: &[&'a str], view: &MergeView, ci: usize) -> (usize, Ve
 }
 
 /// `CalculateA` and `CalculateB` side by side, lines tinted by block, differences marked. A class of
-/// more than [`COLUMN_FULL_MAX`] lines renders only those near the view (`code::use_lines`).
+/// more than [`COLUMN_FULL_MAX`] lines renders only those near the view (`code::use_lines`). The
+/// lines are markup made here and parsed by the browser at once (a few hundred lines, each a span
+/// with a few token spans); hovering is one handler per column, which reads the line's `data-piece`.
 #[function_component(MergeClasses)]
 pub fn merge_classes(p: &ClassesProps) -> Html {
-    let hovered = use_state(|| None::<Piece>);
+    let hovered = use_state_eq(|| None::<Piece>);
     let lines: Vec<&str> = p.code.split('\n').collect();
     let classes = [class_lines(&lines, &p.view, 0), class_lines(&lines, &p.view, 1)];
     let wins = [
         use_lines(&p.code, classes[0].1.len(), COLUMN_FULL_MAX),
         use_lines(&p.code, classes[1].1.len(), COLUMN_FULL_MAX),
     ];
+    let onmouseover = {
+        let hovered = hovered.clone();
+        Callback::from(move |e: MouseEvent| {
+            let line = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest(".line").ok().flatten());
+            if let Some(line) = line {
+                hovered.set(line.get_attribute("data-piece").and_then(|c| Piece::from_code(&c)));
+            }
+        })
+    };
+    let onmouseleave = {
+        let hovered = hovered.clone();
+        Callback::from(move |_: MouseEvent| hovered.set(None))
+    };
     let column = |ci: usize| {
         let ((first, rows), win) = (&classes[ci], &wins[ci]);
         let (style, data_window) = win.attrs(*first);
-        let shown = rows[win.current.start..win.current.end].iter().map(|&(text, piece)| {
-            let tint = match piece {
-                Some(Piece::Block(k)) => Some(format!("background-color: {}", tint(k))),
-                _ => None,
-            };
-            let lit = piece.is_some() && *hovered == piece;
-            let (enter, leave) = (hovered.clone(), hovered.clone());
-            let onmouseenter = Callback::from(move |_: MouseEvent| enter.set(piece));
-            let onmouseleave = Callback::from(move |_: MouseEvent| leave.set(None));
-            html! {
-                <span class={classes!("line", piece_class(piece), lit.then_some("lit"))} style={tint}
-                    title={piece_title(piece, &p.view)} {onmouseenter} {onmouseleave}>
-                    { for tokens(text).into_iter().map(|(class, text)| if class.is_empty() {
-                        html! { { text } }
-                    } else {
-                        html! { <span class={class}>{ text }</span> }
-                    }) }
-                </span>
-            }
-        });
+        let mut markup = String::with_capacity(160 * win.current.len());
+        for &(text, piece) in &rows[win.current.start..win.current.end] {
+            line_markup(&mut markup, text, piece, piece.is_some() && *hovered == piece, &p.view);
+        }
         html! {
             <div class="merge-column">
                 { super::view::text_el("h3", None, CLASSES[ci]) }
                 <pre id={format!("merge-{}", CLASSES[ci])} class="code merge-code" ref={win.pre.clone()}
                     style={format!("counter-reset: line {first}")} data-lines={rows.len().to_string()}>
-                    <code ref={win.code.clone()} {style} data-window={data_window}>{ for shown }</code>
+                    <code ref={win.code.clone()} {style} data-window={data_window}
+                        onmouseover={onmouseover.clone()} onmouseleave={onmouseleave.clone()}>
+                        { Html::from_html_unchecked(AttrValue::from(markup)) }
+                    </code>
                 </pre>
             </div>
         }
