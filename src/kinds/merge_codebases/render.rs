@@ -3,6 +3,7 @@
 
 use super::ir::{Item, Program, Term, Var};
 use super::rewrite::{item_lines, ClassCode};
+use std::fmt::Write as _;
 
 /// The two child classes, in order.
 pub const CLASSES: [&str; 2] = ["CalculateA", "CalculateB"];
@@ -62,22 +63,46 @@ pub struct Starter {
 /// A sum of terms as Python: `2 * x + y * z - 3 * (u * v)`.
 pub fn expr(terms: &[Term], names: &[String]) -> String {
     let mut out = String::new();
+    write_expr(&mut out, terms, names);
+    out
+}
+
+/// [`expr`], written at the end of `out` (a task writes one per line of code, three times).
+fn write_expr(out: &mut String, terms: &[Term], names: &[String]) {
     for (i, t) in terms.iter().enumerate() {
-        let product = t.factors.iter().map(|&f| names[f].as_str()).collect::<Vec<_>>().join(" * ");
-        let body = match (t.coeff, t.factors.len()) {
-            (1, _) => product,
-            (c, 1) => format!("{c} * {product}"),
-            (c, _) => format!("{c} * ({product})"),
-        };
         match (i, t.neg) {
             (0, false) => {}
             (0, true) => out.push('-'),
             (_, false) => out.push_str(" + "),
             (_, true) => out.push_str(" - "),
         }
-        out.push_str(&body);
+        // A coefficient other than 1 multiplies the product, grouped unless it is one factor.
+        let grouped = t.coeff != 1 && t.factors.len() != 1;
+        if t.coeff != 1 {
+            let _ = write!(out, "{} * ", t.coeff);
+            if grouped {
+                out.push('(');
+            }
+        }
+        for (j, &f) in t.factors.iter().enumerate() {
+            if j > 0 {
+                out.push_str(" * ");
+            }
+            out.push_str(&names[f]);
+        }
+        if grouped {
+            out.push(')');
+        }
     }
-    out
+}
+
+/// `{INDENT}target = expr\n`, the line of code of an assignment.
+fn assignment(out: &mut String, target: &str, terms: &[Term], names: &[String]) {
+    out.push_str(INDENT);
+    out.push_str(target);
+    out.push_str(" = ");
+    write_expr(out, terms, names);
+    out.push('\n');
 }
 
 fn join(vars: &[Var], names: &[String]) -> String {
@@ -118,6 +143,7 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
          @abstractmethod\n    def compute(self, *args):\n        ...\n",
     );
     let mut maps: [Vec<(usize, Piece)>; 2] = [Vec::new(), Vec::new()];
+    let mut line = String::new();
     for (ci, c) in classes.iter().enumerate() {
         w.push(&format!("\n\nclass {}(Calculate):\n", CLASSES[ci]));
         let params: Vec<Var> = (0..p.params).collect();
@@ -132,7 +158,9 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
                 Item::Diff(_) => Piece::Diff(diff),
             };
             for l in item_lines(p, c, index, ci) {
-                let at = w.push(&format!("{INDENT}{} = {}\n", c.names[l.target], expr(&l.terms, &c.names)));
+                line.clear();
+                assignment(&mut line, &c.names[l.target], &l.terms, &c.names);
+                let at = w.push(&line);
                 maps[ci].push((at, piece));
             }
             match item {
@@ -187,7 +215,7 @@ pub fn solution(p: &Program) -> String {
         match item {
             Item::Block(b) => {
                 for l in &b.lines {
-                    out.push_str(&format!("{INDENT}{} = {}\n", names[l.target], expr(&l.terms, names)));
+                    assignment(&mut out, &names[l.target], &l.terms, names);
                 }
             }
             Item::Diff(d) => {
