@@ -19,6 +19,12 @@ pub const NAV_KEYS: [&str; 6] = ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRigh
 /// markup characters escaped, control characters other than newline and tab (which XML forbids) as spaces.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    esc_to(&mut out, s);
+    out
+}
+
+/// [`esc`], written at the end of `out`.
+pub fn esc_to(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -30,7 +36,6 @@ pub fn esc(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// An edge's path: from (`x1`, `y1`) to (`x2`, `y2`), leaving and arriving vertically, its two

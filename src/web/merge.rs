@@ -4,7 +4,7 @@
 
 use super::code::{tokens, use_lines};
 use crate::decimal::fixed;
-use crate::graph::svg::esc;
+use crate::graph::svg::esc_to;
 use crate::kinds::merge_codebases::render::Piece;
 use crate::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
 use crate::kinds::merge_codebases::CLASSES;
@@ -47,16 +47,22 @@ fn line_markup(out: &mut String, text: &str, piece: Option<Piece>, lit: bool, vi
             out.push_str(&format!(" style=\"background-color: {}\"", tint(k)));
         }
         if let Some(title) = piece_title(p, view) {
-            out.push_str(&format!(" title=\"{}\"", esc(&title)));
+            out.push_str(" title=\"");
+            esc_to(out, &title);
+            out.push('"');
         }
         out.push_str(&format!(" data-piece=\"{}\"", p.code()));
     }
     out.push('>');
     for (class, text) in tokens(text) {
         if class.is_empty() {
-            out.push_str(&esc(&text));
+            esc_to(out, &text);
         } else {
-            out.push_str(&format!("<span class=\"{class}\">{}</span>", esc(&text)));
+            out.push_str("<span class=\"");
+            out.push_str(class);
+            out.push_str("\">");
+            esc_to(out, &text);
+            out.push_str("</span>");
         }
     }
     out.push_str("</span>");

@@ -7,7 +7,7 @@ use super::render::Piece;
 use super::Made;
 use crate::decimal::fixed;
 use crate::graph::layout::{layered_lists, Layout};
-use crate::graph::svg::esc;
+use crate::graph::svg::esc_to;
 use std::collections::hash_map::{Entry, HashMap};
 use std::fmt::Write;
 
@@ -163,37 +163,59 @@ impl Flow {
         }
         out.push_str("</g><g class=\"vertices\">");
         for (n, &(x, y)) in self.nodes.iter().zip(&centre) {
-            let (fill, kind) = match n.piece {
-                None => ("var(--code-bg)".to_string(), "parameter".to_string()),
-                Some(Piece::Block(k)) => (solid(k), format!("block {}", k + 1)),
-                Some(Piece::Diff(d)) => ("var(--error-border)".to_string(), format!("difference {}", d + 1)),
-                Some(Piece::Return) => ("var(--code-bg)".to_string(), String::new()),
-            };
-            let named = |c: usize| match &n.names[c] {
-                Some(x) => format!("`{x}` in {}", super::CLASSES[c]),
-                None => format!("folded into another line in {}", super::CLASSES[c]),
-            };
-            let title =
-                format!("{} ({kind}{}): {}, {}", n.name, if n.leaf { ", returned" } else { "" }, named(0), named(1));
-            let mut class = String::from("flow-node");
+            out.push_str("<g class=\"flow-node");
             for (on, c) in [
                 (matches!(n.piece, Some(Piece::Diff(_))), " flow-diff"),
                 (n.piece.is_none(), " flow-param"),
                 (n.leaf, " flow-leaf"),
             ] {
                 if on {
-                    class.push_str(c);
+                    out.push_str(c);
                 }
             }
-            let name = esc(&n.name);
-            let _ = write!(
-                out,
-                "<g class=\"{class}\" transform=\"translate({},{})\" data-name=\"{name}\"><title>{}</title>\
-                 <circle r=\"{NODE_R}\" fill=\"{fill}\"/><text y=\"3.5\" text-anchor=\"middle\">{name}</text></g>",
-                fixed(x, 1),
-                fixed(y, 1),
-                esc(&title),
-            );
+            let _ = write!(out, "\" transform=\"translate({},{})\" data-name=\"", fixed(x, 1), fixed(y, 1));
+            esc_to(&mut out, &n.name);
+            // The title: `name (kind[, returned]): `a` in CalculateA, `b` in CalculateB`.
+            out.push_str("\"><title>");
+            esc_to(&mut out, &n.name);
+            out.push_str(" (");
+            let fill = match n.piece {
+                None => {
+                    out.push_str("parameter");
+                    "var(--code-bg)".to_string()
+                }
+                Some(Piece::Block(k)) => {
+                    let _ = write!(out, "block {}", k + 1);
+                    solid(k)
+                }
+                Some(Piece::Diff(d)) => {
+                    let _ = write!(out, "difference {}", d + 1);
+                    "var(--error-border)".to_string()
+                }
+                Some(Piece::Return) => "var(--code-bg)".to_string(),
+            };
+            if n.leaf {
+                out.push_str(", returned");
+            }
+            out.push_str("): ");
+            for c in 0..2 {
+                if c == 1 {
+                    out.push_str(", ");
+                }
+                match &n.names[c] {
+                    Some(x) => {
+                        out.push('`');
+                        esc_to(&mut out, x);
+                        out.push_str("` in ");
+                    }
+                    None => out.push_str("folded into another line in "),
+                }
+                out.push_str(super::CLASSES[c]);
+            }
+            let _ =
+                write!(out, "</title><circle r=\"{NODE_R}\" fill=\"{fill}\"/><text y=\"3.5\" text-anchor=\"middle\">");
+            esc_to(&mut out, &n.name);
+            out.push_str("</text></g>");
         }
         out.push_str("</g>");
         FlowDrawing { markup: out, width, height, vertices: self.nodes.len() }
