@@ -390,6 +390,32 @@ fn truncated_nested_and_random_answers_are_refused() {
     }
 }
 
+/// A merge line's piece travels as its code (`b3`, `d0`, `r`): a code that names nothing, a block or
+/// difference past the task's, or not text is refused naming the line, never a panic.
+#[test]
+fn damaged_piece_codes_are_refused_by_line() {
+    let (merge, base, _) = &encodings()[3];
+    assert!(matches!(handover::decode(base, merge), Ok(Made { view: handover::Drawn::Merge(_), .. })));
+    let blocks = base["view"]["merge"]["blocks"].as_u64().unwrap();
+    for (piece, says) in [
+        (json!(format!("b{blocks}")), "beyond the"),
+        (json!("d1"), "beyond the"),
+        (json!("b99999999999999999999999"), "is not a piece"),
+        (json!("r0"), "is not a piece"),
+        (json!("b-1"), "is not a piece"),
+        (json!("block"), "is not a piece"),
+        (json!(""), "is not a piece"),
+        (json!({"kind": "block", "index": 0}), "is not a piece"),
+        (json!(0), "is not a piece"),
+    ] {
+        let mut v = base.clone();
+        v["view"]["merge"]["lines"][1][2][1] = piece.clone();
+        let e = handover::decode(&v, merge).expect_err("a damaged piece");
+        assert!(e.starts_with("view.merge.lines[1][2][1]") && e.contains(says), "{piece}: {e}");
+        well_said(&e, Some("lines")).unwrap();
+    }
+}
+
 /// The two appendix parts the module makes (variable renaming's view, a comment task's comment)
 /// damaged in the ways the app could be misled: each refused naming the field, never a panic.
 #[test]
