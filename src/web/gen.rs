@@ -24,7 +24,7 @@
 //! page's life unless it fails); the scale page's rows ([`generate`], in a loop) and the why panel
 //! ([`why`]) call the module's main-thread instance synchronously. A page opened fresh on such a
 //! task's link has its task on the way before the app starts: index.html's first script starts a
-//! worker of the module and asks it for the link's task ([`EARLY`]); the task page takes that answer
+//! worker of the module, which makes the link's task ([`EARLY`]); the task page takes that answer
 //! and never loads the module on the page for it (the why panel loads it when opened).
 
 use super::app::{now, Made, Shown};
@@ -149,10 +149,11 @@ async fn settled(promise: Result<JsValue, String>) -> Result<JsValue, String> {
 }
 
 /// The global index.html's first script sets when the page opens on a task link whose task this
-/// module makes: it starts the module's worker at once, beside the app's own download, and asks it
-/// for the link's task (`{ query, answer, took }`: the link's query, a promise of the worker's tape,
-/// and once it has answered with one, the milliseconds from asking to the answer). The app marks it
-/// `taken`.
+/// module makes: it starts the module's worker at once, beside the app's own download, and the worker
+/// makes the link's task as soon as the module has started, without waiting for the page
+/// (`{ query, answer, took }`: the link's query, a promise of the worker's tape, and once it has
+/// answered with one, the milliseconds from its "ready" reaching the page to the answer). The app
+/// marks it `taken`.
 pub const EARLY: &str = "cabritoEarly";
 
 /// The early answer and its record, if the page opened on `spec`'s link (taken at the first call:
