@@ -152,8 +152,7 @@ async fn settled(promise: Result<JsValue, String>) -> Result<JsValue, String> {
 /// module makes: it starts the module's worker at once, beside the app's own download, and the worker
 /// makes the link's task as soon as the module has started, without waiting for the page
 /// (`{ query, answer, took }`: the link's query, a promise of the worker's tape, and once it has
-/// answered with one, the milliseconds from its "ready" reaching the page to the answer). The app
-/// marks it `taken`.
+/// answered with one, the milliseconds the worker took to make it). The app marks it `taken`.
 pub const EARLY: &str = "cabritoEarly";
 
 /// The early answer and its record, if the page opened on `spec`'s link (taken at the first call:
@@ -278,8 +277,8 @@ mod worker {
 
     // ---- the worker's side ----
 
-    /// Answer every `[id, query]` with `[id, tape]` (`[id, text]` for a message that is not one),
-    /// after saying [`READY`]; a panic posts its text (the page then drops the worker).
+    /// Answer every `[id, query]` with `[id, tape, milliseconds it took]` (`[id, text]` for a message
+    /// that is not one), after saying [`READY`]; a panic posts its text (the page then drops the worker).
     pub fn serve(scope: DedicatedWorkerGlobalScope) {
         {
             let scope = scope.clone();
@@ -294,8 +293,11 @@ mod worker {
             let id = js_sys::Reflect::get(&data, &0.into()).unwrap_or_default();
             match js_sys::Reflect::get(&data, &1.into()).ok().and_then(|q| q.as_string()) {
                 Some(query) => {
+                    let start = js_sys::Date::now();
                     let bytes = tape(&query, false);
-                    let _ = reply.post_message_with_transfer(&Array::of2(&id, &bytes), &Array::of1(&bytes.buffer()));
+                    let took = JsValue::from(js_sys::Date::now() - start);
+                    let _ =
+                        reply.post_message_with_transfer(&Array::of3(&id, &bytes, &took), &Array::of1(&bytes.buffer()));
                 }
                 None => {
                     let _ = reply.post_message(&Array::of2(&id, &"the request is not [id, spec query]".into()));
