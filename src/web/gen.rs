@@ -245,7 +245,8 @@ fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
 }
 
 /// The generator's worker: the page's `spawn` and the worker's side. Generating a big task takes
-/// the main thread for a quarter of a second or more (Merge Codebases at n = 1,000: about 240 ms);
+/// the main thread for a fifth of a second or more (Merge Codebases at n = 1,000: about 200 ms on a
+/// first call);
 /// in the worker, the page only reads the tape.
 ///
 /// ```text
@@ -254,7 +255,8 @@ fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
 ///               ─ postMessage(wasm_bindgen::module()) ► wasm_bindgen({module_or_path}) ─► start():
 ///  (requests wait in a queue) ◄──────────────────────── "ready"        onmessage = serve
 ///               ─ [id, query] ─────────────────────────► made_for(query), answer_tape
-///  mark HANDOFF_START_MARK, resolve ◄────────────────── [id, Uint8Array] (its buffer transferred)
+///  mark HANDOFF_START_MARK, resolve ◄────────────────── [id, Uint8Array, ms] (its buffer transferred;
+///                                                        ms: what making it took, read by index.html)
 ///  reject every pending request, drop the worker ◄───── any other text (a panic, a failed start)
 ///                                                        or the worker's error event (a trap)
 /// ```
