@@ -76,18 +76,19 @@ impl Fixed {
     }
 }
 
-impl fmt::Display for Fixed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Fixed {
+    /// The text: `Err` with a word for NaN and the infinities, else `Ok(start)` with the number's
+    /// ASCII digits, point and sign in `buf[start..]`.
+    fn ascii(self, buf: &mut [u8; 26]) -> Result<usize, &'static str> {
         let negative = self.x.is_sign_negative();
         let Some((whole, mut decimals)) = self.parts() else {
-            return f.write_str(match (self.x.is_nan(), negative) {
+            return Err(match (self.x.is_nan(), negative) {
                 (true, _) => "NaN",
                 (false, false) => "inf",
                 (false, true) => "-inf",
             });
         };
         // Written backwards: the decimals, the point, the whole part's digits, the sign.
-        let mut buf = [0u8; 26];
         let mut at = buf.len();
         let mut places = usize::from(self.places);
         if self.trim {
@@ -118,8 +119,28 @@ impl fmt::Display for Fixed {
             at -= 1;
             buf[at] = b'-';
         }
-        // Only ASCII digits, '.' and '-' were written.
-        f.write_str(std::str::from_utf8(&buf[at..]).unwrap_or_default())
+        Ok(at)
+    }
+
+    /// Append the text to `out`, as `write!(out, "{self}")` does, without the formatting machinery
+    /// (drawings write thousands of coordinates).
+    pub fn push_to(self, out: &mut String) {
+        let mut buf = [0u8; 26];
+        match self.ascii(&mut buf) {
+            Ok(at) => out.extend(buf[at..].iter().map(|&b| char::from(b))),
+            Err(word) => out.push_str(word),
+        }
+    }
+}
+
+impl fmt::Display for Fixed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0u8; 26];
+        match self.ascii(&mut buf) {
+            // Only ASCII digits, '.' and '-' were written.
+            Ok(at) => f.write_str(std::str::from_utf8(&buf[at..]).unwrap_or_default()),
+            Err(word) => f.write_str(word),
+        }
     }
 }
 
@@ -192,6 +213,10 @@ mod tests {
         #[test]
         fn as_rust_writes_any_float(bits in any::<u64>(), places in 0u8..=3) {
             let x = f64::from_bits(bits);
+            let mut pushed = String::from("x=");
+            fixed(x, places).push_to(&mut pushed);
+            short(x).push_to(&mut pushed);
+            prop_assert_eq!(pushed, format!("x={}{}", fixed(x, places), short(x)));
             if x.is_finite() && x.abs() < TWO_64 {
                 prop_assert_eq!(fixed(x, places).to_string(), rust(x, places));
             } else if x.is_finite() {

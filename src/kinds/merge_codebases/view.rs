@@ -51,6 +51,7 @@ pub struct Flow {
 
 impl Flow {
     /// The canonical program's data flow, with each variable's names in the two classes.
+    #[inline(never)]
     pub fn new(made: &Made) -> Flow {
         let p = &made.program;
         let mut piece_of: Vec<Option<Piece>> = vec![None; p.names.len()];
@@ -134,6 +135,7 @@ impl Flow {
     /// The drawing the app shows ([`FlowDrawing`]): parameters on top, each variable below every
     /// variable it reads, tinted by its block ([`solid`]), differences marked; each vertex titled
     /// with its names in the two classes.
+    #[inline(never)]
     pub fn drawing(&self) -> FlowDrawing {
         let layout = self.layout();
         let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1);
@@ -152,14 +154,13 @@ impl Flow {
         for &(u, v, only_b) in &self.edges {
             let ((x1, y1), (x2, y2)) = (centre[u], centre[v]);
             let class = if only_b { "flow-edge only-b" } else { "flow-edge" };
-            let _ = write!(
-                out,
-                "<line class=\"{class}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-                fixed(x1, 1),
-                fixed(y1 + r, 1),
-                fixed(x2, 1),
-                fixed(y2 - r, 1)
-            );
+            out.push_str("<line class=\"");
+            out.push_str(class);
+            for (attr, at) in [("\" x1=\"", x1), ("\" y1=\"", y1 + r), ("\" x2=\"", x2), ("\" y2=\"", y2 - r)] {
+                out.push_str(attr);
+                fixed(at, 1).push_to(&mut out);
+            }
+            out.push_str("\"/>");
         }
         out.push_str("</g><g class=\"vertices\">");
         for (n, &(x, y)) in self.nodes.iter().zip(&centre) {
@@ -173,7 +174,11 @@ impl Flow {
                     out.push_str(c);
                 }
             }
-            let _ = write!(out, "\" transform=\"translate({},{})\" data-name=\"", fixed(x, 1), fixed(y, 1));
+            out.push_str("\" transform=\"translate(");
+            fixed(x, 1).push_to(&mut out);
+            out.push(',');
+            fixed(y, 1).push_to(&mut out);
+            out.push_str(")\" data-name=\"");
             esc_to(&mut out, &n.name);
             // The title: `name (kind[, returned]): `a` in CalculateA, `b` in CalculateB`.
             out.push_str("\"><title>");
@@ -221,6 +226,7 @@ impl Flow {
         FlowDrawing { markup: out, width, height, vertices: self.nodes.len() }
     }
     /// The networkx node-link form (the record's `graph`).
+    #[inline(never)]
     pub fn node_link(&self) -> serde_json::Value {
         let nodes: Vec<_> = self
             .nodes
@@ -290,6 +296,7 @@ pub struct FlowDrawing {
 }
 
 impl MergeView {
+    #[inline(never)]
     pub fn new(made: &Made, flow: &Flow) -> MergeView {
         let p = &made.program;
         MergeView {
