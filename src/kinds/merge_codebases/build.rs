@@ -51,11 +51,35 @@ fn partition(rng: &mut Rng, total: usize, parts: usize, minimum: usize) -> Vec<u
     sizes
 }
 
-fn draw_term(rng: &mut Rng, pool: &[Var]) -> Term {
+/// The variables a canonical line may read: the parameters `0..params`, then the targets defined
+/// before it (indexed as one list, without making it: a program of `n` lines would copy it `n` times).
+#[derive(Clone, Copy)]
+struct Pool<'a> {
+    params: usize,
+    earlier: &'a [Var],
+}
+
+impl Pool<'_> {
+    fn len(self) -> usize {
+        self.params + self.earlier.len()
+    }
+
+    /// A uniform draw from the list.
+    fn draw(self, rng: &mut Rng) -> Var {
+        let i = below(rng, self.len());
+        if i < self.params {
+            i
+        } else {
+            self.earlier[i - self.params]
+        }
+    }
+}
+
+fn draw_term(rng: &mut Rng, pool: Pool) -> Term {
     let two = below(rng, 3) == 2;
-    let mut factors = vec![pool[below(rng, pool.len())]];
+    let mut factors = vec![pool.draw(rng)];
     if two {
-        factors.push(pool[below(rng, pool.len())]);
+        factors.push(pool.draw(rng));
     }
     let c = SIGNED_COEFFS[below(rng, SIGNED_COEFFS.len())];
     Term { factors, coeff: c.unsigned_abs(), neg: c < 0 }
@@ -64,9 +88,9 @@ fn draw_term(rng: &mut Rng, pool: &[Var]) -> Term {
 /// One canonical line. `earlier` are the targets defined before it; `forced` a variable the line
 /// must read (the difference just before the block).
 fn draw_line(rng: &mut Rng, target: Var, params: usize, earlier: &[Var], forced: Option<Var>) -> Line {
-    let pool: Vec<Var> = (0..params).chain(earlier.iter().copied()).collect();
+    let pool = Pool { params, earlier };
     let count = 2 + below(rng, 2);
-    let mut terms: Vec<Term> = (0..count).map(|_| draw_term(rng, &pool)).collect();
+    let mut terms: Vec<Term> = (0..count).map(|_| draw_term(rng, pool)).collect();
     match forced {
         Some(f) => {
             if !terms.iter().any(|t| t.factors.contains(&f)) {
@@ -74,7 +98,8 @@ fn draw_line(rng: &mut Rng, target: Var, params: usize, earlier: &[Var], forced:
             }
         }
         None => {
-            let reads_earlier = terms.iter().any(|t| t.factors.iter().any(|x| earlier.contains(x)));
+            // Every factor is from the pool, where the earlier targets are the variables past the parameters.
+            let reads_earlier = terms.iter().any(|t| t.factors.iter().any(|&x| x >= params));
             if !earlier.is_empty() && !reads_earlier {
                 let t = below(rng, terms.len());
                 let i = below(rng, terms[t].factors.len());
@@ -116,6 +141,7 @@ pub fn perturb(rng: &mut Rng, canon: &Line, pool: &[Var], allowed: Perturbations
 
 /// Build a canonical program. Rejected when no perturbation of some difference changes its value
 /// while reading an earlier target.
+#[inline(never)]
 pub fn build(rng: &mut Rng, s: &Shape) -> Result<Program, Reject> {
     let mut names = param_names(s.params);
     let mut env: Vec<Val> = (1..=s.params as i64).map(Val::from_i64).collect();
@@ -207,10 +233,17 @@ fn liveness(p: &mut Program) {
     for (pos, item) in p.items.iter_mut().enumerate() {
         let Item::Block(b) = item else { continue };
         let own: Vec<Var> = b.lines.iter().map(|l| l.target).collect();
+        // Masks over the variables (a block of 1,000 lines would search these lists millions of times).
+        let mut is_own = vec![false; n];
+        for &t in &own {
+            is_own[t] = true;
+        }
         let mut inputs: Vec<Var> = Vec::new();
+        let mut is_input = vec![false; n];
         for l in &b.lines {
             for v in l.reads() {
-                if !own.contains(&v) && !inputs.contains(&v) {
+                if !is_own[v] && !is_input[v] {
+                    is_input[v] = true;
                     inputs.push(v);
                 }
             }
