@@ -283,6 +283,80 @@ pub fn run_lines<'a>(lines: impl IntoIterator<Item = &'a Line>, env: &mut Vec<Va
     }
 }
 
+/// Many environments at once, for the validation's trials: `width` values per variable, stored
+/// variable by variable (variable `v`'s are `vals[v * width..(v + 1) * width]`). A line runs on all
+/// of them in one pass, which costs a fraction of running it `width` times (most of a line's cost
+/// is walking its terms, the more so in the browser's baseline compiler).
+pub struct Envs {
+    width: usize,
+    vals: Vec<Val>,
+    /// Scratch rows for one term and one line's sum.
+    term: Vec<Val>,
+    sum: Vec<Val>,
+}
+
+impl Envs {
+    /// `vars` variables (more are added as lines assign them), every value zero.
+    pub fn zeros(vars: usize, width: usize) -> Envs {
+        Envs { width, vals: vec![Val::ZERO; vars * width], term: vec![Val::ZERO; width], sum: vec![Val::ZERO; width] }
+    }
+
+    /// Variable `v`'s value in environment `k` (zero for a variable past the table).
+    pub fn get(&self, v: Var, k: usize) -> Val {
+        self.vals.get(v * self.width + k).copied().unwrap_or(Val::ZERO)
+    }
+
+    /// Set variable `v` in environment `k`.
+    pub fn set(&mut self, v: Var, k: usize, x: Val) {
+        self.grow(v);
+        self.vals[v * self.width + k] = x;
+    }
+
+    /// Set every variable back to zero in every environment.
+    pub fn clear(&mut self) {
+        self.vals.fill(Val::ZERO);
+    }
+
+    fn grow(&mut self, v: Var) {
+        if self.vals.len() < (v + 1) * self.width {
+            self.vals.resize((v + 1) * self.width, Val::ZERO);
+        }
+    }
+
+    /// Run lines in order in every environment: [`run_lines`] on each.
+    pub fn run<'a>(&mut self, lines: impl IntoIterator<Item = &'a Line>) {
+        for l in lines {
+            self.assign(l, l.target);
+        }
+    }
+
+    /// Store a line's right-hand side, in every environment, in `target`: [`line_value`] on each.
+    /// (Called once per line, never inlined: the browser compiles a function again with its
+    /// optimising compiler once it has run a while, and uses that code from its next call on.)
+    #[inline(never)]
+    pub fn assign(&mut self, l: &Line, target: Var) {
+        let w = self.width;
+        for f in l.reads() {
+            self.grow(f);
+        }
+        self.grow(target);
+        let Envs { vals, term, sum, .. } = self;
+        sum.fill(Val::ZERO);
+        for t in &l.terms {
+            term.fill(Val::from_u64(t.coeff));
+            for &f in &t.factors {
+                for (x, &y) in term.iter_mut().zip(&vals[f * w..(f + 1) * w]) {
+                    *x = *x * y;
+                }
+            }
+            for (s, &x) in sum.iter_mut().zip(term.iter()) {
+                *s = *s + if t.neg { -x } else { x };
+            }
+        }
+        vals[target * w..(target + 1) * w].copy_from_slice(sum);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
