@@ -102,6 +102,7 @@ fn coin(rng: &mut Rng) -> bool {
     rng.random::<bool>()
 }
 
+#[inline(never)]
 fn rewrite_block(
     p: &Program,
     lines: &[Line],
@@ -159,6 +160,7 @@ enum Reads {
 /// Fold one single-use line into its consumer (the first eligible line in a shuffled order): the
 /// line is not live-out, reads a non-parameter, and its target appears once, in one term of one
 /// later line of the block, whose terms then take the folded line's terms.
+#[inline(never)]
 fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng) -> bool {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     shuffle(rng, &mut order);
@@ -211,6 +213,7 @@ fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng)
 }
 
 /// Move a few terms of a long line into a new temporary line just before it.
+#[inline(never)]
 fn split_one(p: &Program, lines: &mut Vec<Line>, rng: &mut Rng, namer: &mut Namer, names: &mut Vec<String>) {
     let candidates: Vec<usize> =
         (0..lines.len()).filter(|&i| lines[i].terms.len() >= 3 && reads_non_param(p, &lines[i].terms)).collect();
@@ -272,6 +275,7 @@ fn split_coeff(c: u64, rng: &mut Rng) -> Vec<u64> {
 }
 
 /// `k * x` written as several terms whose coefficients add up to `k` (one term anywhere in the block).
+#[inline(never)]
 fn expand(lines: &mut [Line], rng: &mut Rng) {
     let candidates: Vec<(usize, usize)> = lines
         .iter()
@@ -291,6 +295,7 @@ fn expand(lines: &mut [Line], rng: &mut Rng) {
 }
 
 /// Like terms of one line (the same factors in any order, the same sign) added up into one.
+#[inline(never)]
 fn collapse(lines: &mut [Line], rng: &mut Rng) {
     if lines.is_empty() {
         return;
@@ -329,6 +334,7 @@ fn collapse(lines: &mut [Line], rng: &mut Rng) {
 
 /// A random order that keeps every line after the lines of the block it reads, then the lines
 /// that read only parameters moved to the front (keeping their order).
+#[inline(never)]
 fn shuffle_lines(p: &Program, lines: Vec<Line>, rng: &mut Rng) -> Vec<Line> {
     let n = lines.len();
     let index: BTreeMap<Var, usize> = lines.iter().enumerate().map(|(i, l)| (l.target, i)).collect();
