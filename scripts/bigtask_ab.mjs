@@ -7,6 +7,7 @@
 // BENCHMARKS.md's side-by-side comparisons of a change ("A/B").
 //
 //   node scripts/bigtask_ab.mjs RUNS LABEL=URL [LABEL=URL ...]
+//   CASES='kind=merge_codebases&seed=3&n=1000;...' node scripts/bigtask_ab.mjs ...   other task links
 //
 // Each URL is a `cabrito serve` of one build's dist/ (e.g. `target/debug/cabrito serve --addr
 // 127.0.0.1:8378 --dist /tmp/dist-before`); wait until each has written its precompressed copies (it says
@@ -28,7 +29,13 @@ const targets = builds.map((b) => {
   }
   return [b.slice(0, at), b.slice(at + 1).replace(/\/?$/, '/')];
 });
-const cases = [['25', ''], ['1000', '&panel=graph'], ['2000', '&panel=graph'], ['1000', ''], ['2000', '']];
+// Each case is a task link's query and its label.
+const cases = process.env.CASES
+  ? process.env.CASES.split(';').map((q) => [q, q])
+  : [['25', ''], ['1000', '&panel=graph'], ['2000', '&panel=graph'], ['1000', ''], ['2000', '']].map(([n, panel]) => [
+      `kind=add_parameter&seed=3&n=${n}${panel}`,
+      `n=${n} ${panel ? 'graph panel' : 'Grade panel'}`,
+    ]);
 const browser = await puppeteer.launch({
   executablePath: process.env.CABRITO_CHROMIUM || '/usr/bin/chromium',
   args: ['--no-sandbox'],
@@ -37,7 +44,7 @@ const browser = await puppeteer.launch({
 const results = new Map();
 try {
   for (let r = 0; r < runs; r++) {
-    for (const [n, panel] of cases) {
+    for (const [query, name] of cases) {
       for (const [label, base] of targets) {
         const context = await browser.createBrowserContext();
         const page = await context.newPage();
@@ -56,7 +63,7 @@ try {
             return mark.call(this, name, ...rest);
           };
         });
-        await page.goto(`${base}#/task?kind=add_parameter&seed=3&n=${n}${panel}`, { waitUntil: 'load' });
+        await page.goto(`${base}#/task?${query}`, { waitUntil: 'load' });
         await page.waitForFunction(() => performance.getEntriesByName('cabrito-task-rendered').length > 0, {
           timeout: 30000,
         });
@@ -67,7 +74,7 @@ try {
           window.__longest,
           window.__painted,
         ]);
-        const key = `n=${n} ${panel ? 'graph panel' : 'Grade panel'}  ${label}`;
+        const key = `${name}  ${label}`;
         if (!results.has(key)) results.set(key, []);
         results.get(key).push([Math.round(mark), Math.round(longest), Math.round(painted ?? NaN)]);
         await context.close();
