@@ -54,17 +54,19 @@ fn column_index(word: &str) -> Option<usize> {
 /// The first `size` allowed names, in order. (The banned words are turned into their column
 /// indices once, so each name is checked with one comparison: a merge task asks for thousands.)
 pub fn symbolic_pool(size: usize) -> Vec<String> {
-    let mut banned: Vec<usize> =
-        KEYWORDS.iter().chain(BUILTINS).chain(RESERVED).filter_map(|w| column_index(w)).collect();
-    banned.sort_unstable();
-    let mut banned = banned.into_iter().peekable();
+    let mut banned: Vec<usize> = Vec::new();
+    for list in [KEYWORDS, BUILTINS, RESERVED] {
+        banned.extend(list.iter().filter_map(|w| column_index(w)));
+    }
+    crate::sort::sort(&mut banned);
     let mut out = Vec::with_capacity(size);
-    let mut k = 0;
+    let (mut k, mut next) = (0, 0);
     while out.len() < size {
-        if banned.next_if(|&b| b <= k).is_some() {
-            // Duplicates in the lists (`type`) come out one after the other.
-            while banned.next_if(|&b| b <= k).is_some() {}
-        } else {
+        // The banned indices below `k` are behind; `type` is listed twice.
+        while banned.get(next).is_some_and(|&b| b < k) {
+            next += 1;
+        }
+        if banned.get(next) != Some(&k) {
             out.push(column(k));
         }
         k += 1;
