@@ -106,15 +106,7 @@ impl Fixed {
             at -= 1;
             buf[at] = b'.';
         }
-        let mut w = whole;
-        loop {
-            at -= 1;
-            buf[at] = b'0' + (w % 10) as u8;
-            w /= 10;
-            if w == 0 {
-                break;
-            }
-        }
+        at = digits(buf, at, whole);
         if negative {
             at -= 1;
             buf[at] = b'-';
@@ -131,6 +123,26 @@ impl Fixed {
             Err(word) => out.push_str(word),
         }
     }
+}
+
+/// Write `n`'s decimal digits backwards into `buf`, ending at `at`; the start of them.
+fn digits(buf: &mut [u8], mut at: usize, mut n: u64) -> usize {
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return at;
+        }
+    }
+}
+
+/// Append `n` in decimal to `out`, as `write!(out, "{n}")` does, without the formatting machinery
+/// (generated code writes tens of thousands of coefficients and names).
+pub fn push_u64(out: &mut String, n: u64) {
+    let mut buf = [0u8; 20];
+    let at = digits(&mut buf, 20, n);
+    out.extend(buf[at..].iter().map(|&b| char::from(b)));
 }
 
 impl fmt::Display for Fixed {
@@ -236,6 +248,16 @@ mod tests {
             prop_assert_eq!(fixed(x, places).to_string(), rust(x, places));
             let tie = (whole * 1000 + thousandths) as f64 / 8.0;
             prop_assert_eq!(fixed(tie, places).to_string(), rust(tie, places));
+        }
+
+        /// `push_u64` writes what `to_string` writes.
+        #[test]
+        fn push_u64_is_to_string(n in any::<u64>(), small in 0u64..1000) {
+            for x in [n, small, 0, u64::MAX] {
+                let mut s = String::from("m");
+                push_u64(&mut s, x);
+                prop_assert_eq!(s, format!("m{x}"));
+            }
         }
 
         /// `short` is `to_string` for numbers of at most three decimals.

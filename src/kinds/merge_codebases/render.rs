@@ -3,7 +3,6 @@
 
 use super::ir::{Item, Program, Term, Var};
 use super::rewrite::{item_lines, ClassCode};
-use std::fmt::Write as _;
 
 /// The two child classes, in order.
 pub const CLASSES: [&str; 2] = ["CalculateA", "CalculateB"];
@@ -26,11 +25,15 @@ pub enum Piece {
 impl Piece {
     /// The piece in a few characters: `b3` (block 3), `d0` (difference 0), `r` (the return).
     pub fn code(self) -> String {
-        match self {
-            Piece::Block(k) => format!("b{k}"),
-            Piece::Diff(i) => format!("d{i}"),
-            Piece::Return => "r".into(),
-        }
+        let (letter, k) = match self {
+            Piece::Block(k) => ('b', k),
+            Piece::Diff(i) => ('d', i),
+            Piece::Return => return "r".into(),
+        };
+        let mut code = String::with_capacity(4);
+        code.push(letter);
+        crate::decimal::push_u64(&mut code, k as u64);
+        code
     }
 
     /// The piece a [`Piece::code`] names, if it names one.
@@ -79,7 +82,8 @@ fn write_expr(out: &mut String, terms: &[Term], names: &[String]) {
         // A coefficient other than 1 multiplies the product, grouped unless it is one factor.
         let grouped = t.coeff != 1 && t.factors.len() != 1;
         if t.coeff != 1 {
-            let _ = write!(out, "{} * ", t.coeff);
+            crate::decimal::push_u64(out, t.coeff);
+            out.push_str(" * ");
             if grouped {
                 out.push('(');
             }
