@@ -115,10 +115,12 @@ fn rewrite_block(
     let mut lines = lines.to_vec();
     if allowed.has(MULTI_LINES) {
         let rounds = 1 + below(rng, lines.len());
+        let mut reads = count_reads(&lines);
         for _ in 0..rounds {
-            if !fold_one(p, &mut lines, live_out, rng) {
+            if !fold_one(p, &mut lines, &mut reads, live_out, rng) {
                 break;
             }
+            debug_assert!(same_reads(&reads, &count_reads(&lines)), "fold_one kept its read counts");
         }
         for _ in 0..1 + below(rng, MAX_SPLITS) {
             split_one(p, &mut lines, rng, namer, names);
@@ -150,22 +152,16 @@ fn rewrite_block(
 }
 
 /// How often a variable is read in a block: never, once (line, term), or more.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Reads {
     Never,
     Once(usize, usize),
     More,
 }
 
-/// Fold one single-use line into its consumer (the first eligible line in a shuffled order): the
-/// line is not live-out, reads a non-parameter, and its target appears once, in one term of one
-/// later line of the block, whose terms then take the folded line's terms.
-#[inline(never)]
-fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng) -> bool {
-    let mut order: Vec<usize> = (0..lines.len()).collect();
-    shuffle(rng, &mut order);
-    // How often each variable is read in the block, and where if only once. A line never reads its
-    // own target, so the reads of a line's target are all in other lines.
+/// Each variable's reads in the block's lines. A line never reads its own target, so the reads of a
+/// line's target are all in other lines.
+fn count_reads(lines: &[Line]) -> Vec<Reads> {
     let mut reads: Vec<Reads> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         for (j, t) in l.terms.iter().enumerate() {
@@ -180,6 +176,23 @@ fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng)
             }
         }
     }
+    reads
+}
+
+/// Two read counts alike (a variable past the end of one is read never).
+fn same_reads(a: &[Reads], b: &[Reads]) -> bool {
+    (0..a.len().max(b.len()))
+        .all(|v| a.get(v).copied().unwrap_or(Reads::Never) == b.get(v).copied().unwrap_or(Reads::Never))
+}
+
+/// Fold one single-use line into its consumer (the first eligible line in a shuffled order): the
+/// line is not live-out, reads a non-parameter, and its target appears once, in one term of one
+/// later line of the block, whose terms then take the folded line's terms. `reads` are the block's
+/// read counts ([`count_reads`]), kept up to date here: a block of 500 lines may take 500 folds.
+#[inline(never)]
+fn fold_one(p: &Program, lines: &mut Vec<Line>, reads: &mut [Reads], live_out: &[Var], rng: &mut Rng) -> bool {
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    shuffle(rng, &mut order);
     for src in order {
         let name = lines[src].target;
         let Some(&Reads::Once(consumer, term)) = reads.get(name) else { continue };
@@ -205,6 +218,36 @@ fn fold_one(p: &Program, lines: &mut Vec<Line>, live_out: &[Var], rng: &mut Rng)
             })
             .collect();
         let Some(spliced) = spliced else { continue };
+        // The counts after the fold. Line `src` goes, so the lines after it move up one, and the
+        // consumer's terms after `term` move by the spliced terms less the one they replace. (`src`
+        // reads a non-parameter, so it has a term: `spliced` is not empty.)
+        let k = spliced.len();
+        for r in reads.iter_mut() {
+            if let Reads::Once(l, j) = r {
+                if *l > src {
+                    if *l == consumer && *j > term {
+                        *j += k - 1;
+                    }
+                    *l -= 1;
+                }
+            }
+        }
+        // The folded target is read nowhere now.
+        reads[name] = Reads::Never;
+        // A variable `src` read once is read once in the consumer's new terms.
+        for (j, t) in lines[src].terms.iter().enumerate() {
+            for &f in &t.factors {
+                if reads[f] == Reads::Once(src, j) {
+                    reads[f] = Reads::Once(consumer - 1, term + j);
+                }
+            }
+        }
+        // The consumer term's other factors are in every spliced term.
+        if k > 1 {
+            for &g in &rest {
+                reads[g] = Reads::More;
+            }
+        }
         lines[consumer].terms.splice(term..=term, spliced);
         lines.remove(src);
         return true;
