@@ -42,13 +42,15 @@ fn column(mut k: usize) -> String {
 }
 
 /// The column index `k` with `column(k) == word`, for a word of lowercase ASCII letters (the only
-/// words a column name can be).
+/// words a column name can be); `None` too for a word whose index does not fit a `usize` (`nonlocal`
+/// on wasm32), which no pool reaches.
 fn column_index(word: &str) -> Option<usize> {
     if word.is_empty() || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return None;
     }
     // Bijective base 26: a = 1, …, z = 26, less one.
-    Some(word.bytes().fold(0usize, |k, b| k * 26 + usize::from(b - b'a' + 1)) - 1)
+    let k = word.bytes().try_fold(0usize, |k, b| k.checked_mul(26)?.checked_add(usize::from(b - b'a' + 1)))?;
+    Some(k - 1)
 }
 
 /// The first `size` allowed names, in order. (The banned words are turned into their column
@@ -101,5 +103,8 @@ mod tests {
         assert_eq!(column_index("None"), None);
         assert_eq!(column_index("_"), None);
         assert!(column_index("async").is_some_and(|k| k < 850_000));
+        // Past 32 bits (on wasm32 these words are left out: no pool is that large).
+        let nonlocal = column_index("nonlocal");
+        assert!(nonlocal.is_none() || nonlocal.is_some_and(|k| k > u32::MAX as usize / 26));
     }
 }
