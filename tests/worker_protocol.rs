@@ -85,6 +85,31 @@ async fn malformed_messages_get_errors_and_the_connection_stays() {
     c.hello().await;
 }
 
+/// A client that closes gets the closing handshake: the worker's close frame echoes its code, and
+/// then the connection ends (a browser's `close` event says `wasClean`, code 1000, not 1006).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_close_is_answered() {
+    use tokio_tungstenite::tungstenite::protocol::{frame::coding::CloseCode, CloseFrame};
+    let addr = start(config()).await;
+    let mut c = connect(addr).await;
+    c.hello().await;
+    let bye = CloseFrame { code: CloseCode::Normal, reason: "bye".into() };
+    c.ws.send(Message::Close(Some(bye))).await.expect("send close");
+    let answer = tokio::time::timeout(T, async {
+        loop {
+            match futures_util::StreamExt::next(&mut c.ws).await {
+                Some(Ok(Message::Close(frame))) => return Some(frame),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    })
+    .await
+    .expect("the worker answers within the time");
+    let frame = answer.expect("a close frame, not a dropped connection");
+    assert_eq!(frame.map(|f| f.code), Some(CloseCode::Normal));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_messages() {
     let addr = start(config()).await;

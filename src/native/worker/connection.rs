@@ -118,7 +118,13 @@ async fn connection(mut socket: WebSocket, sh: Arc<Shared>) {
             }
             incoming = socket.recv() => {
                 let text = match incoming {
-                    None | Some(Ok(Message::Close(_))) => break,
+                    None => break,
+                    Some(Ok(Message::Close(_))) => {
+                        // The client's close frame has a reply queued; the next read sends it, so
+                        // the client sees a clean close (its code echoed), not a dropped socket.
+                        let _ = tokio::time::timeout(Duration::from_secs(2), socket.recv()).await;
+                        break;
+                    }
                     Some(Err(e)) => {
                         // Beyond the hard cap (or a broken frame): say why, then close.
                         let text = e.to_string().to_ascii_lowercase();
