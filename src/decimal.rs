@@ -119,7 +119,7 @@ impl Fixed {
     pub fn push_to(self, out: &mut String) {
         let mut buf = [0u8; 26];
         match self.ascii(&mut buf) {
-            Ok(at) => out.extend(buf[at..].iter().map(|&b| char::from(b))),
+            Ok(at) => push_ascii(out, &buf[at..]),
             Err(word) => out.push_str(word),
         }
     }
@@ -142,7 +142,12 @@ fn digits(buf: &mut [u8], mut at: usize, mut n: u64) -> usize {
 pub fn push_u64(out: &mut String, n: u64) {
     let mut buf = [0u8; 20];
     let at = digits(&mut buf, 20, n);
-    out.extend(buf[at..].iter().map(|&b| char::from(b)));
+    push_ascii(out, &buf[at..]);
+}
+
+/// Append ASCII bytes (digits, a point, a sign) to `out`, with no UTF-8 check.
+fn push_ascii(out: &mut String, ascii: &[u8]) {
+    out.extend(ascii.iter().map(|&b| char::from(b)));
 }
 
 impl fmt::Display for Fixed {

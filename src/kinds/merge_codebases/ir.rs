@@ -301,6 +301,11 @@ impl Envs {
         Envs { width, vals: vec![Val::ZERO; vars * width], term: vec![Val::ZERO; width], sum: vec![Val::ZERO; width] }
     }
 
+    /// How many environments.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// Variable `v`'s value in environment `k` (zero for a variable past the table).
     pub fn get(&self, v: Var, k: usize) -> Val {
         self.vals.get(v * self.width + k).copied().unwrap_or(Val::ZERO)

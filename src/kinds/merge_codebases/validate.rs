@@ -3,7 +3,7 @@
 //! starter against the solution. A failed check rejects the draw; the generator then draws again.
 
 use super::build::Reject;
-use super::ir::{Envs, Item, Line, Program, Val};
+use super::ir::{Envs, Item, Line, Program, Val, Var};
 use super::render::CLASSES;
 use super::rewrite::{item_lines, ClassCode};
 use crate::graph::sample::between;
@@ -71,17 +71,17 @@ pub fn synonyms(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), 
         for k in 0..TRIALS {
             for (ci, e) in runs.iter().enumerate() {
                 if let Some(&v) = b.live_out.iter().find(|&&v| e.get(v, k) != canonical.get(v, k)) {
-                    return Err(Reject(format!(
-                        "{}: block {} gives another value for `{}`",
-                        CLASSES[ci],
-                        index / 2 + 1,
-                        p.names[v]
-                    )));
+                    return Err(another_value(p, ci, index, v));
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The rejection of a class whose block (the item at `index`) gives another value for `v`.
+fn another_value(p: &Program, class: usize, index: usize, v: Var) -> Reject {
+    Reject(format!("{}: block {} gives another value for `{}`", CLASSES[class], index / 2 + 1, p.names[v]))
 }
 
 /// The argument vectors of [`behaviour`]: `(1, …, params)`, then [`TRIALS`] random ones.
@@ -106,15 +106,15 @@ fn with_args(vars: usize, vectors: &[Vec<Val>]) -> Envs {
 }
 
 /// What `compute()` returns in each environment: its leaves' sum.
-fn returned(p: &Program, e: &Envs, width: usize) -> Vec<Val> {
-    (0..width).map(|k| p.leaves.iter().fold(Val::ZERO, |acc, &v| acc + e.get(v, k))).collect()
+fn returned(p: &Program, e: &Envs) -> Vec<Val> {
+    (0..e.width()).map(|k| p.leaves.iter().fold(Val::ZERO, |acc, &v| acc + e.get(v, k))).collect()
 }
 
 /// The values a class's `compute()` returns in the starter, on each argument vector.
 fn starter_values(p: &Program, c: &ClassCode, class: usize, vectors: &[Vec<Val>]) -> Vec<Val> {
     let mut e = with_args(c.names.len(), vectors);
     e.run(class_lines(p, c, class));
-    returned(p, &e, vectors.len())
+    returned(p, &e)
 }
 
 /// The values a class's `compute()` returns in the solution, on each argument vector.
@@ -126,7 +126,7 @@ fn solution_values(p: &Program, class: usize, vectors: &[Vec<Val>]) -> Vec<Val> 
             Item::Diff(d) => e.assign(if class == 0 { &d.canon } else { &d.pert }, d.target),
         }
     }
-    returned(p, &e, vectors.len())
+    returned(p, &e)
 }
 
 /// Both classes of the starter equal the solution's on (1, …, params) and random vectors, and the
@@ -165,7 +165,7 @@ pub fn validate(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::super::build::{build, Shape};
-    use super::super::ir::{line_value, run_lines, Var};
+    use super::super::ir::{line_value, run_lines};
     use super::super::rewrite::class_code;
     use super::super::{Perturbations, Transformations};
     use super::*;
@@ -193,12 +193,7 @@ mod tests {
                     let mut env = env_with(c.names.len());
                     run_lines(&c.items[index], &mut env);
                     if let Some(&v) = b.live_out.iter().find(|&&v| env[v] != canonical[v]) {
-                        return Err(Reject(format!(
-                            "{}: block {} gives another value for `{}`",
-                            CLASSES[ci],
-                            index / 2 + 1,
-                            p.names[v]
-                        )));
+                        return Err(another_value(p, ci, index, v));
                     }
                 }
             }
