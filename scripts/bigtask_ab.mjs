@@ -31,7 +31,7 @@ const targets = builds.map((b) => {
 });
 // Each case is a task link's query and its label.
 const cases = process.env.CASES
-  ? process.env.CASES.split(';').map((q) => [q, q])
+  ? process.env.CASES.split(';').filter((q) => q.trim()).map((q) => [q, q])
   : [['25', ''], ['1000', '&panel=graph'], ['2000', '&panel=graph'], ['1000', ''], ['2000', '']].map(([n, panel]) => [
       `kind=add_parameter&seed=3&n=${n}${panel}`,
       `n=${n} ${panel ? 'graph panel' : 'Grade panel'}`,
