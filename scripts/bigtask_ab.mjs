@@ -14,6 +14,7 @@
 // so) before measuring. Prints, per case and build, the medians and every run's mark/longest task in ms.
 
 import puppeteer from 'puppeteer-core';
+import { chromiumFlags } from './chromium_flags.mjs';
 
 const [runsArg, ...builds] = process.argv.slice(2);
 const runs = Number(runsArg);
@@ -38,7 +39,7 @@ const cases = process.env.CASES
     ]);
 const browser = await puppeteer.launch({
   executablePath: process.env.CABRITO_CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'],
+  args: chromiumFlags(['--no-sandbox']),
   headless: true,
 });
 const results = new Map();

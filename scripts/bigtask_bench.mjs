@@ -14,6 +14,7 @@ import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import * as chromeLauncher from 'chrome-launcher';
 import { writeFileSync } from 'node:fs';
+import { chromiumFlags } from './chromium_flags.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -115,7 +116,9 @@ const ms = (x) => (x == null ? 'n/a' : `${Math.round(x).toLocaleString('en')} ms
 
 const chrome = await chromeLauncher.launch({
   chromePath,
-  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  // chrome-launcher's own flags, with ours merged in (one --disable-features).
+  ignoreDefaultFlags: true,
+  chromeFlags: chromiumFlags(chromeLauncher.Launcher.defaultFlags(), ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']),
 });
 const rows = [];
 try {

@@ -17,6 +17,7 @@ import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import * as chromeLauncher from 'chrome-launcher';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { chromiumFlags } from './chromium_flags.mjs';
 
 const FLOORS = { accessibility: 100, 'best-practices': 100 };
 
@@ -100,7 +101,12 @@ async function chromeFor(theme) {
   if (!chromes[theme]) {
     const flags = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
     if (theme === 'dark') flags.push('--force-dark-mode', '--blink-settings=preferredColorScheme=0');
-    chromes[theme] = await chromeLauncher.launch({ chromePath, chromeFlags: flags });
+    // chrome-launcher's own flags, with ours merged in (one --disable-features).
+    chromes[theme] = await chromeLauncher.launch({
+      chromePath,
+      ignoreDefaultFlags: true,
+      chromeFlags: chromiumFlags(chromeLauncher.Launcher.defaultFlags(), flags),
+    });
   }
   return chromes[theme];
 }

@@ -149,10 +149,22 @@ pub async fn browser_sized(port: u16, chromium: &Path, profile: &Path, size: (u3
     ] {
         caps.add_arg(arg)?;
     }
+    // Chromium's own UI pages off (scripts/chromium-quiet.flags says why; the benchmarks read it too).
+    for arg in quiet_flags() {
+        caps.add_arg(arg)?;
+    }
     caps.add_arg(&format!("--window-size={},{}", size.0, size.1))?;
     caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
     caps.set_browser_log_level(LoggingPrefsLogLevel::Severe)?;
     Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
+}
+
+/// The flags of scripts/chromium-quiet.flags (one per line, `#` comments).
+pub fn quiet_flags() -> impl Iterator<Item = &'static str> {
+    include_str!("../../scripts/chromium-quiet.flags")
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
 }
 
 /// Run a script until it returns something other than null/false/"" (`secs` at most).
