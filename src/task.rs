@@ -22,8 +22,8 @@ pub struct Sizes {
 }
 
 /// A task record: the reference's fields first (`name`, `dag_id`, `prompt`, `starter_code`,
-/// `solution_code`, `metadata`), then Cabrito's own.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// `solution_code`, `metadata`), then Cabrito's own. It serialises as [`RecordOut`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Task {
     pub name: String,
     pub dag_id: String,
@@ -44,6 +44,53 @@ pub struct Task {
     /// Runtime resolution: which branch of each function runs, and its guards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<crate::axes::runtime::Record>,
+}
+
+/// A task record's fields by reference, in order: how a [`Task`] serialises (its one `Serialize`),
+/// with its graph given apart, so that a record whose graph is kept elsewhere (the app's
+/// `playground::handover::Made`) serialises and hashes whole without a copy of the task.
+#[derive(Serialize)]
+struct RecordOut<'a> {
+    name: &'a str,
+    dag_id: &'a str,
+    prompt: &'a str,
+    starter_code: &'a str,
+    solution_code: &'a str,
+    metadata: &'a serde_json::Value,
+    spec: &'a TaskSpec,
+    link: &'a str,
+    graph: &'a serde_json::Value,
+    roles: &'a BTreeMap<String, Role>,
+    edit_set: &'a [String],
+    sizes: &'a Sizes,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime: &'a Option<crate::axes::runtime::Record>,
+}
+
+impl<'a> RecordOut<'a> {
+    fn of(t: &'a Task, graph: &'a serde_json::Value) -> RecordOut<'a> {
+        RecordOut {
+            name: &t.name,
+            dag_id: &t.dag_id,
+            prompt: &t.prompt,
+            starter_code: &t.starter_code,
+            solution_code: &t.solution_code,
+            metadata: &t.metadata,
+            spec: &t.spec,
+            link: &t.link,
+            graph,
+            roles: &t.roles,
+            edit_set: &t.edit_set,
+            sizes: &t.sizes,
+            runtime: &t.runtime,
+        }
+    }
+}
+
+impl Serialize for Task {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RecordOut::of(self, &self.graph).serialize(s)
+    }
 }
 
 /// Everything generation produced, for callers that draw or check it (the app, the tests).
@@ -175,7 +222,12 @@ pub fn generate(spec: &TaskSpec) -> Result<Task, SpecError> {
 
 /// A stable digest of everything a task's bytes hold, for golden determinism tests.
 pub fn task_hash(task: &Task) -> String {
-    let json = serde_json::to_string(task).expect("a task serialises");
+    task_hash_with_graph(task, &task.graph)
+}
+
+/// [`task_hash`] of `task` with `graph` as its graph.
+pub fn task_hash_with_graph(task: &Task, graph: &serde_json::Value) -> String {
+    let json = serde_json::to_string(&RecordOut::of(task, graph)).expect("a task serialises");
     crate::rng::hex_id(&json, "task-hash", 16)
 }
 

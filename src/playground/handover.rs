@@ -10,6 +10,11 @@
 //! (module side) writes them with serde. `tests` check `decode(encode(x)) == x`, byte for byte in the
 //! record, over many specs of every part, through the tape as it crosses (`tests/wasm_handover.rs`
 //! in the browser too).
+//!
+//! On the tape, a task's node-link `graph` is not in the answer (`null` there) but after it, as a
+//! value of its own, which the app keeps unread ([`Made::graph_tape`]): no page draws it, and
+//! reading it was most of the hand-over (wave 16 in BENCHMARKS.md). It is read when the whole
+//! record is needed: its hash ([`Made::hash`]), once the page is idle.
 
 use crate::axes::runtime::guard::Call;
 use crate::graph::{CallGraph, Node, Part};
@@ -25,8 +30,14 @@ use serde_json::{json, Value};
 /// task's [`View`] without the built programs, which no page reads).
 #[derive(Clone, Debug)]
 pub struct Made {
+    /// The record; its `graph` is `null` while [`Made::graph_tape`] holds it.
     pub task: Task,
     pub view: Drawn,
+    /// The record's node-link graph as the module handed it over, still on its tape: no page draws
+    /// it (the views have their own), and reading it into a `Value` was most of the hand-over's cost
+    /// (20,559 of 25,752 values at Merge Codebases `n = 1,000`), so it is read only when the whole
+    /// record is needed: its hash ([`Made::hash`], once the page is idle), a copy ([`Made::record`]).
+    pub graph_tape: Option<Vec<u8>>,
 }
 
 /// [`View`] as the app draws it.
@@ -58,11 +69,37 @@ impl From<Generated> for Made {
                 Drawn::Renaming { renames, panel }
             }
         };
-        Made { task: g.task, view }
+        Made { task: g.task, view, graph_tape: None }
     }
 }
 
 impl Made {
+    /// The record's graph read from its tape, if it is still there (else `None`), or why that tape
+    /// cannot be read.
+    fn graph_read(&self) -> Result<Option<Value>, String> {
+        match &self.graph_tape {
+            None => Ok(None),
+            Some(tape) => crate::playground::tape::decode(tape)
+                .map(Some)
+                .map_err(|e| cannot_read(format!("its task's graph (from its own first byte) {e}"))),
+        }
+    }
+
+    /// [`crate::task::task_hash`] of the whole record (its graph read from its tape, with no copy
+    /// of the task), or why the graph's tape cannot be read.
+    pub fn hash(&self) -> Result<String, String> {
+        Ok(match self.graph_read()? {
+            None => crate::task::task_hash(&self.task),
+            Some(graph) => crate::task::task_hash_with_graph(&self.task, &graph),
+        })
+    }
+
+    /// The whole record (a copy, with its graph read from its tape), or why that tape cannot be read.
+    pub fn record(&self) -> Result<Task, String> {
+        let graph = self.graph_read()?;
+        Ok(Task { graph: graph.unwrap_or_else(|| self.task.graph.clone()), ..self.task.clone() })
+    }
+
     /// The call graph and each function's role, for the call-graph kinds.
     pub fn call_graph(&self) -> Option<(&CallGraph, &[Role])> {
         match &self.view {
@@ -134,15 +171,19 @@ pub fn answer(query: &str) -> String {
     answer_of(&made_for(query)).to_string()
 }
 
-/// [`answer_of`] on a tape, as the module hands it over: written straight from the task's serde
+/// [`answer_of`] on a tape, as the module hands it over: for a task, its `graph` is `null` in the
+/// answer and follows it on the tape as a value of its own (which the page keeps unread:
+/// [`Made::graph_tape`]). Written straight from the task's serde
 /// ([`crate::playground::tape::to_tape`], the same bytes without building the `Value`; the tests
 /// check it for every kind and part), or through the `Value` should a form it does not take turn up.
-pub fn answer_tape(made: &Result<Made, String>) -> Vec<u8> {
-    answer_tape_direct(made).unwrap_or_else(|_| crate::playground::tape::encode(&answer_of(made)))
-}
-
-fn answer_tape_direct(made: &Result<Made, String>) -> Result<Vec<u8>, crate::playground::tape::Unsupported> {
-    crate::playground::tape::to_tape(&Answer(made))
+pub fn answer_tape(mut made: Result<Made, String>) -> Vec<u8> {
+    use crate::playground::tape;
+    let graph = made.as_mut().map(|m| std::mem::take(&mut m.task.graph)).ok();
+    let mut out = tape::to_tape(&Answer(&made)).unwrap_or_else(|_| tape::encode(&answer_of(&made)));
+    if let Some(g) = graph {
+        out.extend(tape::to_tape(&g).unwrap_or_else(|_| tape::encode(&g)));
+    }
+    out
 }
 
 /// [`answer_of`]'s map, for serde.
@@ -440,7 +481,8 @@ fn task(v: &Value, spec: &TaskSpec) -> Res<Task> {
         // The module generated exactly the spec the app asked for (the hash check covers it).
         spec: spec.clone(),
         link: text(field(v, "link")?)?,
-        graph: field(v, "graph").map(|_| Value::Null)?,
+        // Not read: `null` on the tape, its graph after the answer; a JSON answer's, the caller moves in.
+        graph: Value::Null,
         roles: role_of,
         edit_set: list(field(v, "edit_set")?, &text)?,
         sizes: Sizes {
@@ -560,8 +602,15 @@ pub fn read_answer_value(mut value: Value, spec: &TaskSpec) -> Result<Made, Stri
 
 /// Read the `gen` module's answer on its tape ([`answer_tape`]) for `spec`, as the app gets it: the
 /// task, or the module's error, or why the answer cannot be read (the byte, or the field, at fault).
-pub fn read_answer_tape(tape: &[u8], spec: &TaskSpec) -> Result<Made, String> {
-    crate::playground::tape::decode(tape).map_err(cannot_read).and_then(|v| read_answer_value(v, spec))
+/// A task's graph, after the answer, is kept on its tape, unread ([`Made::record`] reads it).
+pub fn read_answer_tape(mut tape: Vec<u8>, spec: &TaskSpec) -> Result<Made, String> {
+    let (v, end) = crate::playground::tape::decode_first(&tape).map_err(cannot_read)?;
+    let mut made = read_answer_value(v, spec)?;
+    if !made.task.graph.is_null() || end == tape.len() {
+        return Err(cannot_read(format!("at byte {end}: its task's graph is not after it")));
+    }
+    made.graph_tape = Some(tape.split_off(end));
+    Ok(made)
 }
 
 /// Read the module's JSON for a spec's task (see [`encode`]); an error names the field.
@@ -607,7 +656,7 @@ fn checked(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
         if crate::task::extra_of(spec) == Some(crate::task::Extra::Comment) {
             text(field(field(t, "metadata")?, "comment")?)?;
         }
-        Ok(Made { task: task(t, spec)?, view: view(field(v, "view")?)? })
+        Ok(Made { task: task(t, spec)?, view: view(field(v, "view")?)?, graph_tape: None })
     };
     made().map_err(|b| b.said(v))
 }
@@ -737,16 +786,26 @@ mod tests {
     use crate::{Axis, Domain, Kind};
 
     fn round_trip(spec: &TaskSpec) {
+        use crate::playground::tape;
         let made = Made::from(generate_full(spec).unwrap());
-        // Written straight from serde, the same bytes as through the `Value`.
-        let answer = Ok(made.clone());
-        let tape = answer_tape_direct(&answer).unwrap();
-        assert!(tape == crate::playground::tape::encode(&answer_of(&answer)), "{}", spec.canonical());
-        // Through the tape, as it crosses.
-        let back = read_answer_tape(&tape, spec).unwrap();
         let c = spec.canonical();
-        assert_eq!(serde_json::to_string(&back.task).unwrap(), serde_json::to_string(&made.task).unwrap(), "{c}");
-        assert_eq!(task_hash(&back.task), task_hash(&made.task), "{c}");
+        // Written straight from serde (it can), the same bytes as through the `Value`: the answer
+        // with the graph `null`, then the graph.
+        let tape = answer_tape(Ok(made.clone()));
+        let mut bare = made.clone();
+        bare.task.graph = Value::Null;
+        let bare = Ok(bare);
+        assert!(tape::to_tape(&Answer(&bare)).is_ok() && tape::to_tape(&made.task.graph).is_ok(), "{c}");
+        let mut through = tape::encode(&answer_of(&bare));
+        through.extend(tape::encode(&made.task.graph));
+        assert!(tape == through, "{c}");
+        // Through the tape, as it crosses: the graph kept unread, the whole record on demand.
+        let back = read_answer_tape(tape, spec).unwrap();
+        assert!(back.task.graph.is_null() && back.graph_tape.is_some(), "{c}");
+        let record = back.record().unwrap();
+        assert_eq!(serde_json::to_string(&record).unwrap(), serde_json::to_string(&made.task).unwrap(), "{c}");
+        assert_eq!(task_hash(&record), task_hash(&made.task), "{c}");
+        assert_eq!(back.hash().unwrap(), task_hash(&made.task), "{c}");
         match (&made.view, &back.view) {
             (Drawn::Graph { graph: a, roles: ra }, Drawn::Graph { graph: b, roles: rb }) => {
                 assert_eq!(ra, rb, "{c}");
@@ -843,11 +902,13 @@ mod tests {
             TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Runtime, 10, 1),
             TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 30, 2),
         ] {
-            let tape = answer_tape(&made_for(&spec.to_query()));
-            assert!(read_answer_tape(&tape, &spec).is_ok());
+            // Read as the page reads it: the answer, then (once idle) the whole record.
+            let read = |t: &[u8]| read_answer_tape(t.to_vec(), &spec).and_then(|m| m.hash());
+            let tape = answer_tape(made_for(&spec.to_query()));
+            assert!(read(&tape).is_ok());
             for end in 0..tape.len() {
-                let e = read_answer_tape(&tape[..end], &spec).unwrap_err();
-                assert!(e.contains(": at byte ") && !e.contains('\n'), "{end}: {e}");
+                let e = read(&tape[..end]).unwrap_err();
+                assert!(e.contains(" at byte ") && !e.contains('\n'), "{end}: {e}");
             }
             let mut x = 0x9e37_79b9_7f4a_7c15u64;
             for _ in 0..3000 {
@@ -859,7 +920,7 @@ mod tests {
                     let i = (x % t.len() as u64) as usize;
                     t[i] ^= (x >> 32) as u8 | 1;
                 }
-                if let Err(e) = read_answer_tape(&t, &spec) {
+                if let Err(e) = read(&t) {
                     assert!(!e.contains('\n') && e.len() <= 700, "{e}");
                 }
             }
@@ -869,7 +930,9 @@ mod tests {
     #[test]
     fn an_error_answer_is_written_straight_too() {
         let e = Err("n must be\nat most 2000".to_string());
-        assert_eq!(answer_tape_direct(&e).unwrap(), crate::playground::tape::encode(&answer_of(&e)));
+        let direct = crate::playground::tape::to_tape(&Answer(&e)).unwrap();
+        assert_eq!(direct, crate::playground::tape::encode(&answer_of(&e)));
+        assert_eq!(answer_tape(e), direct);
     }
 
     #[test]

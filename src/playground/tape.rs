@@ -529,7 +529,7 @@ impl serde::Serializer for Key<'_> {
     }
 }
 
-/// What is wrong with a tape, and at which byte (formatted only once, in [`decode`], so the first
+/// What is wrong with a tape, and at which byte (formatted only once, in [`said`], so the first
 /// download carries one `format!` for them all).
 type Fault = (usize, &'static str);
 
@@ -603,10 +603,22 @@ enum Into {
 /// Read a tape as the [`Value`] it holds; an error says what is wrong and at which byte
 /// (`at byte 812: bad UTF-8`).
 pub fn decode(bytes: &[u8]) -> Result<Value, String> {
-    read(bytes).map_err(|(at, what)| format!("at byte {at}: {what}"))
+    match decode_first(bytes)? {
+        (v, end) if end == bytes.len() => Ok(v),
+        (_, end) => Err(said((end, "bytes after the value"))),
+    }
 }
 
-fn read(bytes: &[u8]) -> Result<Value, Fault> {
+/// The value a tape starts with, and the byte where it ends (what follows is left unread).
+pub fn decode_first(bytes: &[u8]) -> Result<(Value, usize), String> {
+    read(bytes).map_err(said)
+}
+
+fn said((at, what): Fault) -> String {
+    format!("at byte {at}: {what}")
+}
+
+fn read(bytes: &[u8]) -> Result<(Value, usize), Fault> {
     let mut r = Reader { bytes, at: 0 };
     let mut open: Vec<Open> = Vec::new();
     let mut count = 0usize;
@@ -654,10 +666,7 @@ fn read(bytes: &[u8]) -> Result<Value, Fault> {
         // on to the next item of the innermost one left (reading its key, in a map).
         loop {
             let Some(top) = open.last_mut() else {
-                if r.at < bytes.len() {
-                    return Err((r.at, "bytes after the value"));
-                }
-                return Ok(value.unwrap_or(Value::Null));
+                return Ok((value.unwrap_or(Value::Null), r.at));
             };
             if let Some(v) = value.take() {
                 top.left -= 1;

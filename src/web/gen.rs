@@ -16,6 +16,7 @@
 //!   (await the promise: the main thread is free)                                                  │
 //!                                                      worker (the same module): made_for(query)  │
 //!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ◄── answer_tape({ ok: encode(made) } | { error })
+//!   (the task's graph after the answer, kept unread)
 //!  scale page, why panel: call_value("generate" | "why", ..), synchronously on the main thread
 //! ```
 //!
@@ -85,7 +86,7 @@ pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
 /// Read the module's answer (a tape) into the app: one copy into the app's memory.
 fn read(answer: JsValue, spec: &TaskSpec) -> Result<Made, String> {
     let made = match answer.dyn_ref::<js_sys::Uint8Array>() {
-        Some(bytes) => handover::read_answer_tape(&bytes.to_vec(), spec),
+        Some(bytes) => handover::read_answer_tape(bytes.to_vec(), spec),
         None => Err(handover::cannot_read("not bytes".into())),
     };
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
@@ -241,7 +242,7 @@ fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
     if on_page {
         mark(HANDOFF_START_MARK);
     }
-    js_sys::Uint8Array::from(handover::answer_tape(&made).as_slice())
+    js_sys::Uint8Array::from(handover::answer_tape(made).as_slice())
 }
 
 /// The generator's worker: the page's `spawn` and the worker's side. Generating a big task takes

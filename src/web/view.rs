@@ -425,7 +425,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
     let Derived { record, states, reqs, llm } = &*derived;
     // The task's hash (`data-hash`, which tests compare with the native generator's) serialises and
-    // digests the whole task (16 ms at n = 1,000): written once the browser is idle, not in the render.
+    // digests the whole task (16 ms at n = 1,000; a task from the `gen` module has its graph read from
+    // its tape first, `Made::hash`): written once the browser is idle, not in the render.
     let section = use_node_ref();
     {
         let (section, shown) = (section.clone(), p.shown.clone());
@@ -434,10 +435,16 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             Box::new(move |_| {
                 if let Some(el) = section.cast::<web_sys::Element>() {
                     let _ = el.remove_attribute("data-hash");
+                    let _ = el.remove_attribute("data-hash-error");
                     super::lazy::when_idle(Box::new(move || {
                         // Unless another task took the view's place meanwhile.
                         if el.get_attribute("data-spec").as_deref() == Some(shown.spec.canonical().as_str()) {
-                            let _ = el.set_attribute("data-hash", &crate::task::task_hash(&shown.generated.task));
+                            // The whole record (its graph read from the module's tape, if it came so).
+                            let (key, value) = match shown.generated.hash() {
+                                Ok(hash) => ("data-hash", hash),
+                                Err(e) => ("data-hash-error", e),
+                            };
+                            let _ = el.set_attribute(key, &value);
                         }
                     }));
                 }
