@@ -69,20 +69,37 @@ struct RecordOut<'a> {
 
 impl<'a> RecordOut<'a> {
     fn of(t: &'a Task, graph: &'a serde_json::Value) -> RecordOut<'a> {
+        // Every field named (none left to `..`): a field added to `Task` fails to compile here
+        // until it is written too.
+        let Task {
+            name,
+            dag_id,
+            prompt,
+            starter_code,
+            solution_code,
+            metadata,
+            spec,
+            link,
+            graph: _,
+            roles,
+            edit_set,
+            sizes,
+            runtime,
+        } = t;
         RecordOut {
-            name: &t.name,
-            dag_id: &t.dag_id,
-            prompt: &t.prompt,
-            starter_code: &t.starter_code,
-            solution_code: &t.solution_code,
-            metadata: &t.metadata,
-            spec: &t.spec,
-            link: &t.link,
+            name,
+            dag_id,
+            prompt,
+            starter_code,
+            solution_code,
+            metadata,
+            spec,
+            link,
             graph,
-            roles: &t.roles,
-            edit_set: &t.edit_set,
-            sizes: &t.sizes,
-            runtime: &t.runtime,
+            roles,
+            edit_set,
+            sizes,
+            runtime,
         }
     }
 }
