@@ -906,6 +906,11 @@ mod tests {
             let read = |t: &[u8]| read_answer_tape(t.to_vec(), &spec).and_then(|m| m.hash());
             let tape = answer_tape(made_for(&spec.to_query()));
             assert!(read(&tape).is_ok());
+            // A byte after the graph, and an answer with its graph inside it (none after): refused.
+            let longer = [tape.as_slice(), &[0]].concat();
+            assert!(read(&longer).unwrap_err().contains("bytes after the value"));
+            let inline = crate::playground::tape::encode(&answer_of(&made_for(&spec.to_query())));
+            assert!(read(&inline).unwrap_err().contains("its task's graph is not after it"));
             for end in 0..tape.len() {
                 let e = read(&tape[..end]).unwrap_err();
                 assert!(e.contains(" at byte ") && !e.contains('\n'), "{end}: {e}");
