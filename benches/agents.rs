@@ -7,8 +7,9 @@
 //! comma-separated list) runs only those axes; kinds a strategy refuses (merge_codebases) have no axis
 //! and are not in the table.
 
-use cabrito::agents::{self, Settings, Strategy};
-use cabrito::spec::{Axis, Kind, Support, TaskSpec};
+use cabrito_agents as agents;
+use cabrito_agents::{Settings, Strategy};
+use cabrito_gen::spec::{Axis, Kind, Support, TaskSpec};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -48,7 +49,8 @@ fn main() {
                 }
                 for &domain in domains {
                     for seed in 0..SEEDS {
-                        let task = cabrito::generate(&TaskSpec::new(kind, domain, axis, n, seed)).expect("generates");
+                        let task =
+                            cabrito_gen::generate(&TaskSpec::new(kind, domain, axis, n, seed)).expect("generates");
                         for &strategy in Strategy::ALL {
                             let t0 = Instant::now();
                             let aci = agents::run(&task, strategy, Settings::default());

@@ -1,7 +1,7 @@
 //! `cargo bench --bench generate`: time to generate one task natively, per kind and size; prints a
 //! table (median of repeated runs).
 
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};
 use std::time::Instant;
 
 fn median_us(spec: &TaskSpec, runs: usize) -> f64 {
@@ -10,7 +10,7 @@ fn median_us(spec: &TaskSpec, runs: usize) -> f64 {
             let mut s = spec.clone();
             s.seed = i as u64;
             let start = Instant::now();
-            let task = cabrito::generate(&s).expect("generates");
+            let task = cabrito_gen::generate(&s).expect("generates");
             std::hint::black_box(&task);
             start.elapsed().as_secs_f64() * 1e6
         })

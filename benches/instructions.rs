@@ -10,10 +10,10 @@
 //! Medians; the machine may be loaded, so say so when quoting them. `cargo bench --bench instructions --
 //! --test` is a quick run (one seed per row, one grid run, grading at 5 trials) that only shows it works.
 
-use cabrito::check::rubric::TaskRef;
-use cabrito::grade::GradeTask;
-use cabrito::native::runner::{grade, isolation, GradeOptions};
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::grade::GradeTask;
+use cabrito_check::rubric::TaskRef;
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::runner::{grade, isolation, GradeOptions};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -39,7 +39,7 @@ fn main() {
                     .map(|seed| {
                         let spec = TaskSpec::new(kind, domain, Axis::Instructions, 200, seed);
                         let start = Instant::now();
-                        std::hint::black_box(cabrito::generate(&spec).expect("generates"));
+                        std::hint::black_box(cabrito_gen::generate(&spec).expect("generates"));
                         start.elapsed().as_secs_f64() * 1e3
                     })
                     .collect(),
@@ -68,7 +68,8 @@ fn main() {
     let mut runs = Vec::new();
     for _ in 0..grid_runs {
         let start = Instant::now();
-        let bytes: usize = specs.par_iter().map(|s| cabrito::generate(s).expect("generates").starter_code.len()).sum();
+        let bytes: usize =
+            specs.par_iter().map(|s| cabrito_gen::generate(s).expect("generates").starter_code.len()).sum();
         runs.push(start.elapsed().as_secs_f64());
         std::hint::black_box(bytes);
     }
@@ -82,10 +83,10 @@ fn main() {
         let ms = median(
             (0..seeds)
                 .map(|seed| {
-                    let t =
-                        cabrito::generate(&TaskSpec::new(kind, Domain::Math, Axis::Instructions, 200, seed)).unwrap();
+                    let t = cabrito_gen::generate(&TaskSpec::new(kind, Domain::Math, Axis::Instructions, 200, seed))
+                        .unwrap();
                     let start = Instant::now();
-                    let r = cabrito::check::static_checks(&TaskRef::of(&t), &t.solution_code);
+                    let r = cabrito_check::static_checks(&TaskRef::of(&t), &t.solution_code);
                     let took = start.elapsed().as_secs_f64() * 1e3;
                     passed &= r.item("constraint_structure").is_some_and(|i| i.passed);
                     took
@@ -102,7 +103,7 @@ fn main() {
     println!("| kind | functions | cold s (reference + candidate) | warm s (candidate) |");
     println!("|---|---|---|---|");
     for kind in kinds() {
-        let t = cabrito::generate(&TaskSpec::new(kind, Domain::Math, Axis::Instructions, 200, 1)).unwrap();
+        let t = cabrito_gen::generate(&TaskSpec::new(kind, Domain::Math, Axis::Instructions, 200, 1)).unwrap();
         let gt = GradeTask::from_task(&t);
         let o = GradeOptions { trials, ..Default::default() };
         let s = Instant::now();

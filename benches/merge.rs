@@ -3,9 +3,9 @@
 //! and grading times (one response with 20 vectors, cold and with the reference's outputs cached; a
 //! batch on all cores).
 
-use cabrito::grade::GradeTask;
-use cabrito::native::runner::{grade, isolation, GradeOptions};
-use cabrito::{Kind, TaskSpec};
+use cabrito_check::grade::GradeTask;
+use cabrito_gen::{Kind, TaskSpec};
+use cabrito_native::runner::{grade, isolation, GradeOptions};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -26,7 +26,7 @@ fn main() {
             .map(|seed| {
                 let s = TaskSpec { d, ..spec(n, seed) };
                 let t = Instant::now();
-                std::hint::black_box(cabrito::generate(&s).expect("generates"));
+                std::hint::black_box(cabrito_gen::generate(&s).expect("generates"));
                 t.elapsed().as_secs_f64() * 1e3
             })
             .collect();
@@ -36,14 +36,14 @@ fn main() {
     // The reference's measure: 20 examples at L = 200 one after the other (it took 17 s here).
     let t = Instant::now();
     for seed in 42..62 {
-        std::hint::black_box(cabrito::generate(&spec(200, seed)).expect("generates"));
+        std::hint::black_box(cabrito_gen::generate(&spec(200, seed)).expect("generates"));
     }
     println!("\n20 examples at L = 200, one thread: {:.3} s", t.elapsed().as_secs_f64());
     // The paper's merge grid: L 5…200, 50 examples each, on every core.
     let t = Instant::now();
     let specs: Vec<TaskSpec> =
         [5, 10, 25, 50, 100, 200].iter().flat_map(|&n| (0..50).map(move |s| spec(n, s))).collect();
-    let made: usize = specs.par_iter().map(|s| cabrito::generate(s).expect("generates").starter_code.len()).sum();
+    let made: usize = specs.par_iter().map(|s| cabrito_gen::generate(s).expect("generates").starter_code.len()).sum();
     println!(
         "the merge grid (300 tasks) on {} threads: {:.2} s ({made} bytes of starters)",
         rayon::current_num_threads(),
@@ -58,7 +58,7 @@ fn main() {
     for n in [25u32, 200, 1000] {
         let (mut cold, mut warm) = (Vec::new(), Vec::new());
         for seed in 0..5 {
-            let task = cabrito::generate(&spec(n, 500 + seed)).expect("generates");
+            let task = cabrito_gen::generate(&spec(n, 500 + seed)).expect("generates");
             let gt = GradeTask::from_task(&task);
             let t = Instant::now();
             let v = grade(&gt, &task.solution_code, &opts, &|_, _| {});
@@ -72,7 +72,7 @@ fn main() {
         println!("| {n} | {:.3} | {:.3} |", median(cold), median(warm));
     }
     // A batch: the merge grid's 300 reference solutions (20 vectors each) on every core.
-    let tasks: Vec<_> = specs.iter().map(|s| cabrito::generate(s).expect("generates")).collect();
+    let tasks: Vec<_> = specs.iter().map(|s| cabrito_gen::generate(s).expect("generates")).collect();
     let t = Instant::now();
     let passed = tasks
         .par_iter()

@@ -4,8 +4,11 @@
 //! tool calls (the labelled sets repeated) and read a 100,000-call Copilot trace.
 //! Prints a table; the browser's figures come from the end-to-end test (BENCHMARKS.md).
 
-use cabrito::results::aggregate::{self, Facet, Filter};
-use cabrito::results::{csv, figures, plot, read::Dataset};
+use cabrito_analysis::results::{
+    aggregate,
+    aggregate::{Facet, Filter},
+};
+use cabrito_analysis::results::{csv, figures, plot, read::Dataset};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -141,8 +144,8 @@ fn main() {
         let mut counts = [0usize; 8];
         for i in 0..n {
             let (tool, args) = &calls[i % calls.len()];
-            let v = cabrito::traces::classify::classify(tool, args);
-            counts[cabrito::traces::Label::ALL.iter().position(|l| *l == v.label).unwrap()] += 1;
+            let v = cabrito_analysis::traces::classify::classify(tool, args);
+            counts[cabrito_analysis::traces::Label::ALL.iter().position(|l| *l == v.label).unwrap()] += 1;
         }
         std::hint::black_box(counts);
         best_label = best_label.min(ms(t));
@@ -167,7 +170,7 @@ fn main() {
     let mut best_trace = f64::INFINITY;
     for _ in 0..3 {
         let t = Instant::now();
-        let s = cabrito::traces::read_trace("bench/events.jsonl", text.as_bytes()).unwrap();
+        let s = cabrito_analysis::traces::read_trace("bench/events.jsonl", text.as_bytes()).unwrap();
         assert_eq!(s.calls.len(), n);
         best_trace = best_trace.min(ms(t));
     }

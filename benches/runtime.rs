@@ -9,9 +9,9 @@
 //! Medians; the machine may be loaded, so say so when quoting them. `cargo bench --bench runtime -- --test`
 //! is a quick run (one seed per row, one grid run, grading at 5 trials) that only shows the bench works.
 
-use cabrito::grade::GradeTask;
-use cabrito::native::runner::{grade, isolation, GradeOptions};
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::grade::GradeTask;
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::runner::{grade, isolation, GradeOptions};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -34,7 +34,7 @@ fn main() {
                     .map(|seed| {
                         let spec = TaskSpec::new(kind, Domain::Math, Axis::Runtime, hops, seed);
                         let start = Instant::now();
-                        std::hint::black_box(cabrito::generate(&spec).expect("generates"));
+                        std::hint::black_box(cabrito_gen::generate(&spec).expect("generates"));
                         start.elapsed().as_secs_f64() * 1e3
                     })
                     .collect(),
@@ -57,7 +57,8 @@ fn main() {
     let mut runs = Vec::new();
     for _ in 0..grid_runs {
         let start = Instant::now();
-        let bytes: usize = specs.par_iter().map(|s| cabrito::generate(s).expect("generates").starter_code.len()).sum();
+        let bytes: usize =
+            specs.par_iter().map(|s| cabrito_gen::generate(s).expect("generates").starter_code.len()).sum();
         runs.push(start.elapsed().as_secs_f64());
         std::hint::black_box(bytes);
     }
@@ -67,7 +68,8 @@ fn main() {
     println!("| H | functions | cold s (reference + candidate) | warm s (candidate) |");
     println!("|---|---|---|---|");
     for hops in [5u32, 200, 10_000] {
-        let t = cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Runtime, hops, 1)).unwrap();
+        let t =
+            cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Runtime, hops, 1)).unwrap();
         let gt = GradeTask::from_task(&t);
         let o = GradeOptions { trials, ..Default::default() };
         let s = Instant::now();

@@ -22,9 +22,9 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 mod native_bench {
 
-    use cabrito::native::worker::{router, WorkerConfig};
-    use cabrito::protocol::{ClientMessage, ServerMessage};
-    use cabrito::{Axis, Domain, Kind, TaskSpec};
+    use cabrito_check::protocol::{ClientMessage, ServerMessage};
+    use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+    use cabrito_native::worker::{router, WorkerConfig};
     use futures_util::{SinkExt, StreamExt};
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
@@ -44,7 +44,7 @@ mod native_bench {
                 None => (j % 4) as u64,
             };
             let s = spec(seed);
-            let code = cabrito::generate(&s).expect("task").solution_code;
+            let code = cabrito_gen::generate(&s).expect("task").solution_code;
             let id = format!("j{j}");
             let start = Instant::now();
             let msg = ClientMessage::grade(id.clone(), &s, code, Some(trials)).to_json();
@@ -73,12 +73,12 @@ mod native_bench {
         // Say hello at once, as the app does (the worker closes connections silent past the handshake timeout).
         ws.send(Message::text(ClientMessage::hello().to_json())).await.expect("send");
         let _ = tokio::time::timeout(Duration::from_secs(60), ws.next()).await.expect("hello back");
-        let mut rng = cabrito::rng::stream(&format!("student {who}"), "bench/classroom");
+        let mut rng = cabrito_gen::rng::stream(&format!("student {who}"), "bench/classroom");
         let s = spec(20_000 + who);
-        let code = cabrito::generate(&s).expect("task").solution_code;
+        let code = cabrito_gen::generate(&s).expect("task").solution_code;
         let mut lat = Vec::new();
         for j in 0.. {
-            let u = cabrito::graph::sample::uniform(&mut rng, 0.0, 1.0);
+            let u = cabrito_gen::graph::sample::uniform(&mut rng, 0.0, 1.0);
             let gap = -mean_gap * (1.0 - u).ln();
             let at = Instant::now() + Duration::from_secs_f64(gap);
             if at >= until {
@@ -135,7 +135,7 @@ mod native_bench {
             "worker: {workers} worker slots on {} cores; n = 25 add_parameter/math/traversal (50 functions), {trials} trials per function",
             std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
         );
-        println!("isolation: {}", cabrito::native::runner::isolation().describe());
+        println!("isolation: {}", cabrito_native::runner::isolation().describe());
         println!("interpreter pool: {}", if cfg_pool { "on" } else { "off (a fresh process per run)" });
         // Warm the four tasks' reference outputs.
         rt.block_on(client(addr, 4, trials, None));

@@ -25,7 +25,7 @@ wasm_bindgen_version() {
 dist_is_fresh() {
   local stamp="$CABRITO_ROOT/dist/index.html"
   [ -f "$stamp" ] || return 1
-  [ -z "$(find "$CABRITO_ROOT/src" "$CABRITO_ROOT/www" "$CABRITO_ROOT/index.html" "$CABRITO_ROOT/Trunk.toml" \
+  [ -z "$(find "$CABRITO_ROOT/src" "$CABRITO_ROOT/crates" "$CABRITO_ROOT/www" "$CABRITO_ROOT/index.html" "$CABRITO_ROOT/Trunk.toml" \
       "$CABRITO_ROOT/Cargo.toml" "$CABRITO_ROOT/Cargo.lock" -newer "$stamp" -print -quit 2>/dev/null)" ]
 }
 

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Shows that clippy.toml's purity lists catch violations: a scratch crate under the repository's
-# clippy.toml, with the same crate-level lint levels as src/lib.rs, uses a file, a clock, the
-# environment, a process, a socket and the terminal; clippy must refuse each one. Also checks that
-# src/lib.rs still denies the lists and that only src/native and src/web allow them. ~2 s.
+# clippy.toml, with the pure crates' lint levels, uses a file, a clock, the environment, a process, a
+# socket and the terminal; clippy must refuse each one. Also checks that every pure crate (gen,
+# check, analysis, agents, and the app's library) denies the lists and that only the native crate and
+# src/web allow them. ~2 s.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
 cd "$CABRITO_ROOT"
 
 lint_line='#![warn(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)]'
-grep -qxF "$lint_line" src/lib.rs || { echo "purity: src/lib.rs no longer has: $lint_line" >&2; exit 1; }
-allowing=$(grep -rlE 'allow\([^)]*clippy::disallowed_(methods|types|macros)' src | sort | tr '\n' ' ')
-[ "$allowing" = "src/native/mod.rs src/web/mod.rs " ] ||
-  { echo "purity: only src/native/mod.rs and src/web/mod.rs may allow the purity lints; found: $allowing" >&2; exit 1; }
+for lib in crates/gen/src/lib.rs crates/check/src/lib.rs crates/analysis/src/lib.rs crates/agents/src/lib.rs src/lib.rs; do
+  grep -qxF "$lint_line" "$lib" || { echo "purity: $lib no longer has: $lint_line" >&2; exit 1; }
+done
+allowing=$(grep -rlE 'allow\([^)]*clippy::disallowed_(methods|types|macros)' src crates | sort | tr '\n' ' ')
+[ "$allowing" = "crates/native/src/lib.rs src/web/mod.rs " ] ||
+  { echo "purity: only crates/native/src/lib.rs and src/web/mod.rs may allow the purity lints; found: $allowing" >&2; exit 1; }
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

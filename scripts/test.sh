@@ -40,10 +40,10 @@ done_step
 
 begin "clippy"
 if [ "${CABRITO_CLIPPY:-strict}" = strict ]; then
-  cargo clippy --all-targets --locked -- -D warnings
-  cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings
-elif cargo clippy --all-targets --locked -- -D warnings &&
-     cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings; then
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --workspace --exclude cabrito-native --lib --bins --tests --locked -- -D warnings
+elif cargo clippy --workspace --all-targets --locked -- -D warnings &&
+     cargo clippy --target wasm32-unknown-unknown --workspace --exclude cabrito-native --lib --bins --tests --locked -- -D warnings; then
   echo "clippy: clean"
 else
   echo "clippy: WARNINGS above (advisory run: CABRITO_CLIPPY=advisory)"
@@ -53,8 +53,8 @@ done_step
 
 begin "native tests"
 # The browser end-to-end test runs last, once dist/ is built from this tree.
-cargo test --locked --lib --bins --tests -- --skip e2e_
-cargo test --locked --doc
+cargo test --workspace --locked --lib --bins --tests -- --skip e2e_
+cargo test --workspace --locked --doc
 cargo build --locked --benches
 done_step
 

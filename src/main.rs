@@ -14,5 +14,5 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    std::process::exit(cabrito::native::cli::run());
+    std::process::exit(cabrito_native::cli::run());
 }

@@ -3,16 +3,17 @@
 //! reachable from any tool, and traces round-trip through the plain trace format.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::agents::aci::{Aci, ToolName};
-use cabrito::agents::{self, Settings, Strategy as Scripted};
-use cabrito::grade::{self, GradeTask};
-use cabrito::spec::{Axis, Domain, Kind, Support, TaskSpec};
-use cabrito::traces::plain;
+use cabrito_agents as agents;
+use cabrito_agents::aci::{Aci, ToolName};
+use cabrito_agents::{Settings, Strategy as Scripted};
+use cabrito_analysis::traces::plain;
+use cabrito_check::{grade, grade::GradeTask};
+use cabrito_gen::spec::{Axis, Domain, Kind, Support, TaskSpec};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-fn task(n: u32, seed: u64) -> cabrito::Task {
-    cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, n, seed)).unwrap()
+fn task(n: u32, seed: u64) -> cabrito_gen::Task {
+    cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, n, seed)).unwrap()
 }
 
 fn settings(pairs: &[(&str, &str)]) -> Settings {
@@ -122,7 +123,7 @@ fn protected_paths_refuse_edits() {
 }
 
 /// Every input the hidden tests would give (first trials), as text.
-fn hidden_inputs(t: &cabrito::Task) -> Vec<String> {
+fn hidden_inputs(t: &cabrito_gen::Task) -> Vec<String> {
     let prep = grade::prepare(&GradeTask::from_task(t), 5).unwrap();
     prep.plan
         .trials
@@ -138,7 +139,7 @@ fn the_hidden_tests_are_never_reachable() {
     // Every kind with hidden tests over a call graph (merge_codebases's classes have no `val` inputs).
     for kind in Kind::ALL.iter().filter(|k| matches!(k.def().axes(), Support::Only(a) if a.contains(&Axis::Traversal)))
     {
-        let t = cabrito::generate(&TaskSpec::new(*kind, Domain::Math, Axis::Traversal, 10, 9)).unwrap();
+        let t = cabrito_gen::generate(&TaskSpec::new(*kind, Domain::Math, Axis::Traversal, 10, 9)).unwrap();
         let inputs = hidden_inputs(&t);
         assert!(!inputs.is_empty(), "{kind}: no hidden inputs found");
         let mut aci = Aci::for_task(&t, settings(&[("window", "2000")]));
@@ -233,7 +234,7 @@ proptest! {
         let tool = if pick < 5 && tool.len() % 2 == 0 { ToolName::ALL[pick].as_str().to_string() } else { tool };
         let _ = aci.call(&tool, &args);
         prop_assert_eq!(aci.steps().len(), 1);
-        prop_assert!(cabrito::check::program::Program::parse(aci.solution()).is_ok());
+        prop_assert!(cabrito_check::program::Program::parse(aci.solution()).is_ok());
     }
 }
 

@@ -3,10 +3,11 @@
 //! the task's reach.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::agents::{self, Settings, Strategy};
-use cabrito::grade::GradeTask;
-use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::spec::{Axis, Domain, Kind, Support, TaskSpec};
+use cabrito_agents as agents;
+use cabrito_agents::{Settings, Strategy};
+use cabrito_check::grade::GradeTask;
+use cabrito_gen::spec::{Axis, Domain, Kind, Support, TaskSpec};
+use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -66,11 +67,11 @@ struct Run {
     static_pass: bool,
     failing: String,
     response: String,
-    task: cabrito::Task,
+    task: cabrito_gen::Task,
 }
 
 fn run(spec: &TaskSpec, strategy: Strategy) -> Run {
-    let task = cabrito::generate(spec).expect("generates");
+    let task = cabrito_gen::generate(spec).expect("generates");
     let aci = agents::run(&task, strategy, Settings::default());
     let rubric = aci.rubric();
     let refused = strategy.refuses(&task.prompt);
@@ -173,8 +174,8 @@ fn myopic_guesses_branches_as_hops_grow() {
 /// (read from the emitted helper's source) on many calls, short and long.
 #[test]
 fn guard_interpreter_agrees_with_the_generator() {
-    use cabrito::agents::strategies::guards::{Judge, PATIENT};
-    use cabrito::axes::runtime::guard::{Call, CHECK_SOURCE};
+    use cabrito_agents::strategies::guards::{Judge, PATIENT};
+    use cabrito_gen::axes::runtime::guard::{Call, CHECK_SOURCE};
     let mut judge = Judge::new(PATIENT);
     assert!(judge.learn(CHECK_SOURCE));
     let mut checked = 0;
@@ -263,14 +264,14 @@ fn careful_strategies_pay_more_calls_as_n_grows() {
 /// Strategies see only the tools and the statement: their sources import nothing of the task.
 #[test]
 fn strategies_import_nothing_of_the_task() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agents/strategies");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/agents/src/strategies");
     let mut files = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         files += 1;
-        for line in text.lines().filter(|l| l.contains("crate::") || l.contains("cabrito::")) {
-            let allowed = ["crate::agents::aci::Tools", "crate::check::program::Program"];
+        for line in text.lines().filter(|l| l.contains("crate::") || l.contains("cabrito")) {
+            let allowed = ["crate::aci::Tools", "cabrito_check::program::Program"];
             assert!(
                 allowed.iter().any(|a| line.contains(a)),
                 "{}: `{}` reaches outside the tools (allowed: {allowed:?})",

@@ -17,8 +17,8 @@ mod browser;
 mod guard;
 
 use browser::*;
-use cabrito::task::{generate_full, link};
-use cabrito::TaskSpec;
+use cabrito_gen::task::{generate_full, link};
+use cabrito_gen::TaskSpec;
 use serde_json::Value;
 use std::path::Path;
 use thirtyfour::prelude::*;

@@ -13,8 +13,8 @@ mod browser;
 mod guard;
 
 use browser::{run_scenario, Res};
-use cabrito::task::{generate, link, task_hash};
-use cabrito::TaskSpec;
+use cabrito_gen::task::{generate, link, task_hash};
+use cabrito_gen::TaskSpec;
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -555,7 +555,7 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
     driver.find(By::Id("tab-diff")).await?.click().await?;
     wait_for(driver, "the diff", "return document.querySelectorAll('#diff .diff-add, #diff .diff-del').length > 0;")
         .await?;
-    let llm = cabrito::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
+    let llm = cabrito_gen::kinds::prompt::llm_prompt(&task.prompt, &task.starter_code);
     if count(driver, "#llm-prompt").await? != 0 {
         return Err("the 100 KB LLM prompt is in the page while its panel is closed".into());
     }
@@ -641,7 +641,7 @@ async fn keyboard_graph(driver: &WebDriver, selected: &str) -> Res {
 /// one card per kind built along it (runtime resolution's and instruction following's rows are sections of their
 /// own, `#gallery-runtime` and `#gallery-instructions`).
 fn gallery_cards() -> usize {
-    use cabrito::spec::{Axis, Kind, Support};
+    use cabrito_gen::spec::{Axis, Kind, Support};
     let kinds: usize = Kind::ALL
         .iter()
         .map(|k| match k.def().domains() {
@@ -652,7 +652,7 @@ fn gallery_cards() -> usize {
     let axes: usize = Axis::ALL
         .iter()
         .filter(|&&a| {
-            a.def().grows() == cabrito::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
+            a.def().grows() == cabrito_gen::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
         })
         .map(|a| Kind::ALL.iter().filter(|k| k.def().axes().allows(a)).count())
         .sum();
@@ -972,8 +972,8 @@ async fn e2e_share_links_open_the_right_task() {
 }
 
 /// The leaf bodies of a runtime body, left to right.
-fn runtime_leaves(body: &mut Vec<cabrito::python::Stmt>) -> Vec<&mut Vec<cabrito::python::Stmt>> {
-    use cabrito::python::Stmt;
+fn runtime_leaves(body: &mut Vec<cabrito_gen::python::Stmt>) -> Vec<&mut Vec<cabrito_gen::python::Stmt>> {
+    use cabrito_gen::python::Stmt;
     if let [Stmt::If { .. }] = body.as_slice() {
         let Some(Stmt::If { body, orelse, .. }) = body.first_mut() else { unreachable!() };
         let mut out = runtime_leaves(body);
@@ -992,7 +992,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let s = spec("v=1&kind=add_parameter&domain=math&axis=runtime&n=200&seed=3");
     driver.goto(format!("{base}{}", link(&s))).await?;
     expect_task(driver, &s).await?;
-    let gen = cabrito::task::generate_full(&s)?;
+    let gen = cabrito_gen::task::generate_full(&s)?;
     let rec = gen.task.runtime.clone().ok_or("a runtime task without its record")?;
     // Each function: the lines of the branch that never runs are greyed, those of the one that runs not.
     let runs_if: serde_json::Map<String, Value> =
@@ -1110,7 +1110,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let mut leaves = runtime_leaves(&mut fun.body);
     let copy = leaves[target.leaf].clone();
     *leaves[1 - target.leaf] = copy;
-    let mutant = cabrito::python::module(&module);
+    let mutant = cabrito_gen::python::module(&module);
     let lines: Vec<&str> = mutant.lines().collect();
     let def = lines.iter().position(|l| l.starts_with(&format!("def {}(", target.name))).ok_or("def")?;
     let header = if target.leaf == 1 {

@@ -4,9 +4,9 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::check::response::parse_response;
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::{Axis, Domain, Kind};
+use cabrito_check::response::parse_response;
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::{Axis, Domain, Kind};
 use flate2::read::GzDecoder;
 use serde_json::Value;
 use std::collections::HashMap;

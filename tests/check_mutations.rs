@@ -1,9 +1,9 @@
 //! Mutation tests of the static rubric: small wrong edits of the reference solution must each fail, for
 //! the right reason (the failing must-have item's id), with a line that points at the edit.
 
-use cabrito::check::response::parse_response;
-use cabrito::check::rubric::{static_checks, Rubric, TaskRef};
-use cabrito::{generate, Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_check::response::parse_response;
+use cabrito_check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito_gen::{generate, Axis, Domain, Kind, Task, TaskSpec};
 
 fn task(kind: Kind, domain: Domain, seed: u64) -> Task {
     generate(&TaskSpec::new(kind, domain, Axis::Traversal, 10, seed)).unwrap()

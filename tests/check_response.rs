@@ -1,10 +1,10 @@
 //! Response reading against generated tasks: the reference solution given as a file block, a bare
 //! file, and a unified diff (with and without line numbers) reads back to exactly the reference.
 
-use cabrito::check::response::{parse_response, Format, MAX_RESPONSE_BYTES};
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::spec::Support;
-use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
+use cabrito_check::response::{parse_response, Format, MAX_RESPONSE_BYTES};
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::spec::Support;
+use cabrito_gen::{generate, Axis, Domain, Kind, TaskSpec};
 use similar::TextDiff;
 
 fn unified(starter: &str, reference: &str, radius: usize) -> String {

@@ -2,9 +2,9 @@
 //! for, over several seeds and sizes, the reference passes every item and the starter fails one of the
 //! kind's own must-haves. The registry is iterated, so a new kind is covered as soon as it is registered.
 
-use cabrito::check::rubric::{static_checks, Level, Rubric, TaskRef, CHECKS};
-use cabrito::spec::Support;
-use cabrito::{generate, Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_check::rubric::{static_checks, Level, Rubric, TaskRef, CHECKS};
+use cabrito_gen::spec::Support;
+use cabrito_gen::{generate, Axis, Domain, Kind, Task, TaskSpec};
 
 fn task_ref(t: &Task) -> TaskRef<'_> {
     TaskRef::of(t)

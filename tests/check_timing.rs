@@ -3,9 +3,9 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::check::response::parse_response;
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
+use cabrito_check::response::parse_response;
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::{generate, Axis, Domain, Kind, TaskSpec};
 use std::time::Instant;
 
 fn time_one(kind: Kind, domain: Domain, axis: Axis, n: u32, reps: u32) -> (f64, usize) {

@@ -4,8 +4,8 @@
 //! from what was measured (BENCHMARKS.md reports the figures); and the classifier never panics on
 //! any JSON.
 
-use cabrito::traces::classify::{classify, shell_line};
-use cabrito::traces::Label;
+use cabrito_analysis::traces::classify::{classify, shell_line};
+use cabrito_analysis::traces::Label;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -96,7 +96,7 @@ fn measure(name: &str, cases: &[Case]) -> (BTreeMap<Label, (usize, usize)>, f64)
                 got.label,
                 c.label,
                 got.rule,
-                cabrito::results::input::clip(&c.arguments.to_string(), 160)
+                cabrito_analysis::results::input::clip(&c.arguments.to_string(), 160)
             ));
         }
     }
@@ -233,21 +233,21 @@ proptest! {
     fn shell_lines_never_panic(line in "[ -~\\n]{0,200}") {
         let _ = shell_line(&line);
         // Nor does finding what such a command touched in a task's code.
-        let call = cabrito::traces::ToolCall {
+        let call = cabrito_analysis::traces::ToolCall {
             index: 0, turn: 0, request_index: 0, tool: "bash".into(), arguments: serde_json::json!({"command": line, "view_range": [i64::MIN, i64::MAX], "offset": i64::MAX, "limit": i64::MAX, "line": i64::MAX}),
             output: Some(line.clone()), success: None, output_tokens: None, intention: String::new(), given_label: None,
             label: Label::Other, rule: String::new(), shell_id: None,
         };
         let code = "def a(val):\n    return val\n\ndef main(val):\n    return a(val)\n";
-        let _ = cabrito::traces::touch::touched(&call, code, &cabrito::traces::touch::spans(code));
+        let _ = cabrito_analysis::traces::touch::touched(&call, code, &cabrito_analysis::traces::touch::spans(code));
     }
 
     #[test]
     fn traces_never_panic(lines in prop::collection::vec(json_value(), 0..20)) {
         let text: String = lines.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n");
-        let _ = cabrito::traces::read_trace("p/events.jsonl", text.as_bytes());
+        let _ = cabrito_analysis::traces::read_trace("p/events.jsonl", text.as_bytes());
         let wrapped: String = lines.iter().map(|v| serde_json::json!({"type": "assistant.message", "data": {"toolRequests": [{"name": "bash", "arguments": v}]}}).to_string()).collect::<Vec<_>>().join("\n");
-        if let Ok(s) = cabrito::traces::read_trace("p/events.jsonl", wrapped.as_bytes()) {
+        if let Ok(s) = cabrito_analysis::traces::read_trace("p/events.jsonl", wrapped.as_bytes()) {
             prop_assert_eq!(s.calls.len(), lines.len());
         }
     }

@@ -42,10 +42,14 @@ fn generate_prints_the_record() {
     assert_eq!(t["edit_set"].as_array().unwrap().len(), 11);
     assert_eq!(t["sizes"]["functions"], 37);
     // The same spec through the library gives the same bytes.
-    let spec =
-        cabrito::TaskSpec::from_pairs([("kind", "cache_function"), ("domain", "array"), ("n", "10"), ("seed", "3")])
-            .unwrap();
-    assert_eq!(serde_json::to_value(cabrito::generate(&spec).unwrap()).unwrap(), t);
+    let spec = cabrito_gen::TaskSpec::from_pairs([
+        ("kind", "cache_function"),
+        ("domain", "array"),
+        ("n", "10"),
+        ("seed", "3"),
+    ])
+    .unwrap();
+    assert_eq!(serde_json::to_value(cabrito_gen::generate(&spec).unwrap()).unwrap(), t);
 }
 
 #[test]

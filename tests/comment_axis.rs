@@ -6,11 +6,11 @@
 //! grader (CPython in the sandbox) passes the reference and fails the starter and the mutants.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::axes::comment::word_list;
-use cabrito::check::rubric::{static_checks, Rubric, TaskRef};
-use cabrito::grade::{GradeTask, Outcome, Verdict};
-use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::{generate, Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito_gen::axes::comment::word_list;
+use cabrito_gen::{generate, Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 
 /// The kinds built along the comment axis.

@@ -1,10 +1,10 @@
 //! Distribution tests (decision D2): over 1,000 graphs per size, level counts, level widths, parent
 //! offsets and extra edges match what the sampling algorithm implies.
 
-use cabrito::graph::sample::{add_layered_edges, depth_for, random_dag, round_half_even};
-use cabrito::graph::{build, PROP_RANGE, P_EXTRA, P_SAME};
-use cabrito::rng::stream;
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec, PAPER_SIZES};
+use cabrito_gen::graph::sample::{add_layered_edges, depth_for, random_dag, round_half_even};
+use cabrito_gen::graph::{build, PROP_RANGE, P_EXTRA, P_SAME};
+use cabrito_gen::rng::stream;
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec, PAPER_SIZES};
 
 const SAMPLES: u64 = 1000;
 
@@ -102,7 +102,7 @@ fn cross_edges_follow_beta() {
         let g = build(&TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Traversal, 25, seed)).expect("a call graph");
         for v in g.edit_side() {
             dead += 1;
-            calls += g.children(v).into_iter().filter(|&c| g.part(c) == cabrito::graph::Part::Init).count();
+            calls += g.children(v).into_iter().filter(|&c| g.part(c) == cabrito_gen::graph::Part::Init).count();
         }
     }
     let rate = calls as f64 / dead as f64;

@@ -1,7 +1,7 @@
 //! The playground's first download: everything `dist/index.html` makes the browser fetch before the
 //! page is interactive (the HTML itself, its stylesheets, icon, module scripts and preloads, the app's
 //! JS glue and the wasm the glue instantiates), summed in gzip as `cabrito serve` sends them (its
-//! precompressed copies, `cabrito::native::serve::gzip_best`: libdeflate at level 12), must stay under
+//! precompressed copies, `cabrito_native::serve::gzip_best`: libdeflate at level 12), must stay under
 //! [`BUDGET`]. The same files in zlib's `gzip -9` (what `gzip -9` on each file gives) are printed beside it and
 //! must stay under the 300 KB [`GOAL`] too. The lazily loaded modules (the checker worker, the Results and
 //! Traces module, the agents module, the generator module `gen`, the grade module, `bigraph`) are not in it:
@@ -61,7 +61,7 @@ fn dist() -> PathBuf {
 
 /// The size of the gzip copy `cabrito serve` sends.
 fn gzip_len(bytes: &[u8]) -> usize {
-    cabrito::native::serve::gzip_best(bytes).unwrap().len()
+    cabrito_native::serve::gzip_best(bytes).unwrap().len()
 }
 
 /// The size in zlib's `gzip -9` (the figure this test summed until 2026-12-01, for comparison).
@@ -177,7 +177,7 @@ fn e2e_first_download_stays_under_budget() {
 fn the_skeleton_links_where_the_app_does() {
     use cabrito::playground::route;
     let html = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("index.html")).unwrap();
-    let spec = cabrito::TaskSpec::default();
+    let spec = cabrito_gen::TaskSpec::default();
     for href in [
         "#/".to_string(),
         route::fragment(&spec),

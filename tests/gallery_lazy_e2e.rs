@@ -13,8 +13,8 @@ mod browser;
 mod guard;
 
 use browser::{console_clean, fetched_gen_module, js, run_scenario, wait_for, Res};
-use cabrito::playground::route::{self, Route};
-use cabrito::task::generate;
+use cabrito::playground::{route, route::Route};
+use cabrito_gen::task::generate;
 use std::path::Path;
 use std::time::Duration;
 use thirtyfour::prelude::*;
@@ -56,7 +56,7 @@ async fn cards_generated(driver: &WebDriver, selector: &str, what: &str) -> Res 
 async fn row_matches_native(
     driver: &WebDriver,
     row: &str,
-    stats: impl Fn(&cabrito::TaskSpec, &cabrito::task::Sizes) -> String,
+    stats: impl Fn(&cabrito_gen::TaskSpec, &cabrito_gen::task::Sizes) -> String,
 ) -> Res {
     cards_generated(driver, &format!("#{row}"), &format!("the #{row} cards")).await?;
     for (href, shown) in row_cards(driver, row).await? {

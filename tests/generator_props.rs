@@ -2,11 +2,11 @@
 //! and layered as the sampler says, the edit set is exact and closed in the right direction, the
 //! LCA / NCD are unique, and starter and reference differ in exactly the edit set.
 
-use cabrito::graph::{CallGraph, Part};
-use cabrito::kinds::Role;
-use cabrito::python;
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec};
-use cabrito::task::generate_full;
+use cabrito_gen::graph::{CallGraph, Part};
+use cabrito_gen::kinds::Role;
+use cabrito_gen::python;
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_gen::task::generate_full;
 use std::collections::{BTreeMap, BTreeSet};
 
 const SIZES: &[u32] = &[1, 2, 3, 5, 10, 25, 60];
@@ -96,14 +96,14 @@ fn graphs_and_programs_hold_their_invariants() {
         if spec.kind != Kind::ExtractHelper {
             check_layers(g, &g.edit_levels, &format!("{ctx} edit"));
         }
-        let depth_lo = cabrito::graph::sample::depth_for(sizes.n_init as usize, 0.45);
-        let depth_hi = cabrito::graph::sample::depth_for(sizes.n_init as usize, 0.55);
+        let depth_lo = cabrito_gen::graph::sample::depth_for(sizes.n_init as usize, 0.45);
+        let depth_hi = cabrito_gen::graph::sample::depth_for(sizes.n_init as usize, 0.55);
         assert!((depth_lo..=depth_hi).contains(&(g.main_levels.len() - 1)), "{ctx}: main depth");
 
         // Names are unique, valid identifiers and never Python keywords or builtins.
         let names: BTreeSet<&str> = (0..g.len()).map(|v| g.name(v)).collect();
         assert_eq!(names.len(), g.len(), "{ctx}: duplicate names");
-        assert!(names.iter().all(|n| !cabrito::graph::names::is_banned(n)));
+        assert!(names.iter().all(|n| !cabrito_gen::graph::names::is_banned(n)));
 
         // The edit set is exactly C_edit plus its wrapper, and on the runtime axis the live functions
         // whose never-running branches call dead code (the reference turns those calls into `val`).

@@ -15,8 +15,8 @@ mod browser;
 mod guard;
 
 use browser::{fetched_gen_module, js, run_scenario, wait_for, Res};
-use cabrito::task::{generate, link, task_hash};
-use cabrito::TaskSpec;
+use cabrito_gen::task::{generate, link, task_hash};
+use cabrito_gen::TaskSpec;
 use std::path::Path;
 use thirtyfour::prelude::*;
 
@@ -95,7 +95,7 @@ async fn scenario(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         if js(driver, FROM_EARLY, vec![]).await?.as_bool() != Some(true) {
             return Err(format!("{query} was not made by the early worker: is the first download lean?").into());
         }
-        if s.axis == cabrito::spec::Axis::Runtime {
+        if s.axis == cabrito_gen::spec::Axis::Runtime {
             // The page never loaded the module itself; "why this branch?" loads it, and works a call out.
             if js(driver, "return 'cabritoGen' in window;", vec![]).await?.as_bool() != Some(false) {
                 return Err("the page loaded the generator module although the early worker made its task".into());

@@ -4,8 +4,8 @@
 //! checks the same file.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::task::{generate, task_hash};
-use cabrito::TaskSpec;
+use cabrito_gen::task::{generate, task_hash};
+use cabrito_gen::TaskSpec;
 
 fn spec(line: &str) -> TaskSpec {
     TaskSpec::from_pairs(line.split('&').map(|p| p.split_once('=').expect("key=value"))).expect("valid golden spec")

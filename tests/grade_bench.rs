@@ -8,9 +8,12 @@
 //! tests themselves.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::grade::{self, GradeTask};
-use cabrito::native::runner::{self, grade as grade_one, isolation, GradeOptions, Limits};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::{grade, grade::GradeTask};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::{
+    runner,
+    runner::{grade as grade_one, isolation, GradeOptions, Limits},
+};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -33,7 +36,7 @@ fn bench_one_task() {
                     let mut warm = Vec::new();
                     let mut functions = 0;
                     for seed in 0..1 {
-                        let t = cabrito::generate(&TaskSpec::new(kind, domain, axis, n, 100 + seed)).unwrap();
+                        let t = cabrito_gen::generate(&TaskSpec::new(kind, domain, axis, n, 100 + seed)).unwrap();
                         functions = t.sizes.functions;
                         let gt = GradeTask::from_task(&t);
                         let mut o = GradeOptions { trials: 50, ..Default::default() };
@@ -76,7 +79,7 @@ fn bench_grid_throughput() {
             }
         }
     }
-    let tasks: Vec<_> = specs.iter().map(|s| cabrito::generate(s).unwrap()).collect();
+    let tasks: Vec<_> = specs.iter().map(|s| cabrito_gen::generate(s).unwrap()).collect();
     let o = GradeOptions { trials: 50, ..Default::default() };
     let s = Instant::now();
     let passed: usize = tasks
@@ -123,7 +126,7 @@ fn bench_startup_vs_tests() {
     }
     println!("same without namespaces or uid switch: {:.1} ms", s.elapsed().as_secs_f64() / 15.0 * 1e3);
     for (domain, n) in [(Domain::Math, 25), (Domain::Array, 25), (Domain::Math, 200), (Domain::Array, 200)] {
-        let t = cabrito::generate(&TaskSpec::new(Kind::AddParameter, domain, Axis::Traversal, n, 7)).unwrap();
+        let t = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, domain, Axis::Traversal, n, 7)).unwrap();
         let gt = GradeTask::from_task(&t);
         for trials in [1, 50] {
             let o = GradeOptions { trials, ..Default::default() };
@@ -179,7 +182,7 @@ fn fixture_tasks(bucket: &str) -> Vec<(String, GradeTask, String)> {
                     kind,
                     domain,
                     // The bucket is named like its run (`runtime_resolution_…`): its axis adds its checks.
-                    axis: cabrito::native::records::axis_of_run(bucket).unwrap_or(Axis::ALL[0]),
+                    axis: cabrito_native::records::axis_of_run(bucket).unwrap_or(Axis::ALL[0]),
                     starter: s("starter_code"),
                     reference: s("solution_code"),
                     key: s("dag_id"),
@@ -274,7 +277,7 @@ fn bench_grading_against_n() {
     for axis in [Axis::Traversal, Axis::Search] {
         for &(kind, domain) in &cases {
             for &n in &sizes {
-                let t = match cabrito::generate(&TaskSpec::new(kind, domain, axis, n, 11)) {
+                let t = match cabrito_gen::generate(&TaskSpec::new(kind, domain, axis, n, 11)) {
                     Ok(t) => t,
                     Err(e) => {
                         println!("| {kind} | {domain} | {axis} | {n} | cannot generate: {e} | | | |");
@@ -321,7 +324,8 @@ fn dump_requests() {
         }
     }
     for n in [200, 1000] {
-        let t = cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, n, 11)).unwrap();
+        let t =
+            cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, n, 11)).unwrap();
         picks.push((format!("generated-traversal-math-add_parameter-n{n}"), GradeTask::from_task(&t)));
     }
     for (name, gt) in picks {

@@ -3,9 +3,9 @@
 //! sharding, the folder-of-solutions mode and the exit status of the binary.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::native::grade::{grade_dirs, GradeArgs};
-use cabrito::native::runner::GradeOptions;
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::grade::{grade_dirs, GradeArgs};
+use cabrito_native::runner::GradeOptions;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ const RUN: &str = "function_traversal_cn=(25,25)_en=(5,5)_prop=(0.45,0.55)_psame
 
 struct Setup {
     dir: tempfile::TempDir,
-    tasks: Vec<cabrito::Task>,
+    tasks: Vec<cabrito_gen::Task>,
 }
 
 /// Two add_parameter math tasks and one dead_code string task, as reference records.
@@ -25,7 +25,7 @@ fn setup() -> Setup {
         (Kind::AddParameter, Domain::Math, 2),
         (Kind::DeadCode, Domain::String, 3),
     ] {
-        tasks.push(cabrito::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 5, seed)).unwrap());
+        tasks.push(cabrito_gen::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 5, seed)).unwrap());
     }
     for (set, ty) in [("math_function", "add_parameter"), ("string_function", "dead_code")] {
         let recs: Vec<Value> = tasks
@@ -40,7 +40,7 @@ fn setup() -> Setup {
     Setup { dir, tasks }
 }
 
-fn line(t: &cabrito::Task, code: &str) -> String {
+fn line(t: &cabrito_gen::Task, code: &str) -> String {
     json!({"name": t.name, "dag_id": t.dag_id, "output": format!("# === solution.py ===\n{code}"), "metadata": {}})
         .to_string()
 }
@@ -228,7 +228,7 @@ fn a_dag_id_shared_by_several_tasks_is_an_error_listing_them() {
     let root = dir.path();
     let mut tasks = Vec::new();
     for (kind, domain) in [(Kind::AddParameter, Domain::Math), (Kind::DeadCode, Domain::String)] {
-        let t = cabrito::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 5, 9)).unwrap();
+        let t = cabrito_gen::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 5, 9)).unwrap();
         let set = format!("{}_function", domain.as_str());
         let d = root.join("tasks").join(RUN).join(&set);
         std::fs::create_dir_all(&d).unwrap();

@@ -15,8 +15,8 @@ mod browser;
 mod guard;
 
 use browser::*;
-use cabrito::task::{generate, link};
-use cabrito::TaskSpec;
+use cabrito_gen::task::{generate, link};
+use cabrito_gen::TaskSpec;
 use serde_json::Value;
 use std::path::Path;
 use thirtyfour::prelude::*;

@@ -11,8 +11,8 @@
 //! correct or an unchanged program.)
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::native::grade::{grade_dirs, GradeArgs};
-use cabrito::native::runner::GradeOptions;
+use cabrito_native::grade::{grade_dirs, GradeArgs};
+use cabrito_native::runner::GradeOptions;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Read;

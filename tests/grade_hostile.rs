@@ -1,16 +1,16 @@
 //! Hostile candidates get a verdict in bounded time and do not hurt the grader (D7).
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::grade::{FunctionStatus, GradeTask, Verdict};
-use cabrito::native::runner::{grade, isolation, GradeOptions, Limits};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::grade::{FunctionStatus, GradeTask, Verdict};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::runner::{grade, isolation, GradeOptions, Limits};
 use std::time::{Duration, Instant};
 
 fn task() -> (GradeTask, String, String) {
-    let t = cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 3)).unwrap();
+    let t = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 3)).unwrap();
     let gt = GradeTask::from_task(&t);
     // A function that every trial calls: the first def of the reference other than main.
-    let victim = cabrito::grade::reference_functions(&t.solution_code).unwrap()[0].name.clone();
+    let victim = cabrito_check::grade::reference_functions(&t.solution_code).unwrap()[0].name.clone();
     (gt, t.solution_code.clone(), victim)
 }
 
@@ -160,7 +160,7 @@ fn a_raised_cancel_flag_kills_the_runs_at_once() {
     // Without the flag this run would last the whole 60 s wall-clock limit.
     o.limits.wall_seconds = Some(60.0);
     o.harness.call_timeout = 60.0;
-    let flag = cabrito::native::runner::CancelFlag::new();
+    let flag = cabrito_native::runner::CancelFlag::new();
     o.limits.cancel = flag.clone();
     let raiser = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(800));

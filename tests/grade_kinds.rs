@@ -4,10 +4,10 @@
 //! the right reason.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::grade::plan::top_defs;
-use cabrito::grade::{FunctionStatus, GradeTask, Outcome, Verdict};
-use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::{Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_check::grade::plan::top_defs;
+use cabrito_check::grade::{FunctionStatus, GradeTask, Outcome, Verdict};
+use cabrito_gen::{Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 
 fn opts() -> GradeOptions {
@@ -46,7 +46,7 @@ fn reference_passes_and_starter_fails_everywhere() {
     let failures: Vec<String> = specs()
         .par_iter()
         .flat_map(|spec| {
-            let task = cabrito::generate(spec).expect("generates");
+            let task = cabrito_gen::generate(spec).expect("generates");
             let mut bad = Vec::new();
             let v = run(&task, &task.solution_code);
             if !v.passed {
@@ -91,13 +91,14 @@ fn reference_as_a_unified_diff_passes() {
     let failures: Vec<String> = Kind::ALL
         .par_iter()
         .flat_map(|&kind| {
-            let task = cabrito::generate(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, 5, 7)).expect("generates");
+            let task =
+                cabrito_gen::generate(&TaskSpec::new(kind, Domain::Math, Axis::Traversal, 5, 7)).expect("generates");
             let diff = similar::TextDiff::from_lines(&task.starter_code, &task.solution_code)
                 .unified_diff()
                 .header("solution.py", "solution.py")
                 .to_string();
             let response = format!("Here is my change.\n\n```diff\n{diff}```\n");
-            match cabrito::check::response::parse_response(&response, &task.starter_code) {
+            match cabrito_check::response::parse_response(&response, &task.starter_code) {
                 Err(e) => vec![format!("{kind}: the diff does not read: {e}")],
                 Ok(c) => {
                     let v = run(&task, &c.code);
@@ -171,8 +172,8 @@ fn mutants(task: &Task) -> Vec<Option<String>> {
     let mut out = Vec::new();
     // An empty file, and an unused extra helper, and a helper that a function relies on.
     out.push(expect_failure(task, "empty file", "", "behavioral", None));
-    let program = cabrito::check::program::Program::read(code).unwrap();
-    let tested = cabrito::grade::plan::functions_to_test(&program, task.spec.kind.def().grades_main()).unwrap();
+    let program = cabrito_check::program::Program::read(code).unwrap();
+    let tested = cabrito_check::grade::plan::functions_to_test(&program, task.spec.kind.def().grades_main()).unwrap();
     let used_helper = {
         let victim = tested[0].name.clone();
         let src = def_source(code, &victim);
@@ -327,7 +328,7 @@ fn mutants_fail_for_the_right_reason() {
         }
     }
     let results: Vec<Option<String>> =
-        specs.par_iter().flat_map(|s| mutants(&cabrito::generate(s).expect("generates"))).collect();
+        specs.par_iter().flat_map(|s| mutants(&cabrito_gen::generate(s).expect("generates"))).collect();
     let tried = results.len();
     let failures: Vec<String> = results.into_iter().flatten().collect();
     eprintln!("{tried} mutants graded");
@@ -337,8 +338,8 @@ fn mutants_fail_for_the_right_reason() {
 
 #[test]
 fn a_file_block_marker_with_no_content_is_not_a_solution() {
-    let task = cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 0)).unwrap();
-    match cabrito::check::response::parse_response("# === solution.py ===\n", &task.starter_code) {
+    let task = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 0)).unwrap();
+    match cabrito_check::response::parse_response("# === solution.py ===\n", &task.starter_code) {
         Err(e) => assert!(!e.message.is_empty()),
         Ok(c) => {
             let v = run(&task, &c.code);
@@ -350,7 +351,7 @@ fn a_file_block_marker_with_no_content_is_not_a_solution() {
 
 #[test]
 fn a_syntax_error_is_an_error_naming_the_line() {
-    let task = cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 0)).unwrap();
+    let task = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 0)).unwrap();
     let v = run(&task, "import math\n\ndef f(:\n    pass\n");
     assert!(!v.passed);
     assert_eq!(check_outcome(&v, "compilation"), Outcome::Error);

@@ -4,10 +4,10 @@
 //! killed or exhausted pool recovers.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::grade::{GradeTask, Verdict};
-use cabrito::native::pool;
-use cabrito::native::runner::{grade, isolation, GradeOptions, Limits};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::grade::{GradeTask, Verdict};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::pool;
+use cabrito_native::runner::{grade, isolation, GradeOptions, Limits};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -25,8 +25,8 @@ fn pooled() -> bool {
 }
 
 fn task() -> (GradeTask, String, String) {
-    let t = cabrito::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 3)).unwrap();
-    let victim = cabrito::grade::reference_functions(&t.solution_code).unwrap()[0].name.clone();
+    let t = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 3)).unwrap();
+    let victim = cabrito_check::grade::reference_functions(&t.solution_code).unwrap()[0].name.clone();
     (GradeTask::from_task(&t), t.solution_code.clone(), victim)
 }
 

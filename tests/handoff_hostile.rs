@@ -11,9 +11,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::playground::handoff::GradeTask;
-use cabrito::playground::handover::{self, Made};
-use cabrito::task::{generate_full, task_hash};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito::playground::{handover, handover::Made};
+use cabrito_gen::task::{generate_full, task_hash};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
@@ -594,7 +594,7 @@ fn grade_bases() -> &'static [Base<GradeTask>] {
             .iter()
             .enumerate()
             .map(|(i, (s, _, _))| {
-                let task = cabrito::generate(s).unwrap();
+                let task = cabrito_gen::generate(s).unwrap();
                 let shared = match i % 3 {
                     0 => None,
                     1 => Some(Ok(task.solution_code.clone())),
@@ -734,8 +734,8 @@ fn the_largest_answers_are_far_inside_the_bounds() {
 
 /// Runtime tasks of every shape (two, four and eight branches): the task as the app writes it, and
 /// the functions that have guards.
-fn why_bases() -> &'static [Base<cabrito::task::Task>] {
-    static ALL: OnceLock<Vec<Base<cabrito::task::Task>>> = OnceLock::new();
+fn why_bases() -> &'static [Base<cabrito_gen::task::Task>] {
+    static ALL: OnceLock<Vec<Base<cabrito_gen::task::Task>>> = OnceLock::new();
     ALL.get_or_init(|| {
         [(Kind::DeadCode, 2), (Kind::AddParameter, 4), (Kind::CacheFunction, 8)]
             .into_iter()
@@ -743,7 +743,7 @@ fn why_bases() -> &'static [Base<cabrito::task::Task>] {
             .map(|(i, (kind, branches))| {
                 let s = TaskSpec { branches, ..TaskSpec::new(kind, Domain::Math, Axis::Runtime, 12, i as u64) };
                 assert!(s.validate().is_ok(), "{s:?}");
-                let task = cabrito::generate(&s).unwrap();
+                let task = cabrito_gen::generate(&s).unwrap();
                 let v = serde_json::to_value(&task).unwrap();
                 // Only the record's `runtime` is read.
                 let paths = all_paths(&v).into_iter().filter(|p| starts_with(p, &["runtime"])).collect();
@@ -777,7 +777,7 @@ fn a_valid_why_task_reads_back() {
 fn a_bad_why_task_is_refused() {
     let (task, v, _) = &why_bases()[1];
     let f = &task.runtime.as_ref().unwrap().functions[0];
-    let plain = cabrito::generate(&encodings()[0].0).unwrap();
+    let plain = cabrito_gen::generate(&encodings()[0].0).unwrap();
     let cases = [
         (String::new(), None),
         ("0".to_string(), None),

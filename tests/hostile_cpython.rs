@@ -4,18 +4,18 @@
 
 mod hostile;
 
-use cabrito::check::program::Program;
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::check::source::decode;
+use cabrito_check::program::Program;
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_check::source::decode;
 use std::collections::HashMap;
 use std::time::Instant;
 
 #[test]
 fn compilation_agrees_with_cpython_on_the_corpus() {
-    let t = cabrito::generate(&cabrito::TaskSpec::new(
-        cabrito::Kind::AddParameter,
-        cabrito::Domain::Math,
-        cabrito::Axis::Traversal,
+    let t = cabrito_gen::generate(&cabrito_gen::TaskSpec::new(
+        cabrito_gen::Kind::AddParameter,
+        cabrito_gen::Domain::Math,
+        cabrito_gen::Axis::Traversal,
         5,
         1,
     ))

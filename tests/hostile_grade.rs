@@ -6,7 +6,7 @@
 
 mod hostile;
 
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
@@ -29,7 +29,7 @@ fn json_bytes(b: &[u8]) -> Vec<u8> {
     out
 }
 
-fn line(t: &cabrito::Task, output: &[u8]) -> Vec<u8> {
+fn line(t: &cabrito_gen::Task, output: &[u8]) -> Vec<u8> {
     let mut l = format!("{{\"name\": \"{}\", \"dag_id\": \"{}\", \"output\": ", t.name, t.dag_id).into_bytes();
     l.extend(json_bytes(output));
     l.extend_from_slice(b"}\n");
@@ -47,7 +47,7 @@ fn one_batch_grades_the_whole_corpus_and_the_references_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let spec = |seed| TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, seed);
-    let (a, b) = (cabrito::generate(&spec(1)).unwrap(), cabrito::generate(&spec(2)).unwrap());
+    let (a, b) = (cabrito_gen::generate(&spec(1)).unwrap(), cabrito_gen::generate(&spec(2)).unwrap());
     let tasks: Vec<Value> = [&a, &b]
         .iter()
         .map(|t| json!({"name": t.name, "dag_id": t.dag_id, "starter_code": t.starter_code, "solution_code": t.solution_code}))

@@ -9,10 +9,10 @@
 
 mod hostile;
 
-use cabrito::check::program::Program;
-use cabrito::check::response::parse_response;
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::check::source::{decode, scan};
+use cabrito_check::program::Program;
+use cabrito_check::response::parse_response;
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_check::source::{decode, scan};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -83,7 +83,7 @@ fn compare(cases: &[(String, Vec<u8>)]) -> Comparison {
         }
         if mine.is_err() == ok {
             let near = levels(&String::from_utf8_lossy(bytes))
-                .is_some_and(|l| l.abs_diff(cabrito::check::cpython::MAX_PARSER_LEVELS) <= BAND);
+                .is_some_and(|l| l.abs_diff(cabrito_check::cpython::MAX_PARSER_LEVELS) <= BAND);
             if near && (error.starts_with("MemoryError") || mine.as_ref().is_err_and(|e| e.1.contains("parser"))) {
                 c.skipped += 1;
                 continue;
@@ -197,10 +197,10 @@ fn splice() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn mutated_program() -> impl Strategy<Value = (String, Vec<u8>)> {
-    let t = cabrito::generate(&cabrito::TaskSpec::new(
-        cabrito::Kind::CacheFunction,
-        cabrito::Domain::String,
-        cabrito::Axis::Traversal,
+    let t = cabrito_gen::generate(&cabrito_gen::TaskSpec::new(
+        cabrito_gen::Kind::CacheFunction,
+        cabrito_gen::Domain::String,
+        cabrito_gen::Axis::Traversal,
         5,
         3,
     ))
@@ -242,8 +242,8 @@ proptest! {
     /// Any bytes at all: decoding, reading, compiling and the whole rubric never panic.
     #[test]
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-        let t = cabrito::generate(&cabrito::TaskSpec::new(
-            cabrito::Kind::AddParameter, cabrito::Domain::Math, cabrito::Axis::Traversal, 5, 1)).unwrap();
+        let t = cabrito_gen::generate(&cabrito_gen::TaskSpec::new(
+            cabrito_gen::Kind::AddParameter, cabrito_gen::Domain::Math, cabrito_gen::Axis::Traversal, 5, 1)).unwrap();
         let task = TaskRef::of(&t);
         let text = String::from_utf8_lossy(&bytes);
         let _ = decode(&bytes);
@@ -257,15 +257,15 @@ proptest! {
     #[test]
     fn random_nesting_never_panics((_, src) in nesting()) {
         let text = String::from_utf8(src).unwrap();
-        let t = cabrito::generate(&cabrito::TaskSpec::new(
-            cabrito::Kind::DeadCode, cabrito::Domain::Math, cabrito::Axis::Traversal, 5, 1)).unwrap();
+        let t = cabrito_gen::generate(&cabrito_gen::TaskSpec::new(
+            cabrito_gen::Kind::DeadCode, cabrito_gen::Domain::Math, cabrito_gen::Axis::Traversal, 5, 1)).unwrap();
         let task = TaskRef::of(&t);
         let _ = static_checks(&task, &text);
-        let gt = cabrito::grade::GradeTask::from_task(&t);
-        let prep = cabrito::grade::prepare(&gt, 1).unwrap();
-        let _ = cabrito::grade::candidate_program(&prep, &text);
-        let _ = cabrito::grade::verdict::compilation(&text);
-        let _ = cabrito::grade::verdict::function_existence(&t.starter_code, &t.solution_code, &text);
+        let gt = cabrito_check::grade::GradeTask::from_task(&t);
+        let prep = cabrito_check::grade::prepare(&gt, 1).unwrap();
+        let _ = cabrito_check::grade::candidate_program(&prep, &text);
+        let _ = cabrito_check::grade::verdict::compilation(&text);
+        let _ = cabrito_check::grade::verdict::function_existence(&t.starter_code, &t.solution_code, &text);
     }
 
     /// Random diffs with any hunk numbers, against a real starter: read or refused with a line, and
@@ -278,8 +278,8 @@ proptest! {
              proptest::collection::vec((prop_oneof![Just(' '), Just('-'), Just('+')], 0usize..40), 0..8)),
             1..6),
     ) {
-        let t = cabrito::generate(&cabrito::TaskSpec::new(
-            cabrito::Kind::AddParameter, cabrito::Domain::Math, cabrito::Axis::Traversal, 5, 1)).unwrap();
+        let t = cabrito_gen::generate(&cabrito_gen::TaskSpec::new(
+            cabrito_gen::Kind::AddParameter, cabrito_gen::Domain::Math, cabrito_gen::Axis::Traversal, 5, 1)).unwrap();
         let lines: Vec<&str> = t.starter_code.lines().collect();
         let mut d = String::from("--- a/solution.py\n+++ b/solution.py\n");
         for (start, old, new, body) in hunks {

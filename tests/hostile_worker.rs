@@ -5,7 +5,7 @@
 mod hostile;
 mod worker_common;
 
-use cabrito::protocol::{ClientMessage, ServerMessage};
+use cabrito_check::protocol::{ClientMessage, ServerMessage};
 use futures_util::SinkExt;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;

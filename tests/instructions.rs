@@ -3,14 +3,14 @@
 //! and starter fails the static rubric for every kind × domain, conditional requirements, and mutants
 //! that each fail `constraint_structure` naming the right requirement, function and line.
 
-use cabrito::axes::instructions::bank::{Bank, Category, Draw, Requirement, PHRASINGS};
-use cabrito::axes::instructions::sample::draw;
-use cabrito::axes::instructions::{places, RuleSet};
-use cabrito::check::rubric::{static_checks, Rubric, TaskRef};
 use cabrito::playground::requirements::findings;
-use cabrito::rng::stream;
-use cabrito::task::generate_full;
-use cabrito::{Axis, Domain, Kind, Task, TaskSpec};
+use cabrito_check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito_gen::axes::instructions::bank::{Bank, Category, Draw, Requirement, PHRASINGS};
+use cabrito_gen::axes::instructions::sample::draw;
+use cabrito_gen::axes::instructions::{places, RuleSet};
+use cabrito_gen::rng::stream;
+use cabrito_gen::task::generate_full;
+use cabrito_gen::{Axis, Domain, Kind, Task, TaskSpec};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -88,7 +88,7 @@ fn requirement_lines(code: &str, function: &str, codes: &BTreeSet<String>) -> Ve
 /// Every eligible function of the reference has exactly the requirements that apply to it, in the
 /// prescribed order (comments, asserts, prints, temporaries; values in index order), and no other
 /// function has any; the static rubric passes the reference and fails the starter.
-fn check_reference(t: &Task, generated: &cabrito::task::Generated) {
+fn check_reference(t: &Task, generated: &cabrito_gen::task::Generated) {
     let (g, _) = generated.call_graph().unwrap();
     let set = RuleSet::from_metadata(&t.metadata).expect("metadata holds the rules");
     assert_eq!(set.rules.len(), t.spec.n as usize, "{}", t.spec);
@@ -98,7 +98,7 @@ fn check_reference(t: &Task, generated: &cabrito::task::Generated) {
         let got = requirement_lines(&t.solution_code, &place.name, &codes);
         let eligible = t.edit_set.contains(&place.name);
         let want: Vec<String> =
-            if eligible { set.lines(place).iter().map(|s| cabrito::python::stmt(s, "")).collect() } else { vec![] };
+            if eligible { set.lines(place).iter().map(|s| cabrito_gen::python::stmt(s, "")).collect() } else { vec![] };
         assert_eq!(got, want, "{}: function {} (vertex {v})", t.spec, place.name);
         let cats: Vec<(Category, usize)> = if eligible {
             set.applying(place).iter().map(|r| (r.req.category(), r.req.value)).collect()
@@ -485,8 +485,8 @@ fn nested_and_misplaced_lines_are_findings() {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn the_grader_requires_the_requirement_lines() {
-    use cabrito::grade::{GradeTask, Outcome};
-    use cabrito::native::runner::{grade, GradeOptions};
+    use cabrito_check::grade::{GradeTask, Outcome};
+    use cabrito_native::runner::{grade, GradeOptions};
     let opts = GradeOptions { trials: 3, ..Default::default() };
     for kind in kinds() {
         for &domain in Domain::ALL {

@@ -17,8 +17,8 @@ mod browser;
 mod guard;
 
 use browser::*;
-use cabrito::task::link;
-use cabrito::TaskSpec;
+use cabrito_gen::task::link;
+use cabrito_gen::TaskSpec;
 use serde_json::{json, Value};
 use std::path::Path;
 use thirtyfour::prelude::*;

@@ -3,8 +3,8 @@
 //! variants the reference scorer accepts (docstrings, `pass`, `custom_compute_01`, helper methods)
 //! pass.
 
-use cabrito::check::rubric::{static_checks, Rubric, TaskRef};
-use cabrito::{generate, Kind, Task, TaskSpec};
+use cabrito_check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito_gen::{generate, Kind, Task, TaskSpec};
 
 pub fn spec(n: u32, d: u32, seed: u64) -> TaskSpec {
     TaskSpec { kind: Kind::MergeCodebases, n, d, seed, ..TaskSpec::default() }

@@ -39,8 +39,8 @@ fn generate_prints_a_merge_record() {
     assert_eq!(r["allowed_perturbations"].as_array().unwrap().len(), 4);
     assert_eq!(r["solution"].as_str().unwrap().matches("def custom_compute_").count(), 6);
     // The spec in the record regenerates the same task.
-    let spec: cabrito::TaskSpec = serde_json::from_value(r["spec"].clone()).unwrap();
-    let t = cabrito::generate(&spec).unwrap();
+    let spec: cabrito_gen::TaskSpec = serde_json::from_value(r["spec"].clone()).unwrap();
+    let t = cabrito_gen::generate(&spec).unwrap();
     assert_eq!(r["input"], t.starter_code);
     let link = cabrito(&["link", "--kind", "merge_codebases", "--n", "30", "--d", "2", "--seed", "4", "--base", ""]);
     assert_eq!(String::from_utf8_lossy(&link.stdout).trim(), "#/task?v=1&kind=merge_codebases&n=30&seed=4&d=2");
@@ -108,9 +108,9 @@ fn grid_writes_the_merge_run_files() {
         for (i, r) in records.iter().enumerate() {
             assert_eq!(r.as_object().unwrap().len(), 6);
             let spec =
-                cabrito::native::records::merge_spec_of_run(run.file_stem().unwrap().to_str().unwrap(), i).unwrap();
+                cabrito_native::records::merge_spec_of_run(run.file_stem().unwrap().to_str().unwrap(), i).unwrap();
             assert_eq!(spec.seed, 10 + i as u64);
-            assert_eq!(r["solution"], cabrito::generate(&spec).unwrap().solution_code);
+            assert_eq!(r["solution"], cabrito_gen::generate(&spec).unwrap().solution_code);
         }
     }
     let jsonl = std::fs::read_to_string(dir.path().join("tasks.jsonl")).unwrap();
@@ -124,6 +124,6 @@ fn grid_writes_the_merge_run_files() {
     let o = cabrito(&["grid", "--axes", "merges", "--out", out]);
     assert_eq!(o.status.code(), Some(2));
     // The axes, then the kinds' own grids.
-    let names = format!("{}, merge, renaming", cabrito::Axis::NAMES.join(", "));
+    let names = format!("{}, merge, renaming", cabrito_gen::Axis::NAMES.join(", "));
     assert!(stderr(&o).contains(&names), "{}", stderr(&o));
 }

@@ -5,8 +5,8 @@
 //! reads the run file (records picked by their dag_id) and its static `difference_blocks` agrees.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::native::grade::{grade_dirs, GradeArgs};
-use cabrito::native::runner::GradeOptions;
+use cabrito_native::grade::{grade_dirs, GradeArgs};
+use cabrito_native::runner::GradeOptions;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;

@@ -3,9 +3,9 @@
 //! mutants of the reference fail for the right reason.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::grade::{GradeTask, Outcome, Verdict};
-use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::{Kind, Task, TaskSpec};
+use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_gen::{Kind, Task, TaskSpec};
+use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 
 fn opts() -> GradeOptions {
@@ -33,7 +33,7 @@ fn reference_passes_and_starter_fails_difference_blocks() {
     let bad: Vec<String> = specs
         .par_iter()
         .flat_map(|s| {
-            let task = cabrito::generate(s).unwrap();
+            let task = cabrito_gen::generate(s).unwrap();
             let mut bad = Vec::new();
             let v = run(&task, &task.solution_code);
             if !v.passed {
@@ -53,7 +53,7 @@ fn reference_passes_and_starter_fails_difference_blocks() {
 
 #[test]
 fn wrong_raising_looping_and_broken_candidates() {
-    let task = cabrito::generate(&spec(25, 2, 7)).unwrap();
+    let task = cabrito_gen::generate(&spec(25, 2, 7)).unwrap();
     let r = &task.solution_code;
     // A wrong difference: CalculateB's first custom method negated.
     let b = r.find("class CalculateB(").unwrap();

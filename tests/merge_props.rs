@@ -4,9 +4,9 @@
 //! values.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::kinds::merge_codebases::ir::Item;
-use cabrito::kinds::merge_codebases::{make, Perturbations, Transformations};
-use cabrito::spec::{Kind, TaskSpec};
+use cabrito_gen::kinds::merge_codebases::ir::Item;
+use cabrito_gen::kinds::merge_codebases::{make, Perturbations, Transformations};
+use cabrito_gen::spec::{Kind, TaskSpec};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -95,7 +95,7 @@ fn knobs_are_honoured_and_no_size_crashes() {
 #[test]
 fn the_same_spec_gives_the_same_task_and_the_program_ignores_the_rewrites() {
     let s = spec(60, 2, 9);
-    assert_eq!(cabrito::generate(&s).unwrap(), cabrito::generate(&s).unwrap());
+    assert_eq!(cabrito_gen::generate(&s).unwrap(), cabrito_gen::generate(&s).unwrap());
     // An ablation keeps the canonical program (the reference solution) and changes the classes.
     let plain = TaskSpec { transformations: Transformations(0), ..s.clone() };
     let (a, b) = (make(&s).unwrap(), make(&plain).unwrap());
@@ -110,7 +110,7 @@ fn cpython_agrees_with_the_generator() {
     let mut cases = Vec::new();
     for (id, s) in specs().into_iter().chain([spec(1000, 1, 1), spec(400, 10, 2)]).enumerate() {
         let made = make(&s).unwrap();
-        let t = cabrito::generate(&s).unwrap();
+        let t = cabrito_gen::generate(&s).unwrap();
         let p = &made.program;
         let names = |v: usize| {
             [&p.names[v], &made.classes[0].names[v], &made.classes[1].names[v]].map(|x| Value::String(x.clone()))
@@ -124,10 +124,10 @@ fn cpython_agrees_with_the_generator() {
                 })
             })
             .collect();
-        let mut rng = cabrito::rng::stream(&s.canonical(), "test-vectors");
+        let mut rng = cabrito_gen::rng::stream(&s.canonical(), "test-vectors");
         let mut vectors = vec![(1..=s.params as i64).collect::<Vec<_>>()];
         for _ in 0..12 {
-            vectors.push((0..s.params).map(|_| cabrito::graph::sample::between(&mut rng, -5, 5)).collect());
+            vectors.push((0..s.params).map(|_| cabrito_gen::graph::sample::between(&mut rng, -5, 5)).collect());
         }
         cases.push(json!({
             "id": id, "input": t.starter_code, "input_with_space": t.metadata["input_with_space"],

@@ -6,8 +6,8 @@
 
 mod worker_common;
 
-use cabrito::protocol::{CheckSource, ClientMessage, ServerMessage};
-use cabrito::{Kind, TaskSpec};
+use cabrito_check::protocol::{CheckSource, ClientMessage, ServerMessage};
+use cabrito_gen::{Kind, TaskSpec};
 use std::time::Duration;
 use worker_common::*;
 

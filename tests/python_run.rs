@@ -3,11 +3,11 @@
 //! refactoring preserves behaviour (dead code, cache, DRY), starter and reference agree exactly.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::domain::stubs::{block, block_count, library_source, Library, STROPS_SOURCE};
-use cabrito::graph::sample::{below, uniform};
-use cabrito::rng::stream;
-use cabrito::spec::{Axis, Domain, Kind, TaskSpec};
-use cabrito::task::generate;
+use cabrito_gen::domain::stubs::{block, block_count, library_source, Library, STROPS_SOURCE};
+use cabrito_gen::graph::sample::{below, uniform};
+use cabrito_gen::rng::stream;
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};
+use cabrito_gen::task::generate;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -8,8 +8,8 @@
 
 mod worker_common;
 
-use cabrito::protocol::{ClientMessage, ServerMessage};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::protocol::{ClientMessage, ServerMessage};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
 use serde_json::{json, Value};
 use std::time::Duration;
 use worker_common::*;
@@ -88,11 +88,11 @@ fn the_batch_grader_records_the_deep_answer_and_goes_on() {
 /// thread as small as a test's.
 #[test]
 fn nested_lambda_defaults_never_overflow_a_small_stack() {
-    let t = cabrito::generate(&spec(1)).unwrap();
+    let t = cabrito_gen::generate(&spec(1)).unwrap();
     let verdicts = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let task = cabrito::check::rubric::TaskRef::of(&t);
+            let task = cabrito_check::rubric::TaskRef::of(&t);
             [50usize, 200]
                 .into_iter()
                 .chain((400..=800).step_by(10))
@@ -105,7 +105,7 @@ fn nested_lambda_defaults_never_overflow_a_small_stack() {
                         "lambda a=".repeat(k),
                         ": 0".repeat(k)
                     );
-                    let report = cabrito::check::rubric::static_checks(&task, &src);
+                    let report = cabrito_check::rubric::static_checks(&task, &src);
                     (k, report.item("compilation").map(|i| i.passed))
                 })
                 .collect::<Vec<_>>()

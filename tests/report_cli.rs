@@ -3,7 +3,7 @@
 //! and the sample traces of tests/data/traces, then the labels, tokens, usage and figures.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::traces::Label;
+use cabrito_analysis::traces::Label;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -208,8 +208,8 @@ fn report_writes_the_page_figures_and_tables() {
     for r in &rows {
         let link = &r[col(&h, "link")];
         let q = link.strip_prefix("#/task?").unwrap_or_else(|| panic!("no link in {r:?}"));
-        let spec = cabrito::TaskSpec::from_pairs(q.split('&').map(|p| p.split_once('=').unwrap())).unwrap();
-        let task = cabrito::generate(&spec).unwrap();
+        let spec = cabrito_gen::TaskSpec::from_pairs(q.split('&').map(|p| p.split_once('=').unwrap())).unwrap();
+        let task = cabrito_gen::generate(&spec).unwrap();
         assert_eq!(task.dag_id, r[col(&h, "dag_id")]);
         assert_eq!(task.name, r[col(&h, "name")]);
     }
@@ -376,8 +376,14 @@ fn traces_label_the_sample_folder() {
 fn traces_join_tasks_by_dag_id_and_refuse_empty_folders() {
     let dir = tempfile::tempdir().unwrap();
     // A plain trace that only names its dag_id, and the grid holding its task.
-    let spec = cabrito::TaskSpec::new(cabrito::Kind::DeadCode, cabrito::Domain::Array, cabrito::Axis::Search, 10, 4);
-    let task = cabrito::generate(&spec).unwrap();
+    let spec = cabrito_gen::TaskSpec::new(
+        cabrito_gen::Kind::DeadCode,
+        cabrito_gen::Domain::Array,
+        cabrito_gen::Axis::Search,
+        10,
+        4,
+    );
+    let task = cabrito_gen::generate(&spec).unwrap();
     ok(
         &cabrito(&[
             "grid",
@@ -400,19 +406,19 @@ fn traces_join_tasks_by_dag_id_and_refuse_empty_folders() {
     );
     let traces = dir.path().join("traces");
     std::fs::create_dir_all(&traces).unwrap();
-    let header = cabrito::traces::plain::Header::new(
+    let header = cabrito_analysis::traces::plain::Header::new(
         "s1",
         "myopic",
         "scripted/myopic",
-        Some(cabrito::traces::plain::PlainTask { dag_id: task.dag_id.clone(), ..Default::default() }),
+        Some(cabrito_analysis::traces::plain::PlainTask { dag_id: task.dag_id.clone(), ..Default::default() }),
     );
-    let calls = vec![cabrito::traces::plain::Call {
+    let calls = vec![cabrito_analysis::traces::plain::Call {
         tool: "bash".into(),
         arguments: json!({"command": "grep -n 'def ' solution.py"}),
         turn: Some(0),
         ..Default::default()
     }];
-    std::fs::write(traces.join("s1.jsonl"), cabrito::traces::plain::write(&header, &calls)).unwrap();
+    std::fs::write(traces.join("s1.jsonl"), cabrito_analysis::traces::plain::write(&header, &calls)).unwrap();
     std::fs::write(traces.join("notes.jsonl"), "{\"hello\": 1}\n").unwrap();
     let out = dir.path().join("out");
     let stdout = ok(
@@ -435,7 +441,7 @@ fn traces_join_tasks_by_dag_id_and_refuse_empty_folders() {
         (l["experiment"].as_str(), l["task_type"].as_str(), l["label"].as_str()),
         (Some("function_search"), Some("dead_code"), Some("search"))
     );
-    assert_eq!(l["run_name"].as_str(), Some(cabrito::task::run_name(&spec).as_str()));
+    assert_eq!(l["run_name"].as_str(), Some(cabrito_gen::task::run_name(&spec).as_str()));
 
     let o = cabrito(&["traces", "--traces", dir.path().join("grid").to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));

@@ -324,8 +324,8 @@ async fn traces_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // A Copilot session: its timeline, each call labelled as the native classifier labels it.
     let sid = "5b0f6f2e-1d8a-4c55-9f3e-4a1c2b7d9e01";
     let events = sample(&format!("copilot_traces/{sid}/events.jsonl"))?;
-    let native =
-        cabrito::traces::read_trace(&format!("{sid}/events.jsonl"), events.as_bytes()).map_err(|p| p.to_string())?;
+    let native = cabrito_analysis::traces::read_trace(&format!("{sid}/events.jsonl"), events.as_bytes())
+        .map_err(|p| p.to_string())?;
     drop_files(driver, "traces-drop", &[("events.jsonl".into(), events)]).await?;
     wait_for(
         driver,
@@ -350,7 +350,7 @@ async fn traces_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // The plain trace names its Cabrito task: the task sits beside the timeline, and a call's
     // functions light up in the code and the graph.
     let plain = sample("plain/reader-cache-n10-seed0.jsonl")?;
-    let native = cabrito::traces::read_trace("reader.jsonl", plain.as_bytes()).map_err(|p| p.to_string())?;
+    let native = cabrito_analysis::traces::read_trace("reader.jsonl", plain.as_bytes()).map_err(|p| p.to_string())?;
     let search = native.calls.iter().position(|c| c.tool == "search").ok_or("no search call in the sample")?;
     drop_files(driver, "traces-drop", &[("reader-cache-n10-seed0.jsonl".into(), plain)]).await?;
     wait_for(driver, "the task beside the plain trace", "const s = document.getElementById('session'); return s && s.dataset.session === 'reader-cache-n10-seed0' && document.getElementById('trace-graph') !== null;", 30).await?;
@@ -366,9 +366,9 @@ async fn traces_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     .await?;
     let touched: Vec<String> = touched.as_str().unwrap_or_default().split(',').map(str::to_string).collect();
     let lit = js(driver, "return [[...document.querySelectorAll('#trace-graph .vertex.touched')].map(v => v.dataset.name), new Set([...document.querySelectorAll('#trace-code .line.touched')].map(l => l.dataset.fn)).size];", vec![]).await?;
-    let spec = cabrito::TaskSpec::from_pairs([("kind", "cache_function"), ("n", "10")])?;
-    let task = cabrito::generate(&spec)?;
-    let callers: Vec<String> = cabrito::traces::touch::spans(&task.starter_code)
+    let spec = cabrito_gen::TaskSpec::from_pairs([("kind", "cache_function"), ("n", "10")])?;
+    let task = cabrito_gen::generate(&spec)?;
+    let callers: Vec<String> = cabrito_analysis::traces::touch::spans(&task.starter_code)
         .into_iter()
         .filter(|s| task.starter_code.lines().skip(s.start - 1).take(s.end - s.start + 1).any(|l| l.contains("slow(")))
         .map(|s| s.name)

@@ -4,9 +4,12 @@
 
 mod guard;
 
-use cabrito::results::aggregate::{self, Facet, Filter, Series};
-use cabrito::results::read::{Dataset, Role};
-use cabrito::results::runs::format_n;
+use cabrito_analysis::results::read::{Dataset, Role};
+use cabrito_analysis::results::runs::format_n;
+use cabrito_analysis::results::{
+    aggregate,
+    aggregate::{Facet, Filter, Series},
+};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -333,7 +336,7 @@ fn the_reference_verdicts_aggregate_as_the_reference_says() {
         for (p, lines) in by_file {
             files.push((p, lines.join("\n").into_bytes()));
         }
-        let info = cabrito::results::runs::parse_run(run);
+        let info = cabrito_analysis::results::runs::parse_run(run);
         expect.push((info.axis, format_n(info.n), verdicts.len() / 2));
     }
     let ds = load(&files);
@@ -363,7 +366,7 @@ fn the_reference_verdicts_aggregate_as_the_reference_says() {
 /// A lone file of Cabrito results (no folder, so no run name): the dag_ids give axis and n.
 #[test]
 fn a_lone_cabrito_file_is_placed_by_its_dag_ids() {
-    use cabrito::{Axis, Domain, Kind, TaskSpec};
+    use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
     let specs = [
         TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 10, 3),
         TaskSpec::new(Kind::DeadCode, Domain::String, Axis::Search, 50, 11),
@@ -371,13 +374,16 @@ fn a_lone_cabrito_file_is_placed_by_its_dag_ids() {
     let lines: Vec<String> = specs
         .iter()
         .map(|s| {
-            let t = cabrito::generate(s).unwrap();
+            let t = cabrito_gen::generate(s).unwrap();
             rec(&t.name, &t.dag_id, &[("behavioral", 1, 0, 0), ("function_existence", 1, 0, 0)])
         })
         .collect();
     let mut ds = load(&[("answers.jsonl".into(), lines.join("\n").into_bytes())]);
     assert!(ds.records.iter().all(|r| &*r.axis == "?" && r.n.is_none()));
-    let placed = cabrito::results::specs::place_unknown(&mut ds, &mut cabrito::results::specs::SpecFinder::new(100));
+    let placed = cabrito_analysis::results::specs::place_unknown(
+        &mut ds,
+        &mut cabrito_analysis::results::specs::SpecFinder::new(100),
+    );
     assert_eq!(placed, 2);
     assert_eq!((&*ds.records[0].axis, ds.records[0].n), ("traversal", Some(10.0)));
     assert_eq!((&*ds.records[1].axis, ds.records[1].n), ("search", Some(50.0)));

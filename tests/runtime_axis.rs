@@ -11,15 +11,15 @@
 //!   and with every guard of generated programs up to 10,000 hops.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::axes::runtime::guard::{final_parity, Trajectory, CHECK_SOURCE, ODD, X_MAX};
-use cabrito::check::branches::{changed_blocks, running_leaves};
-use cabrito::check::program::Program;
-use cabrito::graph::sample::below;
-use cabrito::graph::Part;
-use cabrito::kinds::Role;
-use cabrito::rng::stream;
-use cabrito::task::generate_full;
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::branches::{changed_blocks, running_leaves};
+use cabrito_check::program::Program;
+use cabrito_gen::axes::runtime::guard::{final_parity, Trajectory, CHECK_SOURCE, ODD, X_MAX};
+use cabrito_gen::graph::sample::below;
+use cabrito_gen::graph::Part;
+use cabrito_gen::kinds::Role;
+use cabrito_gen::rng::stream;
+use cabrito_gen::task::generate_full;
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -123,7 +123,7 @@ fn starter_and_reference_differ_only_where_the_axis_says() {
                 (0..g.len()).filter(|&v| g.part(v) != Part::Init).map(|v| g.name(v).to_string()).collect();
             for f in built.reference.functions.iter() {
                 let before = built.starter.functions.iter().find(|x| x.name == f.name).unwrap();
-                let (a, b) = (cabrito::python::function(before), cabrito::python::function(f));
+                let (a, b) = (cabrito_gen::python::function(before), cabrito_gen::python::function(f));
                 assert_eq!(calls_to_val(&a, &deleted), b, "{s}: `{}`", f.name);
                 match g.index_of(&f.name) {
                     Some(v) => assert_eq!(a != b, built.roles[v] == Role::DeadCaller, "{s}: `{}`", f.name),
@@ -133,7 +133,7 @@ fn starter_and_reference_differ_only_where_the_axis_says() {
         } else {
             // Every function the kind edits changes where it runs, or only its signature.
             for name in &edited {
-                let sig = |m: &cabrito::python::Module| {
+                let sig = |m: &cabrito_gen::python::Module| {
                     m.functions.iter().find(|f| f.name == *name).map(|f| (f.params.clone(), f.returns.clone()))
                 };
                 assert!(
@@ -184,7 +184,7 @@ fn one_dag_bucket_across_hops() {
                 let (a, b) = (t.runtime.as_ref().unwrap(), tasks[0].runtime.as_ref().unwrap());
                 for (f, g) in a.functions.iter().zip(&b.functions) {
                     assert_eq!((&f.name, f.leaf), (&g.name, g.leaf), "{kind} {seed}");
-                    let start = |x: &cabrito::axes::runtime::FunctionBranches| -> Vec<(u32, u32, u32)> {
+                    let start = |x: &cabrito_gen::axes::runtime::FunctionBranches| -> Vec<(u32, u32, u32)> {
                         x.guards.iter().flat_map(|g| g.calls.iter().map(|c| (c.x, c.a, c.b))).collect()
                     };
                     assert_eq!(start(f), start(g));

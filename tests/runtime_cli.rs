@@ -6,10 +6,10 @@
 
 mod worker_common;
 
-use cabrito::native::grade::{grade_dirs, GradeArgs};
-use cabrito::native::runner::GradeOptions;
-use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::grade::{grade_dirs, GradeArgs};
+use cabrito_native::runner::GradeOptions;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -176,7 +176,7 @@ async fn the_worker_grades_runtime_tasks_and_names_allowed_values() {
         ("seed", "5"),
     ])
     .unwrap();
-    let t = cabrito::generate(&spec).unwrap();
+    let t = cabrito_gen::generate(&spec).unwrap();
     c.send(&ClientMessage::grade("ref", &spec, t.solution_code.clone(), Some(2))).await;
     let Some(ServerMessage::Result(r)) = c.until_final("ref", T).await.pop() else { panic!("a result") };
     assert!(r.passed, "{}", r.message);
@@ -199,7 +199,7 @@ async fn the_worker_grades_runtime_tasks_and_names_allowed_values() {
     }
     // The default domain and kind on the runtime axis also grade.
     let plain = TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Runtime, 5, 1);
-    let t = cabrito::generate(&plain).unwrap();
+    let t = cabrito_gen::generate(&plain).unwrap();
     c.send(&ClientMessage::grade("dead", &plain, t.solution_code.clone(), Some(2))).await;
     let Some(ServerMessage::Result(r)) = c.until_final("dead", T).await.pop() else { panic!("a result") };
     assert!(r.passed, "{}", r.message);

@@ -4,12 +4,15 @@
 //! still passes for an edit that never runs).
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::grade::{GradeTask, Outcome};
-use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::python::{self, Module, Stmt};
-use cabrito::task::generate_full;
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::grade::{GradeTask, Outcome};
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::task::generate_full;
+use cabrito_gen::{
+    python,
+    python::{Module, Stmt},
+};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 
 /// The leaf bodies of a body, left to right.
@@ -124,7 +127,7 @@ fn specs() -> Vec<TaskSpec> {
 fn mutants_fail_branch_placement_at_their_function_and_line() {
     let mut checked = 0;
     for spec in specs() {
-        let t = cabrito::generate(&spec).unwrap();
+        let t = cabrito_gen::generate(&spec).unwrap();
         let task = TaskRef::of(&t);
         assert!(static_checks(&task, &t.solution_code).passed(), "{spec}: the reference fails");
         for m in mutants(&spec) {
@@ -150,7 +153,7 @@ fn the_grader_fails_mutants_on_branch_placement() {
         .par_iter()
         .filter(|s| s.seed == 9)
         .flat_map(|spec| {
-            let t = cabrito::generate(spec).unwrap();
+            let t = cabrito_gen::generate(spec).unwrap();
             let gt = GradeTask::from_task(&t);
             let mut bad = Vec::new();
             let v = grade(&gt, &t.solution_code, &opts, &|_, _| {});

@@ -449,7 +449,7 @@ fn agent_mode_drives_the_tools_through_a_stream_and_passes() {
         assert_eq!(tools, vec!["view", "edit", "check", "submit"]);
         assert_eq!(lines[2]["turn"], lines[3]["turn"]);
         assert!(lines[2]["tokens"]["input"].as_f64().unwrap() > 0.0 && lines[3].get("tokens").is_none());
-        let mut s = cabrito::traces::plain::read("t.jsonl", &trace);
+        let mut s = cabrito_analysis::traces::plain::read("t.jsonl", &trace);
         s.classify();
         assert_eq!(s.turns.len(), 3);
         assert_eq!(s.usage.input_tokens, md["n_input_tokens"].as_f64());

@@ -6,10 +6,10 @@
 //! name what is allowed.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::grade::{GradeTask, Outcome, Verdict};
-use cabrito::native::runner::{grade, GradeOptions};
-use cabrito::{generate, Kind, Task, TaskSpec};
+use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::{generate, Kind, Task, TaskSpec};
+use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -98,7 +98,7 @@ fn the_chain_and_the_renames_are_as_promised() {
             .starter_code
             .lines()
             .map(|l| {
-                cabrito::kinds::variable_renaming::split_line(l, &table)
+                cabrito_gen::kinds::variable_renaming::split_line(l, &table)
                     .into_iter()
                     .map(|(text, new)| new.unwrap_or(text))
                     .collect::<String>()
@@ -164,7 +164,7 @@ fn rename_in(code: &str, line: Option<usize>, from: &str, to: &str) -> String {
             if line.is_some_and(|x| x != i + 1) {
                 return l.to_string();
             }
-            cabrito::kinds::variable_renaming::split_line(l, &table)
+            cabrito_gen::kinds::variable_renaming::split_line(l, &table)
                 .into_iter()
                 .map(|(text, new)| new.unwrap_or(text))
                 .collect::<String>()

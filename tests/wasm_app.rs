@@ -6,10 +6,10 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use cabrito::spec::{Axis, Domain, Kind, MAX_N};
-use cabrito::task::{generate, task_hash};
-use cabrito::web::route::{self, Route};
-use cabrito::TaskSpec;
+use cabrito::web::{route, route::Route};
+use cabrito_gen::spec::{Axis, Domain, Kind, MAX_N};
+use cabrito_gen::task::{generate, task_hash};
+use cabrito_gen::TaskSpec;
 use gloo::timers::future::TimeoutFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -80,7 +80,7 @@ fn links_round_trip() {
     let s = spec("v=1&kind=dead_code&axis=search&seed=4");
     assert_eq!(route::parse(&route::scale_fragment(&s)), Route::Scale(s.clone()));
     let rows = cabrito::web::scale::rows(&s);
-    assert_eq!(rows.iter().map(|r| r.spec.n).collect::<Vec<_>>(), cabrito::spec::PAPER_SIZES);
+    assert_eq!(rows.iter().map(|r| r.spec.n).collect::<Vec<_>>(), cabrito_gen::spec::PAPER_SIZES);
     // On the search axis n is the untouched graph: the functions grow, the edit set does not.
     assert!(rows.windows(2).all(|w| w[0].sizes.functions < w[1].sizes.functions), "functions grow with n");
     assert_eq!(rows[0].sizes, generate(&rows[0].spec).unwrap().sizes);
@@ -197,10 +197,10 @@ fn highlighting_keeps_every_character() {
 
 #[wasm_bindgen_test]
 fn static_verdicts_in_the_browser() {
-    use cabrito::protocol::checker::Reply;
     use cabrito::web::app::show;
     use cabrito::web::checker::{answer_value, read_reply, to_value};
     use cabrito::web::grade::check_request;
+    use cabrito_check::protocol::checker::Reply;
     use wasm_bindgen::{JsCast, JsValue};
     // What the checker worker answers to the page's request, through the same structured values
     // both ways.
@@ -332,8 +332,12 @@ fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
         let s = spec(query);
         let page = State::from_fragment(&route::fragment(&s));
         let Some(Ok(made)) = page.shown.clone() else { panic!("{query}") };
-        let waiting =
-            std::rc::Rc::new(State { shown: None, held: false, waiting: Some(cabrito::task::Extra::Runtime), ..page });
+        let waiting = std::rc::Rc::new(State {
+            shown: None,
+            held: false,
+            waiting: Some(cabrito_gen::task::Extra::Runtime),
+            ..page
+        });
         let done = waiting.reduce(Action::Generated(s, Ok(made)));
         assert!(done.waiting.is_none() && matches!(done.shown, Some(Ok(_))), "{query}");
         assert_eq!(done.held, big, "{query}: held only when big");

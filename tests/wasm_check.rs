@@ -6,9 +6,9 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use cabrito::check::response::parse_response;
-use cabrito::check::rubric::{static_checks, TaskRef};
-use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
+use cabrito_check::response::parse_response;
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::{generate, Axis, Domain, Kind, TaskSpec};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -101,9 +101,9 @@ fn structured_clone(v: &wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
 /// the message passing both ways, as JSON text (before) and as structured values (now).
 #[wasm_bindgen_test]
 fn where_the_checkers_time_goes() {
-    use cabrito::check::program::Program;
-    use cabrito::protocol::checker::{answer, Reply, Request};
     use cabrito::web::checker::{answer_value, read_reply, to_value};
+    use cabrito_check::program::Program;
+    use cabrito_check::protocol::checker::{answer, Reply, Request};
     // A debug build (scripts/test.sh) runs it once on one kind, within the runner's time limit; the
     // figures come from `--release`.
     let (kinds, reps) = if cfg!(debug_assertions) { (&[Kind::AddParameter][..], 1) } else { (Kind::ALL, 31) };

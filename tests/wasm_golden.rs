@@ -6,8 +6,8 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use cabrito::task::{generate, task_hash};
-use cabrito::TaskSpec;
+use cabrito_gen::task::{generate, task_hash};
+use cabrito_gen::TaskSpec;
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

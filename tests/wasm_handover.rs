@@ -12,10 +12,10 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use cabrito::playground::handover::{self, Made};
 use cabrito::playground::tape::{decode, encode, MAX_DEPTH, MAX_VALUES};
-use cabrito::task::{generate_full, task_hash};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito::playground::{handover, handover::Made};
+use cabrito_gen::task::{generate_full, task_hash};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
 use serde_json::{json, Value};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -63,7 +63,7 @@ fn tape_of(v: &Value) -> Vec<u8> {
 }
 
 /// Read as the page reads it: the answer, then (once idle) the whole record with its graph.
-fn read_all(tape: &[u8], spec: &TaskSpec) -> Result<cabrito::task::Task, String> {
+fn read_all(tape: &[u8], spec: &TaskSpec) -> Result<cabrito_gen::task::Task, String> {
     handover::read_answer_tape(across(tape), spec).and_then(|m| m.record())
 }
 

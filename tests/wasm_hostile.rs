@@ -9,9 +9,9 @@
 
 mod hostile;
 
-use cabrito::protocol::checker::{Reply, Request};
 use cabrito::web::checker::{answer_value, read_reply, to_value};
-use cabrito::{generate, Axis, Domain, Kind, TaskSpec};
+use cabrito_check::protocol::checker::{Reply, Request};
+use cabrito_gen::{generate, Axis, Domain, Kind, TaskSpec};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

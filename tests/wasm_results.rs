@@ -5,10 +5,13 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use cabrito::results::aggregate::{self, Facet, Filter};
-use cabrito::results::read::Dataset;
-use cabrito::traces::classify::classify;
-use cabrito::traces::Label;
+use cabrito_analysis::results::read::Dataset;
+use cabrito_analysis::results::{
+    aggregate,
+    aggregate::{Facet, Filter},
+};
+use cabrito_analysis::traces::classify::classify;
+use cabrito_analysis::traces::Label;
 use serde_json::{json, Value};
 use std::io::Write;
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -69,7 +72,7 @@ fn gzipped_results_aggregate_in_the_browser() {
     console_log!("read and aggregated 200 gzipped records in {:.1} ms", now_ms() - start);
     assert_eq!(points.len(), 1);
     assert_eq!((points[0].tasks, points[0].passed, points[0].n), (200, 150, Some(50.0)));
-    let (lo, hi) = cabrito::grade::wilson(150, 200);
+    let (lo, hi) = cabrito_check::grade::wilson(150, 200);
     assert_eq!((points[0].lo, points[0].hi), (lo, hi));
 }
 
@@ -85,7 +88,7 @@ fn a_copilot_trace_reads_in_the_browser() {
     .map(Value::to_string)
     .collect::<Vec<_>>()
     .join("\n");
-    let s = cabrito::traces::read_trace("s/events.jsonl", text.as_bytes()).unwrap();
+    let s = cabrito_analysis::traces::read_trace("s/events.jsonl", text.as_bytes()).unwrap();
     assert_eq!(
         s.calls.iter().map(|c| (c.label, c.output_tokens)).collect::<Vec<_>>(),
         vec![(Label::Search, Some(15.0)), (Label::Read, Some(15.0))]

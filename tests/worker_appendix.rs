@@ -6,8 +6,8 @@
 
 mod worker_common;
 
-use cabrito::protocol::{ClientMessage, ServerMessage};
-use cabrito::TaskSpec;
+use cabrito_check::protocol::{ClientMessage, ServerMessage};
+use cabrito_gen::TaskSpec;
 use std::time::Duration;
 use worker_common::*;
 
@@ -29,7 +29,7 @@ async fn the_worker_grades_the_appendix_tasks() {
         c.send(&ClientMessage::grade("ref", s, t.solution_code.clone(), Some(3))).await;
         let Some(ServerMessage::Result(r)) = c.until_final("ref", T).await.pop() else { panic!("a result") };
         assert!(r.passed && r.static_passed && r.hidden_passed == Some(true), "{s}: {}", r.message);
-        let (wrong, id) = if s.kind == cabrito::Kind::VariableRenaming {
+        let (wrong, id) = if s.kind == cabrito_gen::Kind::VariableRenaming {
             let pair = &t.metadata["renames"][0];
             let (old, new) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
             let i = t.solution_code.rfind(&format!(" {new}")).unwrap() + 1;

@@ -6,9 +6,9 @@
 
 mod worker_common;
 
-use cabrito::native::worker::WorkerConfig;
-use cabrito::protocol::{ClientMessage, ServerMessage};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::protocol::{ClientMessage, ServerMessage};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::worker::WorkerConfig;
 use std::time::{Duration, Instant};
 use worker_common::*;
 

@@ -9,7 +9,7 @@
 
 mod worker_common;
 
-use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
 use std::time::{Duration, Instant};
 use worker_common::*;
 

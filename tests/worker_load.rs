@@ -6,7 +6,7 @@
 
 mod worker_common;
 
-use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
 use std::collections::HashMap;
 use std::time::Duration;
 use worker_common::*;

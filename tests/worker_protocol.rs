@@ -5,7 +5,7 @@
 
 mod worker_common;
 
-use cabrito::protocol::{CheckSource, ClientMessage, ErrorCode, ServerMessage};
+use cabrito_check::protocol::{CheckSource, ClientMessage, ErrorCode, ServerMessage};
 use futures_util::SinkExt;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
@@ -24,7 +24,7 @@ async fn hello_announces_the_limits() {
     assert_eq!(h.v, 1);
     assert_eq!(h.server, format!("cabrito {}", env!("CARGO_PKG_VERSION")));
     assert_eq!(h.limits, cfg.limits);
-    assert_eq!(h.generator_versions, cabrito::spec::SERVED_VERSIONS.to_vec());
+    assert_eq!(h.generator_versions, cabrito_gen::spec::SERVED_VERSIONS.to_vec());
     assert!(h.isolation.contains("fresh python3 process per run"), "{}", h.isolation);
     // The raw JSON has the contract's keys.
     c.send_text(r#"{"v":1,"type":"hello"}"#).await;
@@ -75,7 +75,7 @@ async fn malformed_messages_get_errors_and_the_connection_stays() {
     // Spec errors read like share-link errors.
     c.send_text(r#"{"v":1,"type":"grade","id":"s","spec":{"kind":"teleport"},"solution":""}"#).await;
     let ServerMessage::Error(e) = c.recv(T).await else { panic!("error") };
-    let link = cabrito::TaskSpec::from_pairs([("kind", "teleport")]).unwrap_err().message;
+    let link = cabrito_gen::TaskSpec::from_pairs([("kind", "teleport")]).unwrap_err().message;
     assert_eq!(e.message, format!("spec: {link}"));
     // Binary frames are refused, not read.
     c.ws.send(Message::binary(vec![0xff, 0x00, 0x7b])).await.unwrap();
@@ -114,7 +114,7 @@ async fn a_client_close_is_answered() {
 async fn oversized_messages() {
     let addr = start(config()).await;
     let mut c = connect(addr).await;
-    let limit = cabrito::native::worker::config::MAX_MESSAGE_BYTES;
+    let limit = cabrito_native::worker::config::MAX_MESSAGE_BYTES;
     // Over the limit: too_large, and the connection stays open.
     let big = format!(r#"{{"v":1,"type":"hello","pad":"{}"}}"#, "x".repeat(limit));
     c.send_text(big).await;
@@ -203,7 +203,7 @@ async fn the_reference_passes_and_the_starter_fails() {
     assert!(r.checks.iter().all(|c| c.passed || !c.must_have), "{:?}", r.checks);
     assert!(r.checks.iter().any(|c| c.source == CheckSource::Static && c.id == "compilation"));
     assert!(r.checks.iter().any(|c| c.source == CheckSource::Hidden && c.id == "hidden_tests" && c.passed));
-    let tested = cabrito::grade::reference_functions(&t.solution_code).unwrap();
+    let tested = cabrito_check::grade::reference_functions(&t.solution_code).unwrap();
     assert_eq!(r.functions.len(), tested.len());
     assert!(r.functions.iter().all(|f| f.status == "pass" && f.passed == 3 && f.first_failure.is_none()));
 

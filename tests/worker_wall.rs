@@ -8,8 +8,8 @@
 
 mod worker_common;
 
-use cabrito::native::worker::JobHook;
-use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use cabrito_native::worker::JobHook;
 use std::sync::Arc;
 use std::time::Duration;
 use worker_common::*;
@@ -28,7 +28,7 @@ fn recurse(frames: usize) -> u64 {
     recurse(frames - 1).wrapping_add(std::hint::black_box(pad[17]) as u64)
 }
 
-fn faulty_config() -> cabrito::native::worker::WorkerConfig {
+fn faulty_config() -> cabrito_native::worker::WorkerConfig {
     let mut cfg = config();
     cfg.log = false;
     cfg.before_job = Some(JobHook(Arc::new(|req| {

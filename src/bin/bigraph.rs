@@ -2,7 +2,7 @@
 //! module, fetched only when a task with one is shown (Trunk builds it from index.html's
 //! `data-type="worker"` link, for its no-modules glue, but it runs on the page's main thread). It
 //! holds the layered layout's clustering and the clustered drawing, and no Yew: it answers the app's
-//! request with markup. See `cabrito::web::bigraph` and `cabrito::graph::bigsvg`. Natively it only
+//! request with markup. See `cabrito::web::bigraph` and `cabrito_gen::graph::bigsvg`. Natively it only
 //! points at `cabrito generate` (its `dag.dot`).
 
 #[cfg(target_arch = "wasm32")]

@@ -5,8 +5,8 @@
 //! indented blocks); a header's condition is looked up in the task's record by its text, so nothing
 //! is evaluated again.
 
-use crate::axes::runtime::guard::{show_value, Call, Trajectory};
-use crate::axes::runtime::Record;
+use cabrito_gen::axes::runtime::guard::{show_value, Call, Trajectory};
+use cabrito_gen::axes::runtime::Record;
 use std::collections::HashMap;
 
 /// What a line of a runtime program is.
@@ -184,9 +184,9 @@ pub fn outcome(call: &Call) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{generate, Axis, Domain, Kind, TaskSpec};
+    use cabrito_gen::{generate, Axis, Domain, Kind, TaskSpec};
 
-    fn runtime(kind: Kind, n: u32, branches: &str, seed: u64) -> crate::Task {
+    fn runtime(kind: Kind, n: u32, branches: &str, seed: u64) -> cabrito_gen::Task {
         let s = TaskSpec::from_pairs([
             ("kind", kind.as_str()),
             ("axis", Axis::Runtime.as_str()),
@@ -251,7 +251,7 @@ mod tests {
         assert!(steps_page(&call, u32::MAX, 50).is_empty());
         assert!(steps_page(&call, u32::MAX - 1, u32::MAX).is_empty());
         let o = outcome(&call);
-        assert_eq!(o.parity, crate::axes::runtime::guard::final_parity(27, 9, 9, 10_000));
+        assert_eq!(o.parity, cabrito_gen::axes::runtime::guard::final_parity(27, 9, 9, 10_000));
         assert_eq!(o.value, o.parity == 0);
         assert!(o.most_digits > 100, "{o:?}");
     }

@@ -13,8 +13,8 @@
 //! again at every size (BENCHMARKS.md, "The grade panel as a module"), and keeps the generator out of
 //! the grade module.
 
-use crate::protocol::checker::Request;
-use crate::{Task, TaskSpec};
+use cabrito_check::protocol::checker::Request;
+use cabrito_gen::{Task, TaskSpec};
 use serde::{Deserialize, Serialize};
 
 /// The task the grade panel grades, and a solution that came with the link.
@@ -119,8 +119,8 @@ pub fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Axis, Domain, Kind};
-    use crate::task::generate;
+    use cabrito_gen::spec::{Axis, Domain, Kind};
+    use cabrito_gen::task::generate;
 
     #[test]
     fn the_hand_off_carries_the_task_byte_for_byte() {

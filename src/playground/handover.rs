@@ -16,14 +16,14 @@
 //! reading it was most of the hand-over (wave 16 in BENCHMARKS.md). It is read when the whole
 //! record is needed: its hash ([`Made::hash`]), once the page is idle.
 
-use crate::axes::runtime::guard::Call;
-use crate::graph::{CallGraph, Node, Part};
-use crate::kinds::merge_codebases::render::Piece;
-use crate::kinds::merge_codebases::view::{DiffInfo, FlowDrawing, MergeView};
-use crate::kinds::Role;
 use crate::playground::branches::{Outcome, StepRow};
-use crate::task::{Generated, Sizes, Task, View};
-use crate::TaskSpec;
+use cabrito_gen::axes::runtime::guard::Call;
+use cabrito_gen::graph::{CallGraph, Node, Part};
+use cabrito_gen::kinds::merge_codebases::render::Piece;
+use cabrito_gen::kinds::merge_codebases::view::{DiffInfo, FlowDrawing, MergeView};
+use cabrito_gen::kinds::Role;
+use cabrito_gen::task::{Generated, Sizes, Task, View};
+use cabrito_gen::TaskSpec;
 use serde_json::{json, Value};
 
 /// What the app keeps of a generated task: the record and what it draws beside the code (the
@@ -56,13 +56,13 @@ pub enum Drawn {
 
 impl From<Generated> for Made {
     fn from(g: Generated) -> Made {
-        use crate::kinds::variable_renaming::panel_html;
+        use cabrito_gen::kinds::variable_renaming::panel_html;
         let view = match g.view {
             View::Graph { graph, built } => Drawn::Graph { graph, roles: built.roles },
             View::Merge(m) => Drawn::Merge(std::rc::Rc::new(m)),
             View::Renaming { renames } => {
                 // (Only a build with the renaming generator makes one: the app reads it from `gen`.)
-                let panel = match crate::task::require(crate::task::Extra::Renaming) {
+                let panel = match cabrito_gen::task::require(cabrito_gen::task::Extra::Renaming) {
                     Ok(()) => panel_html(&g.task.starter_code, &renames),
                     Err(_) => String::new(),
                 };
@@ -85,12 +85,12 @@ impl Made {
         }
     }
 
-    /// [`crate::task::task_hash`] of the whole record (its graph read from its tape, with no copy
+    /// [`cabrito_gen::task::task_hash`] of the whole record (its graph read from its tape, with no copy
     /// of the task), or why the graph's tape cannot be read.
     pub fn hash(&self) -> Result<String, String> {
         Ok(match self.graph_read()? {
-            None => crate::task::task_hash(&self.task),
-            Some(graph) => crate::task::task_hash_with_graph(&self.task, &graph),
+            None => cabrito_gen::task::task_hash(&self.task),
+            Some(graph) => cabrito_gen::task::task_hash_with_graph(&self.task, &graph),
         })
     }
 
@@ -150,7 +150,7 @@ fn view_of(made: &Made) -> Value {
 pub fn made_for(query: &str) -> Result<Made, String> {
     use crate::playground::route::{parse, Route, TASK_PATH};
     match parse(&format!("{TASK_PATH}?{query}")) {
-        Route::Task(spec) => crate::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()),
+        Route::Task(spec) => cabrito_gen::task::generate_full(&spec).map(Made::from).map_err(|e| e.to_string()),
         Route::BadLink { message, .. } => Err(format!("the spec cannot be read: {message}")),
         _ => Err("the spec cannot be read".into()),
     }
@@ -411,7 +411,7 @@ fn role(v: &Value) -> Res<Role> {
 
 /// A `check` call: a target of 0 or 1, at most as many steps as a guard has hops.
 fn call(c: &Value) -> Res<Call> {
-    use crate::axes::runtime::MAX_HOPS;
+    use cabrito_gen::axes::runtime::MAX_HOPS;
     Ok(Call {
         x: num(field(c, "x")?)?,
         a: num(field(c, "a")?)?,
@@ -421,9 +421,9 @@ fn call(c: &Value) -> Res<Call> {
     })
 }
 
-fn runtime(v: &Value) -> Res<crate::axes::runtime::Record> {
-    use crate::axes::runtime::guard::{Guard, MAX_GUARD_CALLS};
-    use crate::axes::runtime::{FunctionBranches, Record};
+fn runtime(v: &Value) -> Res<cabrito_gen::axes::runtime::Record> {
+    use cabrito_gen::axes::runtime::guard::{Guard, MAX_GUARD_CALLS};
+    use cabrito_gen::axes::runtime::{FunctionBranches, Record};
     let guard = |g: &Value| -> Res<Guard> {
         let c = field(g, "calls")?;
         let calls = list(c, &call)?;
@@ -653,7 +653,7 @@ fn checked(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
     let made = || -> Res<Made> {
         let t = field(v, "task")?;
         // A comment task's comment (the checker's `comment_copy` reads it from the record).
-        if crate::task::extra_of(spec) == Some(crate::task::Extra::Comment) {
+        if cabrito_gen::task::extra_of(spec) == Some(cabrito_gen::task::Extra::Comment) {
             text(field(field(t, "metadata")?, "comment")?)?;
         }
         Ok(Made { task: task(t, spec)?, view: view(field(v, "view")?)?, graph_tape: None })
@@ -710,9 +710,9 @@ pub fn why_request(c: &Call, from: u32, count: u32) -> String {
 const WHY_FIELDS: [&str; 7] = ["x", "a", "b", "target", "steps", "from", "count"];
 
 /// Read [`why_request`]'s text; an error names the number (a call has at most
-/// [`crate::axes::runtime::MAX_HOPS`] steps, as many as a guard's hops, and a target of 0 or 1).
+/// [`cabrito_gen::axes::runtime::MAX_HOPS`] steps, as many as a guard's hops, and a target of 0 or 1).
 pub fn why_read(text: &str) -> Result<(Call, u32, u32), String> {
-    use crate::axes::runtime::MAX_HOPS;
+    use cabrito_gen::axes::runtime::MAX_HOPS;
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() != WHY_FIELDS.len() {
         return Err(format!("{} numbers, not the 7 of {}", parts.len(), WHY_FIELDS.join(",")));
@@ -746,7 +746,7 @@ pub fn why_task(task: &Task, function: &str, guard: usize) -> String {
 /// The task's `runtime` is read as the app reads a task from the `gen` module ([`decode`]'s reader,
 /// so an error names the field by its path); beyond what that checks, the function's guards must be
 /// the full tree of its levels, each with a call at least, and the guard among them.
-pub fn why_task_read(text: &str) -> Result<(crate::axes::runtime::FunctionBranches, usize), String> {
+pub fn why_task_read(text: &str) -> Result<(cabrito_gen::axes::runtime::FunctionBranches, usize), String> {
     use crate::playground::handoff::one_line;
     let why = |e: &str| format!("the why panel was handed something it cannot read: {}", one_line(e));
     let mut lines = text.splitn(3, '\n');
@@ -756,7 +756,7 @@ pub fn why_task_read(text: &str) -> Result<(crate::axes::runtime::FunctionBranch
     };
     let guard: usize = first.parse().map_err(|_| why(&format!("guard: {first:?} is not a whole number")))?;
     let v: Value = serde_json::from_str(json).map_err(|e| why(&e.to_string()))?;
-    let read = || -> Res<crate::axes::runtime::FunctionBranches> {
+    let read = || -> Res<cabrito_gen::axes::runtime::FunctionBranches> {
         let r = field(&v, "runtime")?;
         let (record, functions) = (runtime(r)?, field(r, "functions")?);
         let Some((at, f)) = record.functions.into_iter().enumerate().find(|(_, f)| f.name == name) else {
@@ -782,8 +782,8 @@ pub fn why_task_read(text: &str) -> Result<(crate::axes::runtime::FunctionBranch
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::{generate_full, task_hash};
-    use crate::{Axis, Domain, Kind};
+    use cabrito_gen::task::{generate_full, task_hash};
+    use cabrito_gen::{Axis, Domain, Kind};
 
     fn round_trip(spec: &TaskSpec) {
         use crate::playground::tape;
@@ -836,12 +836,12 @@ mod tests {
         for &kind in Kind::ALL {
             let def = kind.def();
             let domains: Vec<Domain> = match def.domains() {
-                crate::spec::Support::Only(d) => d.to_vec(),
-                crate::spec::Support::NotApplicable => vec![Domain::Math],
+                cabrito_gen::spec::Support::Only(d) => d.to_vec(),
+                cabrito_gen::spec::Support::NotApplicable => vec![Domain::Math],
             };
             let axes: Vec<Axis> = match def.axes() {
-                crate::spec::Support::Only(a) => a.to_vec(),
-                crate::spec::Support::NotApplicable => vec![Axis::Traversal],
+                cabrito_gen::spec::Support::Only(a) => a.to_vec(),
+                cabrito_gen::spec::Support::NotApplicable => vec![Axis::Traversal],
             };
             for &domain in &domains {
                 for &axis in &axes {
@@ -850,13 +850,13 @@ mod tests {
                         let spec = TaskSpec::new(kind, domain, axis, n, seed);
                         if spec.validate().is_ok() {
                             round_trip(&spec);
-                            parts.insert(crate::task::extra_of(&spec));
+                            parts.insert(cabrito_gen::task::extra_of(&spec));
                         }
                     }
                 }
             }
         }
-        use crate::task::Extra;
+        use cabrito_gen::task::Extra;
         for part in [
             None,
             Some(Extra::MergeCodebases),
@@ -875,7 +875,7 @@ mod tests {
         use crate::playground::branches::{outcome, steps_page};
         for seed in 0..4 {
             let spec = TaskSpec::new(Kind::DeadCode, Domain::Math, Axis::Runtime, 25 + seed as u32 * 100, seed);
-            let task = crate::task::generate(&spec).unwrap();
+            let task = cabrito_gen::task::generate(&spec).unwrap();
             for f in &task.runtime.unwrap().functions {
                 for c in f.guards.iter().flat_map(|g| &g.calls) {
                     for from in [1, 30, c.steps] {

@@ -9,9 +9,9 @@
 //! - a worker message about another job than the current one (after a reset, a new task or a new
 //!   run) is dropped.
 
-use crate::check::Item;
-use crate::protocol::checker::Reply;
-use crate::protocol::{ErrorCode, FunctionReport, GradeResult, HelloReply, ServerMessage};
+use cabrito_check::protocol::checker::Reply;
+use cabrito_check::protocol::{ErrorCode, FunctionReport, GradeResult, HelloReply, ServerMessage};
+use cabrito_check::Item;
 
 /// The static checker (a web worker loaded after the first paint) as the page sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -307,7 +307,7 @@ pub fn all_functions_pass(r: &GradeResult) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Accepted, GradeResult, Limits, Progress, PROTOCOL_VERSION};
+    use cabrito_check::protocol::{Accepted, GradeResult, Limits, Progress, PROTOCOL_VERSION};
     use std::borrow::Cow;
 
     fn item(id: &'static str, must_have: bool, passed: bool) -> Item {

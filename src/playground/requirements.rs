@@ -2,7 +2,7 @@
 //! statement numbers them, each with the lines of the reference that carry it, and a
 //! `constraint_structure` reason split into its findings, each with the line it names.
 
-use crate::axes::instructions::RuleSet;
+use cabrito_gen::axes::instructions::RuleSet;
 use std::collections::HashMap;
 
 /// One requirement of the numbered list.
@@ -87,8 +87,8 @@ fn first_line(text: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Axis, Domain, Kind, TaskSpec};
-    use crate::task::generate;
+    use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};
+    use cabrito_gen::task::generate;
 
     #[test]
     fn every_requirement_points_at_its_lines_in_the_reference() {

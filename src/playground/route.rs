@@ -4,7 +4,7 @@
 //! malformed or out-of-range link becomes [`Route::BadLink`] with a one-line reason and the nearest
 //! valid spec, which the app offers instead of a blank page.
 
-use crate::spec::{knob, Axis, TaskSpec, Values, KNOBS};
+use cabrito_gen::spec::{knob, Axis, TaskSpec, Values, KNOBS};
 
 /// What a fragment asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,7 +22,7 @@ pub enum Route {
     /// Agent traces, labelled (the Traces view).
     Traces,
     /// Agents in the loop on a task: watch a scripted agent, or walk the task through the tools
-    /// yourself. The link may also carry the agent page's own keys ([`crate::agents::page`]).
+    /// yourself. The link may also carry the agent page's own keys ([`crate::playground::agents_page`]).
     Agents(TaskSpec),
 }
 
@@ -44,7 +44,7 @@ pub const EMBED_KEY: &str = "embed";
 
 /// The fragment (with its `#`) of a spec's task page.
 pub fn fragment(spec: &TaskSpec) -> String {
-    crate::task::link(spec)
+    cabrito_gen::task::link(spec)
 }
 
 /// The fragment of a spec's scale page.
@@ -100,7 +100,7 @@ fn parse_raw(fragment: &str) -> Route {
     }
     let pairs = match split_query(query) {
         Ok(mut p) => {
-            p.retain(|(k, _)| !(is_extra_key(k) || (agents && crate::agents::page::is_link_key(k))));
+            p.retain(|(k, _)| !(is_extra_key(k) || (agents && crate::playground::agents_page::is_link_key(k))));
             p
         }
         Err(message) => {
@@ -385,7 +385,7 @@ pub fn with_value(spec: &TaskSpec, key: &str, value: &str) -> Vec<(String, Strin
         pairs.push((key.to_string(), value.trim().to_string()));
     }
     // Keep knob order so the resulting link reads the same as a generated one.
-    crate::sort::sort_by_key(&mut pairs, |(k, _)| {
+    cabrito_gen::sort::sort_by_key(&mut pairs, |(k, _)| {
         if k == "v" {
             0
         } else {
@@ -398,7 +398,7 @@ pub fn with_value(spec: &TaskSpec, key: &str, value: &str) -> Vec<(String, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::MAX_N;
+    use cabrito_gen::spec::MAX_N;
     use proptest::prelude::*;
 
     fn spec(query: &str) -> TaskSpec {

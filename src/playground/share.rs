@@ -1,7 +1,7 @@
 //! "Share with solution": the solution travels in the link's fragment only (never to a server),
 //! deflated and base64url-encoded, as `&solution=…` after the spec.
 
-use crate::check::response::MAX_RESPONSE_BYTES;
+use cabrito_check::response::MAX_RESPONSE_BYTES;
 
 /// The fragment key that carries a solution.
 pub const SOLUTION_KEY: &str = "solution";

@@ -10,8 +10,8 @@ use super::scale::ScaleView;
 use super::view::{bad_link_banner, page_url, Controls, Gallery, TaskView};
 pub use crate::playground::handover::{Drawn, Made};
 use crate::playground::keys::Command;
-use crate::spec::TaskSpec;
-use crate::task::{generate_full, Extra};
+use cabrito_gen::spec::TaskSpec;
+use cabrito_gen::task::{generate_full, Extra};
 use gloo::events::EventListener;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -159,7 +159,7 @@ pub fn show_here(spec: &TaskSpec) -> Result<Result<Rc<Shown>, String>, Extra> {
         }
     }
     match timed(spec) {
-        Err(crate::spec::SpecError { needs: Some(part), .. }) => Err(part),
+        Err(cabrito_gen::spec::SpecError { needs: Some(part), .. }) => Err(part),
         r => Ok(r.map_err(|e| e.to_string())),
     }
 }
@@ -169,7 +169,7 @@ pub fn show(spec: &TaskSpec) -> Result<Rc<Shown>, String> {
     timed(spec).map_err(|e| e.to_string())
 }
 
-fn timed(spec: &TaskSpec) -> Result<Rc<Shown>, crate::spec::SpecError> {
+fn timed(spec: &TaskSpec) -> Result<Rc<Shown>, cabrito_gen::spec::SpecError> {
     let start = now();
     let perf = web_sys::window().and_then(|w| w.performance());
     if let Some(p) = &perf {

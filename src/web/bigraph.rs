@@ -7,7 +7,7 @@
 //! selected function's box opens by itself, so a click in the code finds its vertex.
 //!
 //! The app keeps the drawing's state (the open boxes, the selection, the zoom) in [`BigCallGraph`],
-//! and asks the module for the markup of each state ([`crate::graph::bigsvg`]: the request is text,
+//! and asks the module for the markup of each state ([`cabrito_gen::graph::bigsvg`]: the request is text,
 //! the answer markup); the markup is shown, and its clicks, keys and hovering handled, by the same
 //! [`super::graph::drawing`] as the small graph's. For the keyboard and screen readers it is the same
 //! named group as the small graph: one tab stop, the arrow keys move between boxes, headings and
@@ -29,14 +29,14 @@
 use super::app::Shown;
 use super::graph::{drawing, Boxes, Handlers};
 use super::lazy::{self, Module};
-use crate::graph::bigsvg;
-use crate::spec::{Kind, TaskSpec};
+use cabrito_gen::graph::bigsvg;
+use cabrito_gen::spec::{Kind, TaskSpec};
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::prelude::*;
 
-pub use crate::graph::cluster::CLUSTER_FROM;
+pub use cabrito_gen::graph::cluster::CLUSTER_FROM;
 
 /// The module.
 pub static MODULE: Module = Module {
@@ -242,7 +242,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                     }
                     next
                 }
-                Boxes::All(n) => crate::sort::set(0..n),
+                Boxes::All(n) => cabrito_gen::sort::set(0..n),
                 Boxes::None => BTreeSet::new(),
             })
         })

@@ -11,8 +11,8 @@
 
 use super::app::{show_here, Shown};
 use super::graph::CallGraphSvg;
-use crate::spec::TaskSpec;
-use crate::task::Extra;
+use cabrito_gen::spec::TaskSpec;
+use cabrito_gen::task::Extra;
 use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
 use std::rc::Rc;

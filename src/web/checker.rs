@@ -14,11 +14,11 @@
 //! Messages are structured values, not JSON text: `serde-wasm-bindgen` turns a [`Request`] into a
 //! plain JavaScript object, `postMessage` copies it to the other thread (the structured clone), and
 //! the other side reads it back with serde. The messages and the checker itself
-//! ([`crate::protocol::checker::answer_timed`]: response parsing and the rubric) are in the core,
+//! ([`cabrito_check::protocol::checker::answer_timed`]: response parsing and the rubric) are in the core,
 //! with native tests; this module is only the message passing. Requests made before the worker says Ready wait in a queue (a message posted
 //! before the worker's wasm has installed its handler would be lost).
 
-pub use crate::protocol::checker::{Reply, Request};
+pub use cabrito_check::protocol::checker::{Reply, Request};
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -55,7 +55,7 @@ pub fn serve() {
         let _ = reply_scope.post_message(&answer_value(e.data(), &worker_now));
     });
     // Warm up before saying Ready (the page is idle now; a request made meanwhile waits in its queue).
-    let _ = crate::protocol::checker::answer(&crate::protocol::checker::warm_up());
+    let _ = cabrito_check::protocol::checker::answer(&cabrito_check::protocol::checker::warm_up());
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
@@ -78,7 +78,7 @@ pub fn to_value<T: serde::Serialize>(value: &T) -> JsValue {
 pub fn answer_value(data: JsValue, now: &dyn Fn() -> Option<f64>) -> JsValue {
     let start = now();
     let read = serde_wasm_bindgen::from_value::<Request>(data).map_err(|e| e.to_string());
-    to_value(&crate::protocol::checker::answer_timed(read, start, now))
+    to_value(&cabrito_check::protocol::checker::answer_timed(read, start, now))
 }
 
 /// Read the worker's reply (the page's side); anything that is not one becomes [`Reply::Failed`].

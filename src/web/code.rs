@@ -4,9 +4,12 @@
 //! Every code element's text is exactly the code: line numbers are CSS counters and highlighting
 //! only wraps tokens in spans.
 
-use crate::decimal::fixed;
 use crate::playground::branches::LineState;
-use crate::playground::window::{self, visible, Window, FULL_MAX};
+use crate::playground::{
+    window,
+    window::{visible, Window, FULL_MAX},
+};
+use cabrito_gen::decimal::fixed;
 use gloo::events::EventListener;
 use std::rc::Rc;
 use yew::prelude::*;

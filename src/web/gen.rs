@@ -1,7 +1,7 @@
 //! The generator's extra parts ([`Extra`]: Merge Codebases, variable renaming, the
 //! runtime-resolution, instruction-following and comment-copying axes) as a wasm module of their
 //! own, so the app's first download carries none of them. The app's wasm is built without the cargo feature `gen-extra` (index.html), so its
-//! `generate_full` answers a spec that needs one with an error naming it ([`crate::task::require`]);
+//! `generate_full` answers a spec that needs one with an error naming it ([`cabrito_gen::task::require`]);
 //! the page then loads this module (built with every feature, like the CLI) after its first paint,
 //! and the module generates the task with the same code and hands it over as one byte buffer
 //! (`playground::handover`: what the app keeps of a task, read by hand; `playground::tape`: the
@@ -31,11 +31,11 @@
 use super::app::{now, Made, Shown};
 use super::files::mark;
 use super::lazy::{self, Module};
-use crate::axes::runtime::guard::Call;
 use crate::playground::branches::{Outcome, StepRow};
 use crate::playground::handover;
-use crate::spec::TaskSpec;
-use crate::task::Extra;
+use cabrito_gen::axes::runtime::guard::Call;
+use cabrito_gen::spec::TaskSpec;
+use cabrito_gen::task::Extra;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
@@ -47,10 +47,10 @@ pub static MODULE: Module =
 /// The part of the generator this build lacks for a spec, if any (checked before anything is
 /// generated, so a page can say at once what it waits for).
 pub fn missing(spec: &TaskSpec) -> Option<Extra> {
-    if crate::task::HAS_EXTRAS {
+    if cabrito_gen::task::HAS_EXTRAS {
         None
     } else {
-        crate::task::extra_of(spec)
+        cabrito_gen::task::extra_of(spec)
     }
 }
 

@@ -23,13 +23,13 @@
 use super::app::Shown;
 use super::checker;
 use super::lazy::{self, Module};
-use crate::check::Item;
 use crate::playground::handoff::GradeTask;
 use crate::playground::panel::{
     all_functions_pass, failing_functions, Action, Asked, CheckerStatus, Job, Panel, StaticView, WorkerStatus,
 };
 use crate::playground::requirements::findings;
-use crate::protocol::{ClientMessage, ServerMessage};
+use cabrito_check::protocol::{ClientMessage, ServerMessage};
+use cabrito_check::Item;
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
 use std::rc::Rc;

@@ -18,10 +18,13 @@
 //! a lazily loaded module (`bigraph.rs`).
 
 use super::app::Shown;
-use crate::graph::layout::{arrow_target, layered};
-use crate::graph::svg::{self, Button, Vertex, NAV_KEYS, NODE_H, NODE_W};
-use crate::graph::CallGraph;
-use crate::kinds::Role;
+use cabrito_gen::graph::layout::{arrow_target, layered};
+use cabrito_gen::graph::CallGraph;
+use cabrito_gen::graph::{
+    svg,
+    svg::{Button, Vertex, NAV_KEYS, NODE_H, NODE_W},
+};
+use cabrito_gen::kinds::Role;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

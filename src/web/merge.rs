@@ -3,12 +3,12 @@
 //! marked; and the data-flow graph of the canonical program in place of the call graph.
 
 use super::code::{tokens, use_lines};
-use crate::decimal::fixed;
-use crate::graph::svg::esc_to;
-use crate::kinds::merge_codebases::render::Piece;
-use crate::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
-use crate::kinds::merge_codebases::CLASSES;
 use crate::playground::window::COLUMN_FULL_MAX;
+use cabrito_gen::decimal::fixed;
+use cabrito_gen::graph::svg::esc_to;
+use cabrito_gen::kinds::merge_codebases::render::Piece;
+use cabrito_gen::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
+use cabrito_gen::kinds::merge_codebases::CLASSES;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

@@ -81,7 +81,7 @@ fn show_fatal(text: &str) {
         el.set_attribute("role", "alert").ok();
         el.set_text_content(Some(&format!(
             "{text}. Reload the page, or open the default task: {}",
-            crate::task::link(&crate::TaskSpec::default())
+            cabrito_gen::task::link(&cabrito_gen::TaskSpec::default())
         )));
         let _ = body.prepend_with_node_1(&el);
     }

@@ -3,16 +3,19 @@
 //! and see accuracy against `n` per axis with Wilson intervals, by kind and by domain, the checks
 //! that fail as `n` grows, the counts behind every point, the tasks of a point (each opening in the
 //! task view with the model's answer when the files carry it), and the comparison of two result
-//! sets. Every number and figure comes from the core (`crate::results`), the same code as
+//! sets. Every number and figure comes from the core (`cabrito_analysis::results`), the same code as
 //! `cabrito report`; nothing leaves the browser.
 
 use super::app::{navigate, now};
 use super::files::{self, Read};
-use crate::results::aggregate::{self, all_series, Facet, Filter, Point, Series};
-use crate::results::read::{Dataset, Role};
-use crate::results::runs::format_n;
-use crate::results::specs::{SpecFinder, DEFAULT_MAX_SEED};
-use crate::results::{csv, figures, plot, Problem};
+use cabrito_analysis::results::read::{Dataset, Role};
+use cabrito_analysis::results::runs::format_n;
+use cabrito_analysis::results::specs::{SpecFinder, DEFAULT_MAX_SEED};
+use cabrito_analysis::results::{
+    aggregate,
+    aggregate::{all_series, Facet, Filter, Point, Series},
+};
+use cabrito_analysis::results::{csv, figures, plot, Problem};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -70,7 +73,7 @@ fn load(read: Vec<Result<Read, String>>, new_set: bool) -> Rc<Loaded> {
         }
     }
     // A lone Cabrito result file has no run name: its dag_ids give the axis and n.
-    FINDER.with(|f| crate::results::specs::place_unknown(&mut l.ds, &mut f.borrow_mut()));
+    FINDER.with(|f| cabrito_analysis::results::specs::place_unknown(&mut l.ds, &mut f.borrow_mut()));
     l.generation += 1;
     l.read_ms = match (t0, now()) {
         (Some(a), Some(b)) => Some(b - a),
@@ -523,7 +526,7 @@ fn cell_panel(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>, open
                             <button id={format!("open-task-{k}")} type="button" class="button small" {onclick} title="Open this task with this model's answer">{ "Open" }</button>
                             <code>{ format!("{} · {} · {}", r.kind, r.domain, r.dag_id) }</code>
                             if !failing.is_empty() { <span class="failing">{ format!(" fails: {}", failing.join(", ")) }</span> }
-                            if let Some(m) = &r.message { if !r.passed { <span class="message">{ format!(" — {}", crate::results::input::clip(m, 200)) }</span> } }
+                            if let Some(m) = &r.message { if !r.passed { <span class="message">{ format!(" — {}", cabrito_analysis::results::input::clip(m, 200)) }</span> } }
                             if ds.answer_of(r).is_some() { <span class="has-answer" title="The answer is loaded: it opens in the grade box">{ " · answer" }</span> }
                         </li>
                     }

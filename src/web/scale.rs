@@ -3,9 +3,9 @@
 
 use super::app::now;
 use super::route;
-use crate::decimal::{fixed, short};
-use crate::task::{generate, Sizes};
-use crate::TaskSpec;
+use cabrito_gen::decimal::{fixed, short};
+use cabrito_gen::task::{generate, Sizes};
+use cabrito_gen::TaskSpec;
 use yew::prelude::*;
 
 /// One row: the size, the task's figures, and how long it took to generate here.

@@ -4,16 +4,16 @@
 //! label records), its arguments and output (folded), its tokens (§8.6), the session's usage (§8.7),
 //! and, when the session's task is a Cabrito task, the task beside it with the functions each call
 //! touched highlighted in the code and the call graph. With many sessions: the paper's figure 3 and
-//! table 2. Labels come from the core's offline rules (`crate::traces::classify`).
+//! table 2. Labels come from the core's offline rules (`cabrito_analysis::traces::classify`).
 
 use super::app::{now, show, Shown};
 use super::files::{self, Read};
-use crate::results::input::{clip, Problem};
-use crate::results::plot;
-use crate::traces::figures as tf;
-use crate::traces::join::{sessions_of_responses, TaskIndex};
-use crate::traces::touch::{spans, touched};
-use crate::traces::{read_trace, Label, Session, ToolCall};
+use cabrito_analysis::results::input::{clip, Problem};
+use cabrito_analysis::results::plot;
+use cabrito_analysis::traces::figures as tf;
+use cabrito_analysis::traces::join::{sessions_of_responses, TaskIndex};
+use cabrito_analysis::traces::touch::{spans, touched};
+use cabrito_analysis::traces::{read_trace, Label, Session, ToolCall};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -37,8 +37,8 @@ pub type Corrections = BTreeMap<(usize, usize), Label>;
 thread_local! {
     static DATA: RefCell<Rc<Loaded>> = RefCell::new(Rc::new(Loaded::default()));
     static FIXES: RefCell<Corrections> = const { RefCell::new(BTreeMap::new()) };
-    static FINDER: RefCell<crate::results::specs::SpecFinder> =
-        RefCell::new(crate::results::specs::SpecFinder::new(crate::results::specs::DEFAULT_MAX_SEED));
+    static FINDER: RefCell<cabrito_analysis::results::specs::SpecFinder> =
+        RefCell::new(cabrito_analysis::results::specs::SpecFinder::new(cabrito_analysis::results::specs::DEFAULT_MAX_SEED));
 }
 
 fn current() -> Rc<Loaded> {
@@ -78,7 +78,7 @@ fn load(read: Vec<Result<Read, String>>) -> Rc<Loaded> {
             }
         };
         if is_responses(&f.path) || is_tasks(&f.path) {
-            match crate::results::input::text_of(&f.path, &f.bytes) {
+            match cabrito_analysis::results::input::text_of(&f.path, &f.bytes) {
                 Ok((text, _)) if is_responses(&f.path) => {
                     joins.extend(sessions_of_responses(&f.path, &text, &mut l.problems))
                 }
@@ -171,7 +171,7 @@ fn label_colour(l: Label) -> &'static str {
 
 /// One line saying what a call's arguments are.
 fn summary(c: &ToolCall) -> String {
-    let a = crate::traces::classify::arguments(&c.arguments);
+    let a = cabrito_analysis::traces::classify::arguments(&c.arguments);
     let pick = [
         "command",
         "cmd",
@@ -402,8 +402,8 @@ fn sessions_table(data: &Loaded, fixes: &Corrections, selected: &UseStateHandle<
                         <tr id={format!("session-{si}")} class={classes!("clickable", (**selected == Some(si)).then_some("selected"))} {onclick} {onkeydown} tabindex="0">
                             <td class="l"><code>{ clip(&s.id, 40) }</code></td>
                             <td class="l">{ p.model.clone() }</td>
-                            <td class="l">{ if s.task.task_type.is_empty() { "?".to_string() } else { format!("{} · {}", s.task.task_type, crate::results::runs::domain_of(&s.task.task_set)) } }</td>
-                            <td>{ format!("{} · {}", p.axis, crate::results::runs::format_n(p.n)) }</td>
+                            <td class="l">{ if s.task.task_type.is_empty() { "?".to_string() } else { format!("{} · {}", s.task.task_type, cabrito_analysis::results::runs::domain_of(&s.task.task_set)) } }</td>
+                            <td>{ format!("{} · {}", p.axis, cabrito_analysis::results::runs::format_n(p.n)) }</td>
                             <td>{ s.calls.len() }</td>
                             <td class="l">{ for counts.iter().map(|(l, n)| html! {
                                 <span class="chip" style={format!("border-color:{}", label_colour(*l))}>{ format!("{l} {n}") }</span>
@@ -434,10 +434,10 @@ fn session_view(p: &SessionProps) -> Html {
     let link = use_state(|| s.task.link.clone());
     let task: Rc<Option<Result<Rc<Shown>, String>>> = use_memo((*link).clone(), |l| {
         l.as_ref().map(|q| {
-            let q = crate::results::read::link_query(q);
+            let q = cabrito_analysis::results::read::link_query(q);
             let pairs: Vec<(String, String)> =
                 super::route::split_query(&q)?.into_iter().filter(|(k, _)| k != super::share::SOLUTION_KEY).collect();
-            let spec = crate::TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            let spec = cabrito_gen::TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
                 .map_err(|e| e.to_string())?;
             show(&spec)
         })
@@ -571,7 +571,7 @@ fn session_view(p: &SessionProps) -> Html {
         <section id="session" class="panel session" data-session={s.id.clone()}>
             <div class="panel-head">
                 <h2>{ format!("Session {}", clip(&s.id, 60)) }</h2>
-                <span class="muted">{ format!("{} · {} · {} calls in {} turns", if s.model.is_empty() { &s.agent } else { &s.model }, format!("{} n = {}", place.axis, crate::results::runs::format_n(place.n)), calls.len(), s.turns.len()) }</span>
+                <span class="muted">{ format!("{} · {} · {} calls in {} turns", if s.model.is_empty() { &s.agent } else { &s.model }, format!("{} n = {}", place.axis, cabrito_analysis::results::runs::format_n(place.n)), calls.len(), s.turns.len()) }</span>
             </div>
             <dl id="usage" class="usage">
                 <dt>{ "input" }</dt><dd>{ tokens(u.input_tokens) }</dd>
@@ -583,9 +583,9 @@ fn session_view(p: &SessionProps) -> Html {
                 <dt>{ "premium requests" }</dt><dd>{ tokens(u.total_premium_requests) }</dd>
                 <dt>{ "from" }</dt><dd>{ format!("{} / {}", u.usage_source, u.token_usage_source) }</dd>
             </dl>
-            // The ledger of the session's turns (crate::agents::ledger), when they carry input figures.
+            // The ledger of the session's turns (cabrito_agents::ledger), when they carry input figures.
             if s.turns.iter().any(|t| t.input_tokens.is_some()) {
-                <p id="trace-ledger" class="hint">{ format!("Ledger: {}", crate::agents::ledger::Ledger::of(&crate::agents::ledger::turns_of(s), crate::agents::ledger::Prices::default()).summary()) }</p>
+                <p id="trace-ledger" class="hint">{ format!("Ledger: {}", cabrito_agents::ledger::Ledger::of(&cabrito_agents::ledger::turns_of(s), cabrito_agents::ledger::Prices::default()).summary()) }</p>
             }
             <div class="trace-grid">
                 <div class="timeline-col">

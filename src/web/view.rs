@@ -10,8 +10,8 @@ use super::route::{self, PanelSet, SidePanel};
 use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::requirements::{requirements, Listed};
-use crate::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
-use crate::TaskSpec;
+use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
+use cabrito_gen::TaskSpec;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -43,7 +43,7 @@ pub fn use_spec_effect(spec: &TaskSpec, f: Box<dyn FnOnce(&TaskSpec)>) {
 
 /// A human label for a knob's value (from the knob table).
 pub fn value_label(key: &str, value: &str) -> String {
-    let label = crate::spec::knob(key).and_then(|k| (k.value_label)(value));
+    let label = cabrito_gen::spec::knob(key).and_then(|k| (k.value_label)(value));
     label.map_or_else(|| value.to_string(), str::to_string)
 }
 
@@ -71,7 +71,7 @@ pub fn controls(p: &ControlsProps) -> Html {
         use_spec_effect(&p.spec, Box::new(move |_| error.set(None)));
     }
     // Every knob's value, those that do not apply too (they show their default, greyed out).
-    let current = |key: &str| crate::spec::knob(key).and_then(|k| (k.get)(&p.spec)).unwrap_or_default();
+    let current = |key: &str| cabrito_gen::spec::knob(key).and_then(|k| (k.get)(&p.spec)).unwrap_or_default();
 
     let change = {
         let spec = p.spec.clone();
@@ -86,7 +86,8 @@ pub fn controls(p: &ControlsProps) -> Html {
                     on_navigate.emit(if scale {
                         route::scale_fragment(&next)
                     } else if agents {
-                        route::agents_fragment(&next) + &crate::agents::page::carried(&super::app::current_fragment())
+                        route::agents_fragment(&next)
+                            + &crate::playground::agents_page::carried(&super::app::current_fragment())
                     } else {
                         route::fragment(&next)
                     });
@@ -96,7 +97,7 @@ pub fn controls(p: &ControlsProps) -> Html {
         })
     };
 
-    let control = |k: &'static crate::spec::Knob| -> Html {
+    let control = |k: &'static cabrito_gen::spec::Knob| -> Html {
         let id = format!("knob-{}", k.key);
         // A knob that does not apply is not in the spec's pairs; it shows the value it keeps (its default).
         let value = match current(k.key) {
@@ -140,13 +141,13 @@ pub fn controls(p: &ControlsProps) -> Html {
             }
             Values::Set { items, .. } => {
                 // One checkbox per item; a change writes the whole set back as text.
-                let mask = crate::spec::parse_set(items, &value).unwrap_or(0);
+                let mask = cabrito_gen::spec::parse_set(items, &value).unwrap_or(0);
                 html! {
                     <span id={id.clone()} class="knob-set" role="group" title={help.clone()}>
                         { for items.iter().enumerate().map(|(i, item)| {
                             let change = change.clone();
                             let onchange = Callback::from(move |_: Event| {
-                                change(k.key, crate::spec::set_text(items, mask ^ (1 << i)));
+                                change(k.key, cabrito_gen::spec::set_text(items, mask ^ (1 << i)));
                             });
                             html! {
                                 <label class="knob-check">
@@ -179,9 +180,9 @@ pub fn controls(p: &ControlsProps) -> Html {
         })
     };
 
-    let shown_knobs: Vec<&'static crate::spec::Knob> =
+    let shown_knobs: Vec<&'static cabrito_gen::spec::Knob> =
         KNOBS.iter().filter(|k| k.default.is_some() && !(p.scale && k.key == "n")).collect();
-    let idle: Vec<&'static crate::spec::Knob> =
+    let idle: Vec<&'static cabrito_gen::spec::Knob> =
         shown_knobs.iter().copied().filter(|k| (k.applies)(&p.spec).is_err()).collect();
     html! {
         <section class="controls" aria-label="Task spec">
@@ -259,7 +260,7 @@ type LineStates = Rc<Vec<crate::playground::branches::LineState>>;
 /// What the task view works out once per task.
 struct Derived {
     /// Runtime tasks: the record.
-    record: Option<Rc<crate::axes::runtime::Record>>,
+    record: Option<Rc<cabrito_gen::axes::runtime::Record>>,
     /// Runtime tasks: which lines run, for the starter and the reference.
     states: Option<(LineStates, LineStates)>,
     /// Instruction following: the numbered requirements and the reference lines of each.
@@ -278,7 +279,7 @@ impl Derived {
                 .as_ref()
                 .map(|r| (Rc::new(line_states(&t.starter_code, r)), Rc::new(line_states(&t.solution_code, r)))),
             reqs: requirements(&t.metadata, &t.solution_code),
-            llm: AttrValue::from(crate::kinds::prompt::llm_prompt(&t.prompt, &t.starter_code)),
+            llm: AttrValue::from(cabrito_gen::kinds::prompt::llm_prompt(&t.prompt, &t.starter_code)),
         }
     }
 }
@@ -470,8 +471,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let marked: Option<Rc<Vec<usize>>> =
         picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
-    let took =
-        p.shown.millis.map(|ms| format!(" · generated in {} ms", crate::decimal::fixed(ms, 1))).unwrap_or_default();
+    let took = p
+        .shown
+        .millis
+        .map(|ms| format!(" · generated in {} ms", cabrito_gen::decimal::fixed(ms, 1)))
+        .unwrap_or_default();
     let share = page_url(&task.link);
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
@@ -858,7 +862,7 @@ fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
             { text_el("h2", None, title) }
             <div class="zoom">
                 <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{}%", crate::decimal::fixed(**zoom * 100.0, 0)) } }</button>
+                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{}%", cabrito_gen::decimal::fixed(**zoom * 100.0, 0)) } }</button>
                 <button id="zoom-in" type="button" class="button small ghost" onclick={by(1.25)} title="Zoom in">{ "+" }</button>
             </div>
         </div>
@@ -900,7 +904,7 @@ fn focus_code() {
 
 /// The task page's title: kind, then the knobs that say what the task is.
 pub fn title(spec: &TaskSpec) -> String {
-    let knob_applies = |key: &str| crate::spec::knob(key).is_some_and(|k| (k.applies)(spec).is_ok());
+    let knob_applies = |key: &str| cabrito_gen::spec::knob(key).is_some_and(|k| (k.applies)(spec).is_ok());
     let mut parts = vec![spec.kind.label().to_string()];
     if knob_applies("domain") {
         parts.push(spec.domain.label().to_string());
@@ -1006,7 +1010,7 @@ pub fn gallery_axis_rows() -> Vec<(Axis, Vec<TaskSpec>)> {
     Axis::ALL
         .iter()
         .filter(|&&a| {
-            a.def().grows() == crate::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
+            a.def().grows() == cabrito_gen::axes::Grows::Neither && ![Axis::Runtime, Axis::Instructions].contains(&a)
         })
         .map(|&axis| {
             let specs = Kind::ALL

@@ -24,9 +24,9 @@
 //! ```
 
 use super::lazy::{self, Module};
-use crate::axes::runtime::FunctionBranches;
 use crate::playground::handover;
-use crate::task::Task;
+use cabrito_gen::axes::runtime::FunctionBranches;
+use cabrito_gen::task::Task;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;

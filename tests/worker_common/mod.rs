@@ -2,9 +2,9 @@
 //! tasks and their solutions, and a count of the Python processes this test process started.
 #![allow(dead_code)]
 
-use cabrito::native::worker::{router, WorkerConfig};
-use cabrito::protocol::{ClientMessage, ErrorCode, ServerMessage};
-use cabrito::{Axis, Domain, Kind, TaskSpec};
+use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use cabrito_native::worker::{router, WorkerConfig};
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -121,7 +121,7 @@ impl Client {
     }
 
     /// Send hello and expect the worker's hello back (the connection is alive and answering).
-    pub async fn hello(&mut self) -> cabrito::protocol::HelloReply {
+    pub async fn hello(&mut self) -> cabrito_check::protocol::HelloReply {
         self.send(&ClientMessage::hello()).await;
         match self.recv(Duration::from_secs(10)).await {
             ServerMessage::Hello(h) => h,
@@ -142,14 +142,14 @@ pub fn small_spec(seed: u64) -> TaskSpec {
     TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, seed)
 }
 
-pub fn task(spec: &TaskSpec) -> cabrito::Task {
-    cabrito::generate(spec).expect("task")
+pub fn task(spec: &TaskSpec) -> cabrito_gen::Task {
+    cabrito_gen::generate(spec).expect("task")
 }
 
 /// The reference with one tested function replaced (the last definition wins) by `body`.
 pub fn hostile(spec: &TaskSpec, body: &str) -> String {
     let t = task(spec);
-    let victim = cabrito::grade::reference_functions(&t.solution_code).expect("functions")[0].name.clone();
+    let victim = cabrito_check::grade::reference_functions(&t.solution_code).expect("functions")[0].name.clone();
     let indented: String = body.lines().map(|l| format!("    {l}\n")).collect();
     format!("{}\n\ndef {victim}(*args, **kwargs):\n{indented}", t.solution_code)
 }

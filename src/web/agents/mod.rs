@@ -9,17 +9,17 @@
 //! - **Walk it yourself**: the same tools as a small console (`view 40 80`, `search foo`, `edit`,
 //!   `check`, `submit`), the same ledger, and the agents' turns beside yours.
 //!
-//! Everything runs in the browser ([`crate::agents`]); only the hidden tests go to the worker.
+//! Everything runs in the browser ([`cabrito_agents`]); only the hidden tests go to the worker.
 
 mod parts;
 mod walk;
 mod watch;
 
 use super::lazy::{self, Module};
-use crate::agents::page::{Page, Tab};
-use crate::playground::route::{self, Route};
-use crate::spec::TaskSpec;
-use crate::task::Generated;
+use crate::playground::agents_page::{Page, Tab};
+use crate::playground::{route, route::Route};
+use cabrito_gen::spec::TaskSpec;
+use cabrito_gen::task::Generated;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -147,7 +147,7 @@ fn agents_root(p: &RootProps) -> Html {
     let (first, problems) = Page::from_fragment(&p.fragment);
     let page = use_state(|| first);
     let generated: Rc<Result<Shared<Generated>, String>> = use_memo(spec.clone(), |s| {
-        crate::task::generate_full(s).map(|g| Shared(Rc::new(g))).map_err(|e| e.to_string())
+        cabrito_gen::task::generate_full(s).map(|g| Shared(Rc::new(g))).map_err(|e| e.to_string())
     });
     let on_page = {
         let (page, spec) = (page.clone(), spec.clone());

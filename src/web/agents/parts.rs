@@ -3,13 +3,13 @@
 //! on the worker).
 
 use super::Shared;
-use crate::agents::ledger::{Ledger, Prices};
-use crate::agents::page::Page;
-use crate::agents::replay::Mark;
-use crate::agents::settings::{Input, SETTINGS};
-use crate::check::rubric::{static_checks, TaskRef};
-use crate::protocol::{ClientMessage, ServerMessage};
-use crate::task::Generated;
+use crate::playground::agents_page::Page;
+use cabrito_agents::ledger::{Ledger, Prices};
+use cabrito_agents::replay::Mark;
+use cabrito_agents::settings::{Input, SETTINGS};
+use cabrito_check::protocol::{ClientMessage, ServerMessage};
+use cabrito_check::rubric::{static_checks, TaskRef};
+use cabrito_gen::task::Generated;
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
 use std::collections::BTreeSet;
@@ -291,7 +291,7 @@ enum Hidden {
     Failed(String),
 }
 
-async fn hidden_tests(spec: crate::TaskSpec, response: String) -> Result<(bool, String), String> {
+async fn hidden_tests(spec: cabrito_gen::TaskSpec, response: String) -> Result<(bool, String), String> {
     let url = super::super::grade::worker_url().ok_or("this page has no host to reach a worker on")?;
     let mut ws = WebSocket::open(&url).map_err(|e| e.to_string())?;
     let ready = std::future::poll_fn(|cx| ws.poll_ready_unpin(cx)).await;

@@ -2,11 +2,15 @@
 
 use super::parts::{CodePane, GradeBox, LedgerTable};
 use super::Shared;
-use crate::agents::console::{self, Command, HELP};
-use crate::agents::page::Page;
-use crate::agents::replay::{describe, marks, totals};
-use crate::agents::{self, Aci, Ledger, Strategy};
-use crate::task::Generated;
+use crate::playground::agents_page::Page;
+use cabrito_agents as agents;
+use cabrito_agents::replay::{describe, marks, totals};
+use cabrito_agents::{
+    console,
+    console::{Command, HELP},
+};
+use cabrito_agents::{Aci, Ledger, Strategy};
+use cabrito_gen::task::Generated;
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;

@@ -2,10 +2,11 @@
 
 use super::parts::{CodePane, GradeBox, GraphPane, LedgerTable};
 use super::Shared;
-use crate::agents::page::Page;
-use crate::agents::replay::{describe, marks, touched};
-use crate::agents::{self, Aci, Ledger, Strategy};
-use crate::task::Generated;
+use crate::playground::agents_page::Page;
+use cabrito_agents as agents;
+use cabrito_agents::replay::{describe, marks, touched};
+use cabrito_agents::{Aci, Ledger, Strategy};
+use cabrito_gen::task::Generated;
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};

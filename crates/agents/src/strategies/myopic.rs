@@ -1,0 +1,36 @@
+//! `myopic`: read the top of the file (two windows), search once for what the statement names,
+//! view one window at the first hit not yet seen, and edit as if that were the whole program.
+//! Functions it never saw do not exist for it; it submits without checking. It settles an `if`
+//! condition only when that takes a few steps in its head ([`PATIENCE`] statements of the helper);
+//! a longer one it guesses to be true.
+
+use super::know::{Model, Sight};
+
+/// Statements of a condition's helper `myopic` is willing to run (a dozen steps of a loop).
+pub const PATIENCE: u64 = 40;
+use super::recipe::{carried_comment, Recipe};
+use crate::aci::Tools;
+
+pub fn run(tools: &mut Tools, statement: &str) {
+    let Some(recipe) = Recipe::read(statement) else {
+        tools.submit();
+        return;
+    };
+    let mut sight = Sight::default();
+    let w = tools.window().max(1);
+    sight.absorb(&tools.view(1, w));
+    if sight.total.is_some_and(|t| t > w) {
+        sight.absorb(&tools.view(w + 1, 2 * w));
+    }
+    let found = tools.search(&recipe.anchor(), None);
+    sight.absorb(&found);
+    if let Some((line, _)) = Sight::hits(&found).into_iter().find(|(l, _)| !sight.lines.contains_key(l)) {
+        let start = line.saturating_sub(2).max(1);
+        sight.absorb(&tools.view(start, start + w - 1));
+    }
+    let plan = recipe
+        .plan(&Model::of_with(&sight, PATIENCE), &sight, false)
+        .with_comment(carried_comment(statement).as_deref());
+    super::apply(tools, &plan);
+    tools.submit();
+}

@@ -1,0 +1,273 @@
+//! The results figures, as [`Chart`]s: accuracy against `n` per axis (figure 2 of the paper, and its
+//! facets by kind and by domain), the failing checks against `n`, and the difference between two
+//! result sets.
+
+use super::aggregate::{self, all_series, CheckRate, Diff, Facet, Filter, Point, Series};
+use super::plot::{Chart, Line, Panel, Pt};
+use super::read::Dataset;
+use super::runs::{self, format_n};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// The order kinds and domains are shown in (known ones first, in the paper's order).
+const KIND_ORDER: &[&str] = &[
+    "dead_code",
+    "add_parameter",
+    "add_return_value",
+    "cache_function",
+    "extract_helper",
+    "merge_codebases",
+    "variable_renaming",
+];
+const DOMAIN_ORDER: &[&str] = &["math", "string", "array", "-"];
+
+fn rank(order: &[&str], s: &str) -> usize {
+    order.iter().position(|x| *x == s).unwrap_or(order.len())
+}
+
+/// The axes present, in the paper's order.
+pub fn axes_of<'a>(axes: impl Iterator<Item = &'a Arc<str>>) -> Vec<Arc<str>> {
+    let mut v: Vec<Arc<str>> = axes.cloned().collect::<BTreeSet<_>>().into_iter().collect();
+    cabrito_gen::sort::sort_by_key(&mut v, |a| (runs::axis_rank(a), a.to_string()));
+    v
+}
+
+/// The facet values present, in display order.
+pub fn facet_values(points: &[Point], facet: Facet) -> Vec<Arc<str>> {
+    let mut v: Vec<Arc<str>> = points
+        .iter()
+        .map(|p| match facet {
+            Facet::All => p.kind.clone(),
+            Facet::Kind => p.kind.clone(),
+            Facet::Domain => p.domain.clone(),
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    match facet {
+        Facet::Kind => cabrito_gen::sort::sort_by_key(&mut v, |k| (rank(KIND_ORDER, k), k.to_string())),
+        Facet::Domain => cabrito_gen::sort::sort_by_key(&mut v, |d| (rank(DOMAIN_ORDER, d), d.to_string())),
+        Facet::All => {}
+    }
+    v
+}
+
+/// The colour of each series: its position among all series, so it is the same in every figure.
+pub fn colours(ds: &Dataset) -> BTreeMap<Series, usize> {
+    all_series(ds).into_iter().enumerate().map(|(i, s)| (s, i)).collect()
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// Accuracy against `n`: one column per axis, one row per facet value, one line per series,
+/// Wilson 95% intervals as error bars. Points carry `data-series`, `data-axis`, `data-kind`,
+/// `data-domain` and `data-n`.
+pub fn accuracy_chart(ds: &Dataset, points: &[Point], facet: Facet, id: &str) -> Chart {
+    let colours = colours(ds);
+    let axes = axes_of(points.iter().map(|p| &p.axis));
+    let values = facet_values(points, facet);
+    let series: Vec<Series> = points.iter().map(|p| p.series.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let mut panels = Vec::new();
+    for v in &values {
+        for axis in &axes {
+            let title = match facet {
+                Facet::All => axis.to_string(),
+                _ => format!("{v} · {axis}"),
+            };
+            let lines = series
+                .iter()
+                .map(|s| {
+                    let pts = points
+                        .iter()
+                        .filter(|p| p.series == *s && p.axis == *axis)
+                        .filter(|p| match facet {
+                            Facet::All => true,
+                            Facet::Kind => p.kind == *v,
+                            Facet::Domain => p.domain == *v,
+                        })
+                        .filter_map(|p| {
+                            let n = p.n?;
+                            Some(Pt {
+                                x: n,
+                                y: p.accuracy(),
+                                lo: Some(p.lo),
+                                hi: Some(p.hi),
+                                tip: format!(
+                                    "{} · {} · n = {}: {}/{} = {} (95% {}–{}){}",
+                                    s.name(ds),
+                                    title,
+                                    format_n(p.n),
+                                    p.passed,
+                                    p.tasks,
+                                    percent(p.accuracy()),
+                                    percent(p.lo),
+                                    percent(p.hi),
+                                    if p.records.is_empty() {
+                                        " · counts from a summary"
+                                    } else {
+                                        " · click for the tasks"
+                                    }
+                                ),
+                                data: vec![
+                                    ("series".into(), s.key()),
+                                    ("axis".into(), p.axis.to_string()),
+                                    ("kind".into(), p.kind.to_string()),
+                                    ("domain".into(), p.domain.to_string()),
+                                    ("n".into(), format_n(p.n)),
+                                ],
+                            })
+                        })
+                        .collect();
+                    Line { name: s.name(ds), colour: colours.get(s).copied().unwrap_or(0), points: pts }
+                })
+                .collect();
+            panels.push(Panel { title, lines });
+        }
+    }
+    let title = match facet {
+        Facet::All => "Accuracy against n, per axis".to_string(),
+        Facet::Kind => "Accuracy against n, per kind and axis".to_string(),
+        Facet::Domain => "Accuracy against n, per domain and axis".to_string(),
+    };
+    Chart {
+        id: id.to_string(),
+        title,
+        x_label: "n".into(),
+        y_label: "accuracy".into(),
+        y_range: Some((0.0, 1.0)),
+        log_x: true,
+        percent: true,
+        zero_line: false,
+        columns: axes.len().max(1),
+        panels,
+        legend: series.iter().map(|s| (s.name(ds), colours.get(s).copied().unwrap_or(0))).collect(),
+    }
+}
+
+/// The failure rate of each check against `n`: one column per axis, one row per series, one line
+/// per check that ever fails.
+pub fn checks_chart(ds: &Dataset, rates: &[CheckRate], id: &str) -> Chart {
+    let failing: Vec<Arc<str>> =
+        aggregate::worst_checks(rates).into_iter().filter(|(_, f, _)| *f > 0).map(|(k, _, _)| k).collect();
+    let axes = axes_of(rates.iter().map(|r| &r.axis));
+    let series: Vec<Series> = rates.iter().map(|r| r.series.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let mut panels = Vec::new();
+    for s in &series {
+        for axis in &axes {
+            let lines = failing
+                .iter()
+                .enumerate()
+                .map(|(ci, check)| Line {
+                    name: check.to_string(),
+                    colour: ci,
+                    points: rates
+                        .iter()
+                        .filter(|r| r.series == *s && r.axis == *axis && r.check == *check)
+                        .filter_map(|r| {
+                            Some(Pt {
+                                x: r.n?,
+                                y: r.rate(),
+                                lo: None,
+                                hi: None,
+                                tip: format!(
+                                    "{} · {axis} · n = {}: {} failed in {}/{} tasks ({})",
+                                    s.name(ds),
+                                    format_n(r.n),
+                                    check,
+                                    r.failed,
+                                    r.tasks,
+                                    percent(r.rate())
+                                ),
+                                data: vec![
+                                    ("series".into(), s.key()),
+                                    ("axis".into(), axis.to_string()),
+                                    ("check".into(), check.to_string()),
+                                    ("n".into(), format_n(r.n)),
+                                ],
+                            })
+                        })
+                        .collect(),
+                })
+                .collect();
+            panels.push(Panel { title: format!("{} · {axis}", s.name(ds)), lines });
+        }
+    }
+    Chart {
+        id: id.to_string(),
+        title: "Which checks fail as n grows (share of tasks failing each check)".into(),
+        x_label: "n".into(),
+        y_label: "tasks failing".into(),
+        y_range: Some((0.0, 1.0)),
+        log_x: true,
+        percent: true,
+        zero_line: false,
+        columns: axes.len().max(1),
+        panels,
+        legend: failing.iter().enumerate().map(|(i, c)| (c.to_string(), i)).collect(),
+    }
+}
+
+/// B − A against `n`, per axis, with Newcombe 95% intervals.
+pub fn compare_chart(ds: &Dataset, a: &Series, b: &Series, diffs: &[Diff], id: &str) -> Chart {
+    let axes = axes_of(diffs.iter().map(|d| &d.axis));
+    let name = format!("{} − {}", b.name(ds), a.name(ds));
+    let panels = axes
+        .iter()
+        .map(|axis| Panel {
+            title: axis.to_string(),
+            lines: vec![Line {
+                name: name.clone(),
+                colour: 3,
+                points: diffs
+                    .iter()
+                    .filter(|d| d.axis == *axis)
+                    .filter_map(|d| {
+                        Some(Pt {
+                            x: d.n?,
+                            y: d.diff,
+                            lo: Some(d.lo),
+                            hi: Some(d.hi),
+                            tip: format!(
+                                "{axis} · n = {}: {}/{} vs {}/{}: {:+.0} points (95% {:+.0} to {:+.0})",
+                                format_n(d.n),
+                                d.b_passed,
+                                d.b_tasks,
+                                d.a_passed,
+                                d.a_tasks,
+                                d.diff * 100.0,
+                                d.lo * 100.0,
+                                d.hi * 100.0
+                            ),
+                            data: vec![("axis".into(), axis.to_string()), ("n".into(), format_n(d.n))],
+                        })
+                    })
+                    .collect(),
+            }],
+        })
+        .collect();
+    Chart {
+        id: id.to_string(),
+        title: format!("Difference in accuracy: {name}"),
+        x_label: "n".into(),
+        y_label: "difference".into(),
+        y_range: Some((-1.0, 1.0)),
+        log_x: true,
+        percent: true,
+        zero_line: true,
+        columns: axes.len().max(1),
+        panels,
+        legend: vec![(name, 3)],
+    }
+}
+
+/// Accuracy points of every facet, for the tables (pooled, by kind, by domain, and both).
+pub fn all_tables(ds: &Dataset, filter: &Filter) -> [(String, Vec<Point>); 4] {
+    [
+        ("accuracy_by_axis".to_string(), aggregate::accuracy(ds, Facet::All, filter)),
+        ("accuracy_by_kind".to_string(), aggregate::accuracy(ds, Facet::Kind, filter)),
+        ("accuracy_by_domain".to_string(), aggregate::accuracy(ds, Facet::Domain, filter)),
+        ("accuracy".to_string(), aggregate::accuracy_fine(ds, filter)),
+    ]
+}

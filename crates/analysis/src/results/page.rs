@@ -1,0 +1,188 @@
+//! The static report of `cabrito report`: an `index.html` with the SVG figures inline, the figures as
+//! files, and CSV tables — a leaderboard that can be committed and hosted anywhere. Pure: it returns
+//! (path, contents) pairs and the caller writes them.
+
+use super::aggregate::{self, all_series, Facet, Filter, Point, Series};
+use super::csv;
+use super::figures;
+use super::plot::{self, esc};
+use super::read::Dataset;
+use super::runs::format_n;
+
+/// What to compare in the report, if anything: (A, B), B − A.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub title: String,
+    pub compare: Option<(Series, Series)>,
+    /// The playground's address, to make task links absolute (else they are fragments).
+    pub app: Option<String>,
+}
+
+/// The CSS of the static pages (report and traces), light and dark.
+pub const STYLE: &str = "body{font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1200px;margin:2rem auto;padding:0 1rem;color:#1b1f24;background:#fff}\
+h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem}figure{margin:1rem 0;overflow-x:auto}svg.figure{max-width:100%;height:auto}\
+table{border-collapse:collapse;font-size:13px;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:2px 8px;text-align:right}th{background:#f6f8fa}td.l,th.l{text-align:left}\
+.muted{color:#57606a}.bad{color:#b3261e}code{font-size:13px}a{color:#0969da}\
+@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}th{background:#161b22}th,td{border-color:#30363d}.muted{color:#8b949e}a{color:#58a6ff}.bad{color:#ff7b72}}";
+
+/// Start an HTML page (no script, no external resource, no favicon request).
+pub fn html_head(title: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta name=\"color-scheme\" content=\"light dark\"><link rel=\"icon\" href=\"data:,\"><title>{}</title><style>{STYLE}</style></head><body>\n",
+        esc(title)
+    )
+}
+
+/// An HTML table.
+pub fn html_table(header: &[&str], rows: &[Vec<String>], left: usize) -> String {
+    let mut s = String::from("<table><thead><tr>");
+    for (i, h) in header.iter().enumerate() {
+        s.push_str(&format!("<th{}>{}</th>", if i < left { " class=\"l\"" } else { "" }, esc(h)));
+    }
+    s.push_str("</tr></thead><tbody>");
+    for r in rows {
+        s.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            s.push_str(&format!("<td{}>{}</td>", if i < left { " class=\"l\"" } else { "" }, esc(c)));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn point_rows(ds: &Dataset, points: &[Point]) -> Vec<Vec<String>> {
+    points
+        .iter()
+        .map(|p| {
+            vec![
+                p.series.name(ds),
+                p.axis.to_string(),
+                p.kind.to_string(),
+                p.domain.to_string(),
+                format_n(p.n),
+                p.tasks.to_string(),
+                p.passed.to_string(),
+                pct(p.accuracy()),
+                format!("{} – {}", pct(p.lo), pct(p.hi)),
+            ]
+        })
+        .collect()
+}
+
+/// Every file of the report.
+pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
+    let filter = Filter::default();
+    let mut files: Vec<(String, String)> = Vec::new();
+    let tables = figures::all_tables(ds, &filter);
+    for (name, points) in &tables {
+        files.push((format!("tables/{name}.csv"), csv::accuracy(ds, points)));
+    }
+    let rates = aggregate::check_failures(ds, &filter);
+    files.push(("tables/checks.csv".into(), csv::checks(ds, &rates)));
+    files.push(("tables/tasks.csv".into(), csv::tasks(ds, None, opts.app.as_deref().unwrap_or(""))));
+
+    let mut figs: Vec<(String, String, String)> = Vec::new(); // (file, heading, svg)
+    for (facet, file, heading) in [
+        (Facet::All, "accuracy", "Accuracy against n (the paper's figure 2)"),
+        (Facet::Kind, "accuracy_by_kind", "By kind"),
+        (Facet::Domain, "accuracy_by_domain", "By domain"),
+    ] {
+        let points = aggregate::accuracy(ds, facet, &filter);
+        let svg = plot::render(&figures::accuracy_chart(ds, &points, facet, &format!("fig-{file}")));
+        figs.push((format!("figures/{file}.svg"), heading.to_string(), svg));
+    }
+    let checks_svg = plot::render(&figures::checks_chart(ds, &rates, "fig-checks"));
+    figs.push(("figures/checks.svg".into(), "Which checks fail as n grows".into(), checks_svg));
+
+    let mut compare_html = String::new();
+    if let Some((a, b)) = &opts.compare {
+        let diffs = aggregate::compare(ds, a, b, Facet::All);
+        let fine = aggregate::compare(ds, a, b, Facet::Kind);
+        let flips = aggregate::flips(ds, a, b);
+        files.push(("tables/compare.csv".into(), csv::compare(&diffs)));
+        files.push(("tables/compare_by_kind.csv".into(), csv::compare(&fine)));
+        files.push(("tables/flips.csv".into(), csv::flips(ds, &flips)));
+        let svg = plot::render(&figures::compare_chart(ds, a, b, &diffs, "fig-compare"));
+        figs.push(("figures/compare.svg".into(), format!("{} against {}", b.name(ds), a.name(ds)), svg));
+        let up = flips.iter().filter(|f| f.now_passes).count();
+        compare_html = format!(
+            "<p>{} tasks flipped: {up} now pass, {} now fail (<a href=\"tables/flips.csv\">flips.csv</a>; per cell: <a href=\"tables/compare.csv\">compare.csv</a>, <a href=\"tables/compare_by_kind.csv\">compare_by_kind.csv</a>).</p>",
+            flips.len(),
+            flips.len() - up
+        );
+    }
+
+    // The page.
+    let title = if opts.title.is_empty() { "Cabrito results".to_string() } else { opts.title.clone() };
+    let mut h = html_head(&title);
+    h.push_str(&format!("<h1>{}</h1>\n", esc(&title)));
+    let series = all_series(ds);
+    let read = ds.files.iter().filter(|f| f.records > 0).count();
+    h.push_str(&format!(
+        "<p class=\"muted\">{} task results and {} summary rows from {read} files; {} models; {} problems. Accuracy is the share of tasks scoring 1 (every required check passes, grading.md §5.4); bars are Wilson 95% intervals.</p>\n",
+        ds.records.len(),
+        ds.counts.len(),
+        series.len(),
+        ds.problems.len()
+    ));
+    for (file, heading, svg) in &figs {
+        h.push_str(&format!(
+            "<h2>{}</h2>\n<figure>{svg}<figcaption class=\"muted\"><a href=\"{file}\">{file}</a></figcaption></figure>\n",
+            esc(heading)
+        ));
+        if file.ends_with("compare.svg") {
+            h.push_str(&compare_html);
+        }
+    }
+    h.push_str("<h2>Tables</h2>\n<p>");
+    let mut names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).filter(|p| p.ends_with(".csv")).collect();
+    cabrito_gen::sort::sort(&mut names);
+    h.push_str(&names.iter().map(|p| format!("<a href=\"{p}\">{p}</a>")).collect::<Vec<_>>().join(" · "));
+    h.push_str("</p>\n");
+    let pooled = &tables[0].1;
+    h.push_str(&html_table(
+        &["model", "axis", "kind", "domain", "n", "tasks", "passed", "accuracy", "Wilson 95%"],
+        &point_rows(ds, pooled),
+        4,
+    ));
+    let worst = aggregate::worst_checks(&rates);
+    if !worst.is_empty() {
+        h.push_str("<h2>Checks, most failed first</h2>\n");
+        let rows: Vec<Vec<String>> = worst
+            .iter()
+            .map(|(k, f, t)| {
+                vec![
+                    k.to_string(),
+                    t.to_string(),
+                    f.to_string(),
+                    pct(if *t == 0 { 0.0 } else { *f as f64 / *t as f64 }),
+                ]
+            })
+            .collect();
+        h.push_str(&html_table(&["check", "tasks", "failed", "share"], &rows, 1));
+    }
+    if !ds.problems.is_empty() {
+        h.push_str("<h2>Problems</h2>\n<ul class=\"bad\">");
+        for p in ds.problems.iter().take(500) {
+            h.push_str(&format!("<li>{}</li>", esc(&p.to_string())));
+        }
+        h.push_str("</ul>\n");
+    }
+    if let Some(app) = &opts.app {
+        h.push_str(&format!(
+            "<p class=\"muted\">Tasks open in the playground at <a href=\"{0}\">{0}</a> (links in tasks.csv).</p>\n",
+            esc(app)
+        ));
+    }
+    h.push_str("<p class=\"muted\">Made by <code>cabrito report</code>.</p>\n</body></html>\n");
+    files.push(("index.html".into(), h));
+    for (file, _, svg) in figs {
+        files.push((file, format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")));
+    }
+    files
+}

@@ -1,0 +1,481 @@
+//! The interpreter pool: one pre-started Python process (the *zygote*, `pool.py`) that already
+//! holds the harness and numpy, and forks a fresh child per run.
+//!
+//! Isolation is the same as a fresh process per run ([`super::sandbox`]) and does not rest on the
+//! zygote: the zygote never sees a program, an input or a result. The grader creates the run's
+//! four pipes (stdin, stdout, stderr, results) and passes their child ends over the control socket
+//! with the run's private uid and rlimits; the zygote forks; the child moves the pipes to fds 0–3,
+//! closes every other fd (the control socket among them), enters new mount, network and IPC
+//! namespaces with fresh tmpfs `/tmp`, `/var/tmp` and `/dev/shm`, sets its rlimits, drops to its
+//! uid with no groups, sets `no_new_privs` and a death signal, and only then reads its request. So
+//! a candidate shares no interpreter with the reference, the grader or another candidate: every
+//! run is a separate process forked from the same untouched image, and what one leaves in its
+//! memory, files, signal handlers or environment dies with it.
+//!
+//! The zygote itself runs as root (it must create namespaces and switch uids for its children) in
+//! the sandbox of [`Sandbox::prepare_zygote`]: no network, read-only root, private `/tmp`. A
+//! candidate cannot reach it: a different uid cannot signal or trace it, its control socket is an
+//! unnamed socket pair closed in the child, and it runs nothing it is sent.
+//!
+//! The pool is used only on the full isolation tier (root with namespaces and a uid per run); on
+//! weaker tiers, when it is disabled, busy ([`MAX_CHILDREN`]), dead or broken, runs start fresh
+//! processes as before ([`super::runner::run_raw`]). A zygote that dies is started again on the
+//! next run; a run whose zygote died under it is run again in a fresh process.
+
+use super::runner::{reader, Limits, RawRun};
+use super::sandbox::{kill_uid, next_uid, python_prefix, Isolation, Sandbox};
+use cabrito_check::grade::RunStatus;
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The zygote's source.
+pub const POOL_SOURCE: &str = include_str!("pool.py");
+
+/// Runs in flight through the pool at once; beyond, runs start fresh processes.
+pub const MAX_CHILDREN: usize = 64;
+
+/// After the zygote failed to start or to sandbox a child, fresh processes are used for this long.
+const RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// What the zygote says about one run.
+enum Event {
+    Started(i32),
+    Failed,
+    /// The raw wait status.
+    Exited(i32),
+}
+
+struct Zygote {
+    ctl: OwnedFd,
+    pid: i32,
+    child: Mutex<Child>,
+    alive: Arc<AtomicBool>,
+    ready: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    /// Runs waiting for `started`, by request id.
+    waiting: Arc<Mutex<HashMap<u64, mpsc::Sender<Event>>>>,
+    send: Mutex<()>,
+}
+
+struct Pool {
+    current: Mutex<Option<Arc<Zygote>>>,
+    /// When the pool last failed (spawn or sandbox): fresh processes until [`RETRY_AFTER`].
+    failed_at: Mutex<Option<Instant>>,
+    in_flight: AtomicUsize,
+    next_id: AtomicU64,
+    enabled: AtomicBool,
+    started: AtomicUsize,
+    max_children: AtomicUsize,
+}
+
+fn pool() -> &'static Pool {
+    static P: OnceLock<Pool> = OnceLock::new();
+    P.get_or_init(|| Pool {
+        current: Mutex::new(None),
+        failed_at: Mutex::new(None),
+        in_flight: AtomicUsize::new(0),
+        next_id: AtomicU64::new(1),
+        enabled: AtomicBool::new(std::env::var_os("CABRITO_NO_POOL").is_none()),
+        started: AtomicUsize::new(0),
+        max_children: AtomicUsize::new(MAX_CHILDREN),
+    })
+}
+
+/// Turn the pool on or off for this process (on by default unless `CABRITO_NO_POOL` is set).
+pub fn set_enabled(on: bool) {
+    pool().enabled.store(on, Ordering::Release);
+}
+
+/// Runs in flight through the pool at once before runs start fresh processes ([`MAX_CHILDREN`]
+/// by default; tests lower it to exhaust the pool).
+pub fn set_max_children(n: usize) {
+    pool().max_children.store(n, Ordering::Release);
+}
+
+/// Whether runs go through the pool on this machine (enabled and the tier allows it).
+pub fn available(iso: &Isolation) -> bool {
+    pool().enabled.load(Ordering::Acquire) && Sandbox::prepare_zygote(iso, python_prefix()).is_some()
+}
+
+/// The zygote's pid, if one is running (tests kill it to check that the pool recovers).
+pub fn zygote_pid() -> Option<i32> {
+    let cur = pool().current.lock().ok()?;
+    cur.as_ref().filter(|z| z.alive.load(Ordering::Acquire)).map(|z| z.pid)
+}
+
+/// How many zygotes this process has started.
+pub fn zygotes_started() -> usize {
+    pool().started.load(Ordering::Relaxed)
+}
+
+/// Start the zygote now (if the pool is available) and wait until it is ready, so the first run
+/// does not pay for it. Returns whether a ready zygote is there.
+pub fn warm(iso: &Isolation) -> bool {
+    if !available(iso) {
+        return false;
+    }
+    let Some(z) = zygote(iso) else { return false };
+    let (lock, cv) = &*z.ready;
+    let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+    let (guard, _) = cv
+        .wait_timeout_while(guard, Duration::from_secs(30), |ready| !*ready && z.alive.load(Ordering::Acquire))
+        .unwrap_or_else(|e| e.into_inner());
+    *guard && z.alive.load(Ordering::Acquire)
+}
+
+fn mark_failed() {
+    if let Ok(mut f) = pool().failed_at.lock() {
+        *f = Some(Instant::now());
+    }
+    if let Ok(mut cur) = pool().current.lock() {
+        if let Some(z) = cur.take() {
+            z.kill();
+        }
+    }
+}
+
+/// The live zygote, started if needed.
+fn zygote(iso: &Isolation) -> Option<Arc<Zygote>> {
+    let p = pool();
+    if p.failed_at.lock().ok()?.is_some_and(|t| t.elapsed() < RETRY_AFTER) {
+        return None;
+    }
+    let mut cur = p.current.lock().ok()?;
+    if let Some(z) = cur.as_ref() {
+        if z.alive.load(Ordering::Acquire) {
+            return Some(z.clone());
+        }
+        z.kill();
+    }
+    match Zygote::spawn(iso) {
+        Ok(z) => {
+            p.started.fetch_add(1, Ordering::Relaxed);
+            let z = Arc::new(z);
+            *cur = Some(z.clone());
+            Some(z)
+        }
+        Err(_) => {
+            *cur = None;
+            drop(cur);
+            if let Ok(mut f) = p.failed_at.lock() {
+                *f = Some(Instant::now());
+            }
+            None
+        }
+    }
+}
+
+fn seqpacket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: socketpair writes two fds into the array on success.
+    let rc = unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both fds are fresh and owned by us.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two fds into the array on success.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both fds are fresh and owned by us.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// One message with `fds` attached (SCM_RIGHTS).
+fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> std::io::Result<()> {
+    let payload = std::mem::size_of_val(fds);
+    // SAFETY: CMSG_SPACE / CMSG_LEN only compute sizes.
+    let space = unsafe { libc::CMSG_SPACE(payload as u32) } as usize;
+    // u64 words keep the control buffer aligned for cmsghdr.
+    let mut cbuf = vec![0u64; space.div_ceil(8)];
+    let mut iov = libc::iovec { iov_base: data.as_ptr() as *mut libc::c_void, iov_len: data.len() };
+    // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and the
+    // control buffer has CMSG_SPACE bytes for one header carrying `fds`.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cbuf.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() {
+            return Err(std::io::Error::other("no room for the control message"));
+        }
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(payload as u32) as _;
+        std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(cmsg), payload);
+        if libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+impl Zygote {
+    fn spawn(iso: &Isolation) -> std::io::Result<Zygote> {
+        let sandbox = Sandbox::prepare_zygote(iso, python_prefix())
+            .ok_or_else(|| std::io::Error::other("this machine's isolation tier has no pool"))?;
+        let (ours, theirs) = seqpacket_pair()?;
+        let theirs_fd = theirs.as_raw_fd();
+        let mut cmd = Command::new(&iso.python);
+        cmd.args(["-I", "-S", "-c", POOL_SOURCE, &iso.site_packages, super::runner::HARNESS])
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", "/tmp")
+            .env("LANG", "C.UTF-8")
+            .env("OPENBLAS_NUM_THREADS", "1")
+            .env("OMP_NUM_THREADS", "1")
+            .env("MKL_NUM_THREADS", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        // SAFETY: `Sandbox::enter` follows the rules of `native::sandbox` (no allocation,
+        // async-signal-safe calls only, everything prepared before the fork).
+        unsafe {
+            cmd.pre_exec(move || sandbox.enter(theirs_fd));
+        }
+        let child = cmd.spawn()?;
+        drop(theirs);
+        let pid = child.id() as i32;
+        let alive = Arc::new(AtomicBool::new(true));
+        let ready = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+        let waiting: Arc<Mutex<HashMap<u64, mpsc::Sender<Event>>>> = Arc::default();
+        let running: Arc<Mutex<HashMap<i32, mpsc::Sender<Event>>>> = Arc::default();
+        let read_fd = ours.try_clone()?;
+        {
+            let (alive, ready, waiting, running) = (alive.clone(), ready.clone(), waiting.clone(), running.clone());
+            std::thread::Builder::new().name("cabrito-pool".into()).spawn(move || {
+                listen(read_fd, &ready, &waiting, &running);
+                alive.store(false, Ordering::Release);
+                // Every run still waiting sees its channel close.
+                if let Ok(mut w) = waiting.lock() {
+                    w.clear();
+                }
+                if let Ok(mut r) = running.lock() {
+                    r.clear();
+                }
+                let (lock, cv) = &*ready;
+                drop(lock.lock());
+                cv.notify_all();
+            })?;
+        }
+        Ok(Zygote { ctl: ours, pid, child: Mutex::new(child), alive, ready, waiting, send: Mutex::new(()) })
+    }
+
+    fn kill(&self) {
+        self.alive.store(false, Ordering::Release);
+        // SAFETY: kill has no memory preconditions; the zygote is its own process group.
+        unsafe {
+            libc::kill(-self.pid, libc::SIGKILL);
+        }
+        if let Ok(mut c) = self.child.lock() {
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The zygote's messages, until its socket closes.
+fn listen(
+    fd: OwnedFd,
+    ready: &(Mutex<bool>, std::sync::Condvar),
+    waiting: &Mutex<HashMap<u64, mpsc::Sender<Event>>>,
+    running: &Mutex<HashMap<i32, mpsc::Sender<Event>>>,
+) {
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: the buffer is valid for its length.
+        let n = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        if n <= 0 {
+            return;
+        }
+        let text = String::from_utf8_lossy(&buf[..n as usize]).into_owned();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            ["ready"] => {
+                let (lock, cv) = ready;
+                if let Ok(mut r) = lock.lock() {
+                    *r = true;
+                }
+                cv.notify_all();
+            }
+            ["started", id, pid] => {
+                let (Ok(id), Ok(pid)) = (id.parse::<u64>(), pid.parse::<i32>()) else { continue };
+                let tx = waiting.lock().ok().and_then(|mut w| w.remove(&id));
+                if let Some(tx) = tx {
+                    let _ = tx.send(Event::Started(pid));
+                    if let Ok(mut r) = running.lock() {
+                        r.insert(pid, tx);
+                    }
+                } else {
+                    // Nobody waits for it any more: it must not run.
+                    // SAFETY: kill has no memory preconditions.
+                    unsafe {
+                        libc::kill(-pid, libc::SIGKILL);
+                    }
+                }
+            }
+            ["failed", id, ..] => {
+                if let Some(tx) = id.parse::<u64>().ok().and_then(|id| waiting.lock().ok()?.remove(&id)) {
+                    let _ = tx.send(Event::Failed);
+                }
+            }
+            ["exited", pid, status] => {
+                let (Ok(pid), Ok(status)) = (pid.parse::<i32>(), status.parse::<i32>()) else { continue };
+                if let Some(tx) = running.lock().ok().and_then(|mut r| r.remove(&pid)) {
+                    let _ = tx.send(Event::Exited(status));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Releases a slot of [`MAX_CHILDREN`] when dropped.
+struct Slot;
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        pool().in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Run the harness on `stdin` in a child of the zygote. `None` when the pool cannot take the run
+/// (unavailable, busy, dead, or it died during the run): the caller then starts a fresh process.
+pub fn run(iso: &Isolation, stdin: &[u8], limits: &Limits, wall: Duration) -> Option<RawRun> {
+    if !available(iso) {
+        return None;
+    }
+    let p = pool();
+    let max = p.max_children.load(Ordering::Acquire);
+    if p.in_flight.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).is_err() {
+        return None;
+    }
+    let _slot = Slot;
+    let z = zygote(iso)?;
+    let start = Instant::now();
+    let (in_r, in_w) = pipe().ok()?;
+    let (out_r, out_w) = pipe().ok()?;
+    let (err_r, err_w) = pipe().ok()?;
+    let (res_r, res_w) = pipe().ok()?;
+    let uid = next_uid();
+    let id = p.next_id.fetch_add(1, Ordering::Relaxed);
+    let (tx, rx) = mpsc::channel();
+    z.waiting.lock().ok()?.insert(id, tx);
+    let msg = format!(
+        "run {id} {uid} {} {} {} {} {}",
+        limits.address_space_bytes, limits.cpu_seconds, limits.file_size_bytes, limits.open_files, limits.processes
+    );
+    let sent = {
+        let _g = z.send.lock().ok()?;
+        send_with_fds(
+            z.ctl.as_raw_fd(),
+            msg.as_bytes(),
+            &[in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd(), res_w.as_raw_fd()],
+        )
+    };
+    drop((in_r, out_w, err_w, res_w));
+    if sent.is_err() {
+        if let Ok(mut w) = z.waiting.lock() {
+            w.remove(&id);
+        }
+        z.alive.store(false, Ordering::Release);
+        return None;
+    }
+    let pid = match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(Event::Started(pid)) => pid,
+        Ok(_) | Err(_) => {
+            if let Ok(mut w) = z.waiting.lock() {
+                w.remove(&id);
+            }
+            return None;
+        }
+    };
+    let out_rx = reader(std::fs::File::from(out_r), limits.output_cap);
+    let err_rx = reader(std::fs::File::from(err_r), limits.output_cap);
+    let res_rx = reader(std::fs::File::from(res_r), limits.result_cap);
+    {
+        let data = stdin.to_vec();
+        let mut si = std::fs::File::from(in_w);
+        std::thread::spawn(move || {
+            let _ = si.write_all(&data);
+        });
+    }
+    let deadline = start + wall;
+    let kill_group = || {
+        // SAFETY: kill has no memory preconditions; the child is its own process group.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    };
+    // Some(Ok(status)): exited; Some(Err(())): cancelled; None: timed out.
+    let mut zygote_died = false;
+    let status = loop {
+        match rx.recv_timeout(Duration::from_millis(10)) {
+            Ok(Event::Exited(st)) => break Some(Ok(st)),
+            Ok(_) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                zygote_died = true;
+                break None;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let cancelled = limits.cancel.is_cancelled();
+                if cancelled || Instant::now() >= deadline {
+                    kill_group();
+                    // The zygote reaps it and says so (or dies, which ends the wait too).
+                    let _ = rx.recv_timeout(Duration::from_secs(2));
+                    break if cancelled { Some(Err(())) } else { None };
+                }
+            }
+        }
+    };
+    kill_group();
+    kill_uid(uid);
+    let seconds = start.elapsed().as_secs_f64();
+    let grace = Duration::from_millis(500);
+    let (result, result_overflow) = res_rx.recv_timeout(grace).unwrap_or_default();
+    let (stdout, _) = out_rx.recv_timeout(grace).unwrap_or_default();
+    let (stderr, _) = err_rx.recv_timeout(grace).unwrap_or_default();
+    if zygote_died {
+        z.alive.store(false, Ordering::Release);
+        return None;
+    }
+    let status = match status {
+        None => RunStatus::TimedOut { seconds: wall.as_secs_f64() },
+        Some(Err(())) => RunStatus::Cancelled,
+        Some(Ok(st)) => {
+            if libc::WIFEXITED(st) {
+                let code = libc::WEXITSTATUS(st);
+                if code == 70 && stderr.starts_with(b"cabrito pool:") {
+                    // The child could not enter its sandbox: never run anything through this pool.
+                    mark_failed();
+                    return None;
+                }
+                if code == 0 {
+                    RunStatus::Completed
+                } else {
+                    RunStatus::Exited { code }
+                }
+            } else if libc::WIFSIGNALED(st) {
+                RunStatus::Signalled { signal: libc::WTERMSIG(st) }
+            } else {
+                RunStatus::Exited { code: -1 }
+            }
+        }
+    };
+    Some(RawRun { status, result, result_overflow, stdout, stderr, seconds, spawn_error: None })
+}

@@ -1,0 +1,173 @@
+//! `cabrito report --results DIR --out DIR`: the Results view's figures and tables as a static
+//! page (SVG figures, CSV tables, no script) that can be committed and hosted anywhere. The reading,
+//! the numbers and the SVG are the core's (`cabrito_analysis::results`), the same code as the app's.
+
+use super::cli::Failure;
+use cabrito_analysis::results::aggregate::{all_series, Series};
+use cabrito_analysis::results::read::Dataset;
+use cabrito_analysis::results::specs::{fill_links, SpecFinder, DEFAULT_MAX_SEED};
+use cabrito_analysis::results::{page, page::Options};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use std::path::{Path, PathBuf};
+
+pub fn command() -> Command {
+    Command::new("report")
+        .about("Write the results' figures (SVG) and tables (CSV) as a static page, from result files of `cabrito grade` or the reference")
+        .arg(Arg::new("results").long("results").required(true).action(ArgAction::Append).value_name("DIR").help("a folder of results: results/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl[.gz] and summary.json (responses/ and tasks/ beside them give answers and task links); repeat for several sets"))
+        .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("where index.html, figures/*.svg and tables/*.csv go"))
+        .arg(Arg::new("baseline").long("baseline").value_name("DIR").help("results to compare against (set A; --results is B)"))
+        .arg(Arg::new("compare").long("compare").value_name("A,B").help("the two models to compare (B − A), as model names or set:model"))
+        .arg(Arg::new("title").long("title").value_name("TEXT").help("the page's title"))
+        .arg(Arg::new("app").long("app").value_name("URL").help("the playground's address, to make task links absolute (e.g. https://host/cabrito/)"))
+}
+
+/// Every file under a folder, sorted, with its path relative to the folder's parent (so the
+/// folder's own name, such as `results`, stays in the path).
+pub fn files_under(dir: &Path) -> Vec<(String, PathBuf)> {
+    let parent = dir.parent().unwrap_or(dir);
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries.into_iter().rev() {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.is_file() {
+                let rel = p.strip_prefix(parent).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+                out.push((rel, p));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn interesting(rel: &str) -> bool {
+    let l = rel.to_ascii_lowercase();
+    [".jsonl", ".jsonl.gz", ".json", ".json.gz"].iter().any(|e| l.ends_with(e))
+}
+
+/// Read a folder into a set of the dataset.
+pub fn load_dir(ds: &mut Dataset, dir: &Path) -> Result<usize, Failure> {
+    if !dir.is_dir() {
+        return Err(Failure::Usage(format!("{} is not a folder", dir.display())));
+    }
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+    let name = if ds.sets.contains(&name) { format!("{name} ({})", ds.sets.len() + 1) } else { name };
+    let set = ds.add_set(&name);
+    let mut n = 0;
+    for (rel, path) in files_under(dir) {
+        if !interesting(&rel) {
+            continue;
+        }
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                ds.add_file(set, &rel, &bytes);
+                n += 1;
+            }
+            Err(e) => ds.problems.push(cabrito_analysis::results::Problem::file(&rel, format!("cannot be read ({e})"))),
+        }
+    }
+    Ok(n)
+}
+
+fn pick(ds: &Dataset, text: &str) -> Result<Series, String> {
+    let all = all_series(ds);
+    let found: Vec<&Series> = match text.split_once(':') {
+        Some((set, model)) => {
+            all.iter().filter(|s| ds.sets.get(s.set).is_some_and(|n| n == set) && &*s.model == model).collect()
+        }
+        None => all.iter().filter(|s| &*s.model == text).collect(),
+    };
+    match found.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(format!(
+            "no model '{text}' in the results; the models are {}",
+            all.iter().map(|s| s.name(ds)).collect::<Vec<_>>().join(", ")
+        )),
+        _ => Err(format!(
+            "'{text}' names a model in several sets; write set:model ({})",
+            found.iter().map(|s| format!("{}:{}", ds.sets[s.set], s.model)).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+pub fn run(m: &ArgMatches) -> Result<(), Failure> {
+    let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
+    let mut ds = Dataset::new();
+    let mut read = 0;
+    if let Some(b) = m.get_one::<String>("baseline") {
+        read += load_dir(&mut ds, Path::new(b))?;
+    }
+    for r in m.get_many::<String>("results").into_iter().flatten() {
+        read += load_dir(&mut ds, Path::new(r))?;
+    }
+    if ds.records.is_empty() && ds.counts.is_empty() {
+        for p in ds.problems.iter().take(10) {
+            eprintln!("cabrito: {p}");
+        }
+        return Err(Failure::Other(format!(
+            "no results found in {read} files: expected results/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl[.gz] or summary.json"
+        )));
+    }
+    let compare = match m.get_one::<String>("compare") {
+        Some(c) => {
+            let (a, b) =
+                c.split_once(',').ok_or_else(|| Failure::Usage("--compare must be A,B (two model names)".into()))?;
+            Some((pick(&ds, a.trim()).map_err(Failure::Usage)?, pick(&ds, b.trim()).map_err(Failure::Usage)?))
+        }
+        None if m.get_one::<String>("baseline").is_some() => {
+            let all = all_series(&ds);
+            let a: Vec<&Series> = all.iter().filter(|s| s.set == 0).collect();
+            let b: Vec<&Series> = all.iter().filter(|s| s.set != 0).collect();
+            let same: Vec<(&Series, &Series)> =
+                a.iter().flat_map(|x| b.iter().filter(move |y| y.model == x.model).map(move |y| (*x, *y))).collect();
+            match (same.as_slice(), a.as_slice(), b.as_slice()) {
+                ([(x, y)], _, _) => Some(((*x).clone(), (*y).clone())),
+                (_, [x], [y]) => Some(((*x).clone(), (*y).clone())),
+                _ => {
+                    eprintln!("cabrito: several models could be compared; choose two with --compare A,B");
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    fill_links(&mut ds, &mut SpecFinder::new(DEFAULT_MAX_SEED));
+    let opts = Options {
+        title: m.get_one::<String>("title").cloned().unwrap_or_default(),
+        compare,
+        app: m.get_one::<String>("app").cloned(),
+    };
+    let files = page::report(&ds, &opts);
+    for (rel, contents) in &files {
+        let p = out.join(rel);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).map_err(|e| Failure::Other(format!("cannot create {}: {e}", d.display())))?;
+        }
+        std::fs::write(&p, contents).map_err(|e| Failure::Other(format!("cannot write {}: {e}", p.display())))?;
+    }
+    for p in ds.problems.iter().take(20) {
+        eprintln!("cabrito: {p}");
+    }
+    if ds.problems.len() > 20 {
+        eprintln!(
+            "cabrito: … and {} more problems (listed in {})",
+            ds.problems.len() - 20,
+            out.join("index.html").display()
+        );
+    }
+    println!(
+        "report: {} task results and {} summary rows from {read} files, {} models ({} tasks linked to Cabrito specs); wrote {} files to {}",
+        ds.records.len(),
+        ds.counts.len(),
+        all_series(&ds).len(),
+        ds.records.iter().filter(|r| ds.link_of(r).is_some()).count(),
+        files.len(),
+        out.display()
+    );
+    println!("open {}", out.join("index.html").display());
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! The grading worker: a WebSocket at `/ws` speaking [`cabrito_check::protocol`] (playground.md, "The
+//! worker").
+//!
+//! A client sends a task spec and a solution; the worker regenerates the task itself (it trusts
+//! nothing else the client sends), reads the response (file block, bare file or diff), runs the
+//! static rubric at once, then the hidden tests through [`runner::grade`], each job on a grading
+//! thread of its own with a known stack, at most `workers` jobs at a time, streaming `progress`.
+//! Every accepted request gets exactly one final reply (`result` or `error`); a job that panics
+//! gets an `internal` error and the server goes on.
+//!
+//! - [`config`]: [`WorkerConfig`], its default constants and the flags of `cabrito serve`;
+//! - [`origin`]: which pages may connect;
+//! - [`connection`]: the upgrade and the loop of one connection (message caps, job caps, timeouts);
+//! - [`job`]: one job, from its slot to its final reply. The translation of a reading and a verdict
+//!   into messages is pure and lives in [`cabrito_check::protocol::report`].
+//!
+//! Limits, all set by `cabrito serve` flags and all enforced:
+//! - `Origin` allow-list at the upgrade ([`origin`]);
+//! - message size (`too_large`; messages over four times the limit close the connection with 1009);
+//! - a per-connection job cap and a bounded global queue (`busy`), and a cap on open connections
+//!   (HTTP 503 at the upgrade);
+//! - handshake (first message), idle and job timeouts (`timeout`), and at most `max_trials`.
+//!
+//! Cancelling a queued job removes it; cancelling a running job (or its timeout, or a client that
+//! goes away) answers at once and raises the job's [`runner::CancelFlag`], which kills its Python
+//! processes within milliseconds; the job keeps its slot until its thread has returned, and its
+//! outcome is discarded.
+//!
+//! Logs: one JSON line per job on stderr (connection, id, spec, trials, outcome, times).
+
+pub mod config;
+mod connection;
+mod job;
+pub mod origin;
+pub mod schedule;
+
+pub use config::{args, config_from, configure, JobHook, WorkerConfig};
+
+use super::runner;
+use axum::routing::get;
+use axum::Router;
+use serde_json::json;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The worker's routes with the configuration of [`configure`] (the defaults when not called).
+pub fn routes() -> Router {
+    router(config::configured())
+}
+
+// ------------------------------------------------------------------------------------------------
+// Shared state.
+
+/// State shared by every connection of one router.
+pub(crate) struct Shared {
+    pub(crate) cfg: WorkerConfig,
+    /// The grading slots and their fair queue ([`schedule`]). A job holds its ticket until its
+    /// blocking work ends, even when its reply (cancelled, timeout) went out earlier.
+    pub(crate) sched: Arc<schedule::Scheduler>,
+    /// Jobs accepted and not yet answered, across connections.
+    pub(crate) pending: AtomicUsize,
+    /// Connections open (upgrades answered and not yet closed).
+    pub(crate) connections: AtomicUsize,
+    pub(crate) next_conn: AtomicU64,
+    pub(crate) isolation: String,
+}
+
+/// The `/ws` route with its own state (tests build servers with their own configurations).
+pub fn router(cfg: WorkerConfig) -> Router {
+    let mut isolation = runner::isolation().describe();
+    if cfg.grade.pool && super::pool::available(runner::isolation()) {
+        isolation.push_str(
+            "; runs forked from a pre-started interpreter (the pool), each entering its own namespaces, uid and rlimits",
+        );
+    }
+    // Start the interpreter pool now, so the first job does not wait for it.
+    if cfg.grade.pool {
+        std::thread::spawn(|| super::pool::warm(runner::isolation()));
+    }
+    if cfg.log {
+        log(json!({
+            "event": "worker_start",
+            "route": "/ws",
+            "limits": cfg.limits,
+            "allowed_origins": cfg.allowed_origins,
+            "allow_localhost": cfg.allow_localhost,
+            "isolation": isolation,
+        }));
+    }
+    let shared = Arc::new(Shared {
+        sched: schedule::Scheduler::new(cfg.limits.workers.max(1)),
+        cfg,
+        pending: AtomicUsize::new(0),
+        connections: AtomicUsize::new(0),
+        next_conn: AtomicU64::new(1),
+        isolation,
+    });
+    Router::new().route("/ws", get(connection::upgrade)).with_state(shared)
+}
+
+fn log(v: serde_json::Value) {
+    let ts = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let mut line = json!({"ts": (ts * 1000.0).round() / 1000.0});
+    if let (Some(dst), serde_json::Value::Object(src)) = (line.as_object_mut(), v) {
+        dst.extend(src);
+    }
+    eprintln!("{line}");
+}
