@@ -99,16 +99,47 @@ def grade_once(cabrito, root, trials, out):
     return took, passed, tasks, summary.get("isolation", "")
 
 
+def grid(args):
+    root = os.path.abspath(args.grid)
+    if not os.path.isdir(os.path.join(root, "tasks")):
+        subprocess.run([args.cabrito, "grid", "--out", root], check=True, stdout=subprocess.DEVNULL)
+    if not os.path.isdir(os.path.join(root, "responses")):
+        print(f"{grid_responses(root)} reference answers written under {root}/responses")
+    trials = int(args.trials.split(",")[-1])
+    for jobs in args.jobs.split(","):
+        out = tempfile.mkdtemp(prefix="cabrito-bench-grid-out-")
+        load0 = open("/proc/loadavg").read().split()[0]
+        start = time.perf_counter()
+        p = subprocess.run([args.cabrito, "grade", "--jobs", jobs, "--shard", args.shard, "--trials", str(trials),
+                            "--tasks", root, "--responses", root, "--out", out, "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        took = time.perf_counter() - start
+        if p.returncode != 0:
+            sys.exit(f"cabrito grade failed: {p.stderr.strip()}")
+        summary = json.loads(p.stdout)
+        passed = sum(r["passed"] for r in summary["rows"])
+        load1 = open("/proc/loadavg").read().split()[0]
+        print(f"--jobs {jobs} --shard {args.shard} --trials {trials}: {summary['graded']} answers in {took:.1f} s "
+              f"({summary['graded'] / took:.2f}/s), {passed} passed, load {load0} -> {load1}")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cabrito", default=os.path.join(here, "..", "target", "release", "cabrito"))
+    ap.add_argument("--before", help="another cabrito binary, run in alternation with --cabrito (a 'before' column)")
     ap.add_argument("--fixtures", default=os.path.join(here, "..", "..", "..", "shared", "fixtures", "cabra-reference"))
     ap.add_argument("--trials", default="5,50", help="comma-separated trial counts")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--buckets", default=",".join(b for b, _ in BUCKETS))
     ap.add_argument("--reference-seconds", default="", help="bucket=seconds,... for the ratio column")
+    ap.add_argument("--grid", metavar="DIR", help="instead: time `cabrito grade` over the paper's grid of reference "
+                    "answers (`cabrito grid --out DIR`, made if missing) with --shard and each of --jobs")
+    ap.add_argument("--shard", default="1/1", help="with --grid: the shard K/N to grade")
+    ap.add_argument("--jobs", default="1,2", help="with --grid: comma-separated --jobs values")
     args = ap.parse_args()
+    if args.grid:
+        return grid(args)
     if not os.path.isdir(args.fixtures):
         args.fixtures = os.path.join(here, "..", "..", "shared", "fixtures", "cabra-reference")
     trials = [int(t) for t in args.trials.split(",")]
@@ -120,7 +151,9 @@ def main():
         if short in wanted:
             roots[short] = os.path.join(scratch, short)
             counts[short] = lay_out(args.fixtures, bucket, roots[short])
+    load0 = open("/proc/loadavg").read().split()[:3]
     times = {(b, t): [] for b in roots for t in trials}
+    before = {(b, t): [] for b in roots for t in trials}
     verdicts, isolation = {}, ""
     for r in range(args.repeat):
         for b in roots:
@@ -129,14 +162,27 @@ def main():
                 took, passed, tasks, isolation = grade_once(args.cabrito, roots[b], t, out)
                 times[(b, t)].append(took)
                 verdicts[(b, t)] = (passed, tasks)
+                if args.before:
+                    took, passed, tasks, _ = grade_once(args.before, roots[b], t, out + "-before")
+                    before[(b, t)].append(took)
+                    if (passed, tasks) != verdicts[(b, t)]:
+                        sys.exit(f"{b}: before and after disagree: {(passed, tasks)} vs {verdicts[(b, t)]}")
     load = open("/proc/loadavg").read().split()[:3]
+    print(f"load average before: {' '.join(load0)}")
     print(f"load average after: {' '.join(load)}; isolation: {isolation}")
-    head = "| bucket | responses | " + " | ".join(f"Cabrito, {t} trials" for t in trials)
+    head = "| bucket | responses | "
+    if args.before:
+        head += " | ".join(f"before, {t} trials" for t in trials) + " | "
+    head += " | ".join(f"Cabrito, {t} trials" for t in trials)
     head += " | passed | reference, 5 trials | reference ÷ Cabrito at " + str(max(trials)) + " |"
     print(head)
-    print("|" + "---|" * (4 + len(trials)))
+    print("|" + "---|" * (4 + len(trials) * (2 if args.before else 1)))
     for b in roots:
         cells = []
+        if args.before:
+            for t in trials:
+                xs = before[(b, t)]
+                cells.append(f"{statistics.median(xs):.3f} s ({min(xs):.3f}–{max(xs):.3f})")
         for t in trials:
             xs = times[(b, t)]
             cells.append(f"{statistics.median(xs):.3f} s ({min(xs):.3f}–{max(xs):.3f})")

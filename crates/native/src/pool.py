@@ -26,6 +26,7 @@
 # the default signal handlers. Only then does it run its harness.
 
 import ctypes
+import gc
 import os
 import resource
 import selectors
@@ -50,6 +51,7 @@ def load_numpy():
             import numpy  # noqa: F401
         except BaseException:
             pass
+        gc.freeze()
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
@@ -162,6 +164,8 @@ def main():
     sel.register(ctl, selectors.EVENT_READ, "ctl")
     sel.register(wake_r, selectors.EVENT_READ, "wake")
     children = set()
+    # What the zygote holds stays out of the children's garbage collections (and their pages shared).
+    gc.freeze()
     ctl.send(b"ready")
 
     def reap():
