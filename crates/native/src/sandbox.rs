@@ -24,8 +24,8 @@
 //! - as root with namespaces: a fresh network namespace (only a downed loopback: no network); a
 //!   private mount namespace whose root is a fresh read-only tmpfs holding only what running Python
 //!   needs ([`MinimalRoot`]: the interpreter, its standard library and shared libraries, numpy,
-//!   `/dev/null` and its kin), bound read-only, and a private tmpfs `/tmp` as the working
-//!   directory; nothing else of the host (no `/etc`, `/proc`, `/home`, the project) exists there;
+//!   `/dev/null` and its kin), bound read-only, and private tmpfs `/tmp` (the working directory)
+//!   and `/dev/shm`; nothing else of the host (no `/etc`, `/proc`, `/home`, the project) exists there;
 //!   and a fresh unprivileged uid per run ([`next_uid`]), so `RLIMIT_NPROC` holds and every
 //!   process the run leaves behind, even outside its process group, is killed with [`kill_uid`]
 //!   afterwards.
@@ -404,6 +404,7 @@ struct RootStrings {
     new: CString,
     new_old: CString,
     new_tmp: CString,
+    new_shm: CString,
     dot_old: CString,
     slash_old: CString,
 }
@@ -468,6 +469,7 @@ impl MinimalRoot {
                 bound.push(d);
             }
         }
+        dirs(Path::new("/dev"), &mut made, &mut steps)?;
         let mut files: Vec<(PathBuf, bool)> = vec![(l.exe.clone(), false), ("/etc/ld.so.cache".into(), false)];
         files.extend(DEVICES.iter().map(|d| (PathBuf::from(d), true)));
         for (f, device) in files {
@@ -511,6 +513,7 @@ impl MinimalRoot {
                 new: cs(NEW)?,
                 new_old: cs(&format!("{NEW}/.old"))?,
                 new_tmp: cs(&format!("{NEW}/tmp"))?,
+                new_shm: cs(&format!("{NEW}/dev/shm"))?,
                 dot_old: cs(".old")?,
                 slash_old: cs("/.old")?,
             },
@@ -737,6 +740,11 @@ unsafe fn enter_root(r: &MinimalRoot) -> std::io::Result<()> {
     }
     check(libc::mkdir(c.new_tmp.as_ptr(), 0o1777))?;
     tmpfs(c, &c.new_tmp, &c.tmp_opts)?;
+    // Shared memory (Python's multiprocessing looks for it): private and empty, like /tmp.
+    if libc::mkdir(c.new_shm.as_ptr(), 0o1777) != 0 && *libc::__errno_location() != libc::EEXIST {
+        return Err(std::io::Error::last_os_error());
+    }
+    tmpfs(c, &c.new_shm, &c.tmp_opts)?;
     check(libc::mkdir(c.new_old.as_ptr(), 0o700))?;
     check(libc::chdir(c.new.as_ptr()))?;
     pivot(c".", &c.dot_old)?;
