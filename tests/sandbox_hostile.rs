@@ -154,7 +154,16 @@ fn escaping_candidate(path: &str) -> String {
     format!(
         r#"
     found = []
-    for c in ().__class__.__base__.__subclasses__():
+    classes, seen = [().__class__.__base__], []
+    while classes:
+        c = classes.pop()
+        if c in seen:
+            continue
+        seen.append(c)
+        try:
+            classes.extend(c.__subclasses__())
+        except TypeError:
+            pass
         if c.__name__ == "FileIO":
             try:
                 found.append("READ " + repr(c({path:?}).read(200)))
