@@ -272,3 +272,35 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The runner's entry point for tools (`run_python`): stdin in, stdout, stderr and exit status out,
+/// killed at its wall-clock limit, no network.
+#[test]
+fn run_python_reads_stdin_reports_exit_and_stops_at_the_wall() {
+    if !minimal_root() {
+        return;
+    }
+    let limits = Limits { wall_seconds: Some(20.0), ..Limits::default() };
+    let run = run_python(
+        "import sys\ndata = sys.stdin.read()\nprint(data.upper())\nprint('warn', file=sys.stderr)\nraise SystemExit(4)\n",
+        "goat é\nkid".as_bytes(),
+        &limits,
+    );
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "GOAT É\nKID\n");
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "warn\n");
+    assert_eq!(run.exit_code, Some(4));
+    let crash = run_python("def f():\n    raise KeyError('x')\nf()\n", b"", &limits);
+    assert_eq!(crash.exit_code, Some(1));
+    assert!(String::from_utf8_lossy(&crash.stderr).contains("KeyError"), "{:?}", crash);
+    let net = run_python(
+        "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=1)\n    print('connected')\nexcept OSError as e:\n    print('no network', type(e).__name__)\n",
+        b"",
+        &limits,
+    );
+    assert!(String::from_utf8_lossy(&net.stdout).starts_with("no network"), "{:?}", net);
+    let start = std::time::Instant::now();
+    let slow = run_python("while True:\n    pass\n", b"", &Limits { wall_seconds: Some(1.0), ..Limits::default() });
+    assert!(matches!(slow.status, cabrito_check::grade::RunStatus::TimedOut { .. }), "{:?}", slow.status);
+    assert_eq!(slow.exit_code, None);
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+}
