@@ -783,3 +783,65 @@ pub fn kill_uid(uid: u32) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(dir: &Path) -> PythonLayout {
+        let site = dir.join("lib/python3.11/site-packages");
+        std::fs::create_dir_all(site.join("numpy")).unwrap();
+        std::fs::write(site.join("numpy/__init__.py"), "").unwrap();
+        let exe = dir.join("python3.11");
+        std::fs::write(&exe, "").unwrap();
+        PythonLayout {
+            exe,
+            prefix: dir.to_path_buf(),
+            stdlib: vec![dir.join("lib/python3.11"), dir.join("lib/python3.11/lib-dynload")],
+            libdir: Some(dir.join("lib")),
+            site_packages: site.clone(),
+            package_dirs: vec![site, dir.join("other")],
+        }
+    }
+
+    /// A remembered layout reads back the same under its key, and is dropped once the interpreter
+    /// changes or numpy is gone.
+    #[test]
+    fn the_layout_cache_round_trips_and_goes_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(dir.path());
+        let file = dir.path().join("cache/python-layout.tsv");
+        remember(&file, "k1", &l);
+        remember(&file, "k2", &PythonLayout { libdir: None, ..l.clone() });
+        assert_eq!(cached(&file, "k1"), Some(l.clone()));
+        assert_eq!(cached(&file, "k2").unwrap().libdir, None);
+        assert_eq!(cached(&file, "k3"), None);
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(&l.exe, "changed").unwrap();
+        assert_eq!(cached(&file, "k1"), None, "a changed interpreter is asked again");
+        remember(&file, "k1", &l);
+        std::fs::remove_file(l.site_packages.join("numpy/__init__.py")).unwrap();
+        assert_eq!(cached(&file, "k1"), None, "numpy gone");
+    }
+
+    /// The plan binds the interpreter, hides installed packages and brings numpy back after them.
+    #[test]
+    fn the_minimal_root_binds_the_interpreter_and_only_numpy_of_the_packages() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(dir.path());
+        std::fs::create_dir_all(dir.path().join("lib/python3.11/lib-dynload")).unwrap();
+        let plan = MinimalRoot::new(&l).unwrap().describe();
+        let d = dir.path().display().to_string();
+        let at = |line: &str| plan.iter().position(|p| p == line).unwrap_or_else(|| panic!("{line} in {plan:?}"));
+        let lib = at(&format!("ro {d}/lib"));
+        let exe = at(&format!("ro {d}/python3.11"));
+        let hide = at(&format!("empty {d}/lib/python3.11/site-packages"));
+        let numpy = at(&format!("ro {d}/lib/python3.11/site-packages/numpy"));
+        assert!(lib < hide && exe < numpy && hide < numpy, "{plan:?}");
+        assert!(!plan.iter().any(|p| p.contains("lib-dynload")), "covered by lib: {plan:?}");
+        // A folder outside every bound one is not hidden (nothing brought it there).
+        assert!(!plan.iter().any(|p| p.ends_with("/other")), "{plan:?}");
+        assert!(plan.iter().any(|p| p == "ro /dev/null"), "{plan:?}");
+        assert!(!plan.iter().any(|p| p.contains("/etc/passwd") || p.contains("/work") || p.contains("/home")));
+    }
+}
