@@ -102,13 +102,12 @@ fn bench_startup_vs_tests() {
     let iso = isolation();
     let limits = Limits::default();
     let wall = Duration::from_secs(30);
-    let prefix = python_prefix();
     let time = |script: &str| {
         median(
             (0..15)
                 .map(|_| {
                     let s = Instant::now();
-                    let r = runner::run_raw(iso, &prefix, b"", script, &limits, wall);
+                    let r = runner::run_raw(iso, b"", script, &limits, wall);
                     assert!(r.spawn_error.is_none());
                     s.elapsed().as_secs_f64()
                 })
@@ -122,7 +121,7 @@ fn bench_startup_vs_tests() {
         runner::Isolation { new_uid_per_run: false, network_namespace: false, mount_namespace: false, ..iso.clone() };
     let s = Instant::now();
     for _ in 0..15 {
-        runner::run_raw(&plain, &prefix, b"", "pass", &limits, wall);
+        runner::run_raw(&plain, b"", "pass", &limits, wall);
     }
     println!("same without namespaces or uid switch: {:.1} ms", s.elapsed().as_secs_f64() / 15.0 * 1e3);
     for (domain, n) in [(Domain::Math, 25), (Domain::Array, 25), (Domain::Math, 200), (Domain::Array, 200)] {
@@ -144,14 +143,6 @@ fn bench_startup_vs_tests() {
             println!("{domain} n={n}: one reference run, {trials} trials ({calls} calls): {:.1} ms", run * 1e3);
         }
     }
-}
-
-fn python_prefix() -> std::path::PathBuf {
-    let out = std::process::Command::new("python3")
-        .args(["-I", "-c", "import os, sys; print(os.path.realpath(sys.base_prefix))"])
-        .output()
-        .unwrap();
-    std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
 /// The reference's own records (D11) as grading tasks: (label, task, solution) for every record of

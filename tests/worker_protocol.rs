@@ -25,7 +25,7 @@ async fn hello_announces_the_limits() {
     assert_eq!(h.server, format!("cabrito {}", env!("CARGO_PKG_VERSION")));
     assert_eq!(h.limits, cfg.limits);
     assert_eq!(h.generator_versions, cabrito_gen::spec::SERVED_VERSIONS.to_vec());
-    assert!(h.isolation.contains("fresh python3 process per run"), "{}", h.isolation);
+    assert!(h.isolation.contains("each run its own process"), "{}", h.isolation);
     // The raw JSON has the contract's keys.
     c.send_text(r#"{"v":1,"type":"hello"}"#).await;
     let ServerMessage::Hello(again) = c.recv(T).await else { panic!("hello") };

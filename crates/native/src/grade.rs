@@ -529,6 +529,10 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     if !args.tasks.is_dir() {
         return Err(Failure::Usage(format!("--tasks {} is not a folder", args.tasks.display())));
     }
+    // The isolation probe and the interpreter pool start while the tasks and responses are read.
+    if args.opts.pool {
+        std::thread::spawn(|| super::pool::warm(runner::isolation()));
+    }
     let tasks_root = records::root(&args.tasks, "tasks");
     let mut index: TaskIndex = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
@@ -616,7 +620,8 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
                 .entry(combo.clone())
                 .or_insert_with(|| std::fs::OpenOptions::new().append(true).create(true).open(&path).ok());
             if let Some(f) = f {
-                let _ = writeln!(f, "{rec}");
+                // One write per record (formatting into the file writes each token on its own).
+                let _ = f.write_all(format!("{rec}\n").as_bytes());
             }
         }
     };
@@ -638,8 +643,12 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     let mut all: HashMap<(Combo, usize), Json> = reused_records;
     let reused = all.len();
     all.extend(fresh);
-    let mut summary =
-        Summary { isolation: runner::isolation().describe(), graded: graded_now, reused, ..Summary::default() };
+    let mut summary = Summary {
+        isolation: super::pool::describe(runner::isolation(), args.opts.pool),
+        graded: graded_now,
+        reused,
+        ..Summary::default()
+    };
     for (combo, js) in &combos {
         let path = out_path(&args.out, combo, args.shard);
         let mut text = String::new();

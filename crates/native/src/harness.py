@@ -226,9 +226,26 @@ def memoize(fn):
                 if j < first:
                     return None
                 vals[j] = defaults[j - first]
+        vals = tuple(vals)
+        kinds = tuple(map(type, vals))
+        # Plain values: the key of a positional call with every argument, so both meet in one entry.
+        if SIMPLE_TYPES.issuperset(kinds):
+            return (kinds, vals)
         return ("bound", tuple(map(fast_key, vals)))
 
     def wrapper(*args, **kwargs):
+        # The common call: every parameter given positionally with plain values. Its key is the
+        # bound key too, so one look-up serves both.
+        if plain and not kwargs and len(args) == n:
+            kinds = tuple(map(type, args))
+            if SIMPLE_TYPES.issuperset(kinds):
+                key = (kinds, args)
+                hit = cache.get(key, cache)
+                if hit is not cache:
+                    return hit
+                result = fn(*args)
+                cache[key] = result
+                return result
         try:
             if kwargs:
                 vals = args + tuple(kwargs.values())

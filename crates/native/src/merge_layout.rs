@@ -248,7 +248,12 @@ pub fn grade_runs(args: &GradeArgs, responses: &Path, tasks_root: &Path) -> Resu
     bar.finish_and_clear();
     let graded = fresh.len();
     records.extend(fresh);
-    let mut summary = Summary { isolation: runner::isolation().describe(), graded, reused, ..Summary::default() };
+    let mut summary = Summary {
+        isolation: super::pool::describe(runner::isolation(), args.opts.pool),
+        graded,
+        reused,
+        ..Summary::default()
+    };
     for (combo, js) in &combos {
         let path = out_path(&args.out, combo, args.shard);
         if let Some(dir) = path.parent() {

@@ -1,11 +1,11 @@
 //! Behavioural grading of merge tasks (grading.md §6.8, D7): the reference and the candidate each run
-//! in a fresh sandboxed Python process (the runner's [`run_raw`]) under `merge_harness.py`, which
+//! in their own sandboxed Python process (the runner's [`execute`]: a child of the interpreter pool
+//! where the machine allows it, else a fresh process) under `merge_harness.py`, which
 //! calls `CalculateA().compute(*v)` and `CalculateB().compute(*v)` on every argument vector; the
 //! verdict is assembled by the pure [`behaviour`] module. The reference's outputs are cached per
 //! task and vectors.
 
-use super::runner::{isolation, outcome_from_raw, run_raw, GradeOptions};
-use super::sandbox::python_prefix;
+use super::runner::{execute, outcome_from_raw, GradeOptions, Harness};
 use cabrito_check::grade::{GradeTask, RunOutcome, RunStatus, Verdict};
 use cabrito_check::merge::{behaviour, behaviour::CALL_TIMEOUT};
 use std::collections::HashMap;
@@ -25,14 +25,7 @@ pub fn call_timeout(opts: &GradeOptions) -> f64 {
 pub fn run_calculators(program: &str, vectors: &[Vec<i64>], opts: &GradeOptions) -> RunOutcome {
     let req = behaviour::request(program, vectors, call_timeout(opts));
     let body = serde_json::to_vec(&req).unwrap_or_default();
-    let raw = run_raw(
-        isolation(),
-        python_prefix(),
-        &body,
-        MERGE_HARNESS,
-        &opts.limits,
-        opts.limits.wall_for(vectors.len() * 2),
-    );
+    let raw = execute(Harness::Merge, false, &body, opts, vectors.len() * 2);
     outcome_from_raw(raw, &vec![2; vectors.len()])
 }
 

@@ -1,15 +1,19 @@
-# Cabrito's grading zygote (native/pool.rs). A pre-started interpreter that holds the harness
-# (native/harness.py, passed as argv[2]), numpy and nothing else, and forks one fresh child per
-# run. It never reads a program, an input or a result: those travel on pipes between the grader
-# and the child, which enters its own sandbox before it reads anything.
+# Cabrito's grading zygote (native/pool.rs). A pre-started interpreter that holds the harnesses
+# (argv[2]: native/harness.py, argv[3]: native/merge_harness.py, argv[4]: native/script.py, compiled
+# here once) and, once a run needs it, numpy; it forks one fresh child per run. It never reads a
+# program, an input or a result: those travel on pipes between the grader and the child, which
+# enters its own sandbox before it reads anything.
 #
 # The zygote runs as root in the sandbox the grader gave it (an empty network namespace, a
-# private mount namespace with a read-only root), with its control socket (SOCK_SEQPACKET) as
-# fd 3. Messages from the grader:
-#   "run ID UID AS CPU FSIZE NOFILE NPROC" with four fds (SCM_RIGHTS): the child's stdin, stdout,
-#                                          stderr and result channel
+# private mount namespace whose read-only root holds only the interpreter, its libraries and
+# numpy), with its control socket (SOCK_SEQPACKET) as fd 3. Messages from the grader:
+#   "run ID UID AS CPU FSIZE NOFILE NPROC MODE NUMPY" with four fds (SCM_RIGHTS): the child's stdin,
+#                                          stdout, stderr and result channel; MODE is grade, merge or
+#                                          script (which harness the child runs); NUMPY 1 loads numpy
+#                                          first, so the child finds it imported
+#   "numpy"            load numpy now (a worker warming up)
 # Messages to the grader:
-#   "ready"            once, when numpy and the harness are loaded
+#   "ready"            once, when the harnesses are compiled (numpy is loaded later, on demand)
 #   "started ID PID"   the child is forked (it is its own process group)
 #   "failed ID WHY"    no child was started
 #   "exited PID STATUS"  a child ended (the raw wait status)
@@ -17,11 +21,12 @@
 #
 # A child, before it reads its stdin: becomes its own process group; moves its four fds to 0-3
 # and closes every other fd (the control socket among them); enters new mount, network and IPC
-# namespaces with fresh tmpfs /tmp, /var/tmp and /dev/shm (its working directory is /tmp); sets
-# its rlimits; drops to its private uid and gid with no supplementary groups; sets no_new_privs
-# and a death signal; restores the default signal handlers. Only then does it run the harness.
+# namespaces with a fresh tmpfs /tmp (its working directory); sets its rlimits; drops to its
+# private uid and gid with no supplementary groups; sets no_new_privs and a death signal; restores
+# the default signal handlers. Only then does it run its harness.
 
 import ctypes
+import gc
 import os
 import resource
 import selectors
@@ -32,10 +37,21 @@ import types
 
 if len(sys.argv) > 1 and sys.argv[1]:
     sys.path.append(sys.argv[1])
-import numpy  # noqa: E402,F401  (held by every child: imported once, here)
 
 HARNESS = types.ModuleType("cabrito_harness")
 exec(compile(sys.argv[2], "harness.py", "exec"), HARNESS.__dict__)
+MERGE = compile(sys.argv[3], "merge_harness.py", "exec")
+SCRIPT = compile(sys.argv[4], "script.py", "exec")
+
+
+def load_numpy():
+    """Imported once here, so every child forked afterwards holds it."""
+    if "numpy" not in sys.modules:
+        try:
+            import numpy  # noqa: F401
+        except BaseException:
+            pass
+        gc.freeze()
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
@@ -45,6 +61,7 @@ MS_NOSUID = 2
 MS_NODEV = 4
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+MODES = (b"grade", b"merge", b"script")
 TMPFS = [p for p in (b"/tmp", b"/var/tmp", b"/dev/shm") if os.path.isdir(p)]
 LIMITS = (
     resource.RLIMIT_AS,
@@ -81,7 +98,20 @@ def enter(uid, limits):
         os._exit(71)
 
 
-def child(fds, uid, limits):
+def exit_code(e):
+    """The exit status `python -c` gives a SystemExit."""
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code & 0xFF
+    try:
+        sys.stderr.write(str(e.code) + "\n")
+    except BaseException:
+        pass
+    return 1
+
+
+def child(fds, uid, limits, mode):
     try:
         os.setpgid(0, 0)
         signal.set_wakeup_fd(-1)
@@ -99,7 +129,14 @@ def child(fds, uid, limits):
             os._exit(70)
     code = 0
     try:
-        HARNESS.main()
+        if mode == b"grade":
+            HARNESS.main()
+        elif mode == b"merge":
+            exec(MERGE, {"__name__": "cabrito_merge_harness"})
+        else:
+            exec(SCRIPT, {"__name__": "cabrito_script"})
+    except SystemExit as e:
+        code = exit_code(e)
     except BaseException:
         import traceback
 
@@ -127,6 +164,8 @@ def main():
     sel.register(ctl, selectors.EVENT_READ, "ctl")
     sel.register(wake_r, selectors.EVENT_READ, "wake")
     children = set()
+    # What the zygote holds stays out of the children's garbage collections (and their pages shared).
+    gc.freeze()
     ctl.send(b"ready")
 
     def reap():
@@ -143,7 +182,12 @@ def main():
 
     def serve(msg, fds):
         words = msg.split()
-        if len(words) != 8 or words[0] != b"run" or len(fds) != 4:
+        if words == [b"numpy"]:
+            for fd in fds:
+                os.close(fd)
+            load_numpy()
+            return
+        if len(words) != 10 or words[0] != b"run" or len(fds) != 4 or words[8] not in MODES:
             for fd in fds:
                 os.close(fd)
             ctl.send(b"failed " + (words[1] if len(words) > 1 else b"?") + b" bad request")
@@ -151,7 +195,10 @@ def main():
         rid = words[1]
         try:
             uid = int(words[2])
-            limits = [int(w) for w in words[3:]]
+            limits = [int(w) for w in words[3:8]]
+            mode = words[8]
+            if words[9] == b"1":
+                load_numpy()
             if uid < 1000:
                 raise ValueError("uid below 1000")
             sys.stdout.flush()
@@ -163,7 +210,7 @@ def main():
             ctl.send(b"failed " + rid + b" " + repr(e).encode()[:300])
             return
         if pid == 0:
-            child(fds, uid, limits)
+            child(fds, uid, limits, mode)
         for fd in fds:
             os.close(fd)
         children.add(pid)

@@ -1,19 +1,22 @@
 //! The interpreter pool: one pre-started Python process (the *zygote*, `pool.py`) that already
-//! holds the harness and numpy, and forks a fresh child per run.
+//! holds the harnesses (grading, Merge Codebases, whole programs) and, once a run asks for it,
+//! numpy, and forks a fresh child per run. The command line, the worker and [`super::runner::run_python`]
+//! all run through it.
 //!
 //! Isolation is the same as a fresh process per run ([`super::sandbox`]) and does not rest on the
 //! zygote: the zygote never sees a program, an input or a result. The grader creates the run's
 //! four pipes (stdin, stdout, stderr, results) and passes their child ends over the control socket
 //! with the run's private uid and rlimits; the zygote forks; the child moves the pipes to fds 0–3,
 //! closes every other fd (the control socket among them), enters new mount, network and IPC
-//! namespaces with fresh tmpfs `/tmp`, `/var/tmp` and `/dev/shm`, sets its rlimits, drops to its
+//! namespaces with a fresh tmpfs `/tmp`, sets its rlimits, drops to its
 //! uid with no groups, sets `no_new_privs` and a death signal, and only then reads its request. So
 //! a candidate shares no interpreter with the reference, the grader or another candidate: every
 //! run is a separate process forked from the same untouched image, and what one leaves in its
 //! memory, files, signal handlers or environment dies with it.
 //!
 //! The zygote itself runs as root (it must create namespaces and switch uids for its children) in
-//! the sandbox of [`Sandbox::prepare_zygote`]: no network, read-only root, private `/tmp`. A
+//! the sandbox of [`Sandbox::prepare_zygote`]: no network, the minimal read-only root (nothing of
+//! the host but the interpreter, its libraries and numpy), private `/tmp`. A
 //! candidate cannot reach it: a different uid cannot signal or trace it, its control socket is an
 //! unnamed socket pair closed in the child, and it runs nothing it is sent.
 //!
@@ -22,8 +25,8 @@
 //! processes as before ([`super::runner::run_raw`]). A zygote that dies is started again on the
 //! next run; a run whose zygote died under it is run again in a fresh process.
 
-use super::runner::{reader, Limits, RawRun};
-use super::sandbox::{kill_uid, next_uid, python_prefix, Isolation, Sandbox};
+use super::runner::{reader, Harness, Limits, RawRun};
+use super::sandbox::{kill_uid, next_uid, Isolation, Sandbox};
 use cabrito_check::grade::RunStatus;
 use std::collections::HashMap;
 use std::io::Write;
@@ -99,7 +102,17 @@ pub fn set_max_children(n: usize) {
 
 /// Whether runs go through the pool on this machine (enabled and the tier allows it).
 pub fn available(iso: &Isolation) -> bool {
-    pool().enabled.load(Ordering::Acquire) && Sandbox::prepare_zygote(iso, python_prefix()).is_some()
+    pool().enabled.load(Ordering::Acquire) && iso.mount_namespace && iso.network_namespace && iso.new_uid_per_run
+}
+
+/// The isolation line of logs and summaries, with how runs start (`pool`: the caller's option).
+pub fn describe(iso: &Isolation, pool: bool) -> String {
+    let how = if pool && available(iso) {
+        "runs forked from a pre-started interpreter (the pool), each entering its own namespaces, minimal root, uid and rlimits"
+    } else {
+        "a fresh python3 process per run"
+    };
+    format!("{how}; {}", iso.describe())
 }
 
 /// The zygote's pid, if one is running (tests kill it to check that the pool recovers).
@@ -224,23 +237,32 @@ fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> std::io::Result<()>
 
 impl Zygote {
     fn spawn(iso: &Isolation) -> std::io::Result<Zygote> {
-        let sandbox = Sandbox::prepare_zygote(iso, python_prefix())
+        let sandbox = Sandbox::prepare_zygote(iso)
             .ok_or_else(|| std::io::Error::other("this machine's isolation tier has no pool"))?;
         let (ours, theirs) = seqpacket_pair()?;
         let theirs_fd = theirs.as_raw_fd();
         let mut cmd = Command::new(&iso.python);
-        cmd.args(["-I", "-S", "-c", POOL_SOURCE, &iso.site_packages, super::runner::HARNESS])
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HOME", "/tmp")
-            .env("LANG", "C.UTF-8")
-            .env("OPENBLAS_NUM_THREADS", "1")
-            .env("OMP_NUM_THREADS", "1")
-            .env("MKL_NUM_THREADS", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0);
+        cmd.args([
+            "-I",
+            "-S",
+            "-c",
+            POOL_SOURCE,
+            &iso.site_packages,
+            Harness::Grade.source(),
+            Harness::Merge.source(),
+            Harness::Script.source(),
+        ])
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", "/tmp")
+        .env("LANG", "C.UTF-8")
+        .env("OPENBLAS_NUM_THREADS", "1")
+        .env("OMP_NUM_THREADS", "1")
+        .env("MKL_NUM_THREADS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
         // SAFETY: `Sandbox::enter` follows the rules of `native::sandbox` (no allocation,
         // async-signal-safe calls only, everything prepared before the fork).
         unsafe {
@@ -354,9 +376,31 @@ impl Drop for Slot {
     }
 }
 
-/// Run the harness on `stdin` in a child of the zygote. `None` when the pool cannot take the run
-/// (unavailable, busy, dead, or it died during the run): the caller then starts a fresh process.
-pub fn run(iso: &Isolation, stdin: &[u8], limits: &Limits, wall: Duration) -> Option<RawRun> {
+/// Have the zygote import numpy now (started if needed), so array runs do not wait for it later.
+pub fn preload_numpy(iso: &Isolation) {
+    if !available(iso) {
+        return;
+    }
+    if let Some(z) = zygote(iso) {
+        let _g = z.send.lock();
+        // SAFETY: the buffer is valid for its length.
+        unsafe {
+            libc::send(z.ctl.as_raw_fd(), b"numpy".as_ptr().cast(), 5, libc::MSG_NOSIGNAL);
+        }
+    }
+}
+
+/// Run `harness` on `stdin` in a child of the zygote (`numpy`: load it in the zygote first).
+/// `None` when the pool cannot take the run (unavailable, busy, dead, or it died during the run):
+/// the caller then starts a fresh process.
+pub fn run(
+    iso: &Isolation,
+    harness: Harness,
+    numpy: bool,
+    stdin: &[u8],
+    limits: &Limits,
+    wall: Duration,
+) -> Option<RawRun> {
     if !available(iso) {
         return None;
     }
@@ -377,8 +421,14 @@ pub fn run(iso: &Isolation, stdin: &[u8], limits: &Limits, wall: Duration) -> Op
     let (tx, rx) = mpsc::channel();
     z.waiting.lock().ok()?.insert(id, tx);
     let msg = format!(
-        "run {id} {uid} {} {} {} {} {}",
-        limits.address_space_bytes, limits.cpu_seconds, limits.file_size_bytes, limits.open_files, limits.processes
+        "run {id} {uid} {} {} {} {} {} {} {}",
+        limits.address_space_bytes,
+        limits.cpu_seconds,
+        limits.file_size_bytes,
+        limits.open_files,
+        limits.processes,
+        harness.word(),
+        u8::from(numpy)
     );
     let sent = {
         let _g = z.send.lock().ok()?;

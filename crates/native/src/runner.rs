@@ -1,15 +1,17 @@
 //! The Python runner (decision D7): runs programs and reads their outcomes.
 //!
-//! Every program run is a fresh `python3` process, never the grader's own, and the reference and
-//! the candidate never share an interpreter. Each process gets, from outside, its own process group
-//! (killed as a whole at a wall-clock limit, or at once when its [`CancelFlag`] is raised) and the
-//! sandbox of [`super::sandbox`] (namespaces, a private uid, rlimits; entered between fork and exec
-//! without allocating). Without a mount namespace the run gets a temporary working directory.
+//! Every program run is its own process, never the grader's own, and the reference and the
+//! candidate never share an interpreter: a child forked from the interpreter pool
+//! ([`super::pool`]) where this machine's tier allows it, else a fresh `python3`. Each process gets,
+//! from outside, its own process group (killed as a whole at a wall-clock limit, or at once when
+//! its [`CancelFlag`] is raised) and the sandbox of [`super::sandbox`] (namespaces, a minimal root,
+//! a private uid, rlimits). Without a mount namespace the run gets a temporary working directory.
 //!
 //! Output is captured through pipes and capped; results come back on a separate pipe (fd 3).
+//! [`run_python`] runs any program this way and returns its stdout, stderr and exit status.
 
 pub use super::sandbox::{isolation, Isolation};
-use super::sandbox::{kill_uid, python_prefix, Sandbox};
+use super::sandbox::{kill_uid, Sandbox};
 use cabrito_check::{
     grade,
     grade::{outcome::Ending, GradeTask, HarnessOptions, InputScheme, Prepared, RunOutcome, RunStatus, Verdict},
@@ -23,8 +25,41 @@ use std::process::{Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// The harness every run executes (`python3 -I -S -c HARNESS SITE_PACKAGES`).
+/// The harness every grading run executes (`python3 -I -S -c HARNESS SITE_PACKAGES`).
 pub const HARNESS: &str = include_str!("harness.py");
+
+/// What [`run_python`] executes: reads a program from stdin and runs it as `__main__`.
+pub const SCRIPT: &str = include_str!("script.py");
+
+/// Which program a run executes; the pool's children run the same three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Harness {
+    /// The grading harness (`harness.py`): one program's functions on a plan.
+    Grade,
+    /// The Merge Codebases harness (`merge_harness.py`).
+    Merge,
+    /// A whole program ([`run_python`]).
+    Script,
+}
+
+impl Harness {
+    pub fn source(self) -> &'static str {
+        match self {
+            Harness::Grade => HARNESS,
+            Harness::Merge => super::merge_runner::MERGE_HARNESS,
+            Harness::Script => SCRIPT,
+        }
+    }
+
+    /// The word the pool's zygote knows it by.
+    pub fn word(self) -> &'static str {
+        match self {
+            Harness::Grade => "grade",
+            Harness::Merge => "merge",
+            Harness::Script => "script",
+        }
+    }
+}
 
 /// Resource limits of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,14 +203,7 @@ pub(super) fn reader(mut r: impl Read + Send + 'static, cap: usize) -> mpsc::Rec
 }
 
 /// Run `script` (Python source) in a fresh sandboxed process with `stdin`; results from fd 3.
-pub fn run_raw(
-    iso: &Isolation,
-    prefix: &std::path::Path,
-    stdin: &[u8],
-    script: &str,
-    limits: &Limits,
-    wall: Duration,
-) -> RawRun {
+pub fn run_raw(iso: &Isolation, stdin: &[u8], script: &str, limits: &Limits, wall: Duration) -> RawRun {
     let start = Instant::now();
     let fail = |msg: String| RawRun {
         status: RunStatus::SpawnFailed { message: msg.clone() },
@@ -192,7 +220,7 @@ pub fn run_raw(
         return fail(format!("pipe: {}", std::io::Error::last_os_error()));
     }
     let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let sandbox = Sandbox::prepare(iso, prefix, limits);
+    let sandbox = Sandbox::prepare(iso, limits);
     let uid = sandbox.uid();
     let workdir = if sandbox.has_private_tmp() {
         None
@@ -244,6 +272,10 @@ pub fn run_raw(
     }
     let deadline = start + wall;
     let mut sleep = Duration::from_micros(200);
+    // A pidfd wakes the wait the moment the process ends (a sleep would add up to its length).
+    // SAFETY: pidfd_open has no memory preconditions; a negative result means no pidfd.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
     let status = loop {
         match child.try_wait() {
             Ok(Some(st)) => break Some(Ok(st)),
@@ -258,8 +290,18 @@ pub fn run_raw(
             let _ = child.wait();
             break if cancelled { Some(Err(())) } else { None };
         }
-        std::thread::sleep(sleep);
-        sleep = (sleep * 2).min(Duration::from_millis(10));
+        match &pidfd {
+            Some(fd) => {
+                use std::os::fd::AsRawFd;
+                let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                // SAFETY: one valid pollfd.
+                unsafe { libc::poll(&mut p, 1, 10) };
+            }
+            None => {
+                std::thread::sleep(sleep);
+                sleep = (sleep * 2).min(Duration::from_millis(10));
+            }
+        }
     };
     // Whatever the run left behind dies now: its group, and with a private uid every process of it.
     unsafe {
@@ -299,20 +341,57 @@ pub fn run_program(
     let calls: usize = plan.trials.iter().map(|t| t.calls.len()).sum();
     let shape = grade::shape(plan);
     let body = serde_json::to_vec(&req).unwrap_or_default();
-    outcome_from_raw(execute(&body, opts, calls), &shape)
+    outcome_from_raw(execute(Harness::Grade, plan.domain == cabrito_gen::Domain::Array, &body, opts, calls), &shape)
 }
 
-/// Run the harness on a request: through the pool when it can take the run, else in a fresh
-/// process.
-pub fn execute(body: &[u8], opts: &GradeOptions, calls: usize) -> RawRun {
-    let iso = isolation();
+/// Run a harness on a request (`numpy`: the run imports it, so a pool child should find it
+/// loaded): through the pool when it can take the run, else in a fresh process.
+pub fn execute(harness: Harness, numpy: bool, body: &[u8], opts: &GradeOptions, calls: usize) -> RawRun {
     let wall = opts.limits.wall_for(calls);
-    if opts.pool {
-        if let Some(raw) = super::pool::run(iso, body, &opts.limits, wall) {
+    execute_for(harness, numpy, body, &opts.limits, wall, opts.pool)
+}
+
+fn execute_for(harness: Harness, numpy: bool, body: &[u8], limits: &Limits, wall: Duration, pool: bool) -> RawRun {
+    let iso = isolation();
+    if pool {
+        if let Some(raw) = super::pool::run(iso, harness, numpy, body, limits, wall) {
             return raw;
         }
     }
-    run_raw(iso, python_prefix(), body, HARNESS, &opts.limits, wall)
+    run_raw(iso, body, harness.source(), limits, wall)
+}
+
+/// What [`run_python`] gives back.
+#[derive(Debug)]
+pub struct ProgramRun {
+    /// How the process ended (`Completed`: exit 0; `Exited`, `Signalled`, `TimedOut`, ...).
+    pub status: RunStatus,
+    /// The exit code, when the process exited by itself.
+    pub exit_code: Option<i32>,
+    /// The first [`Limits::output_cap`] bytes of each.
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub seconds: f64,
+}
+
+/// Run a whole Python program as `__main__` under `limits`, with `stdin` as its standard input,
+/// in the same sandbox as every grading run (its own process from the pool or a fresh one, no
+/// network, the minimal root, a private uid, rlimits, killed at the wall-clock limit or when
+/// `limits.cancel` is raised). numpy is importable. The wall clock is `limits.wall_seconds`
+/// (default 20 s).
+pub fn run_python(program: &str, stdin: &[u8], limits: &Limits) -> ProgramRun {
+    let mut body = format!("{}\n", program.len()).into_bytes();
+    body.extend_from_slice(program.as_bytes());
+    body.extend_from_slice(stdin);
+    let wall = limits.wall_for(0);
+    let numpy = program.contains("numpy");
+    let raw = execute_for(Harness::Script, numpy, &body, limits, wall, true);
+    let exit_code = match raw.status {
+        RunStatus::Completed => Some(0),
+        RunStatus::Exited { code } => Some(code),
+        _ => None,
+    };
+    ProgramRun { status: raw.status, exit_code, stdout: raw.stdout, stderr: raw.stderr, seconds: raw.seconds }
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -410,7 +489,7 @@ pub fn expected_outputs(task: &GradeTask, prep: &Prepared, opts: &GradeOptions) 
     let req = grade::request(plan, &prep.reference_program, &prep.reference_defs, None, &opts.harness);
     let calls: usize = plan.trials.iter().map(|t| t.calls.len()).sum();
     let body = serde_json::to_vec(&req).unwrap_or_default();
-    let raw = execute(&body, opts, calls);
+    let raw = execute(Harness::Grade, plan.domain == cabrito_gen::Domain::Array, &body, opts, calls);
     let text = raw.result.clone();
     let out = Arc::new(outcome_from_raw(raw, &grade::shape(plan)));
     if out.status == RunStatus::Completed {

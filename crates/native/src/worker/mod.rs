@@ -68,15 +68,14 @@ pub(crate) struct Shared {
 
 /// The `/ws` route with its own state (tests build servers with their own configurations).
 pub fn router(cfg: WorkerConfig) -> Router {
-    let mut isolation = runner::isolation().describe();
-    if cfg.grade.pool && super::pool::available(runner::isolation()) {
-        isolation.push_str(
-            "; runs forked from a pre-started interpreter (the pool), each entering its own namespaces, uid and rlimits",
-        );
-    }
-    // Start the interpreter pool now, so the first job does not wait for it.
+    let isolation = super::pool::describe(runner::isolation(), cfg.grade.pool);
+    // Start the interpreter pool now, with numpy, so the first job does not wait for either.
     if cfg.grade.pool {
-        std::thread::spawn(|| super::pool::warm(runner::isolation()));
+        std::thread::spawn(|| {
+            if super::pool::warm(runner::isolation()) {
+                super::pool::preload_numpy(runner::isolation());
+            }
+        });
     }
     if cfg.log {
         log(json!({
