@@ -242,7 +242,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                     }
                     next
                 }
-                Boxes::All(n) => cabrito_gen::sort::set(0..n),
+                Boxes::All(n) => (0..n).collect(),
                 Boxes::None => BTreeSet::new(),
             })
         })

@@ -284,7 +284,7 @@ pub fn branch_placement(c: &Ctx) -> Outcome {
             line: None,
         };
     }
-    cabrito_gen::sort::sort(&mut problems);
+    problems.sort();
     problems.dedup();
     let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if problems.len() > 3 { format!(" (and {} more)", problems.len() - 3) } else { String::new() };

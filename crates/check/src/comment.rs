@@ -148,7 +148,7 @@ pub fn comment_copy(c: &Ctx) -> Outcome {
             line: None,
         };
     }
-    cabrito_gen::sort::sort(&mut problems);
+    problems.sort();
     let (line, first) = problems[0].clone();
     let more = match problems.len() {
         1 => String::new(),

@@ -433,7 +433,7 @@ pub fn collect(p: &Program, f: &StmtFunctionDef, g: &BTreeSet<String>, comments:
             }
         }
     }
-    cabrito_gen::sort::sort_by_key(&mut out, |x| (x.line, x.column));
+    out.sort_by_key(|x| (x.line, x.column));
     out
 }
 
@@ -846,8 +846,8 @@ fn run(c: &Ctx) -> (Outcome, bool) {
         // The reference's rule: equal multisets per category.
         let mut e: Vec<&Key> = exp.iter().map(|x| &x.key).collect();
         let mut a: Vec<&Key> = act.iter().map(|x| &x.key).collect();
-        cabrito_gen::sort::sort(&mut e);
-        cabrito_gen::sort::sort(&mut a);
+        e.sort();
+        a.sort();
         if e != a {
             reference_fails = true;
         }
@@ -884,7 +884,7 @@ fn run(c: &Ctx) -> (Outcome, bool) {
         return (Outcome { passed: true, reason, line: None }, passed_reference);
     }
     let mut ps = problems.0;
-    cabrito_gen::sort::sort_by_key(&mut ps, |p| p.0);
+    ps.sort_by_key(|p| p.0);
     ps.dedup();
     let shown: Vec<&str> = ps.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if ps.len() > 3 { format!(" (and {} more)", ps.len() - 3) } else { String::new() };

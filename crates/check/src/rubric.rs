@@ -697,7 +697,7 @@ fn parameter_passed(c: &Ctx) -> Outcome {
 
 /// Fail with up to three problems (sorted by line), pointing at the first.
 fn report(mut problems: Vec<(usize, String)>) -> Outcome {
-    cabrito_gen::sort::sort(&mut problems);
+    problems.sort();
     problems.dedup();
     let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if problems.len() > 3 { format!(" (and {} more)", problems.len() - 3) } else { String::new() };

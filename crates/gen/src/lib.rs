@@ -13,7 +13,6 @@ pub mod graph;
 pub mod kinds;
 pub mod python;
 pub mod rng;
-pub mod sort;
 pub mod spec;
 pub mod task;
 

@@ -28,7 +28,7 @@ fn rank(order: &[&str], s: &str) -> usize {
 /// The axes present, in the paper's order.
 pub fn axes_of<'a>(axes: impl Iterator<Item = &'a Arc<str>>) -> Vec<Arc<str>> {
     let mut v: Vec<Arc<str>> = axes.cloned().collect::<BTreeSet<_>>().into_iter().collect();
-    cabrito_gen::sort::sort_by_key(&mut v, |a| (runs::axis_rank(a), a.to_string()));
+    v.sort_by_key(|a| (runs::axis_rank(a), a.to_string()));
     v
 }
 
@@ -45,8 +45,8 @@ pub fn facet_values(points: &[Point], facet: Facet) -> Vec<Arc<str>> {
         .into_iter()
         .collect();
     match facet {
-        Facet::Kind => cabrito_gen::sort::sort_by_key(&mut v, |k| (rank(KIND_ORDER, k), k.to_string())),
-        Facet::Domain => cabrito_gen::sort::sort_by_key(&mut v, |d| (rank(DOMAIN_ORDER, d), d.to_string())),
+        Facet::Kind => v.sort_by_key(|k| (rank(KIND_ORDER, k), k.to_string())),
+        Facet::Domain => v.sort_by_key(|d| (rank(DOMAIN_ORDER, d), d.to_string())),
         Facet::All => {}
     }
     v

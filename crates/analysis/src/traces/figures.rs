@@ -142,10 +142,10 @@ pub fn figure3(sessions: &[&Session]) -> Vec<GroupPoint> {
 /// `n`; one column per axis, one row per model; error bars ± one standard error.
 pub fn figure3_charts(points: &[GroupPoint]) -> (Chart, Chart) {
     let mut axes: Vec<String> = points.iter().map(|p| p.axis.clone()).collect();
-    cabrito_gen::sort::sort_by_key(&mut axes, |a| (runs::axis_rank(a), a.clone()));
+    axes.sort_by_key(|a| (runs::axis_rank(a), a.clone()));
     axes.dedup();
     let mut models: Vec<String> = points.iter().map(|p| p.model.clone()).collect();
-    cabrito_gen::sort::sort(&mut models);
+    models.sort();
     models.dedup();
     let make = |tokens: bool| -> Chart {
         let mut panels = Vec::new();

@@ -145,7 +145,7 @@ fn shape<'a>(p: &'a Program<'_>) -> Shape<'a> {
     if let Some(s) = compute_stmt {
         calls.visit_stmt(s);
     }
-    cabrito_gen::sort::sort_by(&mut calls.0, |a, b| a.0.cmp(&b.0));
+    calls.0.sort_by(|a, b| a.0.cmp(&b.0));
     let child = |i: usize| classes[i + 1];
     Shape {
         custom: [0, 1].map(|i| child(i).map(custom).unwrap_or_default()),

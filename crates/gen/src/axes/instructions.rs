@@ -14,7 +14,7 @@ pub mod bank;
 pub mod sample;
 
 use super::{AxisDef, Grows};
-use crate::decimal::{fixed, short};
+use crate::decimal::short;
 use crate::graph::{dag_key, CallGraph};
 use crate::kinds::Level;
 use crate::python::Stmt;
@@ -68,7 +68,7 @@ impl AxisDef for Instructions {
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         // The share as a fraction, one decimal at least (`0.0`, `0.3`, `0.25`), as the reference names it.
         let share = f64::from(spec.conditional) / 100.0;
-        let cp = if spec.conditional.is_multiple_of(10) { fixed(share, 1) } else { short(share) };
+        let cp = if spec.conditional.is_multiple_of(10) { format!("{share:.1}") } else { short(share) };
         format!("_nc=({n},{n})_cp=({cp},{cp})", n = spec.n)
     }
     fn task_set(&self, domain: Domain) -> String {
@@ -213,7 +213,7 @@ impl RuleSet {
     /// The requirements in the statement's order (numbered ones by number, then the others).
     pub fn in_statement_order(&self) -> Vec<&Rule> {
         let mut v: Vec<&Rule> = self.rules.iter().collect();
-        crate::sort::sort_by_key(&mut v, |r| r.number.unwrap_or(usize::MAX));
+        v.sort_by_key(|r| r.number.unwrap_or(usize::MAX));
         v
     }
 
@@ -221,7 +221,7 @@ impl RuleSet {
     /// temporaries; within each, values in index order and requirements in drawing order.
     pub fn applying(&self, place: &Place) -> Vec<&Rule> {
         let mut v: Vec<&Rule> = self.rules.iter().filter(|r| r.applies(place)).collect();
-        crate::sort::sort_by_key(&mut v, |r| (r.req.category(), r.req.value));
+        v.sort_by_key(|r| (r.req.category(), r.req.value));
         v
     }
 
@@ -310,10 +310,10 @@ pub fn places(g: &CallGraph) -> Vec<Place> {
     (0..g.len())
         .map(|v| {
             let mut kids = g.children(v);
-            crate::sort::sort(&mut kids);
+            kids.sort();
             kids.dedup();
             let mut parents = g.parents(v);
-            crate::sort::sort(&mut parents);
+            parents.sort();
             parents.dedup();
             Place {
                 name: g.name(v).to_string(),

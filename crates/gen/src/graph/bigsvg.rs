@@ -15,7 +15,6 @@ use super::cluster::{cluster, draw as place, neighbour, Clustering, Drawn, Geome
 use super::layout::layered;
 use super::svg::{self, esc, Button, ClusterBox, Vertex, NAV_KEYS, NODE_H, NODE_W};
 use super::CallGraph;
-use crate::decimal::fixed;
 use crate::kinds::Role;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -75,7 +74,6 @@ pub fn graph_part(g: &CallGraph, roles: &[Role], runtime: Option<&crate::axes::r
 pub fn request(zoom: f64, selected: Option<usize>, open: &BTreeSet<usize>, graph: &str) -> String {
     let open: Vec<String> = open.iter().map(usize::to_string).collect();
     let selected = selected.map_or_else(|| "-".to_string(), |v| v.to_string());
-    // The app writes no float with `{}` (its formatting code would be in the first download).
     format!("{}\n{selected}\n{}\n{graph}", crate::decimal::short(zoom), open.join(" "))
 }
 
@@ -238,7 +236,7 @@ fn edge_path(d: &Drawn, a: usize, b: usize) -> String {
 
 /// The stroke width of a bundle of `k` calls.
 fn width(k: usize) -> String {
-    format!("stroke-width: {}", fixed((1.2 + (k as f64).log2() * 0.9).min(7.0), 1))
+    format!("stroke-width: {:.1}", (1.2 + (k as f64).log2() * 0.9).min(7.0))
 }
 
 /// The clustered drawing of `g` in the state `r` asks for: the selected function's cluster is drawn
@@ -270,16 +268,13 @@ pub fn draw(g: &Graph, r: &Request) -> String {
     for f in &d.frames {
         let _ = write!(
             out,
-            r#"<rect class="cluster-frame" x="{}" y="{}" width="{}" height="{}" rx="8"/>"#,
-            fixed(f.x, 1),
-            fixed(f.y, 1),
-            fixed(f.w, 1),
-            fixed(f.h, 1)
+            r#"<rect class="cluster-frame" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="8"/>"#,
+            f.x, f.y, f.w, f.h
         );
     }
     out.push_str(r#"</g><g class="edges">"#);
     // main() calls the entry functions (one curve per item they are drawn in).
-    let entries: BTreeSet<usize> = crate::sort::set(g.entries.iter().filter_map(|&v| d.index(c.item_of(v, open))));
+    let entries: BTreeSet<usize> = g.entries.iter().filter_map(|&v| d.index(c.item_of(v, open))).collect();
     let (mx, my) = d.main;
     for i in entries {
         let (x2, y2) = (d.centre[i].0, d.centre[i].1 - d.size[i].1 / 2.0);

@@ -74,7 +74,7 @@ pub fn cluster(layout: &Layout, group: &[usize], max_bands: usize, max_members: 
             }
         }
         // Left to right by where the members sit across their layers.
-        crate::sort::sort_by(&mut here, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        here.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         let mut ids = Vec::with_capacity(here.len());
         for (_, g, _, members) in here {
             ids.push(clusters.len());
@@ -267,7 +267,7 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
             f.x += dx;
         }
     }
-    let index: BTreeMap<Item, usize> = crate::sort::map(items.iter().enumerate().map(|(i, &it)| (it, i)));
+    let index: BTreeMap<Item, usize> = items.iter().enumerate().map(|(i, &it)| (it, i)).collect();
     let edges = c
         .project(edges, open)
         .into_iter()

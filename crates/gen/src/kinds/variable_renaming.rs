@@ -131,7 +131,7 @@ pub fn renames(key: &str, chain: &Chain, count: usize) -> Vec<(String, String)> 
     shuffle(&mut stream(key, "renaming/renamed"), &mut order);
     let mut picked: Vec<(usize, String)> =
         order.into_iter().take(count).enumerate().map(|(i, v)| (v, chain.spare[i].clone())).collect();
-    crate::sort::sort(&mut picked);
+    picked.sort();
     picked.into_iter().map(|(v, new)| (chain.names[v].clone(), new)).collect()
 }
 
@@ -166,7 +166,7 @@ fn module(f: Function) -> Module {
 
 /// Starter and reference of a chain under some renames.
 pub fn programs(chain: &Chain, renames: &[(String, String)]) -> (String, String) {
-    let table: BTreeMap<&str, &str> = crate::sort::map(renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let starter = main_fn(chain, &|i| chain.names[i].clone());
     let reference = main_fn(chain, &|i| {
         let old = chain.names[i].as_str();
@@ -353,7 +353,7 @@ fn main_body(code: &str) -> impl Iterator<Item = &str> {
 pub fn panel_html(starter: &str, renames: &[(String, String)]) -> String {
     use crate::graph::svg::esc;
     use std::fmt::Write;
-    let table: BTreeMap<&str, &str> = crate::sort::map(renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let occurrences: usize =
         starter.lines().map(|l| split_line(l, &table).iter().filter(|(_, new)| new.is_some()).count()).sum();
     let mut out = format!(

@@ -152,14 +152,8 @@ pub fn build(rng: &mut Rng, s: &Shape) -> Result<Program, Reject> {
     let mut counter = 1usize;
     let mut pending: Option<Var> = None;
     let new_var = |names: &mut Vec<String>, counter: &mut usize| {
-        // `m01`, `m02`, …, `m100` (`format!("m{:02}")` without the formatting machinery).
-        let mut name = String::with_capacity(5);
-        name.push('m');
-        if *counter < 10 {
-            name.push('0');
-        }
-        crate::decimal::push_u64(&mut name, *counter as u64);
-        names.push(name);
+        // `m01`, `m02`, …, `m100`.
+        names.push(format!("m{:02}", *counter));
         *counter += 1;
         names.len() - 1
     };

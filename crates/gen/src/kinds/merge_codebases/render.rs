@@ -2,6 +2,7 @@
 //! same with a blank line after every block, `input_with_space`), and the template-method solution.
 
 use super::ir::{Item, Program, Term, Var};
+use std::fmt::Write;
 use super::rewrite::{item_lines, ClassCode};
 
 /// The two child classes, in order.
@@ -30,10 +31,7 @@ impl Piece {
             Piece::Diff(i) => ('d', i),
             Piece::Return => return "r".into(),
         };
-        let mut code = String::with_capacity(4);
-        code.push(letter);
-        crate::decimal::push_u64(&mut code, k as u64);
-        code
+        format!("{letter}{k}")
     }
 
     /// The piece a [`Piece::code`] names, if it names one.
@@ -82,8 +80,7 @@ fn write_expr(out: &mut String, terms: &[Term], names: &[String]) {
         // A coefficient other than 1 multiplies the product, grouped unless it is one factor.
         let grouped = t.coeff != 1 && t.factors.len() != 1;
         if t.coeff != 1 {
-            crate::decimal::push_u64(out, t.coeff);
-            out.push_str(" * ");
+            let _ = write!(out, "{} * ", t.coeff);
             if grouped {
                 out.push('(');
             }

@@ -5,7 +5,6 @@
 use super::ir::{Item, Var};
 use super::render::Piece;
 use super::Made;
-use crate::decimal::fixed;
 use crate::graph::layout::{layered_lists, Layout};
 use crate::graph::svg::esc_to;
 use std::collections::hash_map::{Entry, HashMap};
@@ -156,10 +155,7 @@ impl Flow {
             let class = if only_b { "flow-edge only-b" } else { "flow-edge" };
             out.push_str("<line class=\"");
             out.push_str(class);
-            for (attr, at) in [("\" x1=\"", x1), ("\" y1=\"", y1 + r), ("\" x2=\"", x2), ("\" y2=\"", y2 - r)] {
-                out.push_str(attr);
-                fixed(at, 1).push_to(&mut out);
-            }
+            let _ = write!(out, "\" x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{x2:.1}\" y2=\"{:.1}", y1 + r, y2 - r);
             out.push_str("\"/>");
         }
         out.push_str("</g><g class=\"vertices\">");
@@ -174,11 +170,7 @@ impl Flow {
                     out.push_str(c);
                 }
             }
-            out.push_str("\" transform=\"translate(");
-            fixed(x, 1).push_to(&mut out);
-            out.push(',');
-            fixed(y, 1).push_to(&mut out);
-            out.push_str(")\" data-name=\"");
+            let _ = write!(out, "\" transform=\"translate({x:.1},{y:.1})\" data-name=\"");
             esc_to(&mut out, &n.name);
             // The title: `name (kind[, returned]): `a` in CalculateA, `b` in CalculateB`.
             out.push_str("\"><title>");
