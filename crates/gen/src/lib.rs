@@ -9,6 +9,7 @@
 pub mod axes;
 pub mod decimal;
 pub mod domain;
+pub mod experiment;
 pub mod graph;
 pub mod kinds;
 pub mod python;

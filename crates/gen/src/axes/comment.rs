@@ -40,6 +40,12 @@ impl AxisDef for Comment {
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         format!("_words={}", spec.n)
     }
+    fn run_n(&self, run: &str) -> Option<f64> {
+        crate::experiment::number_after(run, "_words=")
+    }
+    fn appendix(&self) -> bool {
+        true
+    }
     fn rubric(&self) -> &'static [(&'static str, Level)] {
         &[("comment_copy", Level::Must)]
     }

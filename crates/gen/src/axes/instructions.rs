@@ -71,6 +71,9 @@ impl AxisDef for Instructions {
         let cp = if spec.conditional.is_multiple_of(10) { format!("{share:.1}") } else { short(share) };
         format!("_nc=({n},{n})_cp=({cp},{cp})", n = spec.n)
     }
+    fn run_n(&self, run: &str) -> Option<f64> {
+        crate::experiment::range_after(run, "_nc=")
+    }
     fn task_set(&self, domain: Domain) -> String {
         match domain {
             Domain::Math => "math_mult_constraints".into(),

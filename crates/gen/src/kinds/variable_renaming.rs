@@ -304,7 +304,13 @@ impl TaskKind for VariableRenaming {
         true
     }
     fn own_grid(&self) -> Option<super::OwnGrid> {
-        Some(super::OwnGrid { name: "renaming", sizes: crate::spec::PAPER_SIZES, samples: 20, run_file: false })
+        Some(super::OwnGrid {
+            name: "renaming",
+            sizes: crate::spec::PAPER_SIZES,
+            samples: 20,
+            run_file: false,
+            appendix: true,
+        })
     }
     fn extra(&self) -> Option<crate::task::Extra> {
         Some(crate::task::Extra::Renaming)
