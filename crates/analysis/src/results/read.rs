@@ -155,7 +155,7 @@ pub fn layout_of(path: &str, anchor: &str) -> Layout {
         }
         v.join("/")
     };
-    let is_type = |s: &str| runs::TASK_TYPES.contains(&s);
+    let is_type = runs::is_task_type;
     if let Some(r) = comps.iter().rposition(|c| *c == anchor) {
         let rest = &comps[r + 1..];
         if rest.len() >= 4 && (runs::is_task_set(rest[1]) || is_type(rest[2])) {
@@ -167,10 +167,16 @@ pub fn layout_of(path: &str, anchor: &str) -> Layout {
             };
         }
         if rest.len() >= 2 {
+            // A run of a kind that writes its tasks in one file (merge): the run names the kind.
             let run = rest[0].to_string();
-            let task_type = runs::parse_run(&run).experiment;
+            let task_type = match cabrito_gen::experiment::Experiment::of_run(&cabrito_gen::experiment::modern(&run)) {
+                Some(cabrito_gen::experiment::Experiment::Kind(k)) if k.def().own_grid().is_some_and(|g| g.run_file) => {
+                    Some(k.as_str().to_string())
+                }
+                _ => None,
+            };
             return Layout {
-                task_type: (task_type == "merge_codebases").then_some(task_type),
+                task_type,
                 task_set: Some(String::new()),
                 run: Some(run),
                 model: Some(with_stem(&rest[1..])),
