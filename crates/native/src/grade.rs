@@ -414,7 +414,7 @@ impl Summary {
             Some(s) => (s.axis.as_str().to_string(), s.n.to_string()),
             None => axis_and_n(&combo.run),
         };
-        let domain = cabrito_check::grade::domain_of_task_set(&combo.task_set)
+        let domain = cabrito_gen::axes::domain_of_task_set(&combo.task_set)
             .map(|d| d.as_str().to_string())
             .unwrap_or_else(|_| combo.task_set.clone());
         let row = self.rows.entry((combo.model.clone(), combo.task_type.clone(), domain, axis, n)).or_default();
