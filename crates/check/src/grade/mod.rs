@@ -388,22 +388,3 @@ pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> 
         })
         .collect()
 }
-
-/// A task set name of the reference to its domain (D11): the function sets (`math_function`, …) and the
-/// constraint sets of instruction following (`math_mult_constraints`, `string_constraints`,
-/// `array_constraints`), each named by some axis of this version.
-pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
-    let mut known: Vec<String> = Vec::new();
-    for &axis in Axis::ALL {
-        for &d in Domain::ALL {
-            let name = axis.def().task_set(d);
-            if name == task_set {
-                return Ok(d);
-            }
-            if !known.contains(&name) {
-                known.push(name);
-            }
-        }
-    }
-    Err(format!("unknown task set '{task_set}' (expected one of {})", known.join(", ")))
-}
