@@ -5,8 +5,11 @@
 //! (the task fails without it) or a nice-to-have (a diagnostic), and says why it passed or failed and
 //! where (a 1-based line of the candidate).
 //!
-//! The items live in one table, [`CHECKS`]; a later item (branch placement, constraint structure, merge
-//! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
+//! The items live in one table, [`CHECKS`]: an id, a title and a function over [`Ctx`], the function
+//! of a kind's or an axis's own item in the module of its concern (`merge`, `renames`, `branches`,
+//! `constraints`, `comment`). A kind or an axis names the items it uses and their level by id
+//! (`TaskKind::rubric`, `AxisDef::rubric`): the generator cannot hold Python checks (it is below this
+//! crate), and a test checks that every id named exists.
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
 use cabrito_gen::{Axis, Domain, Kind};
@@ -983,4 +986,34 @@ fn param_names(f: &StmtFunctionDef) -> Vec<String> {
     out.extend(p.kwonlyargs.iter().map(|a| a.parameter.name.to_string()));
     out.push(format!("**{}", p.kwarg.as_ref().map(|v| v.name.as_str()).unwrap_or("")));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CHECKS;
+    use cabrito_gen::{Axis, Kind};
+
+    /// Kinds and axes register their rubric items and pass rules by id: every id they name is an
+    /// item of [`CHECKS`], or one of the checks the grader runs itself.
+    #[test]
+    fn every_item_a_kind_or_an_axis_names_exists() {
+        let graders_own = ["compilation", "function_existence", "behavioral"];
+        let exists = |id: &str| CHECKS.iter().any(|c| c.id == id);
+        for &kind in Kind::ALL {
+            for (id, _) in kind.def().rubric() {
+                assert!(exists(id), "{kind} lists an unknown rubric item {id}");
+            }
+            for id in kind.def().required_checks() {
+                assert!(exists(id) || graders_own.contains(id), "{kind} requires an unknown check {id}");
+            }
+        }
+        for &axis in Axis::ALL {
+            for (id, _) in axis.def().rubric() {
+                assert!(exists(id), "{axis} lists an unknown rubric item {id}");
+            }
+            for id in axis.def().required_checks() {
+                assert!(exists(id) || graders_own.contains(id), "{axis} requires an unknown check {id}");
+            }
+        }
+    }
 }

@@ -14,7 +14,7 @@ pub const GENERATOR_VERSION: u32 = 1;
 pub const SERVED_VERSIONS: &[u32] = &[1];
 /// Largest size accepted for either graph.
 pub const MAX_N: u32 = 2000;
-/// The paper's sizes (of every axis but merge's), offered as presets.
+/// The paper's sizes `n` (of every axis and own grid; a test checks the `n` knob's help names them).
 pub const PAPER_SIZES: &[u32] = &[5, 10, 25, 50, 100, 200];
 
 macro_rules! named_enum {
@@ -1009,6 +1009,9 @@ mod tests {
         assert!(e.message.contains("integer"), "{e}");
         let e = TaskSpec::from_pairs([("kind", "cache_function"), ("n", "1")]).unwrap_err();
         assert!(e.message.contains("at least 2"), "{e}");
+        // The n knob's help names the paper's sizes.
+        let sizes: Vec<String> = PAPER_SIZES.iter().map(u32::to_string).collect();
+        assert!(knob("n").unwrap().help.contains(&sizes.join(", ")));
         // Every axis of the paper is built: the planned list is empty, and all four parse.
         assert!(PLANNED_AXES.is_empty());
         for axis in ["traversal", "search", "runtime", "instructions", "comment"] {
