@@ -82,7 +82,8 @@ fn the_toy_kind_generates_checks_grades_and_reports() {
 
     // The grid: the toy on the axes it is built for, in the reference layout.
     let grid = root.join("grid");
-    let out = cabrito(&["grid", "--out", grid.to_str().unwrap(), "--kinds", "toy_kind", "--sizes", "5", "--samples", "2"]);
+    let out =
+        cabrito(&["grid", "--out", grid.to_str().unwrap(), "--kinds", "toy_kind", "--sizes", "5", "--samples", "2"]);
     ok(&out, "grid");
     let mut files: Vec<String> = Vec::new();
     for run in std::fs::read_dir(grid.join("tasks")).unwrap().flatten().filter(|e| e.path().is_dir()) {
@@ -100,7 +101,8 @@ fn the_toy_kind_generates_checks_grades_and_reports() {
 
     // Answers: `good` gives the reference, `starter` the starter; graded by CPython.
     for rel in &files {
-        let tasks: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(grid.join("tasks").join(rel)).unwrap()).unwrap();
+        let tasks: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(grid.join("tasks").join(rel)).unwrap()).unwrap();
         let parts: Vec<&str> = rel.split('/').collect();
         let d = root.join("runs/responses").join(parts[0]).join(parts[1]).join("toy_kind").join("code");
         std::fs::create_dir_all(&d).unwrap();
@@ -174,6 +176,7 @@ fn the_toy_kind_generates_checks_grades_and_reports() {
     assert!(models.iter().any(|m| m.ends_with("hand")));
     // The figure by kind shows the kinds in registry order: the toy before dead_code.
     let by_kind = std::fs::read_to_string(report.join("figures/accuracy_by_kind.svg")).unwrap();
-    let (toy, dead) = (by_kind.find("toy_kind").expect("the toy's panel"), by_kind.find("dead_code").expect("dead code's"));
+    let (toy, dead) =
+        (by_kind.find("toy_kind").expect("the toy's panel"), by_kind.find("dead_code").expect("dead code's"));
     assert!(toy < dead, "the toy's panel comes after dead_code's");
 }

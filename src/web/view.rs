@@ -471,11 +471,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let marked: Option<Rc<Vec<usize>>> =
         picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
-    let took = p
-        .shown
-        .millis
-        .map(|ms| format!(" · generated in {ms:.1} ms"))
-        .unwrap_or_default();
+    let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {

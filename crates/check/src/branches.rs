@@ -1,14 +1,11 @@
-//! `branch_placement` (grading.md §4.4), the runtime-resolution criterion: in every function the
-//! starter, the reference and the candidate all define, the candidate changed exactly the blocks the
-//! reference changed.
+//! `branch_placement` (grading.md §4.4), the runtime-resolution check: in every function the starter,
+//! the reference and the candidate all define, the candidate changed exactly the blocks the reference
+//! changed.
 //!
-//! A function's blocks are its body (path `""`) and, recursively, both sides of every `if`
-//! (`/if0/body`, `/if0/else`, `…/if0/else/if0/body`; an `elif` is an `if` alone in an `else`, as in
-//! Python's tree). A block's content is its own statements, each `if` replaced by its condition, so a
-//! change to a condition changes the block that holds the `if`. Statements compare up to formatting,
-//! comments and parentheses. Signatures are not block content. Reasons name the function, the block
-//! and its line in the candidate, and say whether the block runs when the starter's conditions are
-//! plain `check(…)` calls (evaluated exactly, [`cabrito_gen::axes::runtime::guard`]).
+//! A block is a function's body or one side of an `if` (`/if0/body`, `/if0/else`, …; an `elif` is an
+//! `if` alone in an `else`). Its content is its own statements, each `if` replaced by its condition,
+//! compared up to formatting. Reasons name the function, the block, its line, and whether it runs
+//! (the starter's `check(…)` conditions evaluated exactly).
 
 use super::program::Program;
 use super::rubric::{Ctx, Outcome};

@@ -1,17 +1,11 @@
 //! `constraint_structure` (grading.md §4.5): the requirement lines of instruction following, compared
 //! with the reference's function by function.
 //!
-//! The pass/fail rule is the reference scorer's, so Cabrito agrees with its verdicts: the generated
-//! values `G` are the reference's names matching `(mult|prefix|key|slow)<digits>`; each function's
-//! direct body statements and its `#` comments become items (asserts, prints, temporaries, updates,
-//! comments), normalised as the reference normalises them; the candidate's items must equal the
-//! reference's as multisets, per function and category.
-//!
-//! Cabrito is stricter where it can say exactly what is wrong (the reference, H11, only warns or does
-//! not look): the lines must come in the prescribed order (comments, asserts, prints, temporaries,
-//! updates), directly in the function's body (a requirement-shaped statement nested in a block is a
-//! finding), after the value is available and before it is first used. Reasons name the requirement's
-//! number (from the record's metadata), the function and the line.
+//! The pass rule is the reference scorer's: each function's requirement items (asserts, prints,
+//! temporaries, updates, comments on the generated values), normalised as the reference does, must
+//! equal the reference's as multisets. Cabrito is stricter where it can say exactly what is wrong:
+//! the prescribed order, directly in the body, after the value exists and before its first use.
+//! Reasons name the requirement's number, the function and the line.
 
 use super::program::{Comment, Program};
 use super::rubric::{Ctx, Outcome};

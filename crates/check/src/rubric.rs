@@ -1,15 +1,11 @@
-//! The static rubric: checks of a candidate `solution.py` that need no execution.
+//! The static rubric: checks of a candidate `solution.py` that need no execution, on what every task
+//! record has (so reference records read too, D11). Each item is a must-have or a diagnostic and says
+//! why it passed or failed, and where.
 //!
-//! The input is only what every task record has (kind, domain, starter, reference), so the same checks
-//! run on Cabrito's tasks and on reference records Cabrito did not generate (D11). Each item is a must-have
-//! (the task fails without it) or a nice-to-have (a diagnostic), and says why it passed or failed and
-//! where (a 1-based line of the candidate).
-//!
-//! The items live in one table, [`CHECKS`]: an id, a title and a function over [`Ctx`], the function
-//! of a kind's or an axis's own item in the module of its concern (`merge`, `renames`, `branches`,
-//! `constraints`, `comment`). A kind or an axis names the items it uses and their level by id
-//! (`TaskKind::rubric`, `AxisDef::rubric`): the generator cannot hold Python checks (it is below this
-//! crate), and a test checks that every id named exists.
+//! The items are one table, [`CHECKS`]; a kind's or an axis's own items have their function in the
+//! module of their concern (`merge`, `renames`, `branches`, …). Kinds and axes name the items they use
+//! by id (`TaskKind::rubric`, `AxisDef::rubric`), since the generator is below this crate; a test
+//! checks every id exists.
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
 use cabrito_gen::{Axis, Domain, Kind};

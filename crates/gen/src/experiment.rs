@@ -78,7 +78,9 @@ impl Experiment {
     /// The experiment whose name starts a run name (old prefixes read as their new names).
     pub fn of_run(run: &str) -> Option<Experiment> {
         let run = modern(run);
-        Experiment::all().into_iter().find(|e| run == e.experiment() || run.starts_with(&format!("{}_", e.experiment())))
+        Experiment::all()
+            .into_iter()
+            .find(|e| run == e.experiment() || run.starts_with(&format!("{}_", e.experiment())))
     }
 
     /// The `n` a run name of this experiment holds.

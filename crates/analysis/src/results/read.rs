@@ -170,7 +170,9 @@ pub fn layout_of(path: &str, anchor: &str) -> Layout {
             // A run of a kind that writes its tasks in one file (merge): the run names the kind.
             let run = rest[0].to_string();
             let task_type = match cabrito_gen::experiment::Experiment::of_run(&cabrito_gen::experiment::modern(&run)) {
-                Some(cabrito_gen::experiment::Experiment::Kind(k)) if k.def().own_grid().is_some_and(|g| g.run_file) => {
+                Some(cabrito_gen::experiment::Experiment::Kind(k))
+                    if k.def().own_grid().is_some_and(|g| g.run_file) =>
+                {
                     Some(k.as_str().to_string())
                 }
                 _ => None,

@@ -68,7 +68,10 @@ pub fn is_task_type(name: &str) -> bool {
 pub fn split_task_name(name: &str, dag_id: &str) -> Option<(String, String)> {
     let stem = if dag_id.is_empty() { name } else { name.strip_suffix(dag_id)?.strip_suffix('_')? };
     // The longest task type that ends the stem.
-    let ty = Kind::NAMES.iter().filter(|t| stem.strip_suffix(**t).is_some_and(|s| s.ends_with('_'))).max_by_key(|t| t.len())?;
+    let ty = Kind::NAMES
+        .iter()
+        .filter(|t| stem.strip_suffix(**t).is_some_and(|s| s.ends_with('_')))
+        .max_by_key(|t| t.len())?;
     let set = &stem[..stem.len() - ty.len() - 1];
     Some((set.to_string(), ty.to_string()))
 }

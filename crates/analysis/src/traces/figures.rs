@@ -45,7 +45,8 @@ pub fn place(s: &Session) -> Place {
     let mut task_type = s.task.task_type.clone();
     let mut task_set = s.task.task_set.clone();
     // What the run name does not say, the task's link does.
-    let spec = s.task.link.as_deref().and_then(|q| TaskSpec::from_pairs(q.split('&').filter_map(|p| p.split_once('='))).ok());
+    let spec =
+        s.task.link.as_deref().and_then(|q| TaskSpec::from_pairs(q.split('&').filter_map(|p| p.split_once('='))).ok());
     if let Some(spec) = spec {
         if axis == "?" {
             let e = Experiment::of_spec(&spec);

@@ -1,14 +1,10 @@
-//! Instruction following (generation.md §4.4): the refactoring of a kind carried out over `values`
-//! indexed values at once (`mult1 … mult10`), while obeying `n` numbered requirements (comments,
-//! asserts, prints, temporary copies) in every function that carries the values, in a prescribed
-//! order. Both graphs have the paper's small size (10 untouched, 10 to edit).
+//! Instruction following (generation.md §4.4): a kind's refactoring carried out over several indexed
+//! values at once (`mult1 … mult10`), obeying `n` numbered requirements (comments, asserts, prints,
+//! temporary copies) in a prescribed order. Both graphs have 10 functions.
 //!
-//! This module holds what is the axis's own: the rule bank ([`bank`]), the drawing of requirements and
-//! of conditions ([`sample`]), and a task's requirements ([`RuleSet`]): the lines each function gets,
-//! the numbered list of the statement, and the record's `metadata` in the reference's shape (read back
-//! by the checker, the app and the tests with [`RuleSet::from_metadata`]). What a kind does with the
-//! values is in `kinds/<kind>/instructions.rs`; the shared pipeline in
-//! `kinds/graph_kind/instructions.rs`.
+//! Here: the rule bank ([`bank`]), the drawing of requirements and conditions ([`sample`]), and a
+//! task's requirements ([`RuleSet`], also the record's `metadata`). What a kind does with the values
+//! is in `kinds/<kind>/instructions.rs`; the pipeline in `kinds/graph_kind/instructions.rs`.
 
 pub mod bank;
 pub mod sample;

@@ -1,15 +1,11 @@
 //! The clustered drawing of a big call graph (more than [`CLUSTER_FROM`] functions) as SVG markup,
-//! and the text request it is drawn from. The app writes the request ([`graph_part`] once per task,
-//! [`request`] per drawing); the lazily loaded `bigraph` module (`web::bigraph`) reads it
-//! ([`Request::parse`]), clusters the graph ([`super::cluster`], once per graph) and answers with the
-//! markup ([`draw`]): the hint line with its Show all and Close all buttons, then the `<svg>`.
+//! and the text request it is drawn from: the app writes the request ([`graph_part`], [`request`]),
+//! the `bigraph` module reads it ([`Request::parse`]), clusters the graph and answers with the markup
+//! ([`draw`]).
 //!
-//! The request, line by line: the zoom; the selected function's index or `-`; the open clusters;
-//! then the graph: its functions' names; their roles (each `Role`'s number); the calls `u>v`; the
-//! entry functions `main()` calls; the calls only a branch that never runs makes (runtime tasks);
-//! then one line per function that runs a branch: its index, a space, the branch. Lists are
-//! separated by spaces. Everything read is checked: a malformed request gets an error naming the
-//! line, never a panic, and the sizes are bounded.
+//! The request, line by line: zoom; selected function or `-`; open clusters; names; roles; calls
+//! `u>v`; entry functions; calls made only by branches that never run; `index branch` per function
+//! that runs a branch. A malformed request gets an error naming the line.
 
 use super::cluster::{cluster, draw as place, neighbour, Clustering, Drawn, Geometry, Item, MAX_BANDS, MAX_MEMBERS};
 use super::layout::layered;

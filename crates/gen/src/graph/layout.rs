@@ -90,9 +90,7 @@ fn layered_in(order: &[usize], parents: &[Vec<usize>], children: &[Vec<usize>]) 
                     (b, v)
                 })
                 .collect();
-            keyed.sort_by(|a, b| {
-                a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1))
-            });
+            keyed.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
             layers[li] = keyed.into_iter().map(|(_, v)| v).collect();
             for (i, &v) in layers[li].iter().enumerate() {
                 pos[v] = i;

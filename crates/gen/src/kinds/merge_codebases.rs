@@ -1,16 +1,10 @@
 //! Merge Codebases (grading.md §6, D8): two calculator classes compute the same function through
 //! differently written blocks and differ in exactly `d` lines; the solver moves the shared logic into
-//! the parent `Calculate.compute()` (template method) and keeps only the differing lines in the
-//! children, as `custom_compute_<i>` methods.
+//! `Calculate.compute()` (template method) and keeps only the differences in the children.
 //!
-//! Not made from a call graph: the task is a canonical program ([`build`]) of `n` block lines and
-//! `d` differences, rewritten per class by the allowed transformations ([`rewrite`]), printed
-//! ([`render`]) and validated ([`validate`]); a draw that fails validation is drawn again from the
-//! next attempt's streams. The domain and axis knobs do not apply; the kind has its own knobs (`d`,
-//! `params`, `min_block`, `transformations`, `perturbations`), its own record format (the
-//! reference's merge records), its own grid (`cabrito grid --axes merge`), and its own checks:
-//! `difference_blocks` (static, [`structure`]) and a behavioural check over the two classes
-//! ([`behaviour`]).
+//! Not made from a call graph: a canonical program ([`build`]) is rewritten per class ([`rewrite`]),
+//! printed ([`render`]) and validated ([`validate`]), drawn again when validation fails. It has its own
+//! knobs, record format, grid (`cabrito grid --axes merge`) and checks (`check::merge`).
 
 pub mod build;
 pub mod ir;

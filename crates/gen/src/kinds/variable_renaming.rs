@@ -1,13 +1,10 @@
-//! Rename variables (the paper's appendix A.9): one function `main(val: float)` whose body is a chain
-//! of assignments, each `x = y ± k` or `x = y ± z` defining a new variable with a short symbolic
-//! name, ending in a return of the last one; `n` of the variables must be renamed at their
-//! definition and at every use, and no other name may change. Not made from a call graph: the
-//! chain is the task.
+//! Rename variables (the paper's appendix A.9): `main(val: float)` is a chain of assignments
+//! (`x = y ± k`, `x = y ± z`), each defining a new variable; `n` of them must be renamed at their
+//! definition and every use, and no other name may change.
 //!
-//! Streams (all under [`key`], which holds the version, the chain length and the seed, not `n`, so
-//! one seed gives one chain at every `n`): `renaming/names` (the variables' names and the pool the
-//! new names come from), `renaming/chain` (each assignment's operands), `renaming/renamed` (which
-//! variables are renamed; the first `n` of one shuffle, so a larger `n` renames a superset).
+//! Streams, under [`key`] (version, chain length and seed, not `n`: one seed gives one chain at every
+//! `n`): `renaming/names`, `renaming/chain`, `renaming/renamed` (the first `n` of one shuffle, so a
+//! larger `n` renames a superset).
 
 use super::{Kind, Role, TaskKind};
 use crate::graph::names::is_banned;

@@ -2,8 +2,8 @@
 //! same with a blank line after every block, `input_with_space`), and the template-method solution.
 
 use super::ir::{Item, Program, Term, Var};
-use std::fmt::Write;
 use super::rewrite::{item_lines, ClassCode};
+use std::fmt::Write;
 
 /// The two child classes, in order.
 pub const CLASSES: [&str; 2] = ["CalculateA", "CalculateB"];

@@ -273,9 +273,8 @@ pub struct MergeView {
     pub flow: FlowDrawing,
 }
 
-/// The data-flow graph as the app draws it, made with the task (in the `gen` module: about 7
-/// elements per variable, `n` + 10 variables, never clustered; Yew built them one by one in about
-/// 170 ms at `n = 1,000`, the browser parses the markup at once).
+/// The data-flow graph as the app draws it: SVG markup made with the task, which the page inserts
+/// whole (`n` + 10 variables, never clustered).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FlowDrawing {
     /// What goes inside the `<svg>` element: `<g class="edges">…</g><g class="vertices">…</g>`.
