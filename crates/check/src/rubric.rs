@@ -44,7 +44,7 @@ impl<'a> TaskRef<'a> {
 /// One rubric item: the one type the rubric, the worker's protocol (`protocol::Check` wraps it with
 /// its source) and the playground's checker share, serialised the same way everywhere.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Item {
+pub struct RubricItem {
     /// The check's id (`compilation`, `edit_path`, …): a static name when the rubric made it, owned
     /// when read back from JSON.
     pub id: Cow<'static, str>,
@@ -59,7 +59,7 @@ pub struct Item {
 /// The rubric of one candidate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rubric {
-    pub items: Vec<Item>,
+    pub items: Vec<RubricItem>,
 }
 
 impl Rubric {
@@ -68,7 +68,7 @@ impl Rubric {
         self.items.iter().all(|i| i.passed || !i.must_have)
     }
     /// The item with this id.
-    pub fn item(&self, id: &str) -> Option<&Item> {
+    pub fn item(&self, id: &str) -> Option<&RubricItem> {
         self.items.iter().find(|i| i.id == id)
     }
     /// An item's verdict in the reference scorer's terms (`pass`, `fail`, or `error` when the candidate
@@ -86,7 +86,7 @@ impl Rubric {
         })
     }
     /// The must-have items that failed.
-    pub fn failed_must_haves(&self) -> impl Iterator<Item = &Item> {
+    pub fn failed_must_haves(&self) -> impl Iterator<Item = &RubricItem> {
         self.items.iter().filter(|i| i.must_have && !i.passed)
     }
 }
@@ -301,8 +301,8 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
 }
 
 /// The `compilation` item: what CPython 3.11's `compile()` says, through the one front end.
-pub fn compilation_item(cand: &Result<Program, ProgramError>) -> Item {
-    Item {
+pub fn compilation_item(cand: &Result<Program, ProgramError>) -> RubricItem {
+    RubricItem {
         id: Cow::Borrowed("compilation"),
         title: "The file parses and compiles".into(),
         must_have: true,
@@ -321,7 +321,7 @@ fn run_checks(
     starter: &Result<Program, ProgramError>,
     reference: &Result<Program, ProgramError>,
     blocked: &Option<String>,
-    items: &mut Vec<Item>,
+    items: &mut Vec<RubricItem>,
 ) {
     for check in CHECKS {
         let Some(must_have) = check.must_have_for(task) else { continue };
@@ -329,7 +329,7 @@ fn run_checks(
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),
         };
-        items.push(Item {
+        items.push(RubricItem {
             id: Cow::Borrowed(check.id),
             title: (check.title)(task),
             must_have,

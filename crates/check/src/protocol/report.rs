@@ -10,7 +10,7 @@
 
 use super::{Check, CheckSource, FirstFailure, FunctionReport, GradeResult, Progress, ServerMessage, PROTOCOL_VERSION};
 use crate::grade::{FunctionResult, FunctionStatus, Outcome, Verdict};
-use crate::{parse_response, static_checks as rubric_of, Candidate, Item, ResponseError, Rubric, TaskRef};
+use crate::{parse_response, static_checks as rubric_of, Candidate, ResponseError, Rubric, RubricItem, TaskRef};
 use std::borrow::Cow;
 
 /// The id of the check that says how the response was read.
@@ -51,7 +51,7 @@ pub fn response_check(reading: &Result<Reading, ResponseError>) -> Check {
         Err(e) => (false, e.message.clone(), e.line),
     };
     Check {
-        item: Item {
+        item: RubricItem {
             id: Cow::Borrowed(RESPONSE_CHECK),
             title: RESPONSE_TITLE.into(),
             must_have: true,
@@ -71,7 +71,7 @@ pub fn static_checks(rubric: &Rubric) -> Vec<Check> {
 /// The `hidden_tests` check of a verdict; its line is the first failing check's, when it names one.
 pub fn hidden_check(verdict: &Verdict, trials: usize) -> Check {
     Check {
-        item: Item {
+        item: RubricItem {
             id: Cow::Borrowed(HIDDEN_CHECK),
             title: match verdict.kind.def().behaviour() {
                 crate::grade::Behaviour::Functions => {
@@ -184,7 +184,7 @@ pub fn graded_result(id: &str, spec: &str, trials: usize, reading: &Reading, ver
     let mut r = empty_result(id, spec, trials);
     r.format = Some(reading.candidate.format.as_str().to_string());
     r.checks.push(Check {
-        item: Item {
+        item: RubricItem {
             id: Cow::Borrowed(RESPONSE_CHECK),
             title: RESPONSE_TITLE.into(),
             must_have: true,
