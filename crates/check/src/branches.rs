@@ -8,7 +8,7 @@
 //! (the starter's `check(…)` conditions evaluated exactly).
 
 use super::program::Program;
-use super::rubric::{Ctx, Outcome};
+use super::rubric::{Ctx, RubricOutcome};
 use cabrito_gen::axes::runtime::guard::{final_parity, MAX_STEPS_EVALUATED};
 use ruff_python_ast::comparable::{ComparableExpr, ComparableStmt};
 use ruff_python_ast::{self as ast, ElifElseClause, Expr, Number, Operator, Stmt, StmtFunctionDef};
@@ -227,7 +227,7 @@ fn describe(path: &str) -> String {
 
 /// `branch_placement`: the candidate changed exactly the blocks the reference changed, in every
 /// function all three programs define.
-pub fn branch_placement(c: &Ctx) -> Outcome {
+pub fn branch_placement(c: &Ctx) -> RubricOutcome {
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut edited = 0usize;
     let mut checked = 0usize;
@@ -271,7 +271,7 @@ pub fn branch_placement(c: &Ctx) -> Outcome {
         }
     }
     if problems.is_empty() {
-        return Outcome {
+        return RubricOutcome {
             passed: true,
             reason: format!(
                 "the same {edited} block{} changed as in the reference, across {checked} function{}",
@@ -285,7 +285,7 @@ pub fn branch_placement(c: &Ctx) -> Outcome {
     problems.dedup();
     let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if problems.len() > 3 { format!(" (and {} more)", problems.len() - 3) } else { String::new() };
-    Outcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line: problems.first().map(|p| p.0) }
+    RubricOutcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line: problems.first().map(|p| p.0) }
 }
 
 #[cfg(test)]

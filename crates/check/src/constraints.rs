@@ -8,7 +8,7 @@
 //! Reasons name the requirement's number, the function and the line.
 
 use super::program::{Comment, Program};
-use super::rubric::{Ctx, Outcome};
+use super::rubric::{Ctx, RubricOutcome};
 use cabrito_gen::axes::instructions::{Rule, RuleSet};
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::visitor::{self, Visitor};
@@ -796,16 +796,16 @@ pub fn reference_verdict(c: &Ctx) -> bool {
 }
 
 /// `constraint_structure` as a rubric item.
-pub fn constraint_structure(c: &Ctx) -> Outcome {
+pub fn constraint_structure(c: &Ctx) -> RubricOutcome {
     run(c).0
 }
 
 /// (the item, whether the reference's rule passes).
-fn run(c: &Ctx) -> (Outcome, bool) {
+fn run(c: &Ctx) -> (RubricOutcome, bool) {
     let g = generated_names(c.reference);
     if g.is_empty() {
         return (
-            Outcome {
+            RubricOutcome {
                 passed: true,
                 reason: "the reference has no generated values; nothing to check".into(),
                 line: None,
@@ -875,7 +875,7 @@ fn run(c: &Ctx) -> (Outcome, bool) {
                 _ => String::new(),
             }
         );
-        return (Outcome { passed: true, reason, line: None }, passed_reference);
+        return (RubricOutcome { passed: true, reason, line: None }, passed_reference);
     }
     let mut ps = problems.0;
     ps.sort_by_key(|p| p.0);
@@ -884,5 +884,5 @@ fn run(c: &Ctx) -> (Outcome, bool) {
     let more = if ps.len() > 3 { format!(" (and {} more)", ps.len() - 3) } else { String::new() };
     let line = ps.iter().map(|p| p.0).find(|&l| l > 0);
     // Findings are joined by "; ", which no finding holds outside its backquoted code (the app splits on it).
-    (Outcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line }, passed_reference)
+    (RubricOutcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line }, passed_reference)
 }

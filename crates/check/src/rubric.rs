@@ -100,18 +100,18 @@ pub struct Ctx<'a> {
 }
 
 /// A check's verdict.
-pub struct Outcome {
+pub struct RubricOutcome {
     pub passed: bool,
     pub reason: String,
     pub line: Option<usize>,
 }
 
-fn pass(reason: impl Into<String>) -> Outcome {
-    Outcome { passed: true, reason: reason.into(), line: None }
+fn pass(reason: impl Into<String>) -> RubricOutcome {
+    RubricOutcome { passed: true, reason: reason.into(), line: None }
 }
 
-fn fail(reason: impl Into<String>, line: Option<usize>) -> Outcome {
-    Outcome { passed: false, reason: reason.into(), line }
+fn fail(reason: impl Into<String>, line: Option<usize>) -> RubricOutcome {
+    RubricOutcome { passed: false, reason: reason.into(), line }
 }
 
 pub use cabrito_gen::kinds::Level;
@@ -144,7 +144,7 @@ pub struct Check {
     pub id: &'static str,
     pub applies: Applies,
     pub title: fn(&TaskRef) -> String,
-    pub run: fn(&Ctx) -> Outcome,
+    pub run: fn(&Ctx) -> RubricOutcome,
 }
 
 /// The rubric, in report order (after `compilation`, which gates the rest).
@@ -360,7 +360,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 // ------------------------------------------------------------------------------------------------
 
 /// grading.md §4.2, exactly (one implementation, shared with the behavioural grader).
-fn function_existence(c: &Ctx) -> Outcome {
+fn function_existence(c: &Ctx) -> RubricOutcome {
     let e = super::existence::function_existence(c.starter, c.reference, c.candidate);
     if e.passed() {
         pass(e.message())
@@ -371,7 +371,7 @@ fn function_existence(c: &Ctx) -> Outcome {
 
 /// D6: every reference function except `main` exists in the candidate (`main` too when the kind's
 /// behavioural check calls it).
-fn no_missing_functions(c: &Ctx) -> Outcome {
+fn no_missing_functions(c: &Ctx) -> RubricOutcome {
     let cand = c.candidate.function_names();
     let with_main = c.task.kind.def().grades_main();
     let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| with_main || *n != "main").collect();
@@ -398,7 +398,7 @@ fn no_missing_functions(c: &Ctx) -> Outcome {
 }
 
 /// No top-level function that neither the starter nor the reference has, and none defined twice.
-fn no_new_functions(c: &Ctx) -> Outcome {
+fn no_new_functions(c: &Ctx) -> RubricOutcome {
     let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
     let fns = c.candidate.functions();
     let new: Vec<&StmtFunctionDef> = fns.iter().filter(|f| !known.contains(f.name.as_str())).copied().collect();
@@ -441,7 +441,7 @@ fn def_counts<'a>(p: &'a Program) -> BTreeMap<&'a str, usize> {
 }
 
 /// A function missing from the candidate while a new one appears: a rename.
-fn function_names(c: &Ctx) -> Outcome {
+fn function_names(c: &Ctx) -> RubricOutcome {
     let cand = c.candidate.function_names();
     let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
     let missing: Vec<&str> = c.reference.function_names().into_iter().filter(|n| !cand.contains(*n)).collect();
@@ -475,7 +475,7 @@ fn function_names(c: &Ctx) -> Outcome {
 // ------------------------------------------------------------------------------------------------
 
 /// Every import of the candidate (at any depth) is one the starter or the reference has.
-fn no_new_imports(c: &Ctx) -> Outcome {
+fn no_new_imports(c: &Ctx) -> RubricOutcome {
     let known: BTreeSet<String> =
         c.starter.imports().into_iter().chain(c.reference.imports()).map(|(s, _)| s).collect();
     let new: Vec<(String, usize)> = c.candidate.imports().into_iter().filter(|(s, _)| !known.contains(s)).collect();
@@ -490,7 +490,7 @@ fn no_new_imports(c: &Ctx) -> Outcome {
 
 /// No module-level statement (beyond defs, imports and the main guard) that the reference does not have,
 /// and no `global` declaration the reference does not have.
-fn no_module_names(c: &Ctx) -> Outcome {
+fn no_module_names(c: &Ctx) -> RubricOutcome {
     let mut allowed: Vec<&Stmt> = c.reference.module_code();
     for s in c.candidate.module_code() {
         if let Some(i) = allowed.iter().position(|r| same_stmt(r, s)) {
@@ -546,7 +546,7 @@ fn bound_names(s: &Stmt) -> Vec<String> {
 }
 
 /// `main()` is the reference's `main()`, up to formatting.
-fn main_unchanged(c: &Ctx) -> Outcome {
+fn main_unchanged(c: &Ctx) -> RubricOutcome {
     let Some(r) = c.reference.function("main") else {
         return pass("the reference has no main(); nothing to compare");
     };
@@ -578,7 +578,7 @@ fn first_difference(c: &Ctx, reference: &StmtFunctionDef, cand: &StmtFunctionDef
 }
 
 /// The `if __name__ …:` blocks are the reference's, up to formatting.
-fn main_guard_unchanged(c: &Ctx) -> Outcome {
+fn main_guard_unchanged(c: &Ctx) -> RubricOutcome {
     let r = c.reference.main_guards();
     let k = c.candidate.main_guards();
     if r.is_empty() && k.is_empty() {
@@ -640,7 +640,7 @@ fn parameter_names(c: &Ctx) -> BTreeSet<String> {
 
 /// add_parameter / cache_function: in every function, the calls that hand on the parameter go to the same
 /// callees as in the reference (a missing `mult=mult`, or `temp` passed past the callers of `slow()`, fail).
-fn parameter_passed(c: &Ctx) -> Outcome {
+fn parameter_passed(c: &Ctx) -> RubricOutcome {
     let names = parameter_names(c);
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut passing = 0;
@@ -695,7 +695,7 @@ fn parameter_passed(c: &Ctx) -> Outcome {
 }
 
 /// Fail with up to three problems (sorted by line), pointing at the first.
-fn report(mut problems: Vec<(usize, String)>) -> Outcome {
+fn report(mut problems: Vec<(usize, String)>) -> RubricOutcome {
     problems.sort();
     problems.dedup();
     let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
@@ -719,7 +719,7 @@ fn library_names(c: &Ctx) -> BTreeSet<String> {
 /// The library function of the task (`slow()`, `get_multiplier()`, `external()`, …) is called in the same
 /// functions, as often, as in the reference: the cache at the lowest common ancestor, the helper at the
 /// nearest common descendant.
-fn library_calls(c: &Ctx) -> Outcome {
+fn library_calls(c: &Ctx) -> RubricOutcome {
     let libs = library_names(c);
     if libs.is_empty() {
         return pass("the task imports nothing from mylibrary");
@@ -791,7 +791,7 @@ fn find_param<'a>(f: &'a StmtFunctionDef, name: &str) -> Option<&'a ast::Paramet
 
 /// add_parameter / cache_function: every function with the parameter in the reference has it in the
 /// candidate, with the reference's annotation and default; no other function has it.
-fn required_parameter(c: &Ctx) -> Outcome {
+fn required_parameter(c: &Ctx) -> RubricOutcome {
     let names = parameter_names(c);
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut with = 0;
@@ -863,7 +863,7 @@ fn is_tuple_annotation(e: Option<&Expr>) -> bool {
 
 /// add_return_value / extract_helper: a function annotated `tuple[…]` in the reference has the same
 /// annotation in the candidate, and no other function returns a tuple annotation.
-fn return_annotations(c: &Ctx) -> Outcome {
+fn return_annotations(c: &Ctx) -> RubricOutcome {
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut tuples = 0;
     for r in c.reference.functions() {
@@ -932,7 +932,7 @@ fn changed(a: &Program, b: &Program) -> BTreeSet<String> {
     out
 }
 
-fn edit_path(c: &Ctx) -> Outcome {
+fn edit_path(c: &Ctx) -> RubricOutcome {
     let expected = changed(c.starter, c.reference);
     let actual = changed(c.starter, c.candidate);
     // Signature differences on shared functions are recorded, never failed on (grading.md §4.3).

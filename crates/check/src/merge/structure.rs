@@ -408,9 +408,9 @@ pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
 }
 
 /// The static rubric's `difference_blocks` item.
-pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
+pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::RubricOutcome {
     let v = difference_blocks(c.candidate, c.reference);
-    crate::rubric::Outcome {
+    crate::rubric::RubricOutcome {
         passed: v.outcome == Outcome::Pass,
         reason: v.message(),
         line: v.issues.first().and_then(|i| i.line),
@@ -419,7 +419,7 @@ pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
 
 /// The static rubric's `merge_module_code` item: at module level only the imports, the three classes
 /// (once each) and the `__main__` block: no other class, function, variable or code.
-pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
+pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::RubricOutcome {
     let p = c.candidate;
     let mut seen: Vec<&str> = Vec::new();
     for s in p.body() {
@@ -440,7 +440,7 @@ pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
             other => Some(format!("module-level code `{}`", p.text(other))),
         };
         if let Some(what) = problem {
-            return crate::rubric::Outcome {
+            return crate::rubric::RubricOutcome {
                 passed: false,
                 reason: format!(
                     "{what}: keep only Calculate, CalculateA and CalculateB (helper methods go inside them)"
@@ -449,7 +449,7 @@ pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
             };
         }
     }
-    crate::rubric::Outcome {
+    crate::rubric::RubricOutcome {
         passed: true,
         reason: "only the three classes, the imports and the main block at module level".into(),
         line: None,
