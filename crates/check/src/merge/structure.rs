@@ -7,7 +7,7 @@
 //! Pure (it reads the parsed programs of `check::program`): the static rubric runs it in the browser's
 //! checker, and the grader runs it natively, so both give the same verdict.
 
-use crate::grade::Outcome;
+use crate::grade::CheckOutcome;
 use crate::program::Program;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{Expr, Stmt, StmtClassDef, StmtFunctionDef};
@@ -59,7 +59,7 @@ pub struct Issue {
 /// or a program does not parse), as the reference scorer reports it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    pub outcome: Outcome,
+    pub outcome: CheckOutcome,
     pub issues: Vec<Issue>,
     /// The reference scorer's metadata: `expected`, `actual` and `issues`.
     pub metadata: serde_json::Value,
@@ -230,7 +230,11 @@ pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
             )
         };
         let issue = Issue { check: "classes", class: None, method: None, line: None, message };
-        return Verdict { outcome: Outcome::Error, metadata: json!({ "error": issue.message }), issues: vec![issue] };
+        return Verdict {
+            outcome: CheckOutcome::Error,
+            metadata: json!({ "error": issue.message }),
+            issues: vec![issue],
+        };
     }
     let line = |f: &StmtFunctionDef| candidate.line_of(f);
     let mut issues: Vec<Issue> = Vec::new();
@@ -386,7 +390,7 @@ pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
         .map(|i| json!({ "check": i.check, "class_name": i.class, "method": i.method, "line": i.line, "message": i.message }))
         .collect();
     let metadata = json!({ "expected": summary(&r), "actual": summary(&c), "issues": meta_issues });
-    Verdict { outcome: if issues.is_empty() { Outcome::Pass } else { Outcome::Fail }, issues, metadata }
+    Verdict { outcome: if issues.is_empty() { CheckOutcome::Pass } else { CheckOutcome::Fail }, issues, metadata }
 }
 
 /// [`difference_blocks`] on sources: a program that does not parse is an error.
@@ -402,7 +406,7 @@ pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
                 _ => (None, String::new()),
             };
             let issue = Issue { check: "parse", class: None, method: None, line, message };
-            Verdict { outcome: Outcome::Error, metadata: json!({ "error": issue.message }), issues: vec![issue] }
+            Verdict { outcome: CheckOutcome::Error, metadata: json!({ "error": issue.message }), issues: vec![issue] }
         }
     }
 }
@@ -411,7 +415,7 @@ pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
 pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::RubricOutcome {
     let v = difference_blocks(c.candidate, c.reference);
     crate::rubric::RubricOutcome {
-        passed: v.outcome == Outcome::Pass,
+        passed: v.outcome == CheckOutcome::Pass,
         reason: v.message(),
         line: v.issues.first().and_then(|i| i.line),
     }

@@ -9,7 +9,7 @@
 //! ```
 
 use super::{Check, CheckSource, FirstFailure, FunctionReport, GradeResult, Progress, ServerMessage, PROTOCOL_VERSION};
-use crate::grade::{FunctionResult, FunctionStatus, Outcome, Verdict};
+use crate::grade::{CheckOutcome, FunctionResult, FunctionStatus, Verdict};
 use crate::{parse_response, static_checks as rubric_of, Candidate, ResponseError, Rubric, RubricItem, TaskRef};
 use std::borrow::Cow;
 
@@ -87,7 +87,7 @@ pub fn hidden_check(verdict: &Verdict, trials: usize) -> Check {
             line: verdict
                 .checks
                 .iter()
-                .find(|c| c.outcome != Outcome::Pass)
+                .find(|c| c.outcome != CheckOutcome::Pass)
                 .and_then(|c| c.metadata.get("line"))
                 .and_then(|l| l.as_u64())
                 .and_then(|l| usize::try_from(l).ok()),
@@ -241,7 +241,7 @@ mod tests {
             message: if passed { "all functions agree".into() } else { "f_a: 2 of 3 trials differ".into() },
             checks: vec![CheckResult {
                 kind: "behavioral".into(),
-                outcome: if passed { Outcome::Pass } else { Outcome::Fail },
+                outcome: if passed { CheckOutcome::Pass } else { CheckOutcome::Fail },
                 message: String::new(),
                 metadata: serde_json::json!({"line": 12}),
             }],
