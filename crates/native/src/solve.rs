@@ -589,20 +589,20 @@ fn tokens_json(t: Option<TurnTokens>) -> Option<Tokens> {
 }
 
 /// What a task came to.
-struct Outcome {
+struct TaskOutcome {
     output: Option<String>,
     error: Option<String>,
     meta: Json,
 }
 
-async fn single(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> Outcome {
+async fn single(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> TaskOutcome {
     let prompt = llm_prompt(&item.prompt, &item.starter);
     let body = request_body(cfg, &[json!({"role": "user", "content": prompt})], None);
     match send(client, cfg, &body).await {
         Ok((r, attempts)) => {
             trace.line(&json!({"type": "message", "turn": 0, "content": r.content, "tokens": tokens_json(r.usage)}));
             let output = solution_of(&r.content);
-            Outcome {
+            TaskOutcome {
                 output: Some(output),
                 error: None,
                 meta: json!({"raw_output": r.content, "parse_error": null, "n_input_tokens": r.usage.map(|u| u.input),
@@ -610,7 +610,7 @@ async fn single(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut
                     "finish_reason": r.finish_reason, "response_id": r.id, "attempts": attempts}),
             }
         }
-        Err((e, attempts)) => Outcome { output: None, error: Some(e.message), meta: json!({"attempts": attempts}) },
+        Err((e, attempts)) => TaskOutcome { output: None, error: Some(e.message), meta: json!({"attempts": attempts}) },
     }
 }
 
@@ -619,7 +619,7 @@ fn agent_task(statement: &str) -> String {
     format!("{statement}\n\nThe workspace holds solution.py. Use the tools to read and change it, then call submit.")
 }
 
-async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> Outcome {
+async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> TaskOutcome {
     let mut aci: Aci = item.session(cfg.settings.clone());
     let tools = tool_schemas(&cfg.settings);
     let mut messages = vec![
@@ -635,7 +635,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
         let (reply, attempts) = match send(client, cfg, &body).await {
             Ok(r) => r,
             Err((e, attempts)) => {
-                return Outcome {
+                return TaskOutcome {
                     output: None,
                     error: Some(e.message),
                     meta: json!({"attempts": attempts_all + attempts, "turns": turns, "tool_calls": aci.steps().len(), "partial_output": aci.response()}),
@@ -689,7 +689,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
             break;
         }
     }
-    Outcome {
+    TaskOutcome {
         output: Some(aci.response()),
         error: None,
         meta: json!({"turns": turns, "tool_calls": aci.steps().len(), "stopped": stop, "submitted": aci.submitted(),
