@@ -154,7 +154,7 @@ pub fn steps_page(call: &Call, from: u32, count: u32) -> Vec<StepRow> {
 
 /// A call's outcome: the final value (shortened), its parity, the largest number of digits on the way.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct GuardOutcome {
     pub last: String,
     pub parity: u8,
     pub value: bool,
@@ -163,7 +163,7 @@ pub struct Outcome {
 }
 
 /// Run a call to its end.
-pub fn outcome(call: &Call) -> Outcome {
+pub fn outcome(call: &Call) -> GuardOutcome {
     let mut t = Trajectory::new(call.x, call.a, call.b);
     let (mut most, mut odd_steps) = (1usize, 0u32);
     for _ in 0..call.steps {
@@ -172,7 +172,7 @@ pub fn outcome(call: &Call) -> Outcome {
         most = most.max(((t.value().bits() as f64) * std::f64::consts::LOG10_2) as usize + 1);
     }
     let parity = u8::from(t.odd());
-    Outcome {
+    GuardOutcome {
         last: show_value(t.value(), SHOWN_DIGITS),
         parity,
         value: parity == call.target,

@@ -16,7 +16,7 @@
 //! reading it was most of the hand-over (wave 16 in BENCHMARKS.md). It is read when the whole
 //! record is needed: its hash ([`Made::hash`]), once the page is idle.
 
-use crate::playground::branches::{Outcome, StepRow};
+use crate::playground::branches::{GuardOutcome, StepRow};
 use cabrito_gen::axes::runtime::guard::Call;
 use cabrito_gen::graph::{CallGraph, Node, Part};
 use cabrito_gen::kinds::merge_codebases::render::Piece;
@@ -665,7 +665,7 @@ fn checked(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
 
 /// A `check` call's outcome and a page of its steps, as the module answers `why`
 /// ([`crate::playground::branches::outcome`], [`crate::playground::branches::steps_page`]).
-pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
+pub fn why_encode(o: &GuardOutcome, rows: &[StepRow]) -> Value {
     json!({
         "outcome": [o.last, o.parity, o.value, o.most_digits, o.odd_steps],
         "rows": rows.iter().map(|r| json!([r.step, r.value, r.odd, r.action])).collect::<Vec<_>>(),
@@ -673,14 +673,14 @@ pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
 }
 
 /// Read [`why_encode`]'s JSON; an error names the field.
-pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
+pub fn why_decode(v: &Value) -> Result<(GuardOutcome, Vec<StepRow>), String> {
     let row = |r: &Value| -> Res<StepRow> {
         let [step, value, odd, action] = tuple(r)?;
         Ok(StepRow { step: num(step)?, value: text(value)?, odd: flag(odd)?, action: text(action)? })
     };
-    let read = || -> Res<(Outcome, Vec<StepRow>)> {
+    let read = || -> Res<(GuardOutcome, Vec<StepRow>)> {
         let [last, parity, value, most_digits, odd_steps] = tuple(field(v, "outcome")?)?;
-        let outcome = Outcome {
+        let outcome = GuardOutcome {
             last: text(last)?,
             parity: at_most(parity, 1)? as u8,
             value: flag(value)?,
@@ -693,7 +693,7 @@ pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
 }
 
 /// Read the `gen` module's answer to [`why_answer`], as the app gets it (text).
-pub fn read_why(text: &str) -> Result<(Outcome, Vec<StepRow>), String> {
+pub fn read_why(text: &str) -> Result<(GuardOutcome, Vec<StepRow>), String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("the module's answer is not JSON: {e}"))?;
     match value.get("error") {
         Some(e) => Err(e.as_str().map_or_else(|| format!("error: {} is not text", shown(e)), str::to_string)),
