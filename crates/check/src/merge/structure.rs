@@ -58,14 +58,14 @@ pub struct Issue {
 /// The verdict: pass, fail (with the issues, the first one first), or error (a class is missing,
 /// or a program does not parse), as the reference scorer reports it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
+pub struct StructureVerdict {
     pub outcome: CheckOutcome,
     pub issues: Vec<Issue>,
     /// The reference scorer's metadata: `expected`, `actual` and `issues`.
     pub metadata: serde_json::Value,
 }
 
-impl Verdict {
+impl StructureVerdict {
     /// A one-line reason (the first issue, and how many more).
     pub fn message(&self) -> String {
         match self.issues.as_slice() {
@@ -212,7 +212,7 @@ fn list(xs: &[String]) -> String {
 }
 
 /// The check of a candidate against the reference solution.
-pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
+pub fn difference_blocks(candidate: &Program, reference: &Program) -> StructureVerdict {
     let (c, r) = (shape(candidate), shape(reference));
     let missing: Vec<&str> = ["Calculate", CHILDREN[0], CHILDREN[1]]
         .iter()
@@ -230,7 +230,7 @@ pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
             )
         };
         let issue = Issue { check: "classes", class: None, method: None, line: None, message };
-        return Verdict {
+        return StructureVerdict {
             outcome: CheckOutcome::Error,
             metadata: json!({ "error": issue.message }),
             issues: vec![issue],
@@ -390,11 +390,15 @@ pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
         .map(|i| json!({ "check": i.check, "class_name": i.class, "method": i.method, "line": i.line, "message": i.message }))
         .collect();
     let metadata = json!({ "expected": summary(&r), "actual": summary(&c), "issues": meta_issues });
-    Verdict { outcome: if issues.is_empty() { CheckOutcome::Pass } else { CheckOutcome::Fail }, issues, metadata }
+    StructureVerdict {
+        outcome: if issues.is_empty() { CheckOutcome::Pass } else { CheckOutcome::Fail },
+        issues,
+        metadata,
+    }
 }
 
 /// [`difference_blocks`] on sources: a program that does not parse is an error.
-pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
+pub fn difference_blocks_src(candidate: &str, reference: &str) -> StructureVerdict {
     match (Program::parse(candidate), Program::parse(reference)) {
         (Ok(c), Ok(r)) => difference_blocks(&c, &r),
         (c, r) => {
@@ -406,7 +410,11 @@ pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
                 _ => (None, String::new()),
             };
             let issue = Issue { check: "parse", class: None, method: None, line, message };
-            Verdict { outcome: CheckOutcome::Error, metadata: json!({ "error": issue.message }), issues: vec![issue] }
+            StructureVerdict {
+                outcome: CheckOutcome::Error,
+                metadata: json!({ "error": issue.message }),
+                issues: vec![issue],
+            }
         }
     }
 }
