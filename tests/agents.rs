@@ -175,7 +175,7 @@ fn myopic_guesses_branches_as_hops_grow() {
 #[test]
 fn guard_interpreter_agrees_with_the_generator() {
     use cabrito_agents::strategies::guards::{Judge, PATIENT};
-    use cabrito_gen::axes::runtime::guard::{Call, CHECK_SOURCE};
+    use cabrito_gen::axes::runtime::guard::{GuardCall, CHECK_SOURCE};
     let mut judge = Judge::new(PATIENT);
     assert!(judge.learn(CHECK_SOURCE));
     let mut checked = 0;
@@ -183,7 +183,7 @@ fn guard_interpreter_agrees_with_the_generator() {
         for a in [1, 3, 5, 7, 9] {
             for b in [1, 5, 9] {
                 for steps in [0, 1, 3, 25, 200, 1000] {
-                    let c = Call { x, a, b, target: 0, steps };
+                    let c = GuardCall { x, a, b, target: 0, steps };
                     assert_eq!(judge.decide_source(&c.source()), Some(c.value()), "{}", c.source());
                     checked += 1;
                 }
