@@ -671,7 +671,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
             let args = Json::String(c.arguments.clone());
             let output = aci.call_in_turn(&c.name, &args, turn, if i == 0 { reply.usage } else { None });
             let step = aci.steps().last().expect("a step");
-            let call = plain::Call {
+            let call = plain::PlainCall {
                 tool: step.tool.clone(),
                 arguments: step.arguments.clone(),
                 output: Some(output.clone()),
@@ -679,7 +679,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
                 tokens: if i == 0 { tokens_json(reply.usage) } else { None },
                 success: Some(step.ok),
                 thought: (i == 0 && !reply.content.is_empty()).then(|| reply.content.clone()),
-                ..plain::Call::default()
+                ..plain::PlainCall::default()
             };
             trace.line(&serde_json::to_value(&call).expect("json"));
             messages.push(json!({"role": "tool", "tool_call_id": c.id, "content": output}));
