@@ -648,7 +648,7 @@ fn parameter_passed(c: &Ctx) -> RubricOutcome {
         let Some(k) = c.candidate.function(r.name.as_str()) else { continue };
         let (rc, kc) = (c.reference.calls_in(r), c.candidate.calls_in(k));
         for p in &names {
-            let handed = |calls: &[super::program::Call]| -> BTreeMap<String, usize> {
+            let handed = |calls: &[super::program::ParsedCall]| -> BTreeMap<String, usize> {
                 let mut m = BTreeMap::new();
                 for call in calls.iter().filter(|x| x.passes(p)) {
                     if let Some(callee) = &call.callee {
