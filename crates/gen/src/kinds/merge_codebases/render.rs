@@ -1,7 +1,7 @@
 //! The Python of a merge task (grading.md §6.6): the two calculators (the starter, `input`, and the
 //! same with a blank line after every block, `input_with_space`), and the template-method solution.
 
-use super::ir::{Item, Program, Term, Var};
+use super::ir::{Program, Segment, Term, Var};
 use super::rewrite::{item_lines, ClassCode};
 use std::fmt::Write;
 
@@ -156,8 +156,8 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
         let (mut block, mut diff) = (0, 0);
         for (index, item) in p.items.iter().enumerate() {
             let piece = match item {
-                Item::Block(_) => Piece::Block(block),
-                Item::Diff(_) => Piece::Diff(diff),
+                Segment::Block(_) => Piece::Block(block),
+                Segment::Diff(_) => Piece::Diff(diff),
             };
             for l in item_lines(p, c, index, ci) {
                 line.clear();
@@ -166,8 +166,8 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
                 maps[ci].push((at, piece));
             }
             match item {
-                Item::Block(_) => block += 1,
-                Item::Diff(_) => diff += 1,
+                Segment::Block(_) => block += 1,
+                Segment::Diff(_) => diff += 1,
             }
             if spaced {
                 w.push("\n");
@@ -216,12 +216,12 @@ pub fn solution(p: &Program) -> String {
     let mut diff = 0;
     for item in &p.items {
         match item {
-            Item::Block(b) => {
+            Segment::Block(b) => {
                 for l in &b.lines {
                     assignment(&mut out, &names[l.target], &l.terms, names);
                 }
             }
-            Item::Diff(d) => {
+            Segment::Diff(d) => {
                 diff += 1;
                 out.push_str(&format!(
                     "{INDENT}{} = self.custom_compute_{diff}({})\n",

@@ -2,7 +2,7 @@
 //! of each class's `compute()` belongs to, and the data-flow graph of the canonical program (which
 //! variable feeds which), with each variable's name in the two classes.
 
-use super::ir::{Item, Var};
+use super::ir::{Segment, Var};
 use super::render::Piece;
 use super::Made;
 use crate::graph::layout::{layered_lists, Layout};
@@ -67,7 +67,7 @@ impl Flow {
         };
         for item in &p.items {
             match item {
-                Item::Block(b) => {
+                Segment::Block(b) => {
                     for l in &b.lines {
                         piece_of[l.target] = Some(Piece::Block(block));
                         for u in l.reads() {
@@ -76,7 +76,7 @@ impl Flow {
                     }
                     block += 1;
                 }
-                Item::Diff(d) => {
+                Segment::Diff(d) => {
                     piece_of[d.target] = Some(Piece::Diff(diff));
                     for u in d.canon.reads() {
                         add(u, d.target, false, &mut edges);
@@ -98,7 +98,7 @@ impl Flow {
                         a[l.target] = true;
                     }
                 }
-                if let Item::Diff(d) = item {
+                if let Segment::Diff(d) = item {
                     a[d.target] = true;
                 }
             }
