@@ -7,7 +7,9 @@
 //! `u>v`; entry functions; calls made only by branches that never run; `index branch` per function
 //! that runs a branch. A malformed request gets an error naming the line.
 
-use super::cluster::{cluster, draw as place, neighbour, Clustering, Drawn, Geometry, Item, MAX_BANDS, MAX_MEMBERS};
+use super::cluster::{
+    cluster, draw as place, neighbour, Clustering, Drawn, DrawnItem, Geometry, MAX_BANDS, MAX_MEMBERS,
+};
 use super::layout::layered;
 use super::svg::{self, esc, Button, ClusterBox, Vertex, NAV_KEYS, NODE_H, NODE_W};
 use super::CallGraph;
@@ -210,10 +212,10 @@ impl Graph {
 }
 
 /// The element id of a drawn item.
-fn item_id(g: &Graph, item: Item) -> String {
+fn item_id(g: &Graph, item: DrawnItem) -> String {
     match item {
-        Item::Vertex(v) => format!("v-{}", esc(&g.names[v])),
-        Item::Cluster(c) => format!("c-{c}"),
+        DrawnItem::Vertex(v) => format!("v-{}", esc(&g.names[v])),
+        DrawnItem::Cluster(c) => format!("c-{c}"),
     }
 }
 
@@ -304,7 +306,7 @@ pub fn draw(g: &Graph, r: &Request) -> String {
             nav: NAV_KEYS.map(|k| neighbour(&d, i, k).map(|j| item_id(g, d.items[j]))),
         };
         match item {
-            Item::Cluster(cl) => {
+            DrawnItem::Cluster(cl) => {
                 let info = &c.clusters[cl];
                 let layers = if info.layers.0 == info.layers.1 {
                     format!("layer {}", info.layers.0 + 1)
@@ -324,7 +326,7 @@ pub fn draw(g: &Graph, r: &Request) -> String {
                 }
                 .write(&mut out);
             }
-            Item::Vertex(v) => Vertex {
+            DrawnItem::Vertex(v) => Vertex {
                 name: &g.names[v],
                 role: g.roles[v],
                 branch: g.runs[v].as_deref(),
