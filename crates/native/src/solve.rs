@@ -16,7 +16,7 @@
 //! (`--retry-errors` retries the failed ones). Token counts come from the server's `usage`.
 //! Nothing is ever sent anywhere but `--endpoint`, and only when it is given.
 
-use super::agent::{load_tasks, settings_args, settings_from, write_file, Item};
+use super::agent::{load_tasks, settings_args, settings_from, write_file, AgentTask};
 use super::cli::Failure;
 use cabrito_agents::aci::{tool_schemas, Aci};
 use cabrito_agents::ledger::TurnTokens;
@@ -595,7 +595,7 @@ struct TaskOutcome {
     meta: Json,
 }
 
-async fn single(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> TaskOutcome {
+async fn single(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
     let prompt = llm_prompt(&item.prompt, &item.starter);
     let body = request_body(cfg, &[json!({"role": "user", "content": prompt})], None);
     match send(client, cfg, &body).await {
@@ -619,7 +619,7 @@ fn agent_task(statement: &str) -> String {
     format!("{statement}\n\nThe workspace holds solution.py. Use the tools to read and change it, then call submit.")
 }
 
-async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> TaskOutcome {
+async fn agent(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
     let mut aci: Aci = item.session(cfg.settings.clone());
     let tools = tool_schemas(&cfg.settings);
     let mut messages = vec![
@@ -698,7 +698,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
     }
 }
 
-async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: Item) -> Json {
+async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: AgentTask) -> Json {
     let started = Instant::now();
     let model_path = cfg.model_path();
     let session_id = item.session_id(&model_path);
@@ -724,7 +724,7 @@ async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: Item) -> Jso
     rec
 }
 
-async fn run_all(cfg: Config, items: Vec<Item>) -> Result<(), Failure> {
+async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
     let cfg = Arc::new(cfg);
     let model_path = cfg.model_path();
     // What earlier runs answered.
