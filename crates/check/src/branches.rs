@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One statement of a block: a statement, or an `if` reduced to its condition.
 #[derive(PartialEq)]
-enum Item<'a> {
+enum BlockStmt<'a> {
     Stmt(Box<ComparableStmt<'a>>),
     If(ComparableExpr<'a>),
 }
@@ -24,7 +24,7 @@ enum Item<'a> {
 /// One block of a function: its content, its first line (the `if`'s or the function's when empty) and
 /// the conditions on the way to it (`(condition, side)`, `true` for an `if` side).
 struct Block<'a> {
-    items: Vec<Item<'a>>,
+    items: Vec<BlockStmt<'a>>,
     line: usize,
     conditions: Vec<(&'a Expr, bool)>,
 }
@@ -70,15 +70,15 @@ fn visit<'a>(
             .collect(),
         Stmts::Chain(i) => vec![If { test: i.test, body: i.body, rest: i.rest, line: i.line }],
     };
-    let items: Vec<Item<'a>> = match stmts {
+    let items: Vec<BlockStmt<'a>> = match stmts {
         Stmts::Plain(body) => body
             .iter()
             .map(|s| match s {
-                Stmt::If(i) => Item::If(ComparableExpr::from(&*i.test)),
-                s => Item::Stmt(Box::new(ComparableStmt::from(s))),
+                Stmt::If(i) => BlockStmt::If(ComparableExpr::from(&*i.test)),
+                s => BlockStmt::Stmt(Box::new(ComparableStmt::from(s))),
             })
             .collect(),
-        Stmts::Chain(i) => vec![Item::If(ComparableExpr::from(i.test))],
+        Stmts::Chain(i) => vec![BlockStmt::If(ComparableExpr::from(i.test))],
     };
     out.insert(prefix.clone(), Block { items, line, conditions: conditions.clone() });
     for (n, i) in ifs.into_iter().enumerate() {
@@ -185,7 +185,7 @@ fn runs(conditions: &[(&Expr, bool)]) -> Option<bool> {
 pub fn running_leaves(p: &Program, f: &StmtFunctionDef) -> Option<Vec<String>> {
     let mut out = Vec::new();
     for (path, b) in blocks(p, f) {
-        if b.items.iter().any(|i| matches!(i, Item::If(_))) {
+        if b.items.iter().any(|i| matches!(i, BlockStmt::If(_))) {
             continue;
         }
         if runs(&b.conditions)? {
