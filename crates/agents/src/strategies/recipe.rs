@@ -4,7 +4,6 @@
 //! strategy's own understanding of the file, never to the task's graph.
 
 use super::know::{Func, Model, Sight};
-use cabrito_gen::spec::Kind;
 use std::collections::BTreeSet;
 
 /// What a statement asks for.
@@ -66,75 +65,64 @@ fn ident(s: &str) -> String {
 }
 
 impl Recipe {
-    /// Read the statement's title (`Refactor `solution.py`: add a parameter.`, made from the kind's
-    /// label) and the code its rules quote. `None` for a task these recipes do not know.
+    /// Read the statement's title (`Refactor `solution.py`: add a parameter.`) and the code its
+    /// rules quote. `None` for a task these recipes do not know.
     pub fn read(statement: &str) -> Option<Recipe> {
         let title = statement.lines().next()?.to_lowercase();
-        let kind = Kind::ALL
-            .iter()
-            .copied()
-            .filter(|k| title.contains(&k.label().to_lowercase()))
-            .max_by_key(|k| k.label().len())?;
         let q = quoted(statement);
         let find = |pred: &dyn Fn(&str) -> bool| q.iter().copied().find(|s| pred(s)).map(str::to_string);
-        match kind {
-            Kind::VariableRenaming => {
-                // "- `old` → `new`" lines, before the rules and the worked example.
-                let head = statement.split("Rules:").next().unwrap_or(statement);
-                let table: Vec<(String, String)> = head
-                    .lines()
-                    .filter_map(|l| {
-                        let (a, b) = l.strip_prefix("- `")?.split_once("` → `")?;
-                        Some((a.to_string(), b.strip_suffix('`')?.to_string()))
-                    })
-                    .collect();
-                (!table.is_empty()).then_some(Recipe::Rename { table })
-            }
-            Kind::DeadCode => {
-                // "every call to a deleted function that is left (…) is replaced by `val`"
-                let left = statement
-                    .find("is replaced by `")
-                    .and_then(|at| statement[at + "is replaced by `".len()..].split('`').next())
-                    .map(str::to_string);
-                Some(Recipe::DeadCode { left })
-            }
-            Kind::AddParameter => {
-                // "already takes the parameter `mult: float=default()`"
-                let at = statement.find("takes the parameter `")? + "takes the parameter `".len();
-                let decl: String = statement[at..].split('`').next()?.to_string();
-                let name = ident(&decl);
-                let op = q
-                    .iter()
-                    .find_map(|s| s.strip_prefix(&format!("{name} ")).and_then(|r| r.strip_suffix(" X")))
-                    .unwrap_or("*")
-                    .to_string();
-                (!name.is_empty()).then_some(Recipe::AddParameter { name, decl, op })
-            }
-            Kind::AddReturnValue => {
-                let lib = find(&|s| s.ends_with("()"))?.trim_end_matches("()").to_string();
-                let annotation = find(&|s| s.starts_with("tuple["))?;
-                // "`b_val, b_str = b(val)`": the unpacked key's suffix.
-                let unpack = find(&|s| s.contains("_val, ") && s.contains(" = "))?;
-                let key = unpack.split(", ").nth(1)?.split(' ').next()?.to_string();
-                let callee = unpack.split(" = ").nth(1)?.split('(').next()?.to_string();
-                let suffix = key.strip_prefix(&callee)?.to_string();
-                Some(Recipe::AddReturnValue { lib, annotation, suffix })
-            }
-            Kind::CacheFunction => {
-                let lib = find(&|s| s.ends_with("()") && !s.contains(' '))?.trim_end_matches("()").to_string();
-                let line = find(&|s| s.ends_with(&format!(" = {lib}()")))?;
-                let var = ident(&line);
-                let decl = find(&|s| s.starts_with(&format!("{var}: ")) && s.contains('=') && !s.contains(" = "))?;
-                Some(Recipe::CacheFunction { lib, var, line, decl })
-            }
-            Kind::ExtractHelper => {
-                let line = find(&|s| s.contains(": ") && s.contains(" = ") && s.ends_with("(val)"))?;
-                let var = ident(&line);
-                let helper = line.split(" = ").nth(1)?.split('(').next()?.to_string();
-                let annotation = find(&|s| s.starts_with("tuple["))?;
-                Some(Recipe::ExtractHelper { helper, var, line, annotation })
-            }
-            _ => None,
+        if title.starts_with("rename variables") {
+            // "- `old` → `new`" lines, before the rules and the worked example.
+            let head = statement.split("Rules:").next().unwrap_or(statement);
+            let table: Vec<(String, String)> = head
+                .lines()
+                .filter_map(|l| {
+                    let (a, b) = l.strip_prefix("- `")?.split_once("` → `")?;
+                    Some((a.to_string(), b.strip_suffix('`')?.to_string()))
+                })
+                .collect();
+            (!table.is_empty()).then_some(Recipe::Rename { table })
+        } else if title.contains("dead code") {
+            // "every call to a deleted function that is left (…) is replaced by `val`"
+            let left = statement
+                .find("is replaced by `")
+                .and_then(|at| statement[at + "is replaced by `".len()..].split('`').next())
+                .map(str::to_string);
+            Some(Recipe::DeadCode { left })
+        } else if title.contains("add a parameter") {
+            // "already takes the parameter `mult: float=default()`"
+            let at = statement.find("takes the parameter `")? + "takes the parameter `".len();
+            let decl: String = statement[at..].split('`').next()?.to_string();
+            let name = ident(&decl);
+            let op = q
+                .iter()
+                .find_map(|s| s.strip_prefix(&format!("{name} ")).and_then(|r| r.strip_suffix(" X")))
+                .unwrap_or("*")
+                .to_string();
+            (!name.is_empty()).then_some(Recipe::AddParameter { name, decl, op })
+        } else if title.contains("add a return value") {
+            let lib = find(&|s| s.ends_with("()"))?.trim_end_matches("()").to_string();
+            let annotation = find(&|s| s.starts_with("tuple["))?;
+            // "`b_val, b_str = b(val)`": the unpacked key's suffix.
+            let unpack = find(&|s| s.contains("_val, ") && s.contains(" = "))?;
+            let key = unpack.split(", ").nth(1)?.split(' ').next()?.to_string();
+            let callee = unpack.split(" = ").nth(1)?.split('(').next()?.to_string();
+            let suffix = key.strip_prefix(&callee)?.to_string();
+            Some(Recipe::AddReturnValue { lib, annotation, suffix })
+        } else if title.contains("cache a function call") {
+            let lib = find(&|s| s.ends_with("()") && !s.contains(' '))?.trim_end_matches("()").to_string();
+            let line = find(&|s| s.ends_with(&format!(" = {lib}()")))?;
+            let var = ident(&line);
+            let decl = find(&|s| s.starts_with(&format!("{var}: ")) && s.contains('=') && !s.contains(" = "))?;
+            Some(Recipe::CacheFunction { lib, var, line, decl })
+        } else if title.contains("don't repeat yourself") || title.contains("do not repeat yourself") {
+            let line = find(&|s| s.contains(": ") && s.contains(" = ") && s.ends_with("(val)"))?;
+            let var = ident(&line);
+            let helper = line.split(" = ").nth(1)?.split('(').next()?.to_string();
+            let annotation = find(&|s| s.starts_with("tuple["))?;
+            Some(Recipe::ExtractHelper { helper, var, line, annotation })
+        } else {
+            None
         }
     }
 
