@@ -287,3 +287,35 @@ fn strategies_import_nothing_of_the_task() {
     }
     assert!(files >= 5);
 }
+
+/// The recipes read each kind's statement title (made from the kind's label) as that kind, so a
+/// label changed in the registry without the recipe fails here.
+#[test]
+fn recipes_recognise_every_kinds_statement() {
+    use agents::strategies::recipe::Recipe;
+    for &kind in Kind::ALL {
+        let def = kind.def();
+        let domains = match def.domains() {
+            Support::Only(d) => d.to_vec(),
+            Support::NotApplicable => vec![Domain::Math],
+        };
+        let axis = match def.axes() {
+            Support::Only(a) => a[0],
+            Support::NotApplicable => Axis::Traversal,
+        };
+        for domain in domains {
+            let t = cabrito_gen::generate(&TaskSpec::new(kind, domain, axis, 5, 1)).unwrap();
+            let read = Recipe::read(&t.prompt);
+            let ok = match kind {
+                Kind::DeadCode => matches!(read, Some(Recipe::DeadCode { .. })),
+                Kind::AddParameter => matches!(read, Some(Recipe::AddParameter { .. })),
+                Kind::AddReturnValue => matches!(read, Some(Recipe::AddReturnValue { .. })),
+                Kind::CacheFunction => matches!(read, Some(Recipe::CacheFunction { .. })),
+                Kind::ExtractHelper => matches!(read, Some(Recipe::ExtractHelper { .. })),
+                Kind::VariableRenaming => matches!(read, Some(Recipe::Rename { .. })),
+                _ => read.is_none(),
+            };
+            assert!(ok, "{kind} {domain}: the statement reads as {read:?}");
+        }
+    }
+}
