@@ -6,6 +6,7 @@
 #   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports), and
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
+#      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
 #   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
 #   5. app build        trunk build --release into dist/, with its sizes; the first download under
 #                       its gzip budget (tests/first_download.rs)
@@ -56,6 +57,13 @@ begin "native tests"
 cargo test --workspace --locked --lib --bins --tests -- --skip e2e_
 cargo test --workspace --locked --doc
 cargo build --locked --benches
+done_step
+
+begin "toy kind (a kind is its module plus one registry line)"
+# A second build with the feature toy-kind: the generator's own tests with the toy in every list,
+# then the toy through generate, check, grid, grade and report (tests/toy_kind.rs).
+cargo test --locked -p cabrito-gen --features toy-kind --lib
+cargo test --locked --features toy-kind --test toy_kind
 done_step
 
 begin "wasm tests (headless Chromium)"

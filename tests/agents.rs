@@ -175,7 +175,7 @@ fn myopic_guesses_branches_as_hops_grow() {
 #[test]
 fn guard_interpreter_agrees_with_the_generator() {
     use cabrito_agents::strategies::guards::{Judge, PATIENT};
-    use cabrito_gen::axes::runtime::guard::{Call, CHECK_SOURCE};
+    use cabrito_gen::axes::runtime::guard::{GuardCall, CHECK_SOURCE};
     let mut judge = Judge::new(PATIENT);
     assert!(judge.learn(CHECK_SOURCE));
     let mut checked = 0;
@@ -183,7 +183,7 @@ fn guard_interpreter_agrees_with_the_generator() {
         for a in [1, 3, 5, 7, 9] {
             for b in [1, 5, 9] {
                 for steps in [0, 1, 3, 25, 200, 1000] {
-                    let c = Call { x, a, b, target: 0, steps };
+                    let c = GuardCall { x, a, b, target: 0, steps };
                     assert_eq!(judge.decide_source(&c.source()), Some(c.value()), "{}", c.source());
                     checked += 1;
                 }
@@ -286,4 +286,36 @@ fn strategies_import_nothing_of_the_task() {
         }
     }
     assert!(files >= 5);
+}
+
+/// The recipes read each kind's statement title (made from the kind's label) as that kind, so a
+/// label changed in the registry without the recipe fails here.
+#[test]
+fn recipes_recognise_every_kinds_statement() {
+    use agents::strategies::recipe::Recipe;
+    for &kind in Kind::ALL {
+        let def = kind.def();
+        let domains = match def.domains() {
+            Support::Only(d) => d.to_vec(),
+            Support::NotApplicable => vec![Domain::Math],
+        };
+        let axis = match def.axes() {
+            Support::Only(a) => a[0],
+            Support::NotApplicable => Axis::Traversal,
+        };
+        for domain in domains {
+            let t = cabrito_gen::generate(&TaskSpec::new(kind, domain, axis, 5, 1)).unwrap();
+            let read = Recipe::read(&t.prompt);
+            let ok = match kind {
+                Kind::DeadCode => matches!(read, Some(Recipe::DeadCode { .. })),
+                Kind::AddParameter => matches!(read, Some(Recipe::AddParameter { .. })),
+                Kind::AddReturnValue => matches!(read, Some(Recipe::AddReturnValue { .. })),
+                Kind::CacheFunction => matches!(read, Some(Recipe::CacheFunction { .. })),
+                Kind::ExtractHelper => matches!(read, Some(Recipe::ExtractHelper { .. })),
+                Kind::VariableRenaming => matches!(read, Some(Recipe::Rename { .. })),
+                _ => read.is_none(),
+            };
+            assert!(ok, "{kind} {domain}: the statement reads as {read:?}");
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! grader (CPython in the sandbox) passes the reference and fails the starter and the mutants.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_check::grade::{CheckOutcome, GradeTask, Verdict};
 use cabrito_check::rubric::{static_checks, Rubric, TaskRef};
 use cabrito_gen::axes::comment::word_list;
 use cabrito_gen::{generate, Axis, Domain, Kind, Task, TaskSpec};
@@ -227,7 +227,7 @@ fn run(t: &Task, code: &str) -> Verdict {
     grade(&GradeTask::from_task(t), code, &opts(), &|_, _| {})
 }
 
-fn outcome(v: &Verdict, kind: &str) -> Option<Outcome> {
+fn outcome(v: &Verdict, kind: &str) -> Option<CheckOutcome> {
     v.checks.iter().find(|c| c.kind == kind).map(|c| c.outcome)
 }
 
@@ -250,11 +250,11 @@ fn the_grader_requires_the_comment() {
             let what = format!("{kind} {domain} n={n} seed={seed}");
             let mut bad = Vec::new();
             let v = run(&t, &t.solution_code);
-            if !v.passed || outcome(&v, "comment_copy") != Some(Outcome::Pass) {
+            if !v.passed || outcome(&v, "comment_copy") != Some(CheckOutcome::Pass) {
                 bad.push(format!("{what}: the reference fails: {}", v.message));
             }
             let s = run(&t, &t.starter_code);
-            if s.passed || outcome(&s, "comment_copy") != Some(Outcome::Fail) {
+            if s.passed || outcome(&s, "comment_copy") != Some(CheckOutcome::Fail) {
                 bad.push(format!("{what}: the starter: {} {:?}", s.message, outcome(&s, "comment_copy")));
             }
             let (line, _) = comment_lines(&t)[0].clone();
@@ -263,8 +263,8 @@ fn the_grader_requires_the_comment() {
             let code = replace_line(&t.solution_code, line, &format!("    # {} x", short.join(" ")));
             let m = run(&t, &code);
             if m.passed
-                || outcome(&m, "behavioral") != Some(Outcome::Pass)
-                || outcome(&m, "comment_copy") != Some(Outcome::Fail)
+                || outcome(&m, "behavioral") != Some(CheckOutcome::Pass)
+                || outcome(&m, "comment_copy") != Some(CheckOutcome::Fail)
                 || !m.message.starts_with("comment_copy: ")
             {
                 bad.push(format!("{what}: the mutant: {} {:?}", m.message, m.checks));

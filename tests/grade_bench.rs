@@ -158,7 +158,7 @@ fn fixture_tasks(bucket: &str) -> Vec<(String, GradeTask, String)> {
     sets.sort();
     for set in sets {
         let set_name = set.file_name().unwrap().to_string_lossy().to_string();
-        let Ok(domain) = grade::domain_of_task_set(&set_name) else { continue };
+        let Ok(domain) = cabrito_gen::axes::domain_of_task_set(&set_name) else { continue };
         let mut files: Vec<_> = std::fs::read_dir(&set).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();
         for f in files {

@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use cabrito_check::grade::plan::top_defs;
-use cabrito_check::grade::{FunctionStatus, GradeTask, Outcome, Verdict};
+use cabrito_check::grade::{CheckOutcome, FunctionStatus, GradeTask, Verdict};
 use cabrito_gen::{Axis, Domain, Kind, Task, TaskSpec};
 use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
@@ -19,7 +19,7 @@ fn run(task: &Task, code: &str) -> Verdict {
     grade(&GradeTask::from_task(task), code, &opts(), &|_, _| {})
 }
 
-fn check_outcome(v: &Verdict, kind: &str) -> Outcome {
+fn check_outcome(v: &Verdict, kind: &str) -> CheckOutcome {
     v.checks.iter().find(|c| c.kind == kind).map(|c| c.outcome).expect("check present")
 }
 
@@ -61,13 +61,13 @@ fn reference_passes_and_starter_fails_everywhere() {
             // behaves differently.
             let (beh, exist) = (check_outcome(&s, "behavioral"), check_outcome(&s, "function_existence"));
             let expected = if spec.kind == Kind::DeadCode {
-                (Outcome::Pass, Outcome::Fail)
+                (CheckOutcome::Pass, CheckOutcome::Fail)
             } else if spec.kind == Kind::VariableRenaming {
-                (Outcome::Pass, Outcome::Pass)
+                (CheckOutcome::Pass, CheckOutcome::Pass)
             } else {
-                (Outcome::Fail, Outcome::Pass)
+                (CheckOutcome::Fail, CheckOutcome::Pass)
             };
-            if spec.kind == Kind::VariableRenaming && check_outcome(&s, "renames") != Outcome::Fail {
+            if spec.kind == Kind::VariableRenaming && check_outcome(&s, "renames") != CheckOutcome::Fail {
                 bad.push(format!("{spec:?}: the starter does not fail renames: {}", s.message));
             }
             if (beh, exist) != expected {
@@ -76,7 +76,7 @@ fn reference_passes_and_starter_fails_everywhere() {
             // Instruction following also requires the requirement lines: the starter has none.
             if spec.axis.def().instructions() {
                 let (r, st) = (check_outcome(&v, "constraint_structure"), check_outcome(&s, "constraint_structure"));
-                if (r, st) != (Outcome::Pass, Outcome::Fail) {
+                if (r, st) != (CheckOutcome::Pass, CheckOutcome::Fail) {
                     bad.push(format!("{spec:?}: constraint_structure {r:?} (reference) / {st:?} (starter)"));
                 }
             }
@@ -153,7 +153,7 @@ fn expect_failure(task: &Task, what: &str, code: &str, check: &str, culprit: Opt
     if v.passed {
         return Some(format!("{spec:?}: mutant '{what}' passes"));
     }
-    if check_outcome(&v, check) == Outcome::Pass {
+    if check_outcome(&v, check) == CheckOutcome::Pass {
         return Some(format!("{spec:?}: mutant '{what}' fails, but not on {check}: {}", v.message));
     }
     if let Some(c) = culprit {
@@ -354,6 +354,6 @@ fn a_syntax_error_is_an_error_naming_the_line() {
     let task = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 0)).unwrap();
     let v = run(&task, "import math\n\ndef f(:\n    pass\n");
     assert!(!v.passed);
-    assert_eq!(check_outcome(&v, "compilation"), Outcome::Error);
+    assert_eq!(check_outcome(&v, "compilation"), CheckOutcome::Error);
     assert!(v.message.contains("line 3"), "{}", v.message);
 }

@@ -485,7 +485,7 @@ fn nested_and_misplaced_lines_are_findings() {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn the_grader_requires_the_requirement_lines() {
-    use cabrito_check::grade::{GradeTask, Outcome};
+    use cabrito_check::grade::{CheckOutcome, GradeTask};
     use cabrito_native::runner::{grade, GradeOptions};
     let opts = GradeOptions { trials: 3, ..Default::default() };
     for kind in kinds() {
@@ -498,8 +498,8 @@ fn the_grader_requires_the_requirement_lines() {
             let m = &mutants(t)[0];
             let v = grade(&task, &m.code, &opts, &|_, _| {});
             let outcome = |k: &str| v.checks.iter().find(|c| c.kind == k).map(|c| c.outcome);
-            assert_eq!(outcome("behavioral"), Some(Outcome::Pass), "{}: {}", t.spec, v.message);
-            assert_eq!(outcome("constraint_structure"), Some(Outcome::Fail), "{}", t.spec);
+            assert_eq!(outcome("behavioral"), Some(CheckOutcome::Pass), "{}: {}", t.spec, v.message);
+            assert_eq!(outcome("constraint_structure"), Some(CheckOutcome::Fail), "{}", t.spec);
             assert!(!v.passed && v.message.starts_with("constraint_structure: ") && v.message.contains(&m.names[0]));
         }
     }

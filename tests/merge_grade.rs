@@ -3,7 +3,7 @@
 //! mutants of the reference fail for the right reason.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_check::grade::{CheckOutcome, GradeTask, Verdict};
 use cabrito_gen::{Kind, Task, TaskSpec};
 use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
@@ -20,7 +20,7 @@ fn run(task: &Task, code: &str) -> Verdict {
     grade(&GradeTask::from_task(task), code, &opts(), &|_, _| {})
 }
 
-fn outcome(v: &Verdict, kind: &str) -> Outcome {
+fn outcome(v: &Verdict, kind: &str) -> CheckOutcome {
     v.checks.iter().find(|c| c.kind == kind).map(|c| c.outcome).unwrap_or_else(|| panic!("no {kind} in {v:?}"))
 }
 
@@ -42,7 +42,7 @@ fn reference_passes_and_starter_fails_difference_blocks() {
             let st = run(&task, &task.starter_code);
             let got =
                 (st.passed, outcome(&st, "compilation"), outcome(&st, "behavioral"), outcome(&st, "difference_blocks"));
-            if got != (false, Outcome::Pass, Outcome::Pass, Outcome::Fail) {
+            if got != (false, CheckOutcome::Pass, CheckOutcome::Pass, CheckOutcome::Fail) {
                 bad.push(format!("{s}: the starter: {got:?} ({})", st.message));
             }
             bad
@@ -67,7 +67,7 @@ fn wrong_raising_looping_and_broken_candidates() {
     let v = run(&task, &wrong);
     assert_eq!(
         (outcome(&v, "behavioral"), outcome(&v, "difference_blocks")),
-        (Outcome::Fail, Outcome::Pass),
+        (CheckOutcome::Fail, CheckOutcome::Pass),
         "{}",
         v.message
     );
@@ -85,7 +85,7 @@ fn wrong_raising_looping_and_broken_candidates() {
         1,
     );
     let v = run(&task, &kept);
-    assert_eq!((outcome(&v, "behavioral"), outcome(&v, "difference_blocks")), (Outcome::Pass, Outcome::Fail));
+    assert_eq!((outcome(&v, "behavioral"), outcome(&v, "difference_blocks")), (CheckOutcome::Pass, CheckOutcome::Fail));
     assert!(v.message.contains("CalculateA.compute (line"), "{}", v.message);
 
     // An exception anywhere is an error (the reference's rule).
@@ -95,7 +95,7 @@ fn wrong_raising_looping_and_broken_candidates() {
         1,
     );
     let v = run(&task, &raising);
-    assert_eq!(outcome(&v, "behavioral"), Outcome::Error, "{}", v.message);
+    assert_eq!(outcome(&v, "behavioral"), CheckOutcome::Error, "{}", v.message);
     assert!(v.message.contains("ValueError"), "{}", v.message);
 
     // A loop is stopped by the per-call alarm (the reference's 5 s, scaled down here).
@@ -108,7 +108,7 @@ fn wrong_raising_looping_and_broken_candidates() {
     quick.harness.call_timeout = 0.2;
     let started = std::time::Instant::now();
     let v = grade(&GradeTask::from_task(&task), &looping, &quick, &|_, _| {});
-    assert_eq!(outcome(&v, "behavioral"), Outcome::Error, "{}", v.message);
+    assert_eq!(outcome(&v, "behavioral"), CheckOutcome::Error, "{}", v.message);
     assert!(v.message.contains("Timeout"), "{}", v.message);
     assert!(started.elapsed().as_secs() < 20);
 
@@ -116,11 +116,11 @@ fn wrong_raising_looping_and_broken_candidates() {
     let v = run(&task, "class Calculate(:\n    pass\n");
     assert_eq!(
         (outcome(&v, "compilation"), outcome(&v, "behavioral"), outcome(&v, "difference_blocks")),
-        (Outcome::Error, Outcome::Error, Outcome::Error)
+        (CheckOutcome::Error, CheckOutcome::Error, CheckOutcome::Error)
     );
     assert!(v.checks[1].message.contains("skipped because compilation failed"));
     // A file without the classes: behavioural and structure errors, nothing crashes.
     let v = run(&task, "x = 1\n");
-    assert_eq!(outcome(&v, "difference_blocks"), Outcome::Error, "{}", v.message);
-    assert_eq!(outcome(&v, "behavioral"), Outcome::Error, "{}", v.message);
+    assert_eq!(outcome(&v, "difference_blocks"), CheckOutcome::Error, "{}", v.message);
+    assert_eq!(outcome(&v, "behavioral"), CheckOutcome::Error, "{}", v.message);
 }

@@ -4,7 +4,7 @@
 //! values.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito_gen::kinds::merge_codebases::ir::Item;
+use cabrito_gen::kinds::merge_codebases::ir::Segment;
 use cabrito_gen::kinds::merge_codebases::{make, Perturbations, Transformations};
 use cabrito_gen::spec::{Kind, TaskSpec};
 use serde_json::{json, Value};
@@ -70,7 +70,7 @@ fn knobs_are_honoured_and_no_size_crashes() {
                 assert_eq!(c.names.len(), p.names.len(), "{s}: temporaries without multi_lines");
             }
             for (i, item) in p.items.iter().enumerate() {
-                if let Item::Block(b) = item {
+                if let Segment::Block(b) = item {
                     if t.0 == 0 {
                         assert_eq!(c.items[i], b.lines, "{s}: a block changed with no rewrite allowed");
                     }

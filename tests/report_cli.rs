@@ -412,7 +412,7 @@ fn traces_join_tasks_by_dag_id_and_refuse_empty_folders() {
         "scripted/myopic",
         Some(cabrito_analysis::traces::plain::PlainTask { dag_id: task.dag_id.clone(), ..Default::default() }),
     );
-    let calls = vec![cabrito_analysis::traces::plain::Call {
+    let calls = vec![cabrito_analysis::traces::plain::PlainCall {
         tool: "bash".into(),
         arguments: json!({"command": "grep -n 'def ' solution.py"}),
         turn: Some(0),

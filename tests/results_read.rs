@@ -4,7 +4,7 @@
 
 mod guard;
 
-use cabrito_analysis::results::read::{Dataset, Role};
+use cabrito_analysis::results::read::{Dataset, FileRole};
 use cabrito_analysis::results::runs::format_n;
 use cabrito_analysis::results::{
     aggregate,
@@ -139,7 +139,7 @@ fn a_hand_computed_reference_set() {
     assert!(lines[2].1.contains("neither 'name' nor 'dag_id'"));
     assert!(ds.problems[0].file.ends_with("add_parameter/code/model-a.jsonl"));
     assert_eq!(ds.records.len(), 3 + 3 + 2 + 2);
-    assert_eq!(ds.files.iter().filter(|f| f.role == Role::Skipped).count(), 1, "the .meta.json file");
+    assert_eq!(ds.files.iter().filter(|f| f.role == FileRole::Skipped).count(), 1, "the .meta.json file");
 
     let all = aggregate::accuracy(&ds, Facet::All, &Filter::default());
     // model-a, traversal n=5: add_parameter 2/3, dead_code 2/3 (the unparsed one fails) → 4/6.

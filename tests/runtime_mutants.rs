@@ -4,7 +4,7 @@
 //! still passes for an edit that never runs).
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito_check::grade::{GradeTask, Outcome};
+use cabrito_check::grade::{CheckOutcome, GradeTask};
 use cabrito_check::rubric::{static_checks, TaskRef};
 use cabrito_gen::task::generate_full;
 use cabrito_gen::{
@@ -163,7 +163,7 @@ fn the_grader_fails_mutants_on_branch_placement() {
             for m in mutants(spec).into_iter().take(4) {
                 let v = grade(&gt, &m.code, &opts, &|_, _| {});
                 let check = |k: &str| v.checks.iter().find(|c| c.kind == k).map(|c| c.outcome);
-                if v.passed || check("branch_placement") != Some(Outcome::Fail) {
+                if v.passed || check("branch_placement") != Some(CheckOutcome::Fail) {
                     bad.push(format!("{spec} `{}`: {:?} {}", m.name, check("branch_placement"), v.message));
                 }
                 let line = v.checks.iter().find(|c| c.kind == "branch_placement").map(|c| c.metadata["line"].clone());
@@ -171,8 +171,8 @@ fn the_grader_fails_mutants_on_branch_placement() {
                     bad.push(format!("{spec} `{}`: line {line:?}, expected {}", m.name, m.line));
                 }
                 if m.same_behaviour
-                    && (check("behavioral") != Some(Outcome::Pass)
-                        || check("function_existence") != Some(Outcome::Pass))
+                    && (check("behavioral") != Some(CheckOutcome::Pass)
+                        || check("function_existence") != Some(CheckOutcome::Pass))
                 {
                     bad.push(format!("{spec} `{}`: an edit that never runs changed behaviour: {}", m.name, v.message));
                 }

@@ -6,7 +6,7 @@
 //! name what is allowed.
 #![cfg(not(target_arch = "wasm32"))]
 
-use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_check::grade::{CheckOutcome, GradeTask, Verdict};
 use cabrito_check::rubric::{static_checks, TaskRef};
 use cabrito_gen::{generate, Kind, Task, TaskSpec};
 use cabrito_native::runner::{grade, GradeOptions};
@@ -259,7 +259,7 @@ fn run(t: &Task, code: &str) -> Verdict {
     grade(&GradeTask::from_task(t), code, &GradeOptions { trials: 5, ..Default::default() }, &|_, _| {})
 }
 
-fn outcome(v: &Verdict, kind: &str) -> Option<Outcome> {
+fn outcome(v: &Verdict, kind: &str) -> Option<CheckOutcome> {
     v.checks.iter().find(|c| c.kind == kind).map(|c| c.outcome)
 }
 
@@ -281,8 +281,8 @@ fn the_grader_tests_main_and_requires_the_renames() {
             }
             let s = run(&t, &t.starter_code);
             if s.passed
-                || outcome(&s, "behavioral") != Some(Outcome::Pass)
-                || outcome(&s, "renames") != Some(Outcome::Fail)
+                || outcome(&s, "behavioral") != Some(CheckOutcome::Pass)
+                || outcome(&s, "renames") != Some(CheckOutcome::Fail)
             {
                 bad.push(format!("{what}: the starter: {} {:?}", s.message, s.checks));
             }
@@ -291,8 +291,8 @@ fn the_grader_tests_main_and_requires_the_renames() {
             if ret != t.solution_code {
                 let m = run(&t, &ret);
                 if m.passed
-                    || outcome(&m, "behavioral") == Some(Outcome::Pass)
-                    || outcome(&m, "renames") != Some(Outcome::Fail)
+                    || outcome(&m, "behavioral") == Some(CheckOutcome::Pass)
+                    || outcome(&m, "renames") != Some(CheckOutcome::Fail)
                 {
                     bad.push(format!("{what}: the unrenamed return: {} {:?}", m.message, m.checks));
                 }

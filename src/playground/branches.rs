@@ -5,7 +5,7 @@
 //! indented blocks); a header's condition is looked up in the task's record by its text, so nothing
 //! is evaluated again.
 
-use cabrito_gen::axes::runtime::guard::{show_value, Call, Trajectory};
+use cabrito_gen::axes::runtime::guard::{show_value, GuardCall, Trajectory};
 use cabrito_gen::axes::runtime::Record;
 use std::collections::HashMap;
 
@@ -131,7 +131,7 @@ pub struct StepRow {
 pub const SHOWN_DIGITS: usize = 40;
 
 /// Rows `from..from+count` (1-based steps, clipped to the call's steps) of a call's steps.
-pub fn steps_page(call: &Call, from: u32, count: u32) -> Vec<StepRow> {
+pub fn steps_page(call: &GuardCall, from: u32, count: u32) -> Vec<StepRow> {
     let from = from.max(1);
     let last = call.steps.min(from.saturating_add(count).saturating_sub(1));
     let mut t = Trajectory::new(call.x, call.a, call.b);
@@ -154,7 +154,7 @@ pub fn steps_page(call: &Call, from: u32, count: u32) -> Vec<StepRow> {
 
 /// A call's outcome: the final value (shortened), its parity, the largest number of digits on the way.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct GuardOutcome {
     pub last: String,
     pub parity: u8,
     pub value: bool,
@@ -163,7 +163,7 @@ pub struct Outcome {
 }
 
 /// Run a call to its end.
-pub fn outcome(call: &Call) -> Outcome {
+pub fn outcome(call: &GuardCall) -> GuardOutcome {
     let mut t = Trajectory::new(call.x, call.a, call.b);
     let (mut most, mut odd_steps) = (1usize, 0u32);
     for _ in 0..call.steps {
@@ -172,7 +172,7 @@ pub fn outcome(call: &Call) -> Outcome {
         most = most.max(((t.value().bits() as f64) * std::f64::consts::LOG10_2) as usize + 1);
     }
     let parity = u8::from(t.odd());
-    Outcome {
+    GuardOutcome {
         last: show_value(t.value(), SHOWN_DIGITS),
         parity,
         value: parity == call.target,
@@ -237,7 +237,7 @@ mod tests {
 
     #[test]
     fn steps_are_paged_and_exact() {
-        let call = Call { x: 27, a: 9, b: 9, target: 0, steps: 10_000 };
+        let call = GuardCall { x: 27, a: 9, b: 9, target: 0, steps: 10_000 };
         let page = steps_page(&call, 1, 3);
         assert_eq!(page.len(), 3);
         assert_eq!((page[0].value.as_str(), page[0].odd, page[0].action.as_str()), ("27", true, "9 · x + 9"));

@@ -16,8 +16,8 @@
 //! reading it was most of the hand-over (wave 16 in BENCHMARKS.md). It is read when the whole
 //! record is needed: its hash ([`Made::hash`]), once the page is idle.
 
-use crate::playground::branches::{Outcome, StepRow};
-use cabrito_gen::axes::runtime::guard::Call;
+use crate::playground::branches::{GuardOutcome, StepRow};
+use cabrito_gen::axes::runtime::guard::GuardCall;
 use cabrito_gen::graph::{CallGraph, Node, Part};
 use cabrito_gen::kinds::merge_codebases::render::Piece;
 use cabrito_gen::kinds::merge_codebases::view::{DiffInfo, FlowDrawing, MergeView};
@@ -410,9 +410,9 @@ fn role(v: &Value) -> Res<Role> {
 }
 
 /// A `check` call: a target of 0 or 1, at most as many steps as a guard has hops.
-fn call(c: &Value) -> Res<Call> {
+fn call(c: &Value) -> Res<GuardCall> {
     use cabrito_gen::axes::runtime::MAX_HOPS;
-    Ok(Call {
+    Ok(GuardCall {
         x: num(field(c, "x")?)?,
         a: num(field(c, "a")?)?,
         b: num(field(c, "b")?)?,
@@ -665,7 +665,7 @@ fn checked(v: &Value, spec: &TaskSpec) -> Result<Made, String> {
 
 /// A `check` call's outcome and a page of its steps, as the module answers `why`
 /// ([`crate::playground::branches::outcome`], [`crate::playground::branches::steps_page`]).
-pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
+pub fn why_encode(o: &GuardOutcome, rows: &[StepRow]) -> Value {
     json!({
         "outcome": [o.last, o.parity, o.value, o.most_digits, o.odd_steps],
         "rows": rows.iter().map(|r| json!([r.step, r.value, r.odd, r.action])).collect::<Vec<_>>(),
@@ -673,14 +673,14 @@ pub fn why_encode(o: &Outcome, rows: &[StepRow]) -> Value {
 }
 
 /// Read [`why_encode`]'s JSON; an error names the field.
-pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
+pub fn why_decode(v: &Value) -> Result<(GuardOutcome, Vec<StepRow>), String> {
     let row = |r: &Value| -> Res<StepRow> {
         let [step, value, odd, action] = tuple(r)?;
         Ok(StepRow { step: num(step)?, value: text(value)?, odd: flag(odd)?, action: text(action)? })
     };
-    let read = || -> Res<(Outcome, Vec<StepRow>)> {
+    let read = || -> Res<(GuardOutcome, Vec<StepRow>)> {
         let [last, parity, value, most_digits, odd_steps] = tuple(field(v, "outcome")?)?;
-        let outcome = Outcome {
+        let outcome = GuardOutcome {
             last: text(last)?,
             parity: at_most(parity, 1)? as u8,
             value: flag(value)?,
@@ -693,7 +693,7 @@ pub fn why_decode(v: &Value) -> Result<(Outcome, Vec<StepRow>), String> {
 }
 
 /// Read the `gen` module's answer to [`why_answer`], as the app gets it (text).
-pub fn read_why(text: &str) -> Result<(Outcome, Vec<StepRow>), String> {
+pub fn read_why(text: &str) -> Result<(GuardOutcome, Vec<StepRow>), String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("the module's answer is not JSON: {e}"))?;
     match value.get("error") {
         Some(e) => Err(e.as_str().map_or_else(|| format!("error: {} is not text", shown(e)), str::to_string)),
@@ -702,7 +702,7 @@ pub fn read_why(text: &str) -> Result<(Outcome, Vec<StepRow>), String> {
 }
 
 /// The `why` request: a call and a page of its steps, as text (`x,a,b,target,steps,from,count`).
-pub fn why_request(c: &Call, from: u32, count: u32) -> String {
+pub fn why_request(c: &GuardCall, from: u32, count: u32) -> String {
     format!("{},{},{},{},{},{from},{count}", c.x, c.a, c.b, c.target, c.steps)
 }
 
@@ -711,7 +711,7 @@ const WHY_FIELDS: [&str; 7] = ["x", "a", "b", "target", "steps", "from", "count"
 
 /// Read [`why_request`]'s text; an error names the number (a call has at most
 /// [`cabrito_gen::axes::runtime::MAX_HOPS`] steps, as many as a guard's hops, and a target of 0 or 1).
-pub fn why_read(text: &str) -> Result<(Call, u32, u32), String> {
+pub fn why_read(text: &str) -> Result<(GuardCall, u32, u32), String> {
     use cabrito_gen::axes::runtime::MAX_HOPS;
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() != WHY_FIELDS.len() {
@@ -731,7 +731,7 @@ pub fn why_read(text: &str) -> Result<(Call, u32, u32), String> {
     if steps > MAX_HOPS {
         return Err(format!("steps: {steps} is more than {MAX_HOPS}"));
     }
-    Ok((Call { x, a, b, target: target as u8, steps }, from, count))
+    Ok((GuardCall { x, a, b, target: target as u8, steps }, from, count))
 }
 
 /// The why panel's hand-off to the grade module, which draws it (`web::why`): the guard to explain

@@ -11,7 +11,7 @@
 
 use cabrito_check::protocol::checker::Reply;
 use cabrito_check::protocol::{ErrorCode, FunctionReport, GradeResult, HelloReply, ServerMessage};
-use cabrito_check::Item;
+use cabrito_check::RubricItem;
 
 /// The static checker (a web worker loaded after the first paint) as the page sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,7 +169,7 @@ pub enum StaticView<'a> {
     /// The rubric of the newest answer.
     Verdict {
         how: &'a str,
-        items: &'a [Item],
+        items: &'a [RubricItem],
         passed: bool,
         /// Milliseconds spent in the checker.
         ms: Option<f64>,
@@ -310,8 +310,8 @@ mod tests {
     use cabrito_check::protocol::{Accepted, GradeResult, Limits, Progress, PROTOCOL_VERSION};
     use std::borrow::Cow;
 
-    fn item(id: &'static str, must_have: bool, passed: bool) -> Item {
-        Item { id: Cow::Borrowed(id), title: id.into(), must_have, passed, reason: String::new(), line: None }
+    fn item(id: &'static str, must_have: bool, passed: bool) -> RubricItem {
+        RubricItem { id: Cow::Borrowed(id), title: id.into(), must_have, passed, reason: String::new(), line: None }
     }
 
     fn hello() -> HelloReply {

@@ -385,13 +385,7 @@ pub fn with_value(spec: &TaskSpec, key: &str, value: &str) -> Vec<(String, Strin
         pairs.push((key.to_string(), value.trim().to_string()));
     }
     // Keep knob order so the resulting link reads the same as a generated one.
-    cabrito_gen::sort::sort_by_key(&mut pairs, |(k, _)| {
-        if k == "v" {
-            0
-        } else {
-            1 + KNOBS.iter().position(|kn| kn.key == k).unwrap_or(99)
-        }
-    });
+    pairs.sort_by_key(|(k, _)| if k == "v" { 0 } else { 1 + KNOBS.iter().position(|kn| kn.key == k).unwrap_or(99) });
     pairs
 }
 

@@ -30,7 +30,7 @@ use super::app::Shown;
 use super::graph::{drawing, Boxes, Handlers};
 use super::lazy::{self, Module};
 use cabrito_gen::graph::bigsvg;
-use cabrito_gen::spec::{Kind, TaskSpec};
+use cabrito_gen::spec::TaskSpec;
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -65,7 +65,7 @@ pub fn is_big(shown: &Shown) -> bool {
 /// else the graph's own effect once the view has rendered, so that the module's start never delays
 /// a view that does not show it.
 pub fn prefetch(spec: &TaskSpec, shown: Option<&Shown>) {
-    let likely = spec.n as usize > CLUSTER_FROM && !matches!(spec.kind, Kind::MergeCodebases | Kind::VariableRenaming);
+    let likely = spec.n as usize > CLUSTER_FROM && spec.kind.def().graph().is_some();
     if likely || shown.is_some_and(is_big) {
         lazy::prefetch(&MODULE);
     }
@@ -242,7 +242,7 @@ pub fn big_call_graph(p: &BigGraphProps) -> Html {
                     }
                     next
                 }
-                Boxes::All(n) => cabrito_gen::sort::set(0..n),
+                Boxes::All(n) => (0..n).collect(),
                 Boxes::None => BTreeSet::new(),
             })
         })

@@ -9,7 +9,6 @@ use crate::playground::{
     window,
     window::{visible, Window, FULL_MAX},
 };
-use cabrito_gen::decimal::fixed;
 use gloo::events::EventListener;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -330,9 +329,9 @@ impl Lines {
         }
         let (w, px) = (self.current, self.rendered.px);
         let style = format!(
-            "display: block; padding-top: {}px; padding-bottom: {}px; counter-reset: line {};",
-            fixed(w.start as f64 * px, 2),
-            fixed((self.total - w.end) as f64 * px, 2),
+            "display: block; padding-top: {:.2}px; padding-bottom: {:.2}px; counter-reset: line {};",
+            w.start as f64 * px,
+            (self.total - w.end) as f64 * px,
             before + w.start
         );
         (Some(style), Some(format!("{}-{}", w.start, w.end)))

@@ -31,9 +31,9 @@
 use super::app::{now, Made, Shown};
 use super::files::mark;
 use super::lazy::{self, Module};
-use crate::playground::branches::{Outcome, StepRow};
+use crate::playground::branches::{GuardOutcome, StepRow};
 use crate::playground::handover;
-use cabrito_gen::axes::runtime::guard::Call;
+use cabrito_gen::axes::runtime::guard::GuardCall;
 use cabrito_gen::spec::TaskSpec;
 use cabrito_gen::task::Extra;
 use std::rc::Rc;
@@ -177,7 +177,7 @@ fn early(spec: &TaskSpec) -> Option<(js_sys::Promise, JsValue)> {
 /// module. The grade module's why panel calls it (`web::why`): the call's exact arithmetic (big
 /// integers) belongs to the runtime axis, which the module has, and the runtime task on the page
 /// came from the module, so it is loaded.
-pub fn why(c: &Call, from: u32, count: u32) -> Result<(Outcome, Vec<StepRow>), String> {
+pub fn why(c: &GuardCall, from: u32, count: u32) -> Result<(GuardOutcome, Vec<StepRow>), String> {
     handover::read_why(&lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?)
 }
 

@@ -29,7 +29,7 @@ use crate::playground::panel::{
 };
 use crate::playground::requirements::findings;
 use cabrito_check::protocol::{ClientMessage, ServerMessage};
-use cabrito_check::Item;
+use cabrito_check::RubricItem;
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
 use std::rc::Rc;
@@ -334,7 +334,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                         { format!(" ({how}; checked{took})") }
                     </p>
                     <ul class="rubric">
-                        { for items.iter().map(|i: &Item| {
+                        { for items.iter().map(|i: &RubricItem| {
                             let line = i.line.map(|l| {
                                 let goto_line = goto_line.clone();
                                 html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }

@@ -4,7 +4,6 @@
 
 use super::code::{tokens, use_lines};
 use crate::playground::window::COLUMN_FULL_MAX;
-use cabrito_gen::decimal::fixed;
 use cabrito_gen::graph::svg::esc_to;
 use cabrito_gen::kinds::merge_codebases::render::Piece;
 use cabrito_gen::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
@@ -161,11 +160,11 @@ pub fn flow_svg(d: &FlowDrawing, zoom: f64, id: &str) -> Html {
     let style = if (zoom - 1.0).abs() < 1e-9 { " style=\"max-width: 100%; height: auto;\"" } else { "" };
     Html::from_html_unchecked(AttrValue::from(format!(
         "<svg id=\"{id}\" class=\"call-graph data-flow\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" \
-         width=\"{}\" height=\"{}\"{style} role=\"img\" aria-label=\"data-flow graph of {} variables\">{}</svg>",
+         width=\"{:.0}\" height=\"{:.0}\"{style} role=\"img\" aria-label=\"data-flow graph of {} variables\">{}</svg>",
         d.width,
         d.height,
-        fixed(d.width as f64 * zoom, 0),
-        fixed(d.height as f64 * zoom, 0),
+        d.width as f64 * zoom,
+        d.height as f64 * zoom,
         d.vertices,
         d.markup
     )))

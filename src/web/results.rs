@@ -8,7 +8,7 @@
 
 use super::app::{navigate, now};
 use super::files::{self, Read};
-use cabrito_analysis::results::read::{Dataset, Role};
+use cabrito_analysis::results::read::{Dataset, FileRole};
 use cabrito_analysis::results::runs::format_n;
 use cabrito_analysis::results::specs::{SpecFinder, DEFAULT_MAX_SEED};
 use cabrito_analysis::results::{
@@ -402,12 +402,12 @@ fn files_and_problems(ds: &Dataset) -> Html {
         return html! {};
     }
     let (answers, links) = ds.answers_and_links();
-    let role = |r: Role| match r {
-        Role::Results => "results",
-        Role::Responses => "responses",
-        Role::Tasks => "tasks",
-        Role::Summary => "summary",
-        Role::Skipped => "skipped",
+    let role = |r: FileRole| match r {
+        FileRole::Results => "results",
+        FileRole::Responses => "responses",
+        FileRole::Tasks => "tasks",
+        FileRole::Summary => "summary",
+        FileRole::Skipped => "skipped",
     };
     html! {
         <details id="results-files-list" class="files">

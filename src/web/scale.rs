@@ -3,7 +3,7 @@
 
 use super::app::now;
 use super::route;
-use cabrito_gen::decimal::{fixed, short};
+use cabrito_gen::decimal::short;
 use cabrito_gen::task::{generate, Sizes};
 use cabrito_gen::TaskSpec;
 use yew::prelude::*;
@@ -56,16 +56,16 @@ fn chart(title: &str, id: &str, rows: &[Row], value: fn(&Sizes) -> usize) -> Htm
         html! {
             <g>
                 <title>{ format!("n = {}: {v}", r.spec.n) }</title>
-                <rect x={fixed(x, 1).to_string()} y={fixed(y, 1).to_string()} width={fixed(slot * 0.7, 1).to_string()} height={fixed(h, 1).to_string()} class="bar" />
-                <text x={fixed(x + slot * 0.35, 1).to_string()} y={fixed(y - 3.0, 1).to_string()} text-anchor="middle" class="value">{ v }</text>
-                <text x={fixed(x + slot * 0.35, 1).to_string()} y={fixed(H - PAD + 14.0, 1).to_string()} text-anchor="middle" class="axis">{ r.spec.n }</text>
+                <rect x={format!("{x:.1}")} y={format!("{y:.1}")} width={format!("{:.1}", slot * 0.7)} height={format!("{h:.1}")} class="bar" />
+                <text x={format!("{:.1}", x + slot * 0.35)} y={format!("{:.1}", y - 3.0)} text-anchor="middle" class="value">{ v }</text>
+                <text x={format!("{:.1}", x + slot * 0.35)} y={format!("{:.1}", H - PAD + 14.0)} text-anchor="middle" class="axis">{ r.spec.n }</text>
             </g>
         }
     });
     html! {
         <figure class="chart">
             <svg id={id.to_string()} viewBox={format!("0 0 {} {}", short(W), short(H))} role="img" aria-label={title.to_string()}>
-                <line x1={short(PAD).to_string()} y1={short(H - PAD).to_string()} x2={short(W - PAD).to_string()} y2={short(H - PAD).to_string()} class="baseline" />
+                <line x1={short(PAD)} y1={short(H - PAD)} x2={short(W - PAD)} y2={short(H - PAD)} class="baseline" />
                 { for bars }
             </svg>
             <figcaption>{ format!("{title} against n") }</figcaption>
@@ -142,7 +142,7 @@ pub fn scale_view(p: &ScaleProps) -> Html {
                             <td>{ r.sizes.starter_lines }</td>
                             <td>{ r.sizes.starter_chars }</td>
                             <td>{ r.sizes.prompt_tokens_estimate }</td>
-                            <td>{ r.millis.map(|m| format!("{} ms", fixed(m, 1))).unwrap_or_default() }</td>
+                            <td>{ r.millis.map(|m| format!("{m:.1} ms")).unwrap_or_default() }</td>
                             <td><a href={route::fragment(&r.spec)}>{ "open" }</a></td>
                         </tr>
                     }) }

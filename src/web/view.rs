@@ -471,11 +471,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let marked: Option<Rc<Vec<usize>>> =
         picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
-    let took = p
-        .shown
-        .millis
-        .map(|ms| format!(" · generated in {} ms", cabrito_gen::decimal::fixed(ms, 1)))
-        .unwrap_or_default();
+    let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
@@ -862,7 +858,7 @@ fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
             { text_el("h2", None, title) }
             <div class="zoom">
                 <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{}%", cabrito_gen::decimal::fixed(**zoom * 100.0, 0)) } }</button>
+                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", **zoom * 100.0) } }</button>
                 <button id="zoom-in" type="button" class="button small ghost" onclick={by(1.25)} title="Zoom in">{ "+" }</button>
             </div>
         </div>

@@ -683,7 +683,7 @@ impl Aci {
             let first_of_turn = last_turn != Some(s.turn);
             last_turn = Some(s.turn);
             let t = if estimated { turns.get(i).copied() } else { s.tokens };
-            calls.push(plain::Call {
+            calls.push(plain::PlainCall {
                 tool: s.tool.clone(),
                 arguments: s.arguments.clone(),
                 output: Some(s.output.clone()),
@@ -694,7 +694,7 @@ impl Aci {
                     output: Some(t.output),
                 }),
                 success: Some(s.ok),
-                ..plain::Call::default()
+                ..plain::PlainCall::default()
             });
         }
         plain::write(header, &calls)

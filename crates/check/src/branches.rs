@@ -1,17 +1,14 @@
-//! `branch_placement` (grading.md §4.4), the runtime-resolution criterion: in every function the
-//! starter, the reference and the candidate all define, the candidate changed exactly the blocks the
-//! reference changed.
+//! `branch_placement` (grading.md §4.4), the runtime-resolution check: in every function the starter,
+//! the reference and the candidate all define, the candidate changed exactly the blocks the reference
+//! changed.
 //!
-//! A function's blocks are its body (path `""`) and, recursively, both sides of every `if`
-//! (`/if0/body`, `/if0/else`, `…/if0/else/if0/body`; an `elif` is an `if` alone in an `else`, as in
-//! Python's tree). A block's content is its own statements, each `if` replaced by its condition, so a
-//! change to a condition changes the block that holds the `if`. Statements compare up to formatting,
-//! comments and parentheses. Signatures are not block content. Reasons name the function, the block
-//! and its line in the candidate, and say whether the block runs when the starter's conditions are
-//! plain `check(…)` calls (evaluated exactly, [`cabrito_gen::axes::runtime::guard`]).
+//! A block is a function's body or one side of an `if` (`/if0/body`, `/if0/else`, …; an `elif` is an
+//! `if` alone in an `else`). Its content is its own statements, each `if` replaced by its condition,
+//! compared up to formatting. Reasons name the function, the block, its line, and whether it runs
+//! (the starter's `check(…)` conditions evaluated exactly).
 
 use super::program::Program;
-use super::rubric::{Ctx, Outcome};
+use super::rubric::{Ctx, RubricOutcome};
 use cabrito_gen::axes::runtime::guard::{final_parity, MAX_STEPS_EVALUATED};
 use ruff_python_ast::comparable::{ComparableExpr, ComparableStmt};
 use ruff_python_ast::{self as ast, ElifElseClause, Expr, Number, Operator, Stmt, StmtFunctionDef};
@@ -19,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One statement of a block: a statement, or an `if` reduced to its condition.
 #[derive(PartialEq)]
-enum Item<'a> {
+enum BlockStmt<'a> {
     Stmt(Box<ComparableStmt<'a>>),
     If(ComparableExpr<'a>),
 }
@@ -27,7 +24,7 @@ enum Item<'a> {
 /// One block of a function: its content, its first line (the `if`'s or the function's when empty) and
 /// the conditions on the way to it (`(condition, side)`, `true` for an `if` side).
 struct Block<'a> {
-    items: Vec<Item<'a>>,
+    items: Vec<BlockStmt<'a>>,
     line: usize,
     conditions: Vec<(&'a Expr, bool)>,
 }
@@ -73,15 +70,15 @@ fn visit<'a>(
             .collect(),
         Stmts::Chain(i) => vec![If { test: i.test, body: i.body, rest: i.rest, line: i.line }],
     };
-    let items: Vec<Item<'a>> = match stmts {
+    let items: Vec<BlockStmt<'a>> = match stmts {
         Stmts::Plain(body) => body
             .iter()
             .map(|s| match s {
-                Stmt::If(i) => Item::If(ComparableExpr::from(&*i.test)),
-                s => Item::Stmt(Box::new(ComparableStmt::from(s))),
+                Stmt::If(i) => BlockStmt::If(ComparableExpr::from(&*i.test)),
+                s => BlockStmt::Stmt(Box::new(ComparableStmt::from(s))),
             })
             .collect(),
-        Stmts::Chain(i) => vec![Item::If(ComparableExpr::from(i.test))],
+        Stmts::Chain(i) => vec![BlockStmt::If(ComparableExpr::from(i.test))],
     };
     out.insert(prefix.clone(), Block { items, line, conditions: conditions.clone() });
     for (n, i) in ifs.into_iter().enumerate() {
@@ -188,7 +185,7 @@ fn runs(conditions: &[(&Expr, bool)]) -> Option<bool> {
 pub fn running_leaves(p: &Program, f: &StmtFunctionDef) -> Option<Vec<String>> {
     let mut out = Vec::new();
     for (path, b) in blocks(p, f) {
-        if b.items.iter().any(|i| matches!(i, Item::If(_))) {
+        if b.items.iter().any(|i| matches!(i, BlockStmt::If(_))) {
             continue;
         }
         if runs(&b.conditions)? {
@@ -230,7 +227,7 @@ fn describe(path: &str) -> String {
 
 /// `branch_placement`: the candidate changed exactly the blocks the reference changed, in every
 /// function all three programs define.
-pub fn branch_placement(c: &Ctx) -> Outcome {
+pub fn branch_placement(c: &Ctx) -> RubricOutcome {
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut edited = 0usize;
     let mut checked = 0usize;
@@ -274,7 +271,7 @@ pub fn branch_placement(c: &Ctx) -> Outcome {
         }
     }
     if problems.is_empty() {
-        return Outcome {
+        return RubricOutcome {
             passed: true,
             reason: format!(
                 "the same {edited} block{} changed as in the reference, across {checked} function{}",
@@ -284,11 +281,11 @@ pub fn branch_placement(c: &Ctx) -> Outcome {
             line: None,
         };
     }
-    cabrito_gen::sort::sort(&mut problems);
+    problems.sort();
     problems.dedup();
     let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if problems.len() > 3 { format!(" (and {} more)", problems.len() - 3) } else { String::new() };
-    Outcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line: problems.first().map(|p| p.0) }
+    RubricOutcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line: problems.first().map(|p| p.0) }
 }
 
 #[cfg(test)]

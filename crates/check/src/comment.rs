@@ -4,7 +4,7 @@
 //! the reference's functions carry.
 
 use super::program::{Comment, Program};
-use super::rubric::{Ctx, Outcome};
+use super::rubric::{Ctx, RubricOutcome};
 use ruff_python_ast::StmtFunctionDef;
 use ruff_text_size::Ranged;
 
@@ -102,9 +102,9 @@ fn problem(p: &Program, f: &StmtFunctionDef, want: &[&str]) -> Option<(usize, St
 }
 
 /// The `comment_copy` item.
-pub fn comment_copy(c: &Ctx) -> Outcome {
+pub fn comment_copy(c: &Ctx) -> RubricOutcome {
     let Some(text) = expected(c) else {
-        return Outcome {
+        return RubricOutcome {
             passed: false,
             reason: "the task names no comment to copy (no `comment` in its metadata, and the reference carries none)"
                 .into(),
@@ -138,7 +138,7 @@ pub fn comment_copy(c: &Ctx) -> Outcome {
         }
     }
     if problems.is_empty() {
-        return Outcome {
+        return RubricOutcome {
             passed: true,
             reason: format!(
                 "the {} functions to change carry the {}-word comment on a line of their own, and no other does",
@@ -148,11 +148,11 @@ pub fn comment_copy(c: &Ctx) -> Outcome {
             line: None,
         };
     }
-    cabrito_gen::sort::sort(&mut problems);
+    problems.sort();
     let (line, first) = problems[0].clone();
     let more = match problems.len() {
         1 => String::new(),
         n => format!(" (and {} more)", n - 1),
     };
-    Outcome { passed: false, reason: format!("{first}{more}"), line: Some(line) }
+    RubricOutcome { passed: false, reason: format!("{first}{more}"), line: Some(line) }
 }

@@ -1,20 +1,14 @@
 //! `constraint_structure` (grading.md §4.5): the requirement lines of instruction following, compared
 //! with the reference's function by function.
 //!
-//! The pass/fail rule is the reference scorer's, so Cabrito agrees with its verdicts: the generated
-//! values `G` are the reference's names matching `(mult|prefix|key|slow)<digits>`; each function's
-//! direct body statements and its `#` comments become items (asserts, prints, temporaries, updates,
-//! comments), normalised as the reference normalises them; the candidate's items must equal the
-//! reference's as multisets, per function and category.
-//!
-//! Cabrito is stricter where it can say exactly what is wrong (the reference, H11, only warns or does
-//! not look): the lines must come in the prescribed order (comments, asserts, prints, temporaries,
-//! updates), directly in the function's body (a requirement-shaped statement nested in a block is a
-//! finding), after the value is available and before it is first used. Reasons name the requirement's
-//! number (from the record's metadata), the function and the line.
+//! The pass rule is the reference scorer's: each function's requirement items (asserts, prints,
+//! temporaries, updates, comments on the generated values), normalised as the reference does, must
+//! equal the reference's as multisets. Cabrito is stricter where it can say exactly what is wrong:
+//! the prescribed order, directly in the body, after the value exists and before its first use.
+//! Reasons name the requirement's number, the function and the line.
 
 use super::program::{Comment, Program};
-use super::rubric::{Ctx, Outcome};
+use super::rubric::{Ctx, RubricOutcome};
 use cabrito_gen::axes::instructions::{Rule, RuleSet};
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::visitor::{self, Visitor};
@@ -433,7 +427,7 @@ pub fn collect(p: &Program, f: &StmtFunctionDef, g: &BTreeSet<String>, comments:
             }
         }
     }
-    cabrito_gen::sort::sort_by_key(&mut out, |x| (x.line, x.column));
+    out.sort_by_key(|x| (x.line, x.column));
     out
 }
 
@@ -802,16 +796,16 @@ pub fn reference_verdict(c: &Ctx) -> bool {
 }
 
 /// `constraint_structure` as a rubric item.
-pub fn constraint_structure(c: &Ctx) -> Outcome {
+pub fn constraint_structure(c: &Ctx) -> RubricOutcome {
     run(c).0
 }
 
 /// (the item, whether the reference's rule passes).
-fn run(c: &Ctx) -> (Outcome, bool) {
+fn run(c: &Ctx) -> (RubricOutcome, bool) {
     let g = generated_names(c.reference);
     if g.is_empty() {
         return (
-            Outcome {
+            RubricOutcome {
                 passed: true,
                 reason: "the reference has no generated values; nothing to check".into(),
                 line: None,
@@ -846,8 +840,8 @@ fn run(c: &Ctx) -> (Outcome, bool) {
         // The reference's rule: equal multisets per category.
         let mut e: Vec<&Key> = exp.iter().map(|x| &x.key).collect();
         let mut a: Vec<&Key> = act.iter().map(|x| &x.key).collect();
-        cabrito_gen::sort::sort(&mut e);
-        cabrito_gen::sort::sort(&mut a);
+        e.sort();
+        a.sort();
         if e != a {
             reference_fails = true;
         }
@@ -881,14 +875,14 @@ fn run(c: &Ctx) -> (Outcome, bool) {
                 _ => String::new(),
             }
         );
-        return (Outcome { passed: true, reason, line: None }, passed_reference);
+        return (RubricOutcome { passed: true, reason, line: None }, passed_reference);
     }
     let mut ps = problems.0;
-    cabrito_gen::sort::sort_by_key(&mut ps, |p| p.0);
+    ps.sort_by_key(|p| p.0);
     ps.dedup();
     let shown: Vec<&str> = ps.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if ps.len() > 3 { format!(" (and {} more)", ps.len() - 3) } else { String::new() };
     let line = ps.iter().map(|p| p.0).find(|&l| l > 0);
     // Findings are joined by "; ", which no finding holds outside its backquoted code (the app splits on it).
-    (Outcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line }, passed_reference)
+    (RubricOutcome { passed: false, reason: format!("{}{more}", shown.join("; ")), line }, passed_reference)
 }

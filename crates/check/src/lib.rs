@@ -58,4 +58,4 @@ pub mod rubric;
 pub mod source;
 
 pub use response::{parse_response, Candidate, Format, ResponseError};
-pub use rubric::{static_checks, Item, Rubric, TaskRef};
+pub use rubric::{static_checks, Rubric, RubricItem, TaskRef};

@@ -396,7 +396,7 @@ fn with_stack_of<T>(depth: usize, per_level: usize, f: impl FnOnce() -> T) -> T 
 /// One call in a function body: the callee when it is a plain name, the plain names passed positionally,
 /// and the keywords as `(keyword, value name)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Call {
+pub struct ParsedCall {
     pub callee: Option<String>,
     pub args: Vec<String>,
     pub keywords: Vec<(Option<String>, Option<String>)>,
@@ -404,7 +404,7 @@ pub struct Call {
     pub line: usize,
 }
 
-impl Call {
+impl ParsedCall {
     /// Does the call hand on the variable `name` (positionally, as `name=…`, or as `…=name`)?
     pub fn passes(&self, name: &str) -> bool {
         self.args.iter().any(|a| a == name)
@@ -414,12 +414,12 @@ impl Call {
 
 impl Program<'_> {
     /// The calls in a function's body (not in its signature), in source order.
-    pub fn calls_in(&self, f: &StmtFunctionDef) -> Vec<Call> {
+    pub fn calls_in(&self, f: &StmtFunctionDef) -> Vec<ParsedCall> {
         let mut c = CallCollector { calls: Vec::new() };
         c.visit_body(&f.body);
         c.calls
             .into_iter()
-            .map(|(callee, args, keywords, at)| Call { callee, args, keywords, line: self.line(at) })
+            .map(|(callee, args, keywords, at)| ParsedCall { callee, args, keywords, line: self.line(at) })
             .collect()
     }
 }

@@ -8,7 +8,7 @@
 //! and the reference differ.
 
 use super::program::Program;
-use super::rubric::{Ctx, Outcome};
+use super::rubric::{Ctx, RubricOutcome};
 use ruff_python_ast::comparable::ComparableStmt;
 use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::transformer::{self, Transformer};
@@ -115,8 +115,8 @@ fn table(c: &Ctx, s: &StmtFunctionDef) -> Result<BTreeMap<String, String>, Strin
 }
 
 /// The `renames` item.
-pub fn renames(c: &Ctx) -> Outcome {
-    let fail = |reason: String, line: Option<usize>| Outcome { passed: false, reason, line };
+pub fn renames(c: &Ctx) -> RubricOutcome {
+    let fail = |reason: String, line: Option<usize>| RubricOutcome { passed: false, reason, line };
     // The functions the reference renames in (generated tasks: `main` alone).
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut applied = 0usize;
@@ -167,7 +167,7 @@ pub fn renames(c: &Ctx) -> Outcome {
         }
     }
     if problems.is_empty() {
-        return Outcome {
+        return RubricOutcome {
             passed: true,
             reason: format!(
                 "{} renamed at all {applied} places they occur; no other name changed",
@@ -179,7 +179,7 @@ pub fn renames(c: &Ctx) -> Outcome {
             line: None,
         };
     }
-    cabrito_gen::sort::sort(&mut problems);
+    problems.sort();
     let (line, first) = problems[0].clone();
     let more = match problems.len() {
         1 => String::new(),

@@ -1,12 +1,11 @@
-//! The static rubric: checks of a candidate `solution.py` that need no execution.
+//! The static rubric: checks of a candidate `solution.py` that need no execution, on what every task
+//! record has (so reference records read too, D11). Each item is a must-have or a diagnostic and says
+//! why it passed or failed, and where.
 //!
-//! The input is only what every task record has (kind, domain, starter, reference), so the same checks
-//! run on Cabrito's tasks and on reference records Cabrito did not generate (D11). Each item is a must-have
-//! (the task fails without it) or a nice-to-have (a diagnostic), and says why it passed or failed and
-//! where (a 1-based line of the candidate).
-//!
-//! The items live in one table, [`CHECKS`]; a later item (branch placement, constraint structure, merge
-//! difference blocks) is one more entry with the kinds it applies to and a function over [`Ctx`].
+//! The items are one table, [`CHECKS`]; a kind's or an axis's own items have their function in the
+//! module of their concern (`merge`, `renames`, `branches`, …). Kinds and axes name the items they use
+//! by id (`TaskKind::rubric`, `AxisDef::rubric`), since the generator is below this crate; a test
+//! checks every id exists.
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
 use cabrito_gen::{Axis, Domain, Kind};
@@ -45,7 +44,7 @@ impl<'a> TaskRef<'a> {
 /// One rubric item: the one type the rubric, the worker's protocol (`protocol::Check` wraps it with
 /// its source) and the playground's checker share, serialised the same way everywhere.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Item {
+pub struct RubricItem {
     /// The check's id (`compilation`, `edit_path`, …): a static name when the rubric made it, owned
     /// when read back from JSON.
     pub id: Cow<'static, str>,
@@ -60,7 +59,7 @@ pub struct Item {
 /// The rubric of one candidate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rubric {
-    pub items: Vec<Item>,
+    pub items: Vec<RubricItem>,
 }
 
 impl Rubric {
@@ -69,7 +68,7 @@ impl Rubric {
         self.items.iter().all(|i| i.passed || !i.must_have)
     }
     /// The item with this id.
-    pub fn item(&self, id: &str) -> Option<&Item> {
+    pub fn item(&self, id: &str) -> Option<&RubricItem> {
         self.items.iter().find(|i| i.id == id)
     }
     /// An item's verdict in the reference scorer's terms (`pass`, `fail`, or `error` when the candidate
@@ -87,7 +86,7 @@ impl Rubric {
         })
     }
     /// The must-have items that failed.
-    pub fn failed_must_haves(&self) -> impl Iterator<Item = &Item> {
+    pub fn failed_must_haves(&self) -> impl Iterator<Item = &RubricItem> {
         self.items.iter().filter(|i| i.must_have && !i.passed)
     }
 }
@@ -101,18 +100,18 @@ pub struct Ctx<'a> {
 }
 
 /// A check's verdict.
-pub struct Outcome {
+pub struct RubricOutcome {
     pub passed: bool,
     pub reason: String,
     pub line: Option<usize>,
 }
 
-fn pass(reason: impl Into<String>) -> Outcome {
-    Outcome { passed: true, reason: reason.into(), line: None }
+fn pass(reason: impl Into<String>) -> RubricOutcome {
+    RubricOutcome { passed: true, reason: reason.into(), line: None }
 }
 
-fn fail(reason: impl Into<String>, line: Option<usize>) -> Outcome {
-    Outcome { passed: false, reason: reason.into(), line }
+fn fail(reason: impl Into<String>, line: Option<usize>) -> RubricOutcome {
+    RubricOutcome { passed: false, reason: reason.into(), line }
 }
 
 pub use cabrito_gen::kinds::Level;
@@ -145,7 +144,7 @@ pub struct Check {
     pub id: &'static str,
     pub applies: Applies,
     pub title: fn(&TaskRef) -> String,
-    pub run: fn(&Ctx) -> Outcome,
+    pub run: fn(&Ctx) -> RubricOutcome,
 }
 
 /// The rubric, in report order (after `compilation`, which gates the rest).
@@ -302,8 +301,8 @@ pub fn static_checks(task: &TaskRef, candidate: &str) -> Rubric {
 }
 
 /// The `compilation` item: what CPython 3.11's `compile()` says, through the one front end.
-pub fn compilation_item(cand: &Result<Program, ProgramError>) -> Item {
-    Item {
+pub fn compilation_item(cand: &Result<Program, ProgramError>) -> RubricItem {
+    RubricItem {
         id: Cow::Borrowed("compilation"),
         title: "The file parses and compiles".into(),
         must_have: true,
@@ -322,7 +321,7 @@ fn run_checks(
     starter: &Result<Program, ProgramError>,
     reference: &Result<Program, ProgramError>,
     blocked: &Option<String>,
-    items: &mut Vec<Item>,
+    items: &mut Vec<RubricItem>,
 ) {
     for check in CHECKS {
         let Some(must_have) = check.must_have_for(task) else { continue };
@@ -330,7 +329,7 @@ fn run_checks(
             (None, Ok(c), Ok(s), Ok(r)) => (check.run)(&Ctx { task, starter: s, reference: r, candidate: c }),
             (b, ..) => fail(b.clone().unwrap_or_default(), None),
         };
-        items.push(Item {
+        items.push(RubricItem {
             id: Cow::Borrowed(check.id),
             title: (check.title)(task),
             must_have,
@@ -361,7 +360,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 // ------------------------------------------------------------------------------------------------
 
 /// grading.md §4.2, exactly (one implementation, shared with the behavioural grader).
-fn function_existence(c: &Ctx) -> Outcome {
+fn function_existence(c: &Ctx) -> RubricOutcome {
     let e = super::existence::function_existence(c.starter, c.reference, c.candidate);
     if e.passed() {
         pass(e.message())
@@ -372,7 +371,7 @@ fn function_existence(c: &Ctx) -> Outcome {
 
 /// D6: every reference function except `main` exists in the candidate (`main` too when the kind's
 /// behavioural check calls it).
-fn no_missing_functions(c: &Ctx) -> Outcome {
+fn no_missing_functions(c: &Ctx) -> RubricOutcome {
     let cand = c.candidate.function_names();
     let with_main = c.task.kind.def().grades_main();
     let refs: Vec<&str> = c.reference.function_names().into_iter().filter(|n| with_main || *n != "main").collect();
@@ -399,7 +398,7 @@ fn no_missing_functions(c: &Ctx) -> Outcome {
 }
 
 /// No top-level function that neither the starter nor the reference has, and none defined twice.
-fn no_new_functions(c: &Ctx) -> Outcome {
+fn no_new_functions(c: &Ctx) -> RubricOutcome {
     let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
     let fns = c.candidate.functions();
     let new: Vec<&StmtFunctionDef> = fns.iter().filter(|f| !known.contains(f.name.as_str())).copied().collect();
@@ -442,7 +441,7 @@ fn def_counts<'a>(p: &'a Program) -> BTreeMap<&'a str, usize> {
 }
 
 /// A function missing from the candidate while a new one appears: a rename.
-fn function_names(c: &Ctx) -> Outcome {
+fn function_names(c: &Ctx) -> RubricOutcome {
     let cand = c.candidate.function_names();
     let known: BTreeSet<&str> = c.starter.function_names().union(&c.reference.function_names()).copied().collect();
     let missing: Vec<&str> = c.reference.function_names().into_iter().filter(|n| !cand.contains(*n)).collect();
@@ -476,7 +475,7 @@ fn function_names(c: &Ctx) -> Outcome {
 // ------------------------------------------------------------------------------------------------
 
 /// Every import of the candidate (at any depth) is one the starter or the reference has.
-fn no_new_imports(c: &Ctx) -> Outcome {
+fn no_new_imports(c: &Ctx) -> RubricOutcome {
     let known: BTreeSet<String> =
         c.starter.imports().into_iter().chain(c.reference.imports()).map(|(s, _)| s).collect();
     let new: Vec<(String, usize)> = c.candidate.imports().into_iter().filter(|(s, _)| !known.contains(s)).collect();
@@ -491,7 +490,7 @@ fn no_new_imports(c: &Ctx) -> Outcome {
 
 /// No module-level statement (beyond defs, imports and the main guard) that the reference does not have,
 /// and no `global` declaration the reference does not have.
-fn no_module_names(c: &Ctx) -> Outcome {
+fn no_module_names(c: &Ctx) -> RubricOutcome {
     let mut allowed: Vec<&Stmt> = c.reference.module_code();
     for s in c.candidate.module_code() {
         if let Some(i) = allowed.iter().position(|r| same_stmt(r, s)) {
@@ -547,7 +546,7 @@ fn bound_names(s: &Stmt) -> Vec<String> {
 }
 
 /// `main()` is the reference's `main()`, up to formatting.
-fn main_unchanged(c: &Ctx) -> Outcome {
+fn main_unchanged(c: &Ctx) -> RubricOutcome {
     let Some(r) = c.reference.function("main") else {
         return pass("the reference has no main(); nothing to compare");
     };
@@ -579,7 +578,7 @@ fn first_difference(c: &Ctx, reference: &StmtFunctionDef, cand: &StmtFunctionDef
 }
 
 /// The `if __name__ …:` blocks are the reference's, up to formatting.
-fn main_guard_unchanged(c: &Ctx) -> Outcome {
+fn main_guard_unchanged(c: &Ctx) -> RubricOutcome {
     let r = c.reference.main_guards();
     let k = c.candidate.main_guards();
     if r.is_empty() && k.is_empty() {
@@ -641,7 +640,7 @@ fn parameter_names(c: &Ctx) -> BTreeSet<String> {
 
 /// add_parameter / cache_function: in every function, the calls that hand on the parameter go to the same
 /// callees as in the reference (a missing `mult=mult`, or `temp` passed past the callers of `slow()`, fail).
-fn parameter_passed(c: &Ctx) -> Outcome {
+fn parameter_passed(c: &Ctx) -> RubricOutcome {
     let names = parameter_names(c);
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut passing = 0;
@@ -649,7 +648,7 @@ fn parameter_passed(c: &Ctx) -> Outcome {
         let Some(k) = c.candidate.function(r.name.as_str()) else { continue };
         let (rc, kc) = (c.reference.calls_in(r), c.candidate.calls_in(k));
         for p in &names {
-            let handed = |calls: &[super::program::Call]| -> BTreeMap<String, usize> {
+            let handed = |calls: &[super::program::ParsedCall]| -> BTreeMap<String, usize> {
                 let mut m = BTreeMap::new();
                 for call in calls.iter().filter(|x| x.passes(p)) {
                     if let Some(callee) = &call.callee {
@@ -696,8 +695,8 @@ fn parameter_passed(c: &Ctx) -> Outcome {
 }
 
 /// Fail with up to three problems (sorted by line), pointing at the first.
-fn report(mut problems: Vec<(usize, String)>) -> Outcome {
-    cabrito_gen::sort::sort(&mut problems);
+fn report(mut problems: Vec<(usize, String)>) -> RubricOutcome {
+    problems.sort();
     problems.dedup();
     let shown: Vec<&str> = problems.iter().take(3).map(|p| p.1.as_str()).collect();
     let more = if problems.len() > 3 { format!(" (and {} more)", problems.len() - 3) } else { String::new() };
@@ -720,7 +719,7 @@ fn library_names(c: &Ctx) -> BTreeSet<String> {
 /// The library function of the task (`slow()`, `get_multiplier()`, `external()`, …) is called in the same
 /// functions, as often, as in the reference: the cache at the lowest common ancestor, the helper at the
 /// nearest common descendant.
-fn library_calls(c: &Ctx) -> Outcome {
+fn library_calls(c: &Ctx) -> RubricOutcome {
     let libs = library_names(c);
     if libs.is_empty() {
         return pass("the task imports nothing from mylibrary");
@@ -792,7 +791,7 @@ fn find_param<'a>(f: &'a StmtFunctionDef, name: &str) -> Option<&'a ast::Paramet
 
 /// add_parameter / cache_function: every function with the parameter in the reference has it in the
 /// candidate, with the reference's annotation and default; no other function has it.
-fn required_parameter(c: &Ctx) -> Outcome {
+fn required_parameter(c: &Ctx) -> RubricOutcome {
     let names = parameter_names(c);
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut with = 0;
@@ -864,7 +863,7 @@ fn is_tuple_annotation(e: Option<&Expr>) -> bool {
 
 /// add_return_value / extract_helper: a function annotated `tuple[…]` in the reference has the same
 /// annotation in the candidate, and no other function returns a tuple annotation.
-fn return_annotations(c: &Ctx) -> Outcome {
+fn return_annotations(c: &Ctx) -> RubricOutcome {
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut tuples = 0;
     for r in c.reference.functions() {
@@ -933,7 +932,7 @@ fn changed(a: &Program, b: &Program) -> BTreeSet<String> {
     out
 }
 
-fn edit_path(c: &Ctx) -> Outcome {
+fn edit_path(c: &Ctx) -> RubricOutcome {
     let expected = changed(c.starter, c.reference);
     let actual = changed(c.starter, c.candidate);
     // Signature differences on shared functions are recorded, never failed on (grading.md §4.3).
@@ -983,4 +982,34 @@ fn param_names(f: &StmtFunctionDef) -> Vec<String> {
     out.extend(p.kwonlyargs.iter().map(|a| a.parameter.name.to_string()));
     out.push(format!("**{}", p.kwarg.as_ref().map(|v| v.name.as_str()).unwrap_or("")));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CHECKS;
+    use cabrito_gen::{Axis, Kind};
+
+    /// Kinds and axes register their rubric items and pass rules by id: every id they name is an
+    /// item of [`CHECKS`], or one of the checks the grader runs itself.
+    #[test]
+    fn every_item_a_kind_or_an_axis_names_exists() {
+        let graders_own = ["compilation", "function_existence", "behavioral"];
+        let exists = |id: &str| CHECKS.iter().any(|c| c.id == id);
+        for &kind in Kind::ALL {
+            for (id, _) in kind.def().rubric() {
+                assert!(exists(id), "{kind} lists an unknown rubric item {id}");
+            }
+            for id in kind.def().required_checks() {
+                assert!(exists(id) || graders_own.contains(id), "{kind} requires an unknown check {id}");
+            }
+        }
+        for &axis in Axis::ALL {
+            for (id, _) in axis.def().rubric() {
+                assert!(exists(id), "{axis} lists an unknown rubric item {id}");
+            }
+            for id in axis.def().required_checks() {
+                assert!(exists(id) || graders_own.contains(id), "{axis} requires an unknown check {id}");
+            }
+        }
+    }
 }

@@ -9,11 +9,11 @@
 pub mod axes;
 pub mod decimal;
 pub mod domain;
+pub mod experiment;
 pub mod graph;
 pub mod kinds;
 pub mod python;
 pub mod rng;
-pub mod sort;
 pub mod spec;
 pub mod task;
 

@@ -14,7 +14,7 @@ pub const GENERATOR_VERSION: u32 = 1;
 pub const SERVED_VERSIONS: &[u32] = &[1];
 /// Largest size accepted for either graph.
 pub const MAX_N: u32 = 2000;
-/// The paper's sizes (of every axis but merge's), offered as presets.
+/// The paper's sizes `n` (of every axis and own grid; a test checks the `n` knob's help names them).
 pub const PAPER_SIZES: &[u32] = &[5, 10, 25, 50, 100, 200];
 
 macro_rules! named_enum {
@@ -38,30 +38,43 @@ macro_rules! named_enum {
 }
 
 /// An enum whose every value is defined by a module of its own and reached through one trait
-/// object: the kinds (`kinds::Kind`) and the axes (`axes::Axis`). It gives the machine names (flags,
-/// links, records), the list, the parser, and `def()`, the registry itself: one exhaustive match from
-/// each value to its definition.
+/// object: the kinds (`kinds::Kind`) and the axes (`axes::Axis`). One line per value gives the
+/// machine name (flags, links, records), the lists, the parser and `def()`, the value's definition.
+/// With `generate: f`, it also gives `f(spec)`, which calls the kind's own `generate` (not in the
+/// trait object, so a build that never generates carries no generator). A value may carry a
+/// `#[cfg(...)]` (the test-only toy kind).
 macro_rules! registry {
-    ($(#[$m:meta])* $name:ident: $tr:ident { $($variant:ident = $text:literal => $def:path),+ $(,)? }) => {
+    (@enum $(#[$m:meta])* $name:ident: $tr:ident { $($(#[$vm:meta])* $variant:ident = $text:literal => $def:path),+ }) => {
         $(#[$m])*
         #[derive(
             Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
         )]
-        pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+        pub enum $name { $($(#[$vm])* #[serde(rename = $text)] $variant),+ }
         impl $name {
             /// Every value, in registry order (the order of flags, lists and the gallery).
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            pub const ALL: &'static [$name] = &[$($(#[$vm])* $name::$variant),+];
             /// The machine names, in registry order.
-            pub const NAMES: &'static [&'static str] = &[$($text),+];
+            pub const NAMES: &'static [&'static str] = &[$($(#[$vm])* $text),+];
             /// The machine name used in flags, links and records.
-            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+            pub fn as_str(self) -> &'static str { match self { $($(#[$vm])* $name::$variant => $text),+ } }
             pub fn parse(s: &str) -> Option<Self> { Self::ALL.iter().copied().find(|x| x.as_str() == s) }
             /// The definition: everything particular to this value, behind one interface.
-            pub fn def(self) -> &'static dyn $tr { match self { $($name::$variant => &$def),+ } }
+            pub fn def(self) -> &'static dyn $tr { match self { $($(#[$vm])* $name::$variant => &$def),+ } }
         }
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
         }
+    };
+    ($(#[$m:meta])* $name:ident: $tr:ident, generate: $generate:ident { $($(#[$vm:meta])* $variant:ident = $text:literal => $def:path),+ $(,)? }) => {
+        registry!(@enum $(#[$m])* $name: $tr { $($(#[$vm])* $variant = $text => $def),+ });
+        /// Make the task of a valid spec with its kind's own `generate` (`task::generate_full`
+        /// checks the spec first).
+        pub fn $generate(spec: &$crate::spec::TaskSpec) -> Result<$crate::task::Generated, $crate::spec::SpecError> {
+            match spec.kind { $($(#[$vm])* $name::$variant => $def.generate(spec)),+ }
+        }
+    };
+    ($(#[$m:meta])* $name:ident: $tr:ident { $($(#[$vm:meta])* $variant:ident = $text:literal => $def:path),+ $(,)? }) => {
+        registry!(@enum $(#[$m])* $name: $tr { $($(#[$vm])* $variant = $text => $def),+ });
     };
 }
 pub(crate) use registry;
@@ -996,6 +1009,9 @@ mod tests {
         assert!(e.message.contains("integer"), "{e}");
         let e = TaskSpec::from_pairs([("kind", "cache_function"), ("n", "1")]).unwrap_err();
         assert!(e.message.contains("at least 2"), "{e}");
+        // The n knob's help names the paper's sizes.
+        let sizes: Vec<String> = PAPER_SIZES.iter().map(u32::to_string).collect();
+        assert!(knob("n").unwrap().help.contains(&sizes.join(", ")));
         // Every axis of the paper is built: the planned list is empty, and all four parse.
         assert!(PLANNED_AXES.is_empty());
         for axis in ["traversal", "search", "runtime", "instructions", "comment"] {

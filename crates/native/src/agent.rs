@@ -92,7 +92,7 @@ pub fn jobs_from(m: &ArgMatches) -> Result<Option<usize>, Failure> {
 
 /// One task to work on, from a spec or a task file.
 #[derive(Clone, Debug)]
-pub struct Item {
+pub struct AgentTask {
     pub run: String,
     pub task_set: String,
     pub task_type: String,
@@ -111,10 +111,10 @@ pub struct Item {
     pub link: String,
 }
 
-impl Item {
-    pub fn of_task(t: &cabrito_gen::Task) -> Item {
+impl AgentTask {
+    pub fn of_task(t: &cabrito_gen::Task) -> AgentTask {
         let p = plain_task(t);
-        Item {
+        AgentTask {
             run: p.run,
             task_set: p.task_set,
             task_type: p.task_type,
@@ -178,7 +178,7 @@ impl Item {
 /// through the shared records reader (`native::records`: its size caps, and kind and domain from
 /// every source that says them). A file or record that cannot be used is reported in `problems`
 /// and skipped.
-pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<Item> {
+pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<AgentTask> {
     let base = records::root(dir, "tasks");
     let (files, p) = records::task_files(&base);
     problems.extend(p);
@@ -221,7 +221,7 @@ pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<Item> {
             };
             match (s("prompt"), rec.starter, rec.reference) {
                 (Some(prompt), Some(starter), Some(reference)) if !rec.name.is_empty() && !rec.dag_id.is_empty() => out
-                    .push(Item {
+                    .push(AgentTask {
                         run: place.run.clone(),
                         task_set: place.task_set.clone(),
                         task_type: place.task_type.clone(),
@@ -251,7 +251,7 @@ pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<Item> {
 fn write_task_files(out: &Path, tasks: &[cabrito_gen::Task]) -> Result<(), Failure> {
     let mut by_file: BTreeMap<PathBuf, Vec<Json>> = BTreeMap::new();
     for t in tasks {
-        let i = Item::of_task(t);
+        let i = AgentTask::of_task(t);
         let path = out.join("tasks").join(&i.run).join(&i.task_set).join(format!("{}.json", i.task_type));
         by_file.entry(path).or_default().push(super::grid::reference_record(t));
     }
@@ -274,14 +274,20 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
 
 /// What one run gave.
 struct Done {
-    item: Item,
+    item: AgentTask,
     record: Json,
     calls: usize,
     static_pass: bool,
     ledger: Ledger,
 }
 
-fn run_one(item: &Item, strategy: Strategy, settings: &Settings, prices: Prices, out: &Path) -> Result<Done, Failure> {
+fn run_one(
+    item: &AgentTask,
+    strategy: Strategy,
+    settings: &Settings,
+    prices: Prices,
+    out: &Path,
+) -> Result<Done, Failure> {
     let started = std::time::Instant::now();
     let mut aci = item.session(settings.clone());
     let statement = aci.statement().to_string();
@@ -326,7 +332,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
     let spec_given = KNOBS.iter().any(|k| m.get_one::<String>(k.key).is_some());
     let mut problems = Vec::new();
-    let items: Vec<Item> = match m.get_one::<String>("tasks") {
+    let items: Vec<AgentTask> = match m.get_one::<String>("tasks") {
         Some(_) if spec_given => {
             return Err(usage("give either spec flags (one task) or --tasks DIR, not both".into()))
         }
@@ -351,14 +357,14 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             let spec = spec_from(m).map_err(usage)?;
             let task = cabrito_gen::generate(&spec).map_err(|e| usage(e.to_string()))?;
             write_task_files(&out, std::slice::from_ref(&task))?;
-            vec![Item::of_task(&task)]
+            vec![AgentTask::of_task(&task)]
         }
     };
     for p in &problems {
         eprintln!("cabrito: skipped: {p}");
     }
     // Tasks the strategy cannot do get one line each, not an answer.
-    let (items, refused): (Vec<Item>, Vec<Item>) =
+    let (items, refused): (Vec<AgentTask>, Vec<AgentTask>) =
         items.into_iter().partition(|i| strategy.refuses(&i.prompt).is_none());
     for i in &refused {
         let why = strategy.refuses(&i.prompt).unwrap_or_default();
@@ -458,7 +464,7 @@ mod tests {
     #[test]
     fn response_paths_keep_dotted_model_names() {
         let t = cabrito_gen::generate(&cabrito_gen::TaskSpec::default()).unwrap();
-        let i = Item::of_task(&t);
+        let i = AgentTask::of_task(&t);
         let p = i.response_path(Path::new("/o"), "code/org/qwen2.5-coder");
         assert!(p.ends_with(format!("{}/code/org/qwen2.5-coder.jsonl", i.task_type)), "{}", p.display());
         assert!(i.session_id("code/org/qwen2.5").starts_with("code-org-qwen2-5-"));

@@ -17,7 +17,7 @@ use super::cli::Failure;
 use super::records::{self, Place, TaskRecord};
 use super::runner::{self, GradeOptions};
 use cabrito_check::grade::{
-    wilson, GradeTask, Outcome, Verdict, DEFAULT_CALL_TIMEOUT_SECONDS, DEFAULT_TRIALS, MAX_TRIALS,
+    wilson, CheckOutcome, GradeTask, Verdict, DEFAULT_CALL_TIMEOUT_SECONDS, DEFAULT_TRIALS, MAX_TRIALS,
 };
 use cabrito_gen::spec::TaskSpec;
 use clap::{Arg, ArgAction, ArgMatches, Command};
@@ -298,9 +298,9 @@ fn result_record(job: &Job, trials: usize, graded: Result<(Verdict, &'static str
             let mut summary = serde_json::Map::new();
             for c in &v.checks {
                 let (p, f, e) = match c.outcome {
-                    Outcome::Pass => (1, 0, 0),
-                    Outcome::Fail => (0, 1, 0),
-                    Outcome::Error => (0, 0, 1),
+                    CheckOutcome::Pass => (1, 0, 0),
+                    CheckOutcome::Fail => (0, 1, 0),
+                    CheckOutcome::Error => (0, 0, 1),
                 };
                 summary.insert(c.kind.clone(), json!({"pass": p, "fail": f, "error": e, "pass_rate": p as f64}));
             }
@@ -414,7 +414,7 @@ impl Summary {
             Some(s) => (s.axis.as_str().to_string(), s.n.to_string()),
             None => axis_and_n(&combo.run),
         };
-        let domain = cabrito_check::grade::domain_of_task_set(&combo.task_set)
+        let domain = cabrito_gen::axes::domain_of_task_set(&combo.task_set)
             .map(|d| d.as_str().to_string())
             .unwrap_or_else(|_| combo.task_set.clone());
         let row = self.rows.entry((combo.model.clone(), combo.task_type.clone(), domain, axis, n)).or_default();

@@ -4,6 +4,7 @@
 //! its paper sizes.
 
 use super::cli::Failure;
+use cabrito_gen::experiment::Experiment;
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, TaskSpec};
 use cabrito_gen::task::{generate, run_name, task_set, Task};
 use clap::{Arg, ArgMatches, Command};
@@ -68,16 +69,8 @@ fn own_grids_help() -> String {
 }
 
 /// What `--axes` names: a scaling axis, or the own grid of a kind whose axis knob does not apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum GridAxis {
-    Axis(Axis),
-    Own(Kind),
-}
-
-fn parse_grid_axis(s: &str) -> Option<GridAxis> {
-    Axis::parse(s).map(GridAxis::Axis).or_else(|| {
-        Kind::ALL.iter().copied().find(|k| k.def().own_grid().is_some_and(|g| g.name == s)).map(GridAxis::Own)
-    })
+fn parse_grid_axis(s: &str) -> Option<Experiment> {
+    Experiment::parse(s)
 }
 
 fn grid_axis_names() -> String {
@@ -120,7 +113,7 @@ struct Cell {
 /// it is built for (a knob that does not apply to a kind takes its default, once); a kind with its
 /// own grid (merge) only when `--axes` names that grid. Also returns the kinds left out, with why.
 fn cells(
-    axes: &[GridAxis],
+    axes: &[Experiment],
     sizes: Option<&[u32]>,
     domains: &[Domain],
     kinds: &[Kind],
@@ -136,8 +129,8 @@ fn cells(
     };
     for &grid_axis in axes {
         let axis = match grid_axis {
-            GridAxis::Axis(a) => a,
-            GridAxis::Own(kind) => {
+            Experiment::Axis(a) => a,
+            Experiment::Kind(kind) => {
                 let Some(own) = kind.def().own_grid() else { continue };
                 if !kinds.contains(&kind) {
                     skip(format!("the {} grid (its kind {kind} is not in --kinds)", own.name));
@@ -205,7 +198,7 @@ fn thousands(x: u64) -> String {
 
 /// The number of tasks of the default grid.
 fn default_grid_tasks(samples: u64) -> u64 {
-    let axes: Vec<GridAxis> = Axis::ALL.iter().map(|&a| GridAxis::Axis(a)).collect();
+    let axes: Vec<Experiment> = Axis::ALL.iter().map(|&a| Experiment::Axis(a)).collect();
     cells(&axes, None, Domain::ALL, Kind::ALL, Some(samples)).0.iter().map(|c| c.samples).sum()
 }
 
@@ -380,23 +373,23 @@ mod tests {
         // 3 axes (traversal, search, runtime) × 6 sizes × 3 domains × 5 kinds × 20 samples; instruction
         // following and comment copying: 6 sizes × 3 domains × 4 kinds × 20 samples each.
         assert_eq!(default_grid_tasks(20), 5400 + 1440 + 1440);
-        let (c, _) = cells(&[GridAxis::Axis(Axis::Runtime)], None, Domain::ALL, Kind::ALL, Some(20));
+        let (c, _) = cells(&[Experiment::Axis(Axis::Runtime)], None, Domain::ALL, Kind::ALL, Some(20));
         assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1800);
         for axis in [Axis::Instructions, Axis::Comment] {
-            let (c, skipped) = cells(&[GridAxis::Axis(axis)], None, Domain::ALL, Kind::ALL, Some(20));
+            let (c, skipped) = cells(&[Experiment::Axis(axis)], None, Domain::ALL, Kind::ALL, Some(20));
             assert_eq!(c.iter().map(|c| c.samples).sum::<u64>(), 1440);
             assert!(skipped.iter().any(|w| w.starts_with(&format!("dead_code on the {axis} axis"))), "{skipped:?}");
         }
         // Variable renaming's own grid: math, n 5..200, 20 samples each, only through --axes renaming.
-        assert_eq!(parse_grid_axis("renaming"), Some(GridAxis::Own(Kind::VariableRenaming)));
-        let (c, _) = cells(&[GridAxis::Own(Kind::VariableRenaming)], None, Domain::ALL, Kind::ALL, None);
+        assert_eq!(parse_grid_axis("renaming"), Some(Experiment::Kind(Kind::VariableRenaming)));
+        let (c, _) = cells(&[Experiment::Kind(Kind::VariableRenaming)], None, Domain::ALL, Kind::ALL, None);
         assert_eq!(c.iter().map(|c| (c.n, c.samples)).collect::<Vec<_>>(), [5, 10, 25, 50, 100, 200].map(|n| (n, 20)));
         assert!(c.iter().all(|c| c.domain == Domain::Math));
         assert_eq!(
             (thousands(3600), thousands(6840), thousands(999), thousands(1_000_000)),
             ("3,600".into(), "6,840".into(), "999".into(), "1,000,000".into())
         );
-        let search = [GridAxis::Axis(Axis::Search)];
+        let search = [Experiment::Axis(Axis::Search)];
         let (c, skipped) =
             cells(&search, Some(&[5, 7]), &[Domain::String], &[Kind::DeadCode, Kind::AddParameter], Some(20));
         assert!(skipped.is_empty());
@@ -405,11 +398,11 @@ mod tests {
             c[1],
             Cell { axis: Axis::Search, n: 5, domain: Domain::String, kind: Kind::AddParameter, samples: 20 }
         );
-        let (c, _) = cells(&[GridAxis::Axis(Axis::Traversal)], None, &[Domain::Math], &[Kind::CacheFunction], None);
+        let (c, _) = cells(&[Experiment::Axis(Axis::Traversal)], None, &[Domain::Math], &[Kind::CacheFunction], None);
         assert_eq!(c.iter().map(|c| c.n).collect::<Vec<_>>(), Axis::Traversal.def().paper_sizes());
         // The paper's merge grid: n 5..200, 50 samples each, only through --axes merge.
-        assert_eq!(parse_grid_axis("merge"), Some(GridAxis::Own(Kind::MergeCodebases)));
-        let (c, _) = cells(&[GridAxis::Own(Kind::MergeCodebases)], None, Domain::ALL, Kind::ALL, None);
+        assert_eq!(parse_grid_axis("merge"), Some(Experiment::Kind(Kind::MergeCodebases)));
+        let (c, _) = cells(&[Experiment::Kind(Kind::MergeCodebases)], None, Domain::ALL, Kind::ALL, None);
         assert_eq!(c.iter().map(|c| (c.n, c.samples)).collect::<Vec<_>>(), [5, 10, 25, 50, 100, 200].map(|n| (n, 50)));
         let (c, skipped) = cells(&search, None, Domain::ALL, &[Kind::MergeCodebases], None);
         assert!(c.is_empty() && skipped[0].contains("--axes merge"), "{skipped:?}");

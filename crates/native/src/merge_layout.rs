@@ -9,7 +9,7 @@ use super::cli::Failure;
 use super::grade::{GradeArgs, Row, Summary};
 use super::records::{self, TaskRecord};
 use super::runner::{self, GradeOptions};
-use cabrito_check::grade::{GradeTask, Outcome, Verdict};
+use cabrito_check::grade::{CheckOutcome, GradeTask, Verdict};
 use cabrito_check::response::parse_response;
 use cabrito_gen::spec::{Kind, TaskSpec};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -113,9 +113,9 @@ fn result_record(
             let mut results = serde_json::Map::new();
             for c in &v.checks {
                 let (p, f, e) = match c.outcome {
-                    Outcome::Pass => (1, 0, 0),
-                    Outcome::Fail => (0, 1, 0),
-                    Outcome::Error => (0, 0, 1),
+                    CheckOutcome::Pass => (1, 0, 0),
+                    CheckOutcome::Fail => (0, 1, 0),
+                    CheckOutcome::Error => (0, 0, 1),
                 };
                 summary.insert(c.kind.clone(), json!({"pass": p, "fail": f, "error": e, "pass_rate": p as f64}));
                 results

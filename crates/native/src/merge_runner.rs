@@ -72,7 +72,7 @@ pub fn grade(task: &GradeTask, candidate: &str, opts: &GradeOptions, progress: &
         }
     };
     let vectors = behaviour::vectors(&task.input_key(), names.len(), opts.trials);
-    if cabrito_check::grade::verdict::compilation(candidate).outcome != cabrito_check::grade::Outcome::Pass {
+    if cabrito_check::grade::verdict::compilation(candidate).outcome != cabrito_check::grade::CheckOutcome::Pass {
         progress(2, 2);
         let mut v = behaviour::verdict(task, candidate, &vectors, &names, None);
         v.seconds = start.elapsed().as_secs_f64();

@@ -296,9 +296,17 @@ pub fn is_merge_record(r: &Json) -> bool {
         && r.get("starter_code").is_none()
 }
 
-/// A run of the merge experiment (`merge_codebases_n=…`).
+/// The kind of a run whose tasks are in one file (merge: `tasks/<run>.json`), if it is one.
+pub fn run_file_kind(run: &str) -> Option<Kind> {
+    match cabrito_gen::experiment::Experiment::of_run(run) {
+        Some(cabrito_gen::experiment::Experiment::Kind(k)) => k.def().own_grid().filter(|g| g.run_file).map(|_| k),
+        _ => None,
+    }
+}
+
+/// A run whose tasks are in one file (`merge_codebases_n=…`).
 pub fn is_merge_run(run: &str) -> bool {
-    run.starts_with("merge_codebases")
+    run_file_kind(run).is_some()
 }
 
 /// The run file `tasks/<run>.json` (or `.json.gz`) of a merge run; both is an error.
@@ -351,66 +359,7 @@ pub fn merge_response_files(dir: &Path) -> Result<Vec<(String, String, PathBuf)>
     Ok(out)
 }
 
-/// A knob's value in a merge run name (`_d=1_` → `1`).
-fn run_field<'a>(run: &'a str, key: &str) -> Option<&'a str> {
-    let start = run.find(&format!("_{key}="))? + key.len() + 2;
-    let rest = &run[start..];
-    Some(&rest[..rest.find('_').unwrap_or(rest.len())])
-}
-
-/// A set's value in a merge run name: item names (which hold `_`) joined by `+`, or `0`, `all`,
-/// `none`; read item by item, so what follows (`_pt=…`, `_ne20`) is not taken for part of it.
-fn run_set_field<'a>(run: &'a str, key: &str, items: &[&str]) -> Option<&'a str> {
-    let start = run.find(&format!("_{key}="))? + key.len() + 2;
-    let rest = &run[start..];
-    let mut end = 0;
-    loop {
-        let word = ["0", "all", "none"]
-            .iter()
-            .chain(items)
-            .filter(|w| rest[end..].starts_with(**w))
-            .max_by_key(|w| w.len())?;
-        end += word.len();
-        if !rest[end..].starts_with('+') {
-            return Some(&rest[..end]);
-        }
-        end += 1;
-    }
-}
-
-/// The `n` of a merge run name.
-pub fn merge_run_n(run: &str) -> Option<u32> {
-    run_field(run, "n")?.parse().ok()
-}
-
-/// The spec of record `index` of a merge run named by the reference's scheme
-/// (`merge_codebases_n=200_d=1_p=10_b=2_seed=42_tf=0…`; its seed is the run's first seed plus the
-/// index). `None` when the name does not say every knob, or they do not make a valid spec.
-pub fn merge_spec_of_run(run: &str, index: usize) -> Option<TaskSpec> {
-    use cabrito_gen::kinds::merge_codebases::{Perturbations, Transformations};
-    if !is_merge_run(run) {
-        return None;
-    }
-    let num = |k: &str| run_field(run, k)?.parse::<u32>().ok();
-    let set = |k: &str, items: &[&str]| -> Option<u32> {
-        match run_set_field(run, k, items) {
-            None | Some("0" | "all") => Some((1 << items.len()) - 1),
-            Some(v) => cabrito_gen::spec::parse_set(items, &v.replace('+', ",")).ok(),
-        }
-    };
-    let spec = TaskSpec {
-        kind: Kind::MergeCodebases,
-        n: num("n")?,
-        d: num("d")?,
-        params: num("p")?,
-        min_block: num("b")?,
-        seed: run_field(run, "seed")?.parse::<u64>().ok()?.checked_add(index as u64)?,
-        transformations: Transformations(set("tf", Transformations::ITEMS)?),
-        perturbations: Perturbations(set("pt", Perturbations::ITEMS)?),
-        ..TaskSpec::default()
-    };
-    spec.validate().ok().map(|_| spec)
-}
+pub use cabrito_gen::kinds::merge_codebases::{run_n as merge_run_n, spec_of_run as merge_spec_of_run};
 
 /// The record a response or a `--task-name` means, by name and/or dag_id. Several matches, or a name and
 /// a dag_id naming different records, is an error listing them.
@@ -464,22 +413,14 @@ pub fn kind_of_task_type(task_type: &str) -> Result<Kind, String> {
         .ok_or_else(|| format!("unknown task type '{task_type}' (allowed: {})", Kind::NAMES.join(", ")))
 }
 
-/// The domain a task set names (`math_function`, `string_constraints`, …: its first word).
-pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
-    task_set.split('_').next().and_then(Domain::parse).ok_or_else(|| {
-        format!(
-            "unknown task set '{task_set}' (expected <domain>_function or <domain>_…constraints, domain one of {})",
-            Domain::NAMES.join(", ")
-        )
-    })
-}
+pub use cabrito_gen::axes::domain_of_task_set;
 
 /// Kind and domain of a record name `<domain>_<set rest>_<task_type>_<dag_id>`, each when the name says
 /// it; a name that holds two task types is an error.
 pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), String> {
-    if is_merge_run(name) {
-        // A merge record's name is `<run>/<index>`.
-        return Ok((None, Some(Kind::MergeCodebases)));
+    if let Some(kind) = run_file_kind(name) {
+        // A run file's record is named `<run>/<index>`.
+        return Ok((None, Some(kind)));
     }
     let domain = name.split('_').next().and_then(Domain::parse);
     let kinds: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| name.contains(&format!("_{}_", k.as_str()))).collect();
@@ -496,7 +437,10 @@ pub fn infer_from_name(name: &str) -> Result<(Option<Domain>, Option<Kind>), Str
 
 /// The axis a run name belongs to: the axis whose experiment name starts it (`runtime_resolution_…`).
 pub fn axis_of_run(run: &str) -> Option<Axis> {
-    Axis::ALL.iter().copied().find(|a| run == a.experiment() || run.starts_with(&format!("{}_", a.experiment())))
+    match cabrito_gen::experiment::Experiment::of_run(run) {
+        Some(cabrito_gen::experiment::Experiment::Axis(a)) => Some(a),
+        _ => None,
+    }
 }
 
 /// The axis of a record from every source that says it: its spec, its run (the folder its file sits
@@ -536,44 +480,11 @@ pub fn axis_of(rec: &TaskRecord, place: Option<&Place>, file: &str) -> Result<Ax
     }
 }
 
-/// Axis and n of a reference run name (`function_traversal_…_en=(25,25)…`); `?` when it does not say.
+/// Axis (or own grid) and n of a run name, as results name them (`traversal`, `200`); `?` when the
+/// name does not say n.
 pub fn axis_and_n(run: &str) -> (String, String) {
-    let grab = |key: &str| -> Option<String> {
-        let i = run.find(key)? + key.len();
-        let rest = &run[i..];
-        let end = rest.find(')')?;
-        let (a, b) = rest[..end].split_once(',')?;
-        let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-        let mid = (a + b) / 2.0;
-        Some(if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") })
-    };
-    // `…_words=5`: the number after a key.
-    let after = |key: &str| -> Option<String> {
-        let i = run.rfind(key)? + key.len();
-        let digits: String = run[i..].chars().take_while(char::is_ascii_digit).collect();
-        (!digits.is_empty()).then_some(digits)
-    };
-    if run.starts_with("function_traversal") {
-        (Axis::Traversal.as_str().into(), grab("_en=(").unwrap_or_else(|| "?".into()))
-    } else if run.starts_with("function_search") {
-        (Axis::Search.as_str().into(), grab("_cn=(").unwrap_or_else(|| "?".into()))
-    } else if run.starts_with(Axis::Runtime.experiment()) {
-        let hops = run.split("_ifhops=").nth(1).map(|h| h.split('_').next().unwrap_or(h));
-        let hops = hops.filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
-        (Axis::Runtime.as_str().into(), hops.map(str::to_string).unwrap_or_else(|| "?".into()))
-    } else if run.starts_with(Axis::Instructions.experiment()) {
-        (Axis::Instructions.as_str().into(), grab("_nc=(").unwrap_or_else(|| "?".into()))
-    } else if axis_of_run(run) == Some(Axis::Comment) {
-        // Comment copying's own suffix (`_words=W`) holds n.
-        (Axis::Comment.as_str().into(), after("_words=").unwrap_or_else(|| "?".into()))
-    } else {
-        // A kind not built along an axis (`variable_renaming_chain=200_n=5`): the run's name up to
-        // `_n=`, and n.
-        match run.rsplit_once("_n=") {
-            Some((head, _)) => (head.to_string(), after("_n=").unwrap_or_else(|| "?".into())),
-            None => (run.to_string(), "?".into()),
-        }
-    }
+    let info = cabrito_analysis::results::runs::parse_run(run);
+    (info.axis, cabrito_analysis::results::runs::format_n(info.n))
 }
 
 /// What a record is, from every source that says it: an explicit choice (flags), the record's spec, its
@@ -847,7 +758,7 @@ mod tests {
             axis_and_n("comment_copying_cn=(10,10)_en=(10,10)_prop=(0.45,0.55)_words=25"),
             ("comment".into(), "25".into())
         );
-        assert_eq!(axis_and_n("variable_renaming_chain=200_n=5"), ("variable_renaming_chain=200".into(), "5".into()));
+        assert_eq!(axis_and_n("variable_renaming_chain=200_n=5"), ("renaming".into(), "5".into()));
         for spec in [
             TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Comment, 7, 0),
             TaskSpec::new(Kind::CacheFunction, Domain::Math, Axis::Search, 50, 0),

@@ -16,7 +16,7 @@
 //! (`--retry-errors` retries the failed ones). Token counts come from the server's `usage`.
 //! Nothing is ever sent anywhere but `--endpoint`, and only when it is given.
 
-use super::agent::{load_tasks, settings_args, settings_from, write_file, Item};
+use super::agent::{load_tasks, settings_args, settings_from, write_file, AgentTask};
 use super::cli::Failure;
 use cabrito_agents::aci::{tool_schemas, Aci};
 use cabrito_agents::ledger::TurnTokens;
@@ -589,20 +589,20 @@ fn tokens_json(t: Option<TurnTokens>) -> Option<Tokens> {
 }
 
 /// What a task came to.
-struct Outcome {
+struct TaskOutcome {
     output: Option<String>,
     error: Option<String>,
     meta: Json,
 }
 
-async fn single(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> Outcome {
+async fn single(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
     let prompt = llm_prompt(&item.prompt, &item.starter);
     let body = request_body(cfg, &[json!({"role": "user", "content": prompt})], None);
     match send(client, cfg, &body).await {
         Ok((r, attempts)) => {
             trace.line(&json!({"type": "message", "turn": 0, "content": r.content, "tokens": tokens_json(r.usage)}));
             let output = solution_of(&r.content);
-            Outcome {
+            TaskOutcome {
                 output: Some(output),
                 error: None,
                 meta: json!({"raw_output": r.content, "parse_error": null, "n_input_tokens": r.usage.map(|u| u.input),
@@ -610,7 +610,7 @@ async fn single(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut
                     "finish_reason": r.finish_reason, "response_id": r.id, "attempts": attempts}),
             }
         }
-        Err((e, attempts)) => Outcome { output: None, error: Some(e.message), meta: json!({"attempts": attempts}) },
+        Err((e, attempts)) => TaskOutcome { output: None, error: Some(e.message), meta: json!({"attempts": attempts}) },
     }
 }
 
@@ -619,7 +619,7 @@ fn agent_task(statement: &str) -> String {
     format!("{statement}\n\nThe workspace holds solution.py. Use the tools to read and change it, then call submit.")
 }
 
-async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut TraceFile) -> Outcome {
+async fn agent(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
     let mut aci: Aci = item.session(cfg.settings.clone());
     let tools = tool_schemas(&cfg.settings);
     let mut messages = vec![
@@ -635,7 +635,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
         let (reply, attempts) = match send(client, cfg, &body).await {
             Ok(r) => r,
             Err((e, attempts)) => {
-                return Outcome {
+                return TaskOutcome {
                     output: None,
                     error: Some(e.message),
                     meta: json!({"attempts": attempts_all + attempts, "turns": turns, "tool_calls": aci.steps().len(), "partial_output": aci.response()}),
@@ -671,7 +671,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
             let args = Json::String(c.arguments.clone());
             let output = aci.call_in_turn(&c.name, &args, turn, if i == 0 { reply.usage } else { None });
             let step = aci.steps().last().expect("a step");
-            let call = plain::Call {
+            let call = plain::PlainCall {
                 tool: step.tool.clone(),
                 arguments: step.arguments.clone(),
                 output: Some(output.clone()),
@@ -679,7 +679,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
                 tokens: if i == 0 { tokens_json(reply.usage) } else { None },
                 success: Some(step.ok),
                 thought: (i == 0 && !reply.content.is_empty()).then(|| reply.content.clone()),
-                ..plain::Call::default()
+                ..plain::PlainCall::default()
             };
             trace.line(&serde_json::to_value(&call).expect("json"));
             messages.push(json!({"role": "tool", "tool_call_id": c.id, "content": output}));
@@ -689,7 +689,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
             break;
         }
     }
-    Outcome {
+    TaskOutcome {
         output: Some(aci.response()),
         error: None,
         meta: json!({"turns": turns, "tool_calls": aci.steps().len(), "stopped": stop, "submitted": aci.submitted(),
@@ -698,7 +698,7 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &Item, trace: &mut 
     }
 }
 
-async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: Item) -> Json {
+async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: AgentTask) -> Json {
     let started = Instant::now();
     let model_path = cfg.model_path();
     let session_id = item.session_id(&model_path);
@@ -724,7 +724,7 @@ async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: Item) -> Jso
     rec
 }
 
-async fn run_all(cfg: Config, items: Vec<Item>) -> Result<(), Failure> {
+async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
     let cfg = Arc::new(cfg);
     let model_path = cfg.model_path();
     // What earlier runs answered.

@@ -41,7 +41,7 @@ impl Series {
 pub fn all_series(ds: &Dataset) -> Vec<Series> {
     let mut v: Vec<Series> = ds.records.iter().map(Series::of).collect();
     v.extend(ds.counts.iter().map(|c| Series { set: c.set, model: c.model.clone() }));
-    cabrito_gen::sort::sort(&mut v);
+    v.sort();
     v.dedup();
     v
 }
@@ -268,7 +268,7 @@ pub fn worst_checks(rates: &[CheckRate]) -> Vec<(Arc<str>, usize, usize)> {
         e.1 += r.tasks;
     }
     let mut v: Vec<(Arc<str>, usize, usize)> = totals.into_iter().map(|(k, (f, t))| (k, f, t)).collect();
-    cabrito_gen::sort::sort_by(&mut v, |a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v
 }
 
@@ -356,7 +356,7 @@ pub fn flips(ds: &Dataset, a: &Series, b: &Series) -> Vec<Flip> {
             (r.passed != ds.records[j].passed).then_some(Flip { a: i, b: j, now_passes: ds.records[j].passed })
         })
         .collect();
-    cabrito_gen::sort::sort_by(&mut out, |x, y| {
+    out.sort_by(|x, y| {
         let (rx, ry) = (&ds.records[x.a], &ds.records[y.a]);
         (runs::axis_rank(&rx.axis), &rx.axis, n_key(rx.n), &rx.kind, &rx.domain, &rx.name).cmp(&(
             runs::axis_rank(&ry.axis),

@@ -6,29 +6,19 @@ use super::aggregate::{self, all_series, CheckRate, Diff, Facet, Filter, Point, 
 use super::plot::{Chart, Line, Panel, Pt};
 use super::read::Dataset;
 use super::runs::{self, format_n};
+use cabrito_gen::spec::{Domain, Kind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// The order kinds and domains are shown in (known ones first, in the paper's order).
-const KIND_ORDER: &[&str] = &[
-    "dead_code",
-    "add_parameter",
-    "add_return_value",
-    "cache_function",
-    "extract_helper",
-    "merge_codebases",
-    "variable_renaming",
-];
-const DOMAIN_ORDER: &[&str] = &["math", "string", "array", "-"];
-
+/// Where a kind or a domain goes among the facets: registry order, then the rest (`-`: no domain).
 fn rank(order: &[&str], s: &str) -> usize {
-    order.iter().position(|x| *x == s).unwrap_or(order.len())
+    order.iter().position(|x| *x == s).unwrap_or(order.len() + usize::from(s != "-"))
 }
 
 /// The axes present, in the paper's order.
 pub fn axes_of<'a>(axes: impl Iterator<Item = &'a Arc<str>>) -> Vec<Arc<str>> {
     let mut v: Vec<Arc<str>> = axes.cloned().collect::<BTreeSet<_>>().into_iter().collect();
-    cabrito_gen::sort::sort_by_key(&mut v, |a| (runs::axis_rank(a), a.to_string()));
+    v.sort_by_key(|a| (runs::axis_rank(a), a.to_string()));
     v
 }
 
@@ -45,8 +35,8 @@ pub fn facet_values(points: &[Point], facet: Facet) -> Vec<Arc<str>> {
         .into_iter()
         .collect();
     match facet {
-        Facet::Kind => cabrito_gen::sort::sort_by_key(&mut v, |k| (rank(KIND_ORDER, k), k.to_string())),
-        Facet::Domain => cabrito_gen::sort::sort_by_key(&mut v, |d| (rank(DOMAIN_ORDER, d), d.to_string())),
+        Facet::Kind => v.sort_by_key(|k| (rank(Kind::NAMES, k), k.to_string())),
+        Facet::Domain => v.sort_by_key(|d| (rank(Domain::NAMES, d), d.to_string())),
         Facet::All => {}
     }
     v

@@ -141,7 +141,7 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
     }
     h.push_str("<h2>Tables</h2>\n<p>");
     let mut names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).filter(|p| p.ends_with(".csv")).collect();
-    cabrito_gen::sort::sort(&mut names);
+    names.sort();
     h.push_str(&names.iter().map(|p| format!("<a href=\"{p}\">{p}</a>")).collect::<Vec<_>>().join(" · "));
     h.push_str("</p>\n");
     let pooled = &tables[0].1;

@@ -122,7 +122,7 @@ pub fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// Ticks for a log range: the values present when there are few, else 1-2-5 steps.
 pub fn log_ticks(lo: f64, hi: f64, present: &[f64]) -> Vec<f64> {
     let mut p: Vec<f64> = present.iter().copied().filter(|x| *x > 0.0 && x.is_finite()).collect();
-    cabrito_gen::sort::sort_by(&mut p, |a, b| a.total_cmp(b));
+    p.sort_by(|a, b| a.total_cmp(b));
     p.dedup();
     if !p.is_empty() && p.len() <= 8 {
         return p;
@@ -341,7 +341,7 @@ pub fn render(c: &Chart) -> String {
             let col = colour(line.colour);
             let mut pts: Vec<&Pt> =
                 line.points.iter().filter(|p| p.x.is_finite() && p.y.is_finite() && (!c.log_x || p.x > 0.0)).collect();
-            cabrito_gen::sort::sort_by(&mut pts, |a, b| a.x.total_cmp(&b.x));
+            pts.sort_by(|a, b| a.x.total_cmp(&b.x));
             let _ = write!(out, "<g class=\"series\" data-series=\"{}\">", esc(&line.name));
             if pts.len() > 1 {
                 let d: Vec<String> =

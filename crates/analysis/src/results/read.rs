@@ -70,7 +70,7 @@ pub struct CountRow {
 
 /// What a file turned out to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub enum FileRole {
     Results,
     Responses,
     Tasks,
@@ -84,7 +84,7 @@ pub enum Role {
 pub struct FileInfo {
     pub path: String,
     pub set: usize,
-    pub role: Role,
+    pub role: FileRole,
     /// Records (or rows, or tasks, or answers) taken from it.
     pub records: usize,
     /// Lines that were reported and skipped.
@@ -155,7 +155,7 @@ pub fn layout_of(path: &str, anchor: &str) -> Layout {
         }
         v.join("/")
     };
-    let is_type = |s: &str| runs::TASK_TYPES.contains(&s);
+    let is_type = runs::is_task_type;
     if let Some(r) = comps.iter().rposition(|c| *c == anchor) {
         let rest = &comps[r + 1..];
         if rest.len() >= 4 && (runs::is_task_set(rest[1]) || is_type(rest[2])) {
@@ -167,10 +167,18 @@ pub fn layout_of(path: &str, anchor: &str) -> Layout {
             };
         }
         if rest.len() >= 2 {
+            // A run of a kind that writes its tasks in one file (merge): the run names the kind.
             let run = rest[0].to_string();
-            let task_type = runs::parse_run(&run).experiment;
+            let task_type = match cabrito_gen::experiment::Experiment::of_run(&cabrito_gen::experiment::modern(&run)) {
+                Some(cabrito_gen::experiment::Experiment::Kind(k))
+                    if k.def().own_grid().is_some_and(|g| g.run_file) =>
+                {
+                    Some(k.as_str().to_string())
+                }
+                _ => None,
+            };
             return Layout {
-                task_type: (task_type == "merge_codebases").then_some(task_type),
+                task_type,
                 task_set: Some(String::new()),
                 run: Some(run),
                 model: Some(with_stem(&rest[1..])),
@@ -192,52 +200,52 @@ pub fn layout_of(path: &str, anchor: &str) -> Layout {
 }
 
 /// Decide what a file is from its path and, when the path does not say, its first record.
-pub fn role_of(path: &str, text_head: Option<&str>) -> Role {
+pub fn role_of(path: &str, text_head: Option<&str>) -> FileRole {
     let comps = components(path);
     let name = comps.last().copied().unwrap_or("");
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".meta.json") {
-        return Role::Skipped;
+        return FileRole::Skipped;
     }
     let jsonl = lower.ends_with(".jsonl") || lower.ends_with(".jsonl.gz");
     let json = lower.ends_with(".json") || lower.ends_with(".json.gz");
     if !jsonl && !json {
-        return Role::Skipped;
+        return FileRole::Skipped;
     }
     if json && lower.starts_with("summary") {
-        return Role::Summary;
+        return FileRole::Summary;
     }
     if lower.starts_with("tasks") && jsonl {
-        return Role::Tasks;
+        return FileRole::Tasks;
     }
     // The nearest layout folder decides.
     for c in comps.iter().rev().skip(1) {
         match *c {
-            "results" => return Role::Results,
-            "responses" => return Role::Responses,
-            "tasks" => return Role::Tasks,
+            "results" => return FileRole::Results,
+            "responses" => return FileRole::Responses,
+            "tasks" => return FileRole::Tasks,
             _ => {}
         }
     }
     let head = text_head.map(str::trim_start).unwrap_or("");
     if json {
         return if head.starts_with('[') {
-            Role::Tasks
+            FileRole::Tasks
         } else if head.starts_with('{') && head.contains("\"rows\"") {
-            Role::Summary
+            FileRole::Summary
         } else {
-            Role::Skipped
+            FileRole::Skipped
         };
     }
     let first = head.lines().next().unwrap_or("");
     if first.contains("\"parsed_ok\"") || first.contains("\"summary\"") || first.contains("\"results\"") {
-        Role::Results
+        FileRole::Results
     } else if first.contains("\"starter_code\"") {
-        Role::Tasks
+        FileRole::Tasks
     } else if first.contains("\"output\"") {
-        Role::Responses
+        FileRole::Responses
     } else {
-        Role::Results
+        FileRole::Results
     }
 }
 
@@ -427,7 +435,7 @@ impl Dataset {
             self.sets.push(format!("set {}", self.sets.len() + 1));
         }
         let file = self.files.len();
-        self.files.push(FileInfo { path: path.to_string(), set, role: Role::Skipped, records: 0, bad_lines: 0 });
+        self.files.push(FileInfo { path: path.to_string(), set, role: FileRole::Skipped, records: 0, bad_lines: 0 });
         let lower = path.to_ascii_lowercase();
         let interesting = [".jsonl", ".jsonl.gz", ".json", ".json.gz"].iter().any(|e| lower.ends_with(e));
         if !interesting || lower.ends_with(".meta.json") {
@@ -447,11 +455,11 @@ impl Dataset {
         let role = role_of(path, Some(&head));
         self.files[file].role = role;
         match role {
-            Role::Results => self.read_results(set, file, path, &text),
-            Role::Responses => self.read_responses(set, file, path, &text),
-            Role::Tasks => self.read_tasks(file, path, &text),
-            Role::Summary => self.read_summary(set, file, path, &text),
-            Role::Skipped => {}
+            FileRole::Results => self.read_results(set, file, path, &text),
+            FileRole::Responses => self.read_responses(set, file, path, &text),
+            FileRole::Tasks => self.read_tasks(file, path, &text),
+            FileRole::Summary => self.read_summary(set, file, path, &text),
+            FileRole::Skipped => {}
         }
     }
 

@@ -1,97 +1,28 @@
 //! What a run name, a task set and a task type say about a result: the experiment and its axis,
-//! `n`, the domain, and which check kinds a task must pass (grading.md §5.3–§5.4, §8.6; generation.md
-//! §5.2). Written for every axis of the paper, so results of axes Cabrito builds later read today.
+//! `n`, the domain, and which checks a task must pass (grading.md §5.3–§5.4, §8.6; generation.md
+//! §5.2). Each is read from the registries (`cabrito_gen::experiment`, `Kind`, the axes' task sets
+//! and the pass rule of `cabrito_check::grade::verdict`), so a new kind or axis reads with no edit here.
 
+use cabrito_gen::experiment::{modern, number_after, range_after, Experiment};
+use cabrito_gen::spec::Kind;
 use std::collections::BTreeMap;
-
-/// The experiments of the paper, their axis names in Cabrito, and the run-name key holding `n`.
-pub const EXPERIMENTS: &[(&str, &str)] = &[
-    ("function_traversal", "traversal"),
-    ("function_search", "search"),
-    ("runtime_resolution", "runtime"),
-    ("add_instructions", "instructions"),
-    ("merge_codebases", "merge"),
-    ("comment_copying", "comment"),
-    ("variable_renaming", "renaming"),
-];
-
-/// Old run-name prefixes and what they are now (grading.md §8.6).
-const LEGACY: &[(&str, &str)] = &[
-    ("add_instructions_fixed_", "add_instructions_"),
-    ("distractor_code_", "function_search_"),
-    ("main_sweep_fair_", "function_traversal_"),
-    ("testing_runtime_", "runtime_resolution_"),
-    ("testing_", "merge_codebases_"),
-];
-
-/// The task types (kinds) the reference and Cabrito know, longest first for suffix matching.
-pub const TASK_TYPES: &[&str] = &[
-    "add_return_value",
-    "variable_renaming",
-    "merge_codebases",
-    "cache_function",
-    "extract_helper",
-    "add_parameter",
-    "dead_code",
-];
 
 /// What a run name says.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunInfo {
     /// The experiment (`function_traversal`, …), or the run name's first part when unknown.
     pub experiment: String,
-    /// Cabrito's axis name (`traversal`, `search`, `runtime`, `instructions`, `merge`), or the
+    /// The experiment's short name (`traversal`, `merge`, …: an axis, or a kind's own grid), or the
     /// experiment when unknown.
     pub axis: String,
     /// The size along the axis, when the name carries it.
     pub n: Option<f64>,
 }
 
-/// The run name with legacy prefixes rewritten.
-pub fn modern(run: &str) -> String {
-    for (old, new) in LEGACY {
-        if let Some(rest) = run.strip_prefix(old) {
-            return format!("{new}{rest}");
-        }
-    }
-    run.to_string()
-}
-
-/// `(lo,hi)` after `key` (`_en=(25,25)` → 25; a range gives its midpoint).
-fn range_after(run: &str, key: &str) -> Option<f64> {
-    let i = run.find(key)? + key.len();
-    let rest = run[i..].strip_prefix('(')?;
-    let end = rest.find(')')?;
-    let (a, b) = rest[..end].split_once(',')?;
-    let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-    Some((a + b) / 2.0).filter(|x| x.is_finite())
-}
-
-/// A number after `key` (`_ifhops=200` → 200), up to the next `_` or `)`.
-fn number_after(run: &str, key: &str) -> Option<f64> {
-    let mut from = 0;
-    while let Some(pos) = run[from..].find(key) {
-        let start = from + pos;
-        // The key must start a part: at the start or after '_'.
-        if start == 0 || run.as_bytes()[start - 1] == b'_' || key.starts_with('_') {
-            let rest = &run[start + key.len()..];
-            let end = rest.find(['_', ')', '/']).unwrap_or(rest.len());
-            if let Ok(v) = rest[..end].parse::<f64>() {
-                if v.is_finite() {
-                    return Some(v);
-                }
-            }
-        }
-        from = start + key.len();
-    }
-    None
-}
-
-/// Read a run name.
+/// Read a run name (old prefixes of the reference read as their new names).
 pub fn parse_run(run: &str) -> RunInfo {
     let run = modern(run);
-    let known = EXPERIMENTS.iter().find(|(e, _)| run == *e || run.starts_with(&format!("{e}_")));
-    let Some(&(experiment, axis)) = known else {
+    let Some(known) = Experiment::of_run(&run) else {
         // Unknown experiment: its name is what comes before the first `key=` part.
         let experiment =
             run.split('_').take_while(|p| !p.contains('=') && !p.contains('(')).collect::<Vec<_>>().join("_");
@@ -99,72 +30,60 @@ pub fn parse_run(run: &str) -> RunInfo {
         let n = range_after(&run, "_n=").or_else(|| number_after(&run, "n="));
         return RunInfo { axis: experiment.clone(), experiment, n };
     };
-    let n = match experiment {
-        "function_traversal" => range_after(&run, "_en=").or_else(|| range_after(&run, "_n=")),
-        "function_search" => range_after(&run, "_cn=").or_else(|| range_after(&run, "_n=")),
-        "runtime_resolution" => number_after(&run, "_ifhops="),
-        "add_instructions" => range_after(&run, "_nc="),
-        "merge_codebases" => number_after(&run, "_n="),
-        "comment_copying" => number_after(&run, "_words="),
-        _ => range_after(&run, "_n=").or_else(|| number_after(&run, "_n=")),
-    };
-    RunInfo { experiment: experiment.to_string(), axis: axis.to_string(), n }
+    RunInfo { experiment: known.experiment().to_string(), axis: known.name().to_string(), n: known.n_of_run(&run) }
 }
 
-/// The experiment of a Cabrito axis name (the inverse of [`EXPERIMENTS`]).
+/// The experiment of an axis or own-grid name (`traversal` → `function_traversal`); the name itself
+/// when unknown.
 pub fn experiment_of_axis(axis: &str) -> String {
-    EXPERIMENTS.iter().find(|(_, a)| *a == axis).map_or_else(|| axis.to_string(), |(e, _)| e.to_string())
+    Experiment::parse(axis).map_or_else(|| axis.to_string(), |e| e.experiment().to_string())
 }
 
-/// Where an axis goes among the figure's columns: the paper's order, unknown axes last.
+/// Where an axis goes among the figure's columns ([`Experiment::all`]'s order), unknown axes last.
 pub fn axis_rank(axis: &str) -> usize {
-    EXPERIMENTS.iter().position(|(_, a)| *a == axis).unwrap_or(EXPERIMENTS.len())
+    let all = Experiment::all();
+    all.iter().position(|e| e.name() == axis).unwrap_or(all.len())
 }
 
 /// The domain of a task set (`math_function`, `math_mult_constraints` → `math`); `-` when the task
-/// has none (merge codebases).
+/// has none (merge codebases), the task set itself when it names no domain.
 pub fn domain_of(task_set: &str) -> String {
     if task_set.is_empty() {
         return "-".to_string();
     }
-    for d in ["math", "string", "array"] {
-        if task_set == d || task_set.starts_with(&format!("{d}_")) {
-            return d.to_string();
-        }
-    }
-    task_set.to_string()
+    cabrito_gen::axes::domain_of_task_set(task_set).map_or_else(|_| task_set.to_string(), |d| d.to_string())
 }
 
 /// Whether a folder name is a task set (`math_function`, `string_constraints`, …).
 pub fn is_task_set(name: &str) -> bool {
-    ["math", "string", "array"].iter().any(|d| name.starts_with(&format!("{d}_")))
-        && (name.ends_with("_function") || name.ends_with("_constraints"))
+    cabrito_gen::axes::is_task_set(name)
+}
+
+/// Whether a name is a task type (a kind).
+pub fn is_task_type(name: &str) -> bool {
+    Kind::parse(name).is_some()
 }
 
 /// The task set and task type of a reference task name `<task_set>_<task_type>_<dag_id>`.
 pub fn split_task_name(name: &str, dag_id: &str) -> Option<(String, String)> {
     let stem = if dag_id.is_empty() { name } else { name.strip_suffix(dag_id)?.strip_suffix('_')? };
-    TASK_TYPES.iter().find_map(|t| {
-        let set = stem.strip_suffix(t)?.strip_suffix('_')?;
-        Some((set.to_string(), t.to_string()))
-    })
+    // The longest task type that ends the stem.
+    let ty = Kind::NAMES
+        .iter()
+        .filter(|t| stem.strip_suffix(**t).is_some_and(|s| s.ends_with('_')))
+        .max_by_key(|t| t.len())?;
+    let set = &stem[..stem.len() - ty.len() - 1];
+    Some((set.to_string(), ty.to_string()))
 }
 
-/// The check kinds a task of an experiment and task type must pass (grading.md §5.3), or `None`
-/// for an experiment the table does not hold.
-pub fn required_kinds(experiment: &str, task_type: &str) -> Option<&'static [&'static str]> {
-    let dead = task_type == "dead_code";
-    Some(match experiment {
-        "function_traversal" | "function_search" if dead => &["behavioral", "function_existence"],
-        "function_traversal" | "function_search" => &["behavioral"],
-        "add_instructions" if dead => &["behavioral", "function_existence"],
-        "add_instructions" => &["behavioral", "constraint_structure"],
-        "runtime_resolution" if dead => &["behavioral", "branch_placement", "function_existence"],
-        "runtime_resolution" => &["behavioral", "branch_placement"],
-        "merge_codebases" => &["behavioral", "difference_blocks"],
-        "comment_copying" => &["behavioral", "comment_copy"],
-        "variable_renaming" => &["behavioral", "renames"],
-        _ => return None,
+/// The checks a task of an experiment and task type must pass (grading.md §5.3): the registry's
+/// pass rule ([`cabrito_check::grade::verdict::required_checks`]). `None` for an experiment or task
+/// type the registries do not hold.
+pub fn required_kinds(experiment: &str, task_type: &str) -> Option<Vec<&'static str>> {
+    let kind = Kind::parse(task_type)?;
+    Some(match Experiment::of_experiment(experiment)? {
+        Experiment::Axis(axis) => cabrito_check::grade::verdict::required_checks(kind, axis),
+        Experiment::Kind(_) => cabrito_check::grade::verdict::required_kinds(kind).to_vec(),
     })
 }
 
@@ -185,9 +104,9 @@ impl Counts {
     }
 }
 
-/// The task pass rule (grading.md §5.4): every required kind present with pass > 0, fail = 0 and
-/// error = 0. For an experiment the table does not hold, every non-diagnostic kind must pass (and
-/// there must be one).
+/// The task pass rule (grading.md §5.4): every required check present with pass > 0, fail = 0 and
+/// error = 0. For an experiment or task type the registries do not hold, every non-diagnostic check
+/// must pass (and there must be one).
 pub fn passes(experiment: &str, task_type: &str, summary: &BTreeMap<String, Counts>) -> bool {
     match required_kinds(experiment, task_type) {
         Some(kinds) => kinds.iter().all(|k| summary.get(*k).is_some_and(Counts::passes)),
@@ -291,6 +210,54 @@ mod tests {
         assert!(!passes("new_axis", "x", &u), "no decisive kind");
         u.insert("behavioral".to_string(), c(2, 0, 0));
         assert!(passes("new_axis", "x", &u));
+    }
+
+    /// The paper's table (grading.md §5.3) for the kinds and axes it names, read through the
+    /// registries' pass rule; and for every kind × axis the registries build, results and the
+    /// grader require the same checks of a task.
+    #[test]
+    fn the_pass_rule_is_the_graders() {
+        use cabrito_check::grade::verdict;
+        use cabrito_gen::spec::Support;
+        let table: &[(&str, &str, &[&str])] = &[
+            ("function_traversal", "add_parameter", &["behavioral"]),
+            ("function_traversal", "dead_code", &["behavioral", "function_existence"]),
+            ("function_search", "cache_function", &["behavioral"]),
+            ("function_search", "dead_code", &["behavioral", "function_existence"]),
+            ("add_instructions", "extract_helper", &["behavioral", "constraint_structure"]),
+            ("runtime_resolution", "add_return_value", &["behavioral", "branch_placement"]),
+            ("runtime_resolution", "dead_code", &["behavioral", "function_existence", "branch_placement"]),
+            ("merge_codebases", "merge_codebases", &["behavioral", "difference_blocks"]),
+            ("comment_copying", "add_parameter", &["behavioral", "comment_copy"]),
+            ("variable_renaming", "variable_renaming", &["behavioral", "renames"]),
+        ];
+        for (experiment, ty, want) in table {
+            assert_eq!(required_kinds(experiment, ty).as_deref(), Some(*want), "{experiment} {ty}");
+        }
+        for &kind in Kind::ALL {
+            let def = kind.def();
+            match def.axes() {
+                Support::Only(axes) => {
+                    for &axis in axes {
+                        assert_eq!(
+                            required_kinds(axis.experiment(), kind.as_str()),
+                            Some(verdict::required_checks(kind, axis)),
+                            "{kind} on {axis}"
+                        );
+                    }
+                }
+                Support::NotApplicable => {
+                    let e = Experiment::of_spec(&cabrito_gen::TaskSpec { kind, ..Default::default() });
+                    assert_eq!(
+                        required_kinds(e.experiment(), kind.as_str()),
+                        Some(verdict::required_checks(kind, cabrito_gen::TaskSpec::default().axis)),
+                        "{kind}"
+                    );
+                }
+            }
+        }
+        assert_eq!(required_kinds("function_traversal", "no_such_kind"), None);
+        assert_eq!(required_kinds("no_such_experiment", "dead_code"), None);
     }
 
     #[test]

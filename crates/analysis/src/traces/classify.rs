@@ -13,13 +13,13 @@ use serde_json::Value;
 
 /// A label and the rule that gave it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Labelled {
     pub label: Label,
     pub rule: String,
 }
 
-fn v(label: Label, rule: impl Into<String>) -> Verdict {
-    Verdict { label, rule: rule.into() }
+fn v(label: Label, rule: impl Into<String>) -> Labelled {
+    Labelled { label, rule: rule.into() }
 }
 
 /// How much a shell command's label says about the whole command line.
@@ -349,7 +349,7 @@ fn imported_from_solution(code: &str) -> Vec<String> {
 
 /// What a generated Python script (a `-c` string, a here-document, a created file) is for; `None`
 /// when nothing in it says.
-pub fn python_intent(code: &str) -> Option<Verdict> {
+pub fn python_intent(code: &str) -> Option<Labelled> {
     let c = code;
     // 1. It writes the solution (or a test file).
     let writes = written_files(c);
@@ -781,7 +781,7 @@ fn classify_simple(s: &Simple, scripts: &[(String, String)]) -> Option<Lab> {
 }
 
 fn python_command(args: &[&str], s: &Simple, scripts: &[(String, String)]) -> Option<Lab> {
-    let strong = |vd: Verdict| Some((vd.label, Strength::Strong, vd.rule));
+    let strong = |vd: Labelled| Some((vd.label, Strength::Strong, vd.rule));
     // python -c CODE
     if let Some(i) = args.iter().position(|a| *a == "-c") {
         let code = args.get(i + 1).copied().unwrap_or("");
@@ -832,9 +832,9 @@ fn python_command(args: &[&str], s: &Simple, scripts: &[(String, String)]) -> Op
 }
 
 /// What an `apply_patch` body changes: the files it adds, updates or deletes.
-pub fn patch_intent(patch: &str) -> Verdict {
-    let mut best: Option<Verdict> = None;
-    let mut consider = |vd: Verdict| {
+pub fn patch_intent(patch: &str) -> Labelled {
+    let mut best: Option<Labelled> = None;
+    let mut consider = |vd: Labelled| {
         if best.as_ref().is_none_or(|b| priority(vd.label) > priority(b.label)) {
             best = Some(vd);
         }
@@ -878,7 +878,7 @@ fn grep_operands(c: &Simple) -> usize {
 }
 
 /// Label a whole shell command line.
-pub fn shell_line(command: &str) -> Option<Verdict> {
+pub fn shell_line(command: &str) -> Option<Labelled> {
     let cmds = shell::parse(command);
     // Scripts written by this line (`cat > x.py <<EOF`), so running them reads their content.
     let scripts: Vec<(String, String)> = cmds
@@ -951,7 +951,7 @@ pub fn shell_line(command: &str) -> Option<Verdict> {
 // ------------------------------------------------------------------------------------------------
 // File tools.
 
-fn by_file_create(path: &str, content: &str) -> Verdict {
+fn by_file_create(path: &str, content: &str) -> Labelled {
     match file_class(path) {
         FileClass::Solution => v(Label::Edit, "writes solution.py"),
         FileClass::Test => v(Label::Test, "creates a test file"),
@@ -973,7 +973,7 @@ fn by_file_create(path: &str, content: &str) -> Verdict {
     }
 }
 
-fn by_file_edit(path: &str, content: Option<&str>) -> Verdict {
+fn by_file_edit(path: &str, content: Option<&str>) -> Labelled {
     match file_class(path) {
         FileClass::Solution => v(Label::Edit, "edits solution.py"),
         FileClass::Test => v(Label::Test, "edits a test file"),
@@ -1001,7 +1001,7 @@ fn content_of(args: &Value) -> String {
     String::new()
 }
 
-fn subagent(args: &Value) -> Verdict {
+fn subagent(args: &Value) -> Labelled {
     let text = [s(args, &["prompt", "description", "task", "instructions", "query"]).unwrap_or("")]
         .concat()
         .to_ascii_lowercase();
@@ -1059,7 +1059,7 @@ fn command_text(args: &Value) -> Option<String> {
     }
 }
 
-fn shell_tool(args: &Value) -> Verdict {
+fn shell_tool(args: &Value) -> Labelled {
     match command_text(args) {
         Some(cmd) => {
             shell_line(&cmd).unwrap_or_else(|| v(Label::Other, "a shell command that does nothing to the code"))
@@ -1212,7 +1212,7 @@ const EDITOR_TOOLS: &[&str] =
 const SUBAGENT_TOOLS: &[&str] = &["task", "agent", "dispatch_agent", "subagent", "delegate"];
 
 /// Label one tool call.
-pub fn classify(tool: &str, raw_args: &Value) -> Verdict {
+pub fn classify(tool: &str, raw_args: &Value) -> Labelled {
     let args = arguments(raw_args);
     let t = normalise(tool);
     let t = t.as_str();

@@ -8,6 +8,8 @@ use crate::results::csv;
 use crate::results::input::Problem;
 use crate::results::plot::{Bars, Chart, Line, Panel, Pt};
 use crate::results::{runs, runs::format_n};
+use cabrito_gen::experiment::Experiment;
+use cabrito_gen::TaskSpec;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -42,25 +44,20 @@ pub fn place(s: &Session) -> Place {
     }
     let mut task_type = s.task.task_type.clone();
     let mut task_set = s.task.task_set.clone();
-    if let Some(q) = &s.task.link {
-        let get =
-            |k: &str| q.split('&').find_map(|p| p.split_once('=').filter(|(a, _)| *a == k).map(|(_, b)| b.to_string()));
+    // What the run name does not say, the task's link does.
+    let spec =
+        s.task.link.as_deref().and_then(|q| TaskSpec::from_pairs(q.split('&').filter_map(|p| p.split_once('='))).ok());
+    if let Some(spec) = spec {
         if axis == "?" {
-            if let Some(a) = get("axis") {
-                axis = a;
-            } else if n.is_none() {
-                axis = "traversal".into();
-            }
-            experiment = runs::experiment_of_axis(&axis);
+            let e = Experiment::of_spec(&spec);
+            (axis, experiment) = (e.name().to_string(), e.experiment().to_string());
         }
-        if n.is_none() {
-            n = get("n").and_then(|x| x.parse().ok()).or(Some(25.0));
-        }
+        n = n.or(Some(f64::from(spec.n)));
         if task_type.is_empty() {
-            task_type = get("kind").unwrap_or_else(|| "add_parameter".into());
+            task_type = spec.kind.to_string();
         }
         if task_set.is_empty() {
-            task_set = format!("{}_function", get("domain").unwrap_or_else(|| "math".into()));
+            task_set = cabrito_gen::task::task_set(&spec);
         }
     }
     Place { model, experiment, axis, n, task_set, task_type }
@@ -142,10 +139,10 @@ pub fn figure3(sessions: &[&Session]) -> Vec<GroupPoint> {
 /// `n`; one column per axis, one row per model; error bars ± one standard error.
 pub fn figure3_charts(points: &[GroupPoint]) -> (Chart, Chart) {
     let mut axes: Vec<String> = points.iter().map(|p| p.axis.clone()).collect();
-    cabrito_gen::sort::sort_by_key(&mut axes, |a| (runs::axis_rank(a), a.clone()));
+    axes.sort_by_key(|a| (runs::axis_rank(a), a.clone()));
     axes.dedup();
     let mut models: Vec<String> = points.iter().map(|p| p.model.clone()).collect();
-    cabrito_gen::sort::sort(&mut models);
+    models.sort();
     models.dedup();
     let make = |tokens: bool| -> Chart {
         let mut panels = Vec::new();

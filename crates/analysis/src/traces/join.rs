@@ -94,7 +94,7 @@ impl TaskIndex {
         } else {
             input::numbered_lines(text).filter_map(|(_, l)| serde_json::from_str(l).ok()).collect()
         };
-        let from_layout = crate::results::runs::TASK_TYPES.contains(&stem.as_str());
+        let from_layout = crate::results::runs::is_task_type(&stem);
         for r in records {
             let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
             let dag = s("dag_id");

@@ -225,7 +225,7 @@ impl Session {
     /// Label every call by the rules (read_bash and friends take the label of the call that
     /// opened their shell).
     pub fn classify(&mut self) {
-        let mut opened: std::collections::HashMap<String, (classify::Verdict, bool)> = Default::default();
+        let mut opened: std::collections::HashMap<String, (classify::Labelled, bool)> = Default::default();
         for c in self.calls.iter_mut() {
             let v = classify::classify(&c.tool, &c.arguments);
             let follows = classify::follows_shell(&c.tool);

@@ -78,7 +78,7 @@ pub struct Tokens {
 
 /// One call line.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Call {
+pub struct PlainCall {
     pub tool: String,
     #[serde(default)]
     pub arguments: Value,
@@ -110,7 +110,7 @@ impl Header {
 }
 
 /// Write a session as plain-format lines (for producers: a header, then one line per call).
-pub fn write(header: &Header, calls: &[Call]) -> String {
+pub fn write(header: &Header, calls: &[PlainCall]) -> String {
     let mut out = serde_json::to_string(header).expect("a header serialises");
     out.push('\n');
     for c in calls {
@@ -342,27 +342,27 @@ mod tests {
             }),
         );
         let calls = vec![
-            Call {
+            PlainCall {
                 tool: "view".into(),
                 arguments: json!({"path": "solution.py", "start": 1, "end": 40}),
                 output: Some("1: import math".into()),
                 turn: Some(0),
                 tokens: Some(Tokens { input: Some(1000.0), cached: Some(0.0), output: Some(20.0) }),
-                ..Call::default()
+                ..PlainCall::default()
             },
-            Call {
+            PlainCall {
                 tool: "search".into(),
                 arguments: json!({"pattern": "slow("}),
                 turn: Some(1),
                 tokens: Some(Tokens { input: Some(1100.0), cached: Some(1000.0), output: Some(30.0) }),
-                ..Call::default()
+                ..PlainCall::default()
             },
-            Call {
+            PlainCall {
                 tool: "edit".into(),
                 arguments: json!({"path": "solution.py", "old": "a", "new": "b"}),
                 turn: Some(1),
                 label: Some(Label::Edit),
-                ..Call::default()
+                ..PlainCall::default()
             },
         ];
         let text = write(&header, &calls)

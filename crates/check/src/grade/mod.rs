@@ -14,7 +14,7 @@ pub use crate::program::ProgramError;
 pub use outcome::{CallResult, PyError, RunOutcome, RunStatus, TrialOutcome};
 pub use plan::{build_plan, reference_functions, task_key, FunctionSpec, InputScheme, Plan, PlanError};
 pub use value::{compare, Comparison, Value};
-pub use verdict::{wilson, CheckResult, FirstFailure, FunctionResult, FunctionStatus, Outcome};
+pub use verdict::{wilson, CheckOutcome, CheckResult, FirstFailure, FunctionResult, FunctionStatus};
 
 use crate::program::Program;
 use cabrito_gen::domain::stubs::STROPS_SOURCE;
@@ -276,7 +276,7 @@ pub fn error_verdict(task: &GradeTask, trials: usize, message: String) -> Verdic
         .iter()
         .map(|k| CheckResult {
             kind: k.to_string(),
-            outcome: Outcome::Error,
+            outcome: CheckOutcome::Error,
             message: message.clone(),
             metadata: serde_json::json!({}),
         })
@@ -312,7 +312,7 @@ pub fn verdict(
         (Err(e), _) => (
             CheckResult {
                 kind: "behavioral".into(),
-                outcome: Outcome::Error,
+                outcome: CheckOutcome::Error,
                 message: format!("the candidate cannot be read: {e}"),
                 metadata: serde_json::json!({"line": e.line}),
             },
@@ -321,7 +321,7 @@ pub fn verdict(
         (Ok(_), None) => (
             CheckResult {
                 kind: "behavioral".into(),
-                outcome: Outcome::Error,
+                outcome: CheckOutcome::Error,
                 message: "the candidate was not run".into(),
                 metadata: serde_json::json!({}),
             },
@@ -337,7 +337,9 @@ pub fn verdict(
     } else {
         checks
             .iter()
-            .filter(|c| c.outcome != Outcome::Pass && (required.contains(&c.kind.as_str()) || c.kind == "compilation"))
+            .filter(|c| {
+                c.outcome != CheckOutcome::Pass && (required.contains(&c.kind.as_str()) || c.kind == "compilation")
+            })
             .map(|c| format!("{}: {}", c.kind, c.message))
             .next()
             .unwrap_or_else(|| "failed".into())
@@ -372,38 +374,19 @@ pub fn static_required(task: &GradeTask, candidate: &str, required: &[&str]) -> 
             (Some(item), Some(t)) => CheckResult {
                 kind: id.to_string(),
                 outcome: match t {
-                    "pass" => Outcome::Pass,
-                    "fail" => Outcome::Fail,
-                    _ => Outcome::Error,
+                    "pass" => CheckOutcome::Pass,
+                    "fail" => CheckOutcome::Fail,
+                    _ => CheckOutcome::Error,
                 },
                 message: if item.passed { String::new() } else { item.reason.clone() },
                 metadata: serde_json::json!({"line": item.line, "title": item.title}),
             },
             _ => CheckResult {
                 kind: id.to_string(),
-                outcome: Outcome::Error,
+                outcome: CheckOutcome::Error,
                 message: format!("the rubric has no item `{id}` for this task"),
                 metadata: serde_json::json!({}),
             },
         })
         .collect()
-}
-
-/// A task set name of the reference to its domain (D11): the function sets (`math_function`, …) and the
-/// constraint sets of instruction following (`math_mult_constraints`, `string_constraints`,
-/// `array_constraints`), each named by some axis of this version.
-pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
-    let mut known: Vec<String> = Vec::new();
-    for &axis in Axis::ALL {
-        for &d in Domain::ALL {
-            let name = axis.def().task_set(d);
-            if name == task_set {
-                return Ok(d);
-            }
-            if !known.contains(&name) {
-                known.push(name);
-            }
-        }
-    }
-    Err(format!("unknown task set '{task_set}' (expected one of {})", known.join(", ")))
 }

@@ -163,7 +163,7 @@ pub fn task_key(identity: &str, reference: &str) -> String {
 
 /// One call of one trial: the function and its keyword arguments in reference parameter order.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Call {
+pub struct TrialCall {
     pub function: String,
     pub args: Vec<(String, Value)>,
 }
@@ -172,7 +172,7 @@ pub struct Call {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trial {
     pub stub_index: usize,
-    pub calls: Vec<Call>,
+    pub calls: Vec<TrialCall>,
 }
 
 /// The whole plan of a task: the same for the reference run and the candidate run.
@@ -271,7 +271,7 @@ pub fn build_plan(key: &str, domain: Domain, functions: Vec<FunctionSpec>, trial
                             })
                             .collect(),
                     };
-                    Call { function: f.name.clone(), args }
+                    TrialCall { function: f.name.clone(), args }
                 })
                 .collect();
             Trial { stub_index, calls }

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 /// pass / fail / error, as the reference's result records spell them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub enum CheckOutcome {
     Pass,
     Fail,
     Error,
@@ -25,7 +25,7 @@ pub enum Outcome {
 pub struct CheckResult {
     pub kind: String,
     #[serde(rename = "type")]
-    pub outcome: Outcome,
+    pub outcome: CheckOutcome,
     /// One line saying why (empty on a plain pass).
     pub message: String,
     pub metadata: serde_json::Value,
@@ -76,13 +76,20 @@ pub fn existence_check(starter: &str, reference: &str, candidate: &Result<Progra
     let kind = "function_existence";
     let (s, r) = match (Program::read(starter), Program::read(reference)) {
         (Ok(s), Ok(r)) => (s, r),
-        (Err(e), _) => return check(kind, Outcome::Error, format!("the starter cannot be read: {e}"), json!({})),
-        (_, Err(e)) => return check(kind, Outcome::Error, format!("the reference cannot be read: {e}"), json!({})),
+        (Err(e), _) => return check(kind, CheckOutcome::Error, format!("the starter cannot be read: {e}"), json!({})),
+        (_, Err(e)) => {
+            return check(kind, CheckOutcome::Error, format!("the reference cannot be read: {e}"), json!({}))
+        }
     };
     let c = match candidate {
         Ok(c) => c,
         Err(e) => {
-            return check(kind, Outcome::Error, format!("the candidate cannot be read: {e}"), json!({"line": e.line}))
+            return check(
+                kind,
+                CheckOutcome::Error,
+                format!("the candidate cannot be read: {e}"),
+                json!({"line": e.line}),
+            )
         }
     };
     let e = existence::function_existence(&s, &r, c);
@@ -92,13 +99,13 @@ pub fn existence_check(starter: &str, reference: &str, candidate: &Result<Progra
         json!({"missing": e.missing, "forbidden": e.forbidden, "extra": e.extra, "line": e.line})
     };
     if e.passed() {
-        check(kind, Outcome::Pass, String::new(), meta)
+        check(kind, CheckOutcome::Pass, String::new(), meta)
     } else {
-        check(kind, Outcome::Fail, e.message(), meta)
+        check(kind, CheckOutcome::Fail, e.message(), meta)
     }
 }
 
-fn check(kind: &str, outcome: Outcome, message: String, metadata: serde_json::Value) -> CheckResult {
+fn check(kind: &str, outcome: CheckOutcome, message: String, metadata: serde_json::Value) -> CheckResult {
     CheckResult { kind: kind.into(), outcome, message, metadata }
 }
 
@@ -124,10 +131,10 @@ pub fn compilation_check(candidate: &Result<Program, ProgramError>) -> CheckResu
         Err(e) => Some(e),
     };
     match problem {
-        None => check("compilation", Outcome::Pass, String::new(), json!({})),
+        None => check("compilation", CheckOutcome::Pass, String::new(), json!({})),
         Some(e) => check(
             "compilation",
-            Outcome::Error,
+            CheckOutcome::Error,
             format!("the candidate does not compile: {e}"),
             json!({"line": e.line}),
         ),
@@ -275,15 +282,18 @@ pub fn behavioural(
         })
         .unwrap_or_default();
     let (outcome, message) = if !missing.is_empty() {
-        (Outcome::Fail, format!("functions of the reference are missing: {}", list(missing)))
+        (CheckOutcome::Fail, format!("functions of the reference are missing: {}", list(missing)))
     } else if total == 0 {
-        (Outcome::Error, "nothing was tested: the reference has no function to call".to_string())
+        (CheckOutcome::Error, "nothing was tested: the reference has no function to call".to_string())
     } else if failed == 0 && errored == 0 {
-        (Outcome::Pass, String::new())
+        (CheckOutcome::Pass, String::new())
     } else if passed == 0 && failed == 0 {
-        (Outcome::Error, format!("{errored} of {total} calls raised or gave no result; first: {detail}"))
+        (CheckOutcome::Error, format!("{errored} of {total} calls raised or gave no result; first: {detail}"))
     } else {
-        (Outcome::Fail, format!("{} of {total} calls differ from the reference; first: {detail}", failed + errored))
+        (
+            CheckOutcome::Fail,
+            format!("{} of {total} calls differ from the reference; first: {detail}", failed + errored),
+        )
     };
     (check("behavioral", outcome, message, meta), results)
 }
@@ -311,7 +321,7 @@ pub fn task_passes(kind: Kind, checks: &[CheckResult]) -> bool {
 pub fn passes(required: &[&str], checks: &[CheckResult]) -> bool {
     required.iter().all(|k| {
         let of_kind: Vec<&CheckResult> = checks.iter().filter(|c| c.kind == *k).collect();
-        !of_kind.is_empty() && of_kind.iter().all(|c| c.outcome == Outcome::Pass)
+        !of_kind.is_empty() && of_kind.iter().all(|c| c.outcome == CheckOutcome::Pass)
     })
 }
 
@@ -346,31 +356,31 @@ mod tests {
     fn existence_follows_the_reference_rule() {
         let starter = "def a():\n    pass\n\ndef dead():\n    pass\n\ndef main():\n    a()\n";
         let reference = "def a():\n    pass\n\ndef main():\n    a()\n";
-        assert_eq!(function_existence(starter, reference, reference).outcome, Outcome::Pass);
+        assert_eq!(function_existence(starter, reference, reference).outcome, CheckOutcome::Pass);
         let r = function_existence(starter, reference, starter);
-        assert_eq!(r.outcome, Outcome::Fail);
+        assert_eq!(r.outcome, CheckOutcome::Fail);
         assert!(r.message.contains("`dead`") && r.metadata["forbidden"] == json!(["dead"]), "{r:?}");
         let r = function_existence(starter, reference, "def main():\n    a()\n");
         assert!(r.message.contains("missing: `a`"), "{}", r.message);
         let r = function_existence(starter, reference, "X = 1\ndef a():\n    pass\n\ndef main():\n    a()\n");
         assert!(r.message.contains("`X` (line 1)") && r.metadata["global_variables"] == json!(["X"]), "{r:?}");
         let r = function_existence(starter, reference, "def (");
-        assert_eq!((r.outcome, r.metadata["line"].clone()), (Outcome::Error, json!(1)));
+        assert_eq!((r.outcome, r.metadata["line"].clone()), (CheckOutcome::Error, json!(1)));
         // One front end: a candidate too deep for CPython is an error with its line, not a crash.
         let deep = format!("x = {}1\n", "-".repeat(200_000));
         let c = compilation(&deep);
-        assert_eq!((c.outcome, c.metadata["line"].clone()), (Outcome::Error, json!(1)));
-        assert_eq!(function_existence(starter, reference, &deep).outcome, Outcome::Error);
+        assert_eq!((c.outcome, c.metadata["line"].clone()), (CheckOutcome::Error, json!(1)));
+        assert_eq!(function_existence(starter, reference, &deep).outcome, CheckOutcome::Error);
         // `compile()` refuses what `ast.parse` reads: compilation errs, the function sets are still judged.
         let module_return = format!("{reference}\nreturn 1\n");
-        assert_eq!(compilation(&module_return).outcome, Outcome::Error);
-        assert_eq!(function_existence(starter, reference, &module_return).outcome, Outcome::Pass);
+        assert_eq!(compilation(&module_return).outcome, CheckOutcome::Error);
+        assert_eq!(function_existence(starter, reference, &module_return).outcome, CheckOutcome::Pass);
     }
 
     #[test]
     fn pass_rule_needs_every_required_kind() {
-        let pass = |k: &str| check(k, Outcome::Pass, String::new(), json!({}));
-        let fail = |k: &str| check(k, Outcome::Fail, String::new(), json!({}));
+        let pass = |k: &str| check(k, CheckOutcome::Pass, String::new(), json!({}));
+        let fail = |k: &str| check(k, CheckOutcome::Fail, String::new(), json!({}));
         assert!(task_passes(Kind::AddParameter, &[pass("behavioral"), fail("function_existence")]));
         assert!(!task_passes(Kind::DeadCode, &[pass("behavioral"), fail("function_existence")]));
         assert!(!task_passes(Kind::DeadCode, &[pass("behavioral")]));

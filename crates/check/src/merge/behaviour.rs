@@ -8,7 +8,7 @@
 //! five differences stop the check (fail); any exception in either program makes it an error.
 
 use crate::grade::{
-    CallResult, CheckResult, FirstFailure, FunctionResult, FunctionStatus, GradeTask, Outcome, RunOutcome, Value,
+    CallResult, CheckOutcome, CheckResult, FirstFailure, FunctionResult, FunctionStatus, GradeTask, RunOutcome, Value,
     Verdict,
 };
 use crate::program::Program;
@@ -87,7 +87,7 @@ fn show(v: &Value) -> String {
     }
 }
 
-fn check(kind: &str, outcome: Outcome, message: String, metadata: serde_json::Value) -> CheckResult {
+fn check(kind: &str, outcome: CheckOutcome, message: String, metadata: serde_json::Value) -> CheckResult {
     CheckResult { kind: kind.into(), outcome, message, metadata }
 }
 
@@ -121,7 +121,7 @@ pub fn behavioural(
     let setup = |r: &RunOutcome| r.trials.first().and_then(|t| t.setup_error.clone());
     let error = |results: Vec<FunctionResult>, message: String, total: usize, passed: usize| {
         let meta = json!({ "total": total, "passed": passed, "error": message });
-        (check("behavioral", Outcome::Error, message, meta), results)
+        (check("behavioral", CheckOutcome::Error, message, meta), results)
     };
     if let Some(e) = setup(expected) {
         return error(results, format!("the reference raised while loading: {e}"), 0, 0);
@@ -236,7 +236,7 @@ fn finish(
         "stopped_early": stopped,
     });
     if failures.is_empty() {
-        (check("behavioral", Outcome::Pass, String::new(), meta), results)
+        (check("behavioral", CheckOutcome::Pass, String::new(), meta), results)
     } else {
         let first =
             results.iter().find_map(|r| r.first_failure.as_ref()).map(|f| f.message.clone()).unwrap_or_default();
@@ -245,7 +245,7 @@ fn finish(
             failures.len(),
             if stopped { " (stopped early)" } else { "" }
         );
-        (check("behavioral", Outcome::Fail, message, meta), results)
+        (check("behavioral", CheckOutcome::Fail, message, meta), results)
     }
 }
 
@@ -254,7 +254,7 @@ fn finish(
 pub fn error_verdict(task: &GradeTask, trials: usize, message: String) -> Verdict {
     let checks = ["compilation", "behavioral", "difference_blocks"]
         .iter()
-        .map(|k| check(k, Outcome::Error, message.clone(), json!({})))
+        .map(|k| check(k, CheckOutcome::Error, message.clone(), json!({})))
         .collect();
     Verdict {
         passed: false,
@@ -281,18 +281,18 @@ pub fn verdict(
 ) -> Verdict {
     let compilation = crate::grade::verdict::compilation(candidate);
     let (behavioral, functions, structure) = match (compilation.outcome, runs) {
-        (Outcome::Pass, Some((expected, actual))) => {
+        (CheckOutcome::Pass, Some((expected, actual))) => {
             let (b, f) = behavioural(vectors, names, expected, actual);
             (b, f, difference_blocks(candidate, &task.reference))
         }
-        (Outcome::Pass, None) => (
-            check("behavioral", Outcome::Error, "the candidate was not run".into(), json!({})),
+        (CheckOutcome::Pass, None) => (
+            check("behavioral", CheckOutcome::Error, "the candidate was not run".into(), json!({})),
             vec![],
             difference_blocks(candidate, &task.reference),
         ),
         _ => {
             let skipped =
-                |kind: &str| check(kind, Outcome::Error, "skipped because compilation failed".into(), json!({}));
+                |kind: &str| check(kind, CheckOutcome::Error, "skipped because compilation failed".into(), json!({}));
             (skipped("behavioral"), vec![], skipped("difference_blocks"))
         }
     };
@@ -306,7 +306,7 @@ pub fn verdict(
     } else {
         checks
             .iter()
-            .find(|c| c.outcome != Outcome::Pass)
+            .find(|c| c.outcome != CheckOutcome::Pass)
             .map(|c| format!("{}: {}", c.kind, c.message))
             .unwrap_or_else(|| "failed".into())
     };
@@ -327,7 +327,7 @@ pub fn verdict(
 /// The `difference_blocks` check as a grading check.
 pub fn difference_blocks(candidate: &str, reference: &str) -> CheckResult {
     let v = super::structure::difference_blocks_src(candidate, reference);
-    let message = if v.outcome == Outcome::Pass { String::new() } else { v.message() };
+    let message = if v.outcome == CheckOutcome::Pass { String::new() } else { v.message() };
     let mut metadata = v.metadata;
     // Cabrito's addition: the line of the first issue (the worker points the page at it).
     if let (Some(line), serde_json::Value::Object(m)) = (v.issues.first().and_then(|i| i.line), &mut metadata) {

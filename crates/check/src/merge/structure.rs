@@ -7,7 +7,7 @@
 //! Pure (it reads the parsed programs of `check::program`): the static rubric runs it in the browser's
 //! checker, and the grader runs it natively, so both give the same verdict.
 
-use crate::grade::Outcome;
+use crate::grade::CheckOutcome;
 use crate::program::Program;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{Expr, Stmt, StmtClassDef, StmtFunctionDef};
@@ -58,14 +58,14 @@ pub struct Issue {
 /// The verdict: pass, fail (with the issues, the first one first), or error (a class is missing,
 /// or a program does not parse), as the reference scorer reports it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
-    pub outcome: Outcome,
+pub struct StructureVerdict {
+    pub outcome: CheckOutcome,
     pub issues: Vec<Issue>,
     /// The reference scorer's metadata: `expected`, `actual` and `issues`.
     pub metadata: serde_json::Value,
 }
 
-impl Verdict {
+impl StructureVerdict {
     /// A one-line reason (the first issue, and how many more).
     pub fn message(&self) -> String {
         match self.issues.as_slice() {
@@ -145,7 +145,7 @@ fn shape<'a>(p: &'a Program<'_>) -> Shape<'a> {
     if let Some(s) = compute_stmt {
         calls.visit_stmt(s);
     }
-    cabrito_gen::sort::sort_by(&mut calls.0, |a, b| a.0.cmp(&b.0));
+    calls.0.sort_by(|a, b| a.0.cmp(&b.0));
     let child = |i: usize| classes[i + 1];
     Shape {
         custom: [0, 1].map(|i| child(i).map(custom).unwrap_or_default()),
@@ -212,7 +212,7 @@ fn list(xs: &[String]) -> String {
 }
 
 /// The check of a candidate against the reference solution.
-pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
+pub fn difference_blocks(candidate: &Program, reference: &Program) -> StructureVerdict {
     let (c, r) = (shape(candidate), shape(reference));
     let missing: Vec<&str> = ["Calculate", CHILDREN[0], CHILDREN[1]]
         .iter()
@@ -230,7 +230,11 @@ pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
             )
         };
         let issue = Issue { check: "classes", class: None, method: None, line: None, message };
-        return Verdict { outcome: Outcome::Error, metadata: json!({ "error": issue.message }), issues: vec![issue] };
+        return StructureVerdict {
+            outcome: CheckOutcome::Error,
+            metadata: json!({ "error": issue.message }),
+            issues: vec![issue],
+        };
     }
     let line = |f: &StmtFunctionDef| candidate.line_of(f);
     let mut issues: Vec<Issue> = Vec::new();
@@ -386,11 +390,15 @@ pub fn difference_blocks(candidate: &Program, reference: &Program) -> Verdict {
         .map(|i| json!({ "check": i.check, "class_name": i.class, "method": i.method, "line": i.line, "message": i.message }))
         .collect();
     let metadata = json!({ "expected": summary(&r), "actual": summary(&c), "issues": meta_issues });
-    Verdict { outcome: if issues.is_empty() { Outcome::Pass } else { Outcome::Fail }, issues, metadata }
+    StructureVerdict {
+        outcome: if issues.is_empty() { CheckOutcome::Pass } else { CheckOutcome::Fail },
+        issues,
+        metadata,
+    }
 }
 
 /// [`difference_blocks`] on sources: a program that does not parse is an error.
-pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
+pub fn difference_blocks_src(candidate: &str, reference: &str) -> StructureVerdict {
     match (Program::parse(candidate), Program::parse(reference)) {
         (Ok(c), Ok(r)) => difference_blocks(&c, &r),
         (c, r) => {
@@ -402,16 +410,20 @@ pub fn difference_blocks_src(candidate: &str, reference: &str) -> Verdict {
                 _ => (None, String::new()),
             };
             let issue = Issue { check: "parse", class: None, method: None, line, message };
-            Verdict { outcome: Outcome::Error, metadata: json!({ "error": issue.message }), issues: vec![issue] }
+            StructureVerdict {
+                outcome: CheckOutcome::Error,
+                metadata: json!({ "error": issue.message }),
+                issues: vec![issue],
+            }
         }
     }
 }
 
 /// The static rubric's `difference_blocks` item.
-pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
+pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::RubricOutcome {
     let v = difference_blocks(c.candidate, c.reference);
-    crate::rubric::Outcome {
-        passed: v.outcome == Outcome::Pass,
+    crate::rubric::RubricOutcome {
+        passed: v.outcome == CheckOutcome::Pass,
         reason: v.message(),
         line: v.issues.first().and_then(|i| i.line),
     }
@@ -419,7 +431,7 @@ pub fn rubric_item(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
 
 /// The static rubric's `merge_module_code` item: at module level only the imports, the three classes
 /// (once each) and the `__main__` block: no other class, function, variable or code.
-pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
+pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::RubricOutcome {
     let p = c.candidate;
     let mut seen: Vec<&str> = Vec::new();
     for s in p.body() {
@@ -440,7 +452,7 @@ pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
             other => Some(format!("module-level code `{}`", p.text(other))),
         };
         if let Some(what) = problem {
-            return crate::rubric::Outcome {
+            return crate::rubric::RubricOutcome {
                 passed: false,
                 reason: format!(
                     "{what}: keep only Calculate, CalculateA and CalculateB (helper methods go inside them)"
@@ -449,7 +461,7 @@ pub fn module_code(c: &crate::rubric::Ctx) -> crate::rubric::Outcome {
             };
         }
     }
-    crate::rubric::Outcome {
+    crate::rubric::RubricOutcome {
         passed: true,
         reason: "only the three classes, the imports and the main block at module level".into(),
         line: None,

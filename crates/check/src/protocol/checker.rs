@@ -12,7 +12,7 @@
 //! not a request gets [`Reply::Failed`] saying why.
 
 use super::report::read_and_check;
-use crate::{Item, TaskRef};
+use crate::{RubricItem, TaskRef};
 use cabrito_gen::{Axis, Domain, Kind};
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,7 @@ pub enum Reply {
     Ready,
     /// The rubric of request `id`; `how` says how the response was read; `ms` is the time spent in
     /// the checker (absent without a clock).
-    Verdict { id: u64, how: String, items: Vec<Item>, ms: Option<f64> },
+    Verdict { id: u64, how: String, items: Vec<RubricItem>, ms: Option<f64> },
     /// Request `id` cannot be read as a solution (the reason is for the user).
     Unreadable { id: u64, why: String },
     /// The checker got a message it cannot read, or stopped with an internal error.
@@ -75,7 +75,7 @@ pub enum Reply {
 
 impl Reply {
     /// Do all must-have items pass? (`Rubric::passed`.)
-    pub fn passed(items: &[Item]) -> bool {
+    pub fn passed(items: &[RubricItem]) -> bool {
         items.iter().all(|i| i.passed || !i.must_have)
     }
 

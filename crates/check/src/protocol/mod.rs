@@ -17,7 +17,7 @@
 //! job already ended, the cancel is ignored). Fields may be added; the contract's are never
 //! renamed.
 
-use crate::Item;
+use crate::RubricItem;
 use cabrito_gen::spec::{SpecError, TaskSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -327,19 +327,19 @@ pub enum CheckSource {
 }
 
 /// One check of a result: a static rubric item, the response reader, or the hidden tests. On the
-/// wire it is the rubric's [`Item`] (`id`, `title`, `must_have`, `passed`, `reason`, `line`: the
+/// wire it is the rubric's [`RubricItem`] (`id`, `title`, `must_have`, `passed`, `reason`, `line`: the
 /// 1-based line of the candidate, or of the response for `response`) plus `source`; it derefs to the
 /// item, so `check.id` and `check.passed` read as on the rubric.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     #[serde(flatten)]
-    pub item: Item,
+    pub item: RubricItem,
     pub source: CheckSource,
 }
 
 impl std::ops::Deref for Check {
-    type Target = Item;
-    fn deref(&self) -> &Item {
+    type Target = RubricItem;
+    fn deref(&self) -> &RubricItem {
         &self.item
     }
 }

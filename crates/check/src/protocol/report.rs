@@ -9,8 +9,8 @@
 //! ```
 
 use super::{Check, CheckSource, FirstFailure, FunctionReport, GradeResult, Progress, ServerMessage, PROTOCOL_VERSION};
-use crate::grade::{FunctionResult, FunctionStatus, Outcome, Verdict};
-use crate::{parse_response, static_checks as rubric_of, Candidate, Item, ResponseError, Rubric, TaskRef};
+use crate::grade::{CheckOutcome, FunctionResult, FunctionStatus, Verdict};
+use crate::{parse_response, static_checks as rubric_of, Candidate, ResponseError, Rubric, RubricItem, TaskRef};
 use std::borrow::Cow;
 
 /// The id of the check that says how the response was read.
@@ -51,7 +51,7 @@ pub fn response_check(reading: &Result<Reading, ResponseError>) -> Check {
         Err(e) => (false, e.message.clone(), e.line),
     };
     Check {
-        item: Item {
+        item: RubricItem {
             id: Cow::Borrowed(RESPONSE_CHECK),
             title: RESPONSE_TITLE.into(),
             must_have: true,
@@ -71,7 +71,7 @@ pub fn static_checks(rubric: &Rubric) -> Vec<Check> {
 /// The `hidden_tests` check of a verdict; its line is the first failing check's, when it names one.
 pub fn hidden_check(verdict: &Verdict, trials: usize) -> Check {
     Check {
-        item: Item {
+        item: RubricItem {
             id: Cow::Borrowed(HIDDEN_CHECK),
             title: match verdict.kind.def().behaviour() {
                 crate::grade::Behaviour::Functions => {
@@ -87,7 +87,7 @@ pub fn hidden_check(verdict: &Verdict, trials: usize) -> Check {
             line: verdict
                 .checks
                 .iter()
-                .find(|c| c.outcome != Outcome::Pass)
+                .find(|c| c.outcome != CheckOutcome::Pass)
                 .and_then(|c| c.metadata.get("line"))
                 .and_then(|l| l.as_u64())
                 .and_then(|l| usize::try_from(l).ok()),
@@ -184,7 +184,7 @@ pub fn graded_result(id: &str, spec: &str, trials: usize, reading: &Reading, ver
     let mut r = empty_result(id, spec, trials);
     r.format = Some(reading.candidate.format.as_str().to_string());
     r.checks.push(Check {
-        item: Item {
+        item: RubricItem {
             id: Cow::Borrowed(RESPONSE_CHECK),
             title: RESPONSE_TITLE.into(),
             must_have: true,
@@ -241,7 +241,7 @@ mod tests {
             message: if passed { "all functions agree".into() } else { "f_a: 2 of 3 trials differ".into() },
             checks: vec![CheckResult {
                 kind: "behavioral".into(),
-                outcome: if passed { Outcome::Pass } else { Outcome::Fail },
+                outcome: if passed { CheckOutcome::Pass } else { CheckOutcome::Fail },
                 message: String::new(),
                 metadata: serde_json::json!({"line": 12}),
             }],

@@ -1,15 +1,9 @@
 //! Comment copying (the paper's appendix A.9): every function the solver edits must carry a given
-//! comment of `n` words, verbatim, on a line of its own inside the function. Both graphs have the
-//! paper's small size (10 untouched, 10 to edit); `n` counts the comment's words.
+//! comment of `n` words, verbatim, on a line of its own. Both graphs have 10 functions.
 //!
-//! The words are English words from the BIP-39 English word list (2,048 common words, as the `bip39`
-//! crate of the rust-bitcoin project ships them, licensed CC0-1.0: public domain; a copy is in
-//! `comment_words.txt`), drawn with replacement from their own stream, `comment/words` under the
-//! task's graph key.
-//!
-//! The app's first download leaves the word list and the comment's code out ([`crate::task::Extra::Comment`]:
-//! `graph_kind::generate` and the statement's worked example ask `task::require` right before them),
-//! so its comment tasks come from the `gen` module.
+//! The words come from the BIP-39 English word list (CC0-1.0, copied from the `bip39` crate into
+//! `comment_words.txt`), drawn from the stream `comment/words`. The app's first download leaves this
+//! part out ([`crate::task::Extra::Comment`]).
 
 use super::{AxisDef, Grows};
 use crate::kinds::Level;
@@ -40,6 +34,12 @@ impl AxisDef for Comment {
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         format!("_words={}", spec.n)
     }
+    fn run_n(&self, run: &str) -> Option<f64> {
+        crate::experiment::number_after(run, "_words=")
+    }
+    fn appendix(&self) -> bool {
+        true
+    }
     fn rubric(&self) -> &'static [(&'static str, Level)] {
         &[("comment_copy", Level::Must)]
     }
@@ -57,9 +57,7 @@ impl AxisDef for Comment {
     }
 }
 
-/// The BIP-39 English word list, one word a line (from the `bip39` crate; a test checks it against
-/// the crate word for word). One text, split once: as a `&[&str]` its 2,048 pointers and lengths
-/// alone were 16 KB of the app's first download.
+/// The BIP-39 English word list, one word a line (a test checks it against the `bip39` crate).
 const WORDS: &str = include_str!("comment_words.txt");
 
 /// The English word list the comments are drawn from.

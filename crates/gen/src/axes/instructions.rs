@@ -1,20 +1,16 @@
-//! Instruction following (generation.md §4.4): the refactoring of a kind carried out over `values`
-//! indexed values at once (`mult1 … mult10`), while obeying `n` numbered requirements (comments,
-//! asserts, prints, temporary copies) in every function that carries the values, in a prescribed
-//! order. Both graphs have the paper's small size (10 untouched, 10 to edit).
+//! Instruction following (generation.md §4.4): a kind's refactoring carried out over several indexed
+//! values at once (`mult1 … mult10`), obeying `n` numbered requirements (comments, asserts, prints,
+//! temporary copies) in a prescribed order. Both graphs have 10 functions.
 //!
-//! This module holds what is the axis's own: the rule bank ([`bank`]), the drawing of requirements and
-//! of conditions ([`sample`]), and a task's requirements ([`RuleSet`]): the lines each function gets,
-//! the numbered list of the statement, and the record's `metadata` in the reference's shape (read back
-//! by the checker, the app and the tests with [`RuleSet::from_metadata`]). What a kind does with the
-//! values is in `kinds/<kind>/instructions.rs`; the shared pipeline in
-//! `kinds/graph_kind/instructions.rs`.
+//! Here: the rule bank ([`bank`]), the drawing of requirements and conditions ([`sample`]), and a
+//! task's requirements ([`RuleSet`], also the record's `metadata`). What a kind does with the values
+//! is in `kinds/<kind>/instructions.rs`; the pipeline in `kinds/graph_kind/instructions.rs`.
 
 pub mod bank;
 pub mod sample;
 
 use super::{AxisDef, Grows};
-use crate::decimal::{fixed, short};
+use crate::decimal::short;
 use crate::graph::{dag_key, CallGraph};
 use crate::kinds::Level;
 use crate::python::Stmt;
@@ -68,8 +64,11 @@ impl AxisDef for Instructions {
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         // The share as a fraction, one decimal at least (`0.0`, `0.3`, `0.25`), as the reference names it.
         let share = f64::from(spec.conditional) / 100.0;
-        let cp = if spec.conditional.is_multiple_of(10) { fixed(share, 1) } else { short(share) };
+        let cp = if spec.conditional.is_multiple_of(10) { format!("{share:.1}") } else { short(share) };
         format!("_nc=({n},{n})_cp=({cp},{cp})", n = spec.n)
+    }
+    fn run_n(&self, run: &str) -> Option<f64> {
+        crate::experiment::range_after(run, "_nc=")
     }
     fn task_set(&self, domain: Domain) -> String {
         match domain {
@@ -213,7 +212,7 @@ impl RuleSet {
     /// The requirements in the statement's order (numbered ones by number, then the others).
     pub fn in_statement_order(&self) -> Vec<&Rule> {
         let mut v: Vec<&Rule> = self.rules.iter().collect();
-        crate::sort::sort_by_key(&mut v, |r| r.number.unwrap_or(usize::MAX));
+        v.sort_by_key(|r| r.number.unwrap_or(usize::MAX));
         v
     }
 
@@ -221,7 +220,7 @@ impl RuleSet {
     /// temporaries; within each, values in index order and requirements in drawing order.
     pub fn applying(&self, place: &Place) -> Vec<&Rule> {
         let mut v: Vec<&Rule> = self.rules.iter().filter(|r| r.applies(place)).collect();
-        crate::sort::sort_by_key(&mut v, |r| (r.req.category(), r.req.value));
+        v.sort_by_key(|r| (r.req.category(), r.req.value));
         v
     }
 
@@ -310,10 +309,10 @@ pub fn places(g: &CallGraph) -> Vec<Place> {
     (0..g.len())
         .map(|v| {
             let mut kids = g.children(v);
-            crate::sort::sort(&mut kids);
+            kids.sort();
             kids.dedup();
             let mut parents = g.parents(v);
-            crate::sort::sort(&mut parents);
+            parents.sort();
             parents.dedup();
             Place {
                 name: g.name(v).to_string(),

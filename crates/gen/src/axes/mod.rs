@@ -11,6 +11,7 @@ pub mod runtime;
 mod search;
 mod traversal;
 
+use crate::experiment::range_after;
 use crate::kinds::Level;
 use crate::spec::{registry, Domain, GraphSizes, SpecError, TaskSpec, MAX_N, PAPER_SIZES};
 
@@ -67,6 +68,20 @@ pub trait AxisDef: Sync {
     /// What the axis adds to a bucket's run name after the sampler's parameters (`_ifhops=200`).
     fn run_suffix(&self, _spec: &TaskSpec) -> String {
         String::new()
+    }
+    /// The `n` of one of the axis's run names (the inverse of [`AxisDef::run_sizes`] and
+    /// [`AxisDef::run_suffix`]); by default the size of the graph `n` sets.
+    fn run_n(&self, run: &str) -> Option<f64> {
+        let key = match self.grows() {
+            Grows::EditGraph => "_en=",
+            Grows::InitGraph => "_cn=",
+            Grows::Neither => return None,
+        };
+        range_after(run, key).or_else(|| range_after(run, "_n="))
+    }
+    /// Whether the axis is one of the paper's appendix experiments (figures show those last).
+    fn appendix(&self) -> bool {
+        false
     }
     /// The reference's task-set name of a domain on this axis (`math_function`).
     fn task_set(&self, domain: Domain) -> String {
@@ -131,6 +146,34 @@ impl Axis {
     pub fn scales(self) -> &'static str {
         self.def().scales()
     }
+}
+
+/// Every task set some axis names, in registry order (`math_function`, …, `math_mult_constraints`, …).
+pub fn task_sets() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for &axis in Axis::ALL {
+        for &d in Domain::ALL {
+            let name = axis.def().task_set(d);
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a folder name is a task set some axis names.
+pub fn is_task_set(name: &str) -> bool {
+    Axis::ALL.iter().any(|a| Domain::ALL.iter().any(|&d| a.def().task_set(d) == name))
+}
+
+/// The domain of a task set (`math_function`, `math_mult_constraints`: its first word).
+pub fn domain_of_task_set(task_set: &str) -> Result<Domain, String> {
+    task_set
+        .split('_')
+        .next()
+        .and_then(Domain::parse)
+        .ok_or_else(|| format!("unknown task set '{task_set}' (expected one of {})", task_sets().join(", ")))
 }
 
 /// The graph sizes `n` gives on an axis (before explicit sizes override them).

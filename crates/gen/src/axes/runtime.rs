@@ -118,6 +118,9 @@ impl AxisDef for Runtime {
     fn run_suffix(&self, spec: &TaskSpec) -> String {
         format!("_ifhops={}", spec.n)
     }
+    fn run_n(&self, run: &str) -> Option<f64> {
+        crate::experiment::number_after(run, "_ifhops=")
+    }
     fn bodies(&self, spec: &TaskSpec) -> Bodies {
         Bodies::Branched(Shape::of(spec))
     }

@@ -1,21 +1,18 @@
 //! The clustered drawing of a big call graph (more than [`CLUSTER_FROM`] functions) as SVG markup,
-//! and the text request it is drawn from. The app writes the request ([`graph_part`] once per task,
-//! [`request`] per drawing); the lazily loaded `bigraph` module (`web::bigraph`) reads it
-//! ([`Request::parse`]), clusters the graph ([`super::cluster`], once per graph) and answers with the
-//! markup ([`draw`]): the hint line with its Show all and Close all buttons, then the `<svg>`.
+//! and the text request it is drawn from: the app writes the request ([`graph_part`], [`request`]),
+//! the `bigraph` module reads it ([`Request::parse`]), clusters the graph and answers with the markup
+//! ([`draw`]).
 //!
-//! The request, line by line: the zoom; the selected function's index or `-`; the open clusters;
-//! then the graph: its functions' names; their roles (each `Role`'s number); the calls `u>v`; the
-//! entry functions `main()` calls; the calls only a branch that never runs makes (runtime tasks);
-//! then one line per function that runs a branch: its index, a space, the branch. Lists are
-//! separated by spaces. Everything read is checked: a malformed request gets an error naming the
-//! line, never a panic, and the sizes are bounded.
+//! The request, line by line: zoom; selected function or `-`; open clusters; names; roles; calls
+//! `u>v`; entry functions; calls made only by branches that never run; `index branch` per function
+//! that runs a branch. A malformed request gets an error naming the line.
 
-use super::cluster::{cluster, draw as place, neighbour, Clustering, Drawn, Geometry, Item, MAX_BANDS, MAX_MEMBERS};
+use super::cluster::{
+    cluster, draw as place, neighbour, Clustering, Drawn, DrawnItem, Geometry, MAX_BANDS, MAX_MEMBERS,
+};
 use super::layout::layered;
 use super::svg::{self, esc, Button, ClusterBox, Vertex, NAV_KEYS, NODE_H, NODE_W};
 use super::CallGraph;
-use crate::decimal::fixed;
 use crate::kinds::Role;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -75,7 +72,6 @@ pub fn graph_part(g: &CallGraph, roles: &[Role], runtime: Option<&crate::axes::r
 pub fn request(zoom: f64, selected: Option<usize>, open: &BTreeSet<usize>, graph: &str) -> String {
     let open: Vec<String> = open.iter().map(usize::to_string).collect();
     let selected = selected.map_or_else(|| "-".to_string(), |v| v.to_string());
-    // The app writes no float with `{}` (its formatting code would be in the first download).
     format!("{}\n{selected}\n{}\n{graph}", crate::decimal::short(zoom), open.join(" "))
 }
 
@@ -216,10 +212,10 @@ impl Graph {
 }
 
 /// The element id of a drawn item.
-fn item_id(g: &Graph, item: Item) -> String {
+fn item_id(g: &Graph, item: DrawnItem) -> String {
     match item {
-        Item::Vertex(v) => format!("v-{}", esc(&g.names[v])),
-        Item::Cluster(c) => format!("c-{c}"),
+        DrawnItem::Vertex(v) => format!("v-{}", esc(&g.names[v])),
+        DrawnItem::Cluster(c) => format!("c-{c}"),
     }
 }
 
@@ -238,7 +234,7 @@ fn edge_path(d: &Drawn, a: usize, b: usize) -> String {
 
 /// The stroke width of a bundle of `k` calls.
 fn width(k: usize) -> String {
-    format!("stroke-width: {}", fixed((1.2 + (k as f64).log2() * 0.9).min(7.0), 1))
+    format!("stroke-width: {:.1}", (1.2 + (k as f64).log2() * 0.9).min(7.0))
 }
 
 /// The clustered drawing of `g` in the state `r` asks for: the selected function's cluster is drawn
@@ -270,16 +266,13 @@ pub fn draw(g: &Graph, r: &Request) -> String {
     for f in &d.frames {
         let _ = write!(
             out,
-            r#"<rect class="cluster-frame" x="{}" y="{}" width="{}" height="{}" rx="8"/>"#,
-            fixed(f.x, 1),
-            fixed(f.y, 1),
-            fixed(f.w, 1),
-            fixed(f.h, 1)
+            r#"<rect class="cluster-frame" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="8"/>"#,
+            f.x, f.y, f.w, f.h
         );
     }
     out.push_str(r#"</g><g class="edges">"#);
     // main() calls the entry functions (one curve per item they are drawn in).
-    let entries: BTreeSet<usize> = crate::sort::set(g.entries.iter().filter_map(|&v| d.index(c.item_of(v, open))));
+    let entries: BTreeSet<usize> = g.entries.iter().filter_map(|&v| d.index(c.item_of(v, open))).collect();
     let (mx, my) = d.main;
     for i in entries {
         let (x2, y2) = (d.centre[i].0, d.centre[i].1 - d.size[i].1 / 2.0);
@@ -313,7 +306,7 @@ pub fn draw(g: &Graph, r: &Request) -> String {
             nav: NAV_KEYS.map(|k| neighbour(&d, i, k).map(|j| item_id(g, d.items[j]))),
         };
         match item {
-            Item::Cluster(cl) => {
+            DrawnItem::Cluster(cl) => {
                 let info = &c.clusters[cl];
                 let layers = if info.layers.0 == info.layers.1 {
                     format!("layer {}", info.layers.0 + 1)
@@ -333,7 +326,7 @@ pub fn draw(g: &Graph, r: &Request) -> String {
                 }
                 .write(&mut out);
             }
-            Item::Vertex(v) => Vertex {
+            DrawnItem::Vertex(v) => Vertex {
                 name: &g.names[v],
                 role: g.roles[v],
                 branch: g.runs[v].as_deref(),

@@ -38,7 +38,7 @@ pub struct Clustering {
 
 /// What is drawn for a vertex: its cluster's box, or the vertex itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Item {
+pub enum DrawnItem {
     /// A closed cluster's box, or an open one's heading.
     Cluster(usize),
     Vertex(usize),
@@ -74,7 +74,7 @@ pub fn cluster(layout: &Layout, group: &[usize], max_bands: usize, max_members: 
             }
         }
         // Left to right by where the members sit across their layers.
-        crate::sort::sort_by(&mut here, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        here.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         let mut ids = Vec::with_capacity(here.len());
         for (_, g, _, members) in here {
             ids.push(clusters.len());
@@ -98,19 +98,19 @@ impl Clustering {
     }
 
     /// What is drawn for vertex `v`.
-    pub fn item_of(&self, v: usize, open: &BTreeSet<usize>) -> Item {
+    pub fn item_of(&self, v: usize, open: &BTreeSet<usize>) -> DrawnItem {
         let c = self.of[v];
         if self.is_open(c, open) {
-            Item::Vertex(v)
+            DrawnItem::Vertex(v)
         } else {
-            Item::Cluster(c)
+            DrawnItem::Cluster(c)
         }
     }
 
     /// The edges onto what is drawn: each (caller, callee) becomes one between their items, edges
     /// inside one closed cluster are left out, and each pair appears once with its count, in order.
-    pub fn project(&self, edges: &[(usize, usize)], open: &BTreeSet<usize>) -> Vec<(Item, Item, usize)> {
-        let mut out: BTreeMap<(Item, Item), usize> = BTreeMap::new();
+    pub fn project(&self, edges: &[(usize, usize)], open: &BTreeSet<usize>) -> Vec<(DrawnItem, DrawnItem, usize)> {
+        let mut out: BTreeMap<(DrawnItem, DrawnItem), usize> = BTreeMap::new();
         for &(u, v) in edges {
             let (a, b) = (self.item_of(u, open), self.item_of(v, open));
             if a != b {
@@ -156,7 +156,7 @@ pub struct Frame {
 /// items row by row (for the arrow keys), and the projected edges between items.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drawn {
-    pub items: Vec<Item>,
+    pub items: Vec<DrawnItem>,
     pub centre: Vec<(f64, f64)>,
     pub size: Vec<(f64, f64)>,
     pub frames: Vec<Frame>,
@@ -170,12 +170,12 @@ pub struct Drawn {
     pub height: f64,
     /// The `main()` box.
     pub main: (f64, f64),
-    index: BTreeMap<Item, usize>,
+    index: BTreeMap<DrawnItem, usize>,
 }
 
 impl Drawn {
     /// The index of a drawn item.
-    pub fn index(&self, item: Item) -> Option<usize> {
+    pub fn index(&self, item: DrawnItem) -> Option<usize> {
         self.index.get(&item).copied()
     }
 }
@@ -183,7 +183,7 @@ impl Drawn {
 /// Place a clustering with the clusters in `open` open.
 pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, geo: &Geometry) -> Drawn {
     let wrap = geo.wrap.max(1);
-    let mut items: Vec<Item> = Vec::new();
+    let mut items: Vec<DrawnItem> = Vec::new();
     let mut centre: Vec<(f64, f64)> = Vec::new();
     let mut size: Vec<(f64, f64)> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
@@ -204,7 +204,7 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
             let members = &c.clusters[cl].members;
             if members.len() == 1 {
                 let i = items.len();
-                items.push(Item::Vertex(members[0]));
+                items.push(DrawnItem::Vertex(members[0]));
                 centre.push((x + geo.node_w / 2.0, y + geo.cluster_h / 2.0));
                 size.push((geo.node_w, geo.node_h));
                 top_row.push(i);
@@ -212,7 +212,7 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
                 height = height.max(geo.cluster_h);
             } else if !open.contains(&cl) {
                 let i = items.len();
-                items.push(Item::Cluster(cl));
+                items.push(DrawnItem::Cluster(cl));
                 centre.push((x + geo.cluster_w / 2.0, y + geo.cluster_h / 2.0));
                 size.push((geo.cluster_w, geo.cluster_h));
                 top_row.push(i);
@@ -226,14 +226,14 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
                 let h = geo.head + lines as f64 * (geo.node_h + geo.row_gap) - geo.row_gap + geo.pad;
                 frames.push(Frame { cluster: cl, x, y, w, h });
                 let i = items.len();
-                items.push(Item::Cluster(cl));
+                items.push(DrawnItem::Cluster(cl));
                 centre.push((x + geo.cluster_w / 2.0, y + geo.head / 2.0));
                 size.push((geo.cluster_w, geo.head));
                 top_row.push(i);
                 for (k, &v) in members.iter().enumerate() {
                     let (line, col) = (k / wrap, k % wrap);
                     let i = items.len();
-                    items.push(Item::Vertex(v));
+                    items.push(DrawnItem::Vertex(v));
                     centre.push((
                         x + geo.pad + col as f64 * (geo.node_w + geo.gap_x) + geo.node_w / 2.0,
                         y + geo.head + line as f64 * (geo.node_h + geo.row_gap) + geo.node_h / 2.0,
@@ -267,7 +267,7 @@ pub fn draw(c: &Clustering, edges: &[(usize, usize)], open: &BTreeSet<usize>, ge
             f.x += dx;
         }
     }
-    let index: BTreeMap<Item, usize> = crate::sort::map(items.iter().enumerate().map(|(i, &it)| (it, i)));
+    let index: BTreeMap<DrawnItem, usize> = items.iter().enumerate().map(|(i, &it)| (it, i)).collect();
     let edges = c
         .project(edges, open)
         .into_iter()
@@ -367,19 +367,19 @@ mod tests {
         g: &crate::graph::CallGraph,
         c: &Clustering,
         open: &BTreeSet<usize>,
-    ) -> Vec<(Item, Item, usize)> {
+    ) -> Vec<(DrawnItem, DrawnItem, usize)> {
         let item = |v: usize| {
             let cl = c.of[v];
             if c.clusters[cl].members.len() == 1 || open.contains(&cl) {
-                Item::Vertex(v)
+                DrawnItem::Vertex(v)
             } else {
-                Item::Cluster(cl)
+                DrawnItem::Cluster(cl)
             }
         };
-        let mut pairs: Vec<(Item, Item)> =
+        let mut pairs: Vec<(DrawnItem, DrawnItem)> =
             g.edges().into_iter().map(|(u, v)| (item(u), item(v))).filter(|(a, b)| a != b).collect();
         pairs.sort();
-        let mut out: Vec<(Item, Item, usize)> = Vec::new();
+        let mut out: Vec<(DrawnItem, DrawnItem, usize)> = Vec::new();
         for p in pairs {
             match out.last_mut() {
                 Some(last) if (last.0, last.1) == p => last.2 += 1,
@@ -414,7 +414,7 @@ mod tests {
             let item = c.item_of(v, &open);
             let i = d.index(item).expect("every vertex's item is drawn");
             assert_eq!(d.items[i], item);
-            assert_eq!(item == Item::Vertex(v), c.is_open(c.of[v], &open));
+            assert_eq!(item == DrawnItem::Vertex(v), c.is_open(c.of[v], &open));
         }
         // Open clusters have a heading and a frame; every item sits inside the canvas; rows cover
         // every item once.
@@ -467,7 +467,7 @@ mod tests {
             let open: BTreeSet<usize> = (0..c.clusters.len()).filter(|i| i.is_multiple_of(open_every)).collect();
             prop_assert_eq!(c.project(&g.edges(), &open), projected_by_hand(&g, &c, &open));
             let d = draw(&c, &g.edges(), &open, &GEO);
-            let drawn: Vec<(Item, Item, usize)> = d.edges.iter().map(|&(a, b, k)| (d.items[a], d.items[b], k)).collect();
+            let drawn: Vec<(DrawnItem, DrawnItem, usize)> = d.edges.iter().map(|&(a, b, k)| (d.items[a], d.items[b], k)).collect();
             prop_assert_eq!(drawn, projected_by_hand(&g, &c, &open));
             let total: usize = d.edges.iter().map(|e| e.2).sum();
             let inside = g.edges().into_iter().filter(|&(u, v)| c.item_of(u, &open) == c.item_of(v, &open)).count();

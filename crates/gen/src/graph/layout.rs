@@ -35,7 +35,7 @@ pub fn layered_lists(n: usize, children: &[Vec<usize>]) -> Layout {
         }
     }
     // Kahn's order, smallest index first among the ready vertices.
-    let mut ready: std::collections::BTreeSet<usize> = crate::sort::set((0..n).filter(|&v| indegree[v] == 0));
+    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
     let mut order = Vec::with_capacity(n);
     while let Some(u) = ready.pop_first() {
         order.push(u);
@@ -90,9 +90,7 @@ fn layered_in(order: &[usize], parents: &[Vec<usize>], children: &[Vec<usize>]) 
                     (b, v)
                 })
                 .collect();
-            crate::sort::sort_by(&mut keyed, |a, b| {
-                a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1))
-            });
+            keyed.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
             layers[li] = keyed.into_iter().map(|(_, v)| v).collect();
             for (i, &v) in layers[li].iter().enumerate() {
                 pos[v] = i;

@@ -60,7 +60,7 @@ pub fn symbolic_pool(size: usize) -> Vec<String> {
     for list in [KEYWORDS, BUILTINS, RESERVED] {
         banned.extend(list.iter().filter_map(|w| column_index(w)));
     }
-    crate::sort::sort(&mut banned);
+    banned.sort();
     let mut out = Vec::with_capacity(size);
     let (mut k, mut next) = (0, 0);
     while out.len() < size {

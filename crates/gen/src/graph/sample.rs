@@ -171,7 +171,7 @@ pub fn add_layered_edges(rng: &mut Rng, g: &mut Layered, p_extra: f64, p_same: f
     // An edge exists if it was there before (looked up in a sorted copy, not scanned for) or is one
     // of the extra edges of `u` already drawn (the last ones pushed: each node is in one level).
     let mut before = g.edges.clone();
-    crate::sort::sort(&mut before);
+    before.sort();
     let last = g.levels.len() - 1;
     for i in 0..last {
         for s in 0..g.levels[i].len() {

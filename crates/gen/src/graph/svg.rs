@@ -4,7 +4,7 @@
 //! `<svg>` element, and each item's arrow-key targets (`data-nav`, read by the app's one handler
 //! of the keyboard, `web::graph::Drawing`). Pure: text in, text out.
 
-use crate::decimal::{fixed, short};
+use crate::decimal::short;
 use crate::kinds::Role;
 use std::fmt::Write;
 
@@ -41,8 +41,7 @@ pub fn esc_to(out: &mut String, s: &str) {
 /// An edge's path: from (`x1`, `y1`) to (`x2`, `y2`), leaving and arriving vertically, its two
 /// control points at height `my`; coordinates to a tenth of a pixel.
 pub fn curve(x1: f64, y1: f64, my: f64, x2: f64, y2: f64) -> String {
-    let (x1, y1, my, x2, y2) = (fixed(x1, 1), fixed(y1, 1), fixed(my, 1), fixed(x2, 1), fixed(y2, 1));
-    format!("M{x1},{y1} C{x1},{my} {x2},{my} {x2},{y2}")
+    format!("M{x1:.1},{y1:.1} C{x1:.1},{my:.1} {x2:.1},{my:.1} {x2:.1},{y2:.1}")
 }
 
 /// A path element: its classes, an optional style, extra attributes (already written) and its path.
@@ -109,7 +108,7 @@ impl Vertex<'_> {
         if let Some(b) = self.branch {
             let _ = write!(out, r#" data-runs="{}""#, esc(b));
         }
-        let _ = write!(out, r#" transform="translate({},{})""#, fixed(self.at.0, 1), fixed(self.at.1, 1));
+        let _ = write!(out, r#" transform="translate({:.1},{:.1})""#, self.at.0, self.at.1);
         if let Some(b) = &self.button {
             b.attrs(out, &label);
             let _ = write!(out, r#" aria-pressed="{}""#, self.selected);
@@ -153,15 +152,15 @@ impl ClusterBox<'_> {
         };
         let _ = write!(
             out,
-            r#"<g class="{} role-{}{}" id="c-{}" data-cluster="{}" data-count="{count}" data-role="{}" transform="translate({},{})""#,
+            r#"<g class="{} role-{}{}" id="c-{}" data-cluster="{}" data-count="{count}" data-role="{}" transform="translate({:.1},{:.1})""#,
             if self.open { "cluster-head" } else { "cluster" },
             role.as_str(),
             if self.has_selected { " has-selected" } else { "" },
             self.cluster,
             self.cluster,
             role.as_str(),
-            fixed(self.at.0, 1),
-            fixed(self.at.1, 1),
+            self.at.0,
+            self.at.1,
         );
         self.button.attrs(out, &label);
         let (w, h) = self.size;
@@ -193,9 +192,9 @@ impl ClusterBox<'_> {
 pub fn main_vertex(out: &mut String, (mx, my): (f64, f64)) {
     let _ = write!(
         out,
-        r#"<g class="vertex vertex-main" transform="translate({},{})"><title>main(): calls the entry functions</title><rect width="{}" height="{}" rx="13"/><text x="{}" y="{}" text-anchor="middle">main</text></g>"#,
-        fixed(mx - NODE_W / 2.0, 1),
-        fixed(my - NODE_H / 2.0, 1),
+        r#"<g class="vertex vertex-main" transform="translate({:.1},{:.1})"><title>main(): calls the entry functions</title><rect width="{}" height="{}" rx="13"/><text x="{}" y="{}" text-anchor="middle">main</text></g>"#,
+        mx - NODE_W / 2.0,
+        my - NODE_H / 2.0,
         short(NODE_W),
         short(NODE_H),
         short(NODE_W / 2.0),
@@ -217,12 +216,12 @@ pub fn svg_start(
     let style = if (zoom - 1.0).abs() < 1e-9 { "max-width: 100%; height: auto;" } else { "" };
     let _ = write!(
         out,
-        r#"<svg id="call-graph" class="call-graph{}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" width="{}" height="{}" style="{style}" role="{}" aria-label="{}"{}>"#,
+        r#"<svg id="call-graph" class="call-graph{}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {:.0} {:.0}" width="{:.0}" height="{:.0}" style="{style}" role="{}" aria-label="{}"{}>"#,
         extra.0,
-        fixed(width, 0),
-        fixed(height, 0),
-        fixed(width * zoom, 0),
-        fixed(height * zoom, 0),
+        width,
+        height,
+        width * zoom,
+        height * zoom,
         if group { "group" } else { "img" },
         esc(label),
         extra.1

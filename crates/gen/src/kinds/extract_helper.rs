@@ -95,7 +95,7 @@ impl GraphKind for ExtractHelper {
         let leaves: Vec<usize> = t.sinks().into_iter().map(|u| base + u).collect();
         let roots: Vec<usize> = t.levels[0].iter().map(|&u| base + u).collect();
         let mut edges: Vec<(usize, usize)> = t.edges.iter().map(|&(u, v)| (v, u)).collect();
-        crate::sort::sort_by_key(&mut edges, |&(s, _)| s);
+        edges.sort_by_key(|&(s, _)| s);
         let reversed = Layered { n: t.n, levels: t.levels.clone(), edges };
         j.splice(&reversed, |names, i| names.tree(i));
         let x = j.add_special(j.names.extract_sink());

@@ -1,16 +1,10 @@
 //! Merge Codebases (grading.md §6, D8): two calculator classes compute the same function through
 //! differently written blocks and differ in exactly `d` lines; the solver moves the shared logic into
-//! the parent `Calculate.compute()` (template method) and keeps only the differing lines in the
-//! children, as `custom_compute_<i>` methods.
+//! `Calculate.compute()` (template method) and keeps only the differences in the children.
 //!
-//! Not made from a call graph: the task is a canonical program ([`build`]) of `n` block lines and
-//! `d` differences, rewritten per class by the allowed transformations ([`rewrite`]), printed
-//! ([`render`]) and validated ([`validate`]); a draw that fails validation is drawn again from the
-//! next attempt's streams. The domain and axis knobs do not apply; the kind has its own knobs (`d`,
-//! `params`, `min_block`, `transformations`, `perturbations`), its own record format (the
-//! reference's merge records), its own grid (`cabrito grid --axes merge`), and its own checks:
-//! `difference_blocks` (static, [`structure`]) and a behavioural check over the two classes
-//! ([`behaviour`]).
+//! Not made from a call graph: a canonical program ([`build`]) is rewritten per class ([`rewrite`]),
+//! printed ([`render`]) and validated ([`validate`]), drawn again when validation fails. It has its own
+//! knobs, record format, grid (`cabrito grid --axes merge`) and checks (`check::merge`).
 
 pub mod build;
 pub mod ir;
@@ -67,9 +61,7 @@ pub fn is_default_min_block(x: &u32) -> bool {
     *x == default_min_block()
 }
 
-/// The paper's merge grid: lines per task, `d = 1`, 50 examples each (grading.md §6.9).
-pub const GRID_SIZES: &[u32] = &[5, 10, 25, 50, 100, 200];
-/// Examples per cell of the paper's merge grid.
+/// Examples per cell of the paper's merge grid (its sizes are the paper's, `d = 1`; grading.md §6.9).
 pub const GRID_SAMPLES: u64 = 50;
 
 pub struct MergeCodebases;
@@ -150,6 +142,66 @@ pub fn run_name(spec: &TaskSpec) -> String {
         "merge_codebases_n={}_d={}_p={}_b={}_seed={}_tf={tf}{pt}",
         spec.n, spec.d, spec.params, spec.min_block, spec.seed
     )
+}
+
+/// A knob's value in a merge run name (`_d=1_` → `1`).
+fn run_field<'a>(run: &'a str, key: &str) -> Option<&'a str> {
+    let start = run.find(&format!("_{key}="))? + key.len() + 2;
+    let rest = &run[start..];
+    Some(&rest[..rest.find('_').unwrap_or(rest.len())])
+}
+
+/// A set's value in a merge run name: item names (which hold `_`) joined by `+`, or `0`, `all`,
+/// `none`; read item by item, so what follows (`_pt=…`, `_ne20`) is not taken for part of it.
+fn run_set_field<'a>(run: &'a str, key: &str, items: &[&str]) -> Option<&'a str> {
+    let start = run.find(&format!("_{key}="))? + key.len() + 2;
+    let rest = &run[start..];
+    let mut end = 0;
+    loop {
+        let word = ["0", "all", "none"]
+            .iter()
+            .chain(items)
+            .filter(|w| rest[end..].starts_with(**w))
+            .max_by_key(|w| w.len())?;
+        end += word.len();
+        if !rest[end..].starts_with('+') {
+            return Some(&rest[..end]);
+        }
+        end += 1;
+    }
+}
+
+/// The `n` of a merge run name.
+pub fn run_n(run: &str) -> Option<u32> {
+    run_field(run, "n")?.parse().ok()
+}
+
+/// The spec of record `index` of a merge run named by the reference's scheme
+/// (`merge_codebases_n=200_d=1_p=10_b=2_seed=42_tf=0…`; its seed is the run's first seed plus the
+/// index). `None` when the name does not say every knob, or they do not make a valid spec.
+pub fn spec_of_run(run: &str, index: usize) -> Option<TaskSpec> {
+    if !run.starts_with("merge_codebases_") {
+        return None;
+    }
+    let num = |k: &str| run_field(run, k)?.parse::<u32>().ok();
+    let set = |k: &str, items: &[&str]| -> Option<u32> {
+        match run_set_field(run, k, items) {
+            None | Some("0" | "all") => Some((1 << items.len()) - 1),
+            Some(v) => crate::spec::parse_set(items, &v.replace('+', ",")).ok(),
+        }
+    };
+    let spec = TaskSpec {
+        kind: crate::spec::Kind::MergeCodebases,
+        n: num("n")?,
+        d: num("d")?,
+        params: num("p")?,
+        min_block: num("b")?,
+        seed: run_field(run, "seed")?.parse::<u64>().ok()?.checked_add(index as u64)?,
+        transformations: Transformations(set("tf", Transformations::ITEMS)?),
+        perturbations: Perturbations(set("pt", Perturbations::ITEMS)?),
+        ..TaskSpec::default()
+    };
+    spec.validate().ok().map(|_| spec)
 }
 
 /// The id the reference gives the record at this position of a run file.
@@ -279,12 +331,21 @@ impl TaskKind for MergeCodebases {
     fn run_name(&self, spec: &TaskSpec) -> Option<String> {
         Some(run_name(spec))
     }
+    fn run_n(&self, run: &str) -> Option<f64> {
+        run_n(run).map(f64::from)
+    }
     #[cfg(not(target_arch = "wasm32"))]
     fn export(&self, task: &Task) -> serde_json::Value {
         export(task)
     }
     fn own_grid(&self) -> Option<super::OwnGrid> {
-        Some(super::OwnGrid { name: "merge", sizes: GRID_SIZES, samples: GRID_SAMPLES, run_file: true })
+        Some(super::OwnGrid {
+            name: "merge",
+            sizes: crate::spec::PAPER_SIZES,
+            samples: GRID_SAMPLES,
+            run_file: true,
+            appendix: false,
+        })
     }
     fn behaviour(&self) -> crate::kinds::Behaviour {
         crate::kinds::Behaviour::Calculators

@@ -1,13 +1,10 @@
-//! The task kinds, one module each. A kind owns everything particular to it: which domains and axes
-//! it is built for, how its task is made from a spec (for the five call-graph kinds: how its edit
-//! graph joins the main graph, its transform, its statement pieces and worked example), its
-//! `mylibrary` names, its rubric items and pass rule, and the sentence the app shows about it.
+//! The task kinds, one module each. A kind owns everything particular to it: the domains and axes
+//! it is built for, how its task is made, its `mylibrary` names, rubric items and pass rule, its run
+//! names, and the sentence the app shows about it. Everything else reaches a kind through
+//! [`TaskKind`], via [`Kind::def`]; the `registry!` line below is the only list of kinds.
 //!
-//! Everything else reaches a kind through one interface, [`TaskKind`], via [`Kind::def`] (a trait
-//! object registry: the `registry!` line below is the only list of kinds, but for [`generate`]'s
-//! exhaustive match). The call-graph kinds share
-//! their machinery through [`graph_kind`]: they implement [`GraphKind`] as well, and their
-//! [`TaskKind::generate`] is [`graph_kind::generate`]; [`generate`] calls each kind's directly.
+//! The call-graph kinds share their machinery through [`graph_kind`]: they implement [`GraphKind`]
+//! too, and their [`TaskKind::generate`] is [`graph_kind::generate`].
 
 pub mod add_parameter;
 pub mod add_return_value;
@@ -18,6 +15,8 @@ pub mod graph_kind;
 pub mod merge_codebases;
 pub mod prompt;
 mod role;
+#[cfg(feature = "toy-kind")]
+pub mod toy;
 pub mod variable_renaming;
 
 pub use graph_kind::{Built, Ctx, GraphKind};
@@ -28,35 +27,26 @@ use crate::task::Generated;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::task::Task;
 
-/// Make the task of a valid spec with its kind's [`TaskKind::generate`] (`task::generate_full`
-/// checks the spec first). One arm per kind: the match is exhaustive, so a new kind cannot be missed.
-pub fn generate(spec: &TaskSpec) -> Result<Generated, SpecError> {
-    match spec.kind {
-        Kind::DeadCode => dead_code::DeadCode.generate(spec),
-        Kind::AddParameter => add_parameter::AddParameter.generate(spec),
-        Kind::AddReturnValue => add_return_value::AddReturnValue.generate(spec),
-        Kind::CacheFunction => cache_function::CacheFunction.generate(spec),
-        Kind::ExtractHelper => extract_helper::ExtractHelper.generate(spec),
-        Kind::VariableRenaming => variable_renaming::VariableRenaming.generate(spec),
-        Kind::MergeCodebases => merge_codebases::MergeCodebases.generate(spec),
-    }
-}
-
 /// A grid a kind makes on its own, for a kind whose axis knob does not apply (the paper's merge
-/// grid, variable renaming's): its name in `cabrito grid --axes`, its sizes `n` and its samples per
-/// cell, and whether a size's samples go in one run file of the kind's own record format
-/// (`tasks/<run>.json`, merge) rather than the reference layout (`tasks/<run>/<task_set>/<kind>.json`).
+/// grid, variable renaming's): its name in `cabrito grid --axes` and results, its sizes `n`, its
+/// samples per cell, whether a size's samples go in one run file of the kind's own record format
+/// (`tasks/<run>.json`, merge) rather than the reference layout, and whether it is an appendix
+/// experiment of the paper (figures show those last).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OwnGrid {
     pub name: &'static str,
     pub sizes: &'static [u32],
     pub samples: u64,
     pub run_file: bool,
+    pub appendix: bool,
 }
 
 registry!(
     /// The task kinds, with the reference's task-type names.
-    Kind: TaskKind {
+    Kind: TaskKind, generate: generate {
+        // First, so that a table of kinds kept in registry order elsewhere shows it misplaced.
+        #[cfg(feature = "toy-kind")]
+        Toy = "toy_kind" => toy::Toy,
         DeadCode = "dead_code" => dead_code::DeadCode,
         AddParameter = "add_parameter" => add_parameter::AddParameter,
         AddReturnValue = "add_return_value" => add_return_value::AddReturnValue,
@@ -103,9 +93,8 @@ pub trait TaskKind: Sync {
     /// supports (such as the smallest edit graph it can be built from).
     fn validate(&self, spec: &TaskSpec) -> Result<(), SpecError>;
     /// Make the task of a valid spec: programs, statement, record, and what the app draws. Not in
-    /// the trait object (`where Self: Sized`): [`generate`] calls each kind's directly, so a wasm
-    /// module that reads the registry but never generates (the grade panel, the Results and Traces
-    /// views) carries no generator.
+    /// the trait object (`where Self: Sized`): [`generate`] calls each kind's directly, so a module
+    /// that reads the registry but never generates carries no generator.
     fn generate(&self, spec: &TaskSpec) -> Result<Generated, SpecError>
     where
         Self: Sized;
@@ -133,14 +122,17 @@ pub trait TaskKind: Sync {
         None
     }
     /// The reference's run name of a spec, when the kind names its runs its own way (merge,
-    /// variable_renaming);
-    /// `None`: the axis's run name.
+    /// variable_renaming); `None`: the axis's run name.
     fn run_name(&self, _spec: &TaskSpec) -> Option<String> {
         None
     }
+    /// The `n` of one of the kind's own run names (the inverse of [`TaskKind::run_name`]).
+    fn run_n(&self, run: &str) -> Option<f64> {
+        use crate::experiment::{number_after, range_after};
+        range_after(run, "_n=").or_else(|| number_after(run, "_n="))
+    }
     /// The task as written out (`cabrito generate --json`, the grid): the record itself, unless the
-    /// kind's reference format differs (merge). Native only: in a wasm build the kinds' vtables
-    /// would carry it (and a serde_json value serialiser of the record) into the app unused.
+    /// kind's reference format differs (merge). Native only: the app never writes one.
     #[cfg(not(target_arch = "wasm32"))]
     fn export(&self, task: &Task) -> serde_json::Value {
         serde_json::to_value(task).unwrap_or_default()
@@ -230,7 +222,7 @@ mod tests {
             assert_eq!(Kind::parse(kind.as_str()), Some(kind));
             assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(kind.as_str()));
             assert!(!kind.label().is_empty());
-            // Lower-cased as ASCII (`to_ascii_lowercase`: the Unicode case tables stay out of the app).
+            // The statement's title lower-cases it as ASCII.
             assert!(kind.label().is_ascii(), "{}", kind.label());
             assert!(!kind.def().required_checks().is_empty());
         }

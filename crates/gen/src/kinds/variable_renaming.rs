@@ -1,13 +1,10 @@
-//! Rename variables (the paper's appendix A.9): one function `main(val: float)` whose body is a chain
-//! of assignments, each `x = y ± k` or `x = y ± z` defining a new variable with a short symbolic
-//! name, ending in a return of the last one; `n` of the variables must be renamed at their
-//! definition and at every use, and no other name may change. Not made from a call graph: the
-//! chain is the task.
+//! Rename variables (the paper's appendix A.9): `main(val: float)` is a chain of assignments
+//! (`x = y ± k`, `x = y ± z`), each defining a new variable; `n` of them must be renamed at their
+//! definition and every use, and no other name may change.
 //!
-//! Streams (all under [`key`], which holds the version, the chain length and the seed, not `n`, so
-//! one seed gives one chain at every `n`): `renaming/names` (the variables' names and the pool the
-//! new names come from), `renaming/chain` (each assignment's operands), `renaming/renamed` (which
-//! variables are renamed; the first `n` of one shuffle, so a larger `n` renames a superset).
+//! Streams, under [`key`] (version, chain length and seed, not `n`: one seed gives one chain at every
+//! `n`): `renaming/names`, `renaming/chain`, `renaming/renamed` (the first `n` of one shuffle, so a
+//! larger `n` renames a superset).
 
 use super::{Kind, Role, TaskKind};
 use crate::graph::names::is_banned;
@@ -131,7 +128,7 @@ pub fn renames(key: &str, chain: &Chain, count: usize) -> Vec<(String, String)> 
     shuffle(&mut stream(key, "renaming/renamed"), &mut order);
     let mut picked: Vec<(usize, String)> =
         order.into_iter().take(count).enumerate().map(|(i, v)| (v, chain.spare[i].clone())).collect();
-    crate::sort::sort(&mut picked);
+    picked.sort();
     picked.into_iter().map(|(v, new)| (chain.names[v].clone(), new)).collect()
 }
 
@@ -166,7 +163,7 @@ fn module(f: Function) -> Module {
 
 /// Starter and reference of a chain under some renames.
 pub fn programs(chain: &Chain, renames: &[(String, String)]) -> (String, String) {
-    let table: BTreeMap<&str, &str> = crate::sort::map(renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let starter = main_fn(chain, &|i| chain.names[i].clone());
     let reference = main_fn(chain, &|i| {
         let old = chain.names[i].as_str();
@@ -304,7 +301,13 @@ impl TaskKind for VariableRenaming {
         true
     }
     fn own_grid(&self) -> Option<super::OwnGrid> {
-        Some(super::OwnGrid { name: "renaming", sizes: crate::spec::PAPER_SIZES, samples: 20, run_file: false })
+        Some(super::OwnGrid {
+            name: "renaming",
+            sizes: crate::spec::PAPER_SIZES,
+            samples: 20,
+            run_file: false,
+            appendix: true,
+        })
     }
     fn extra(&self) -> Option<crate::task::Extra> {
         Some(crate::task::Extra::Renaming)
@@ -353,7 +356,7 @@ fn main_body(code: &str) -> impl Iterator<Item = &str> {
 pub fn panel_html(starter: &str, renames: &[(String, String)]) -> String {
     use crate::graph::svg::esc;
     use std::fmt::Write;
-    let table: BTreeMap<&str, &str> = crate::sort::map(renames.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let table: BTreeMap<&str, &str> = renames.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let occurrences: usize =
         starter.lines().map(|l| split_line(l, &table).iter().filter(|(_, new)| new.is_some()).count()).sum();
     let mut out = format!(

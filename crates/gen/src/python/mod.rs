@@ -171,8 +171,7 @@ pub struct Module {
 
 /// Python's repr of a float (shortest round-trip digits, exponent outside 1e-4 ..= 1e16; of two
 /// shortest digit strings equally near, the even one, as Python writes it). The digits come from
-/// serde_json's float writer (the task hash needs it anyway), not from `core`'s float formatting, which
-/// the app's wasm then leaves out (`crate::decimal`).
+/// serde_json's float writer.
 pub fn float_repr(x: f64) -> String {
     if x.is_nan() {
         return "float('nan')".into();

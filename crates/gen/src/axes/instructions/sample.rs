@@ -149,15 +149,15 @@ impl Condition {
     pub fn splitting(places: &[Place]) -> Vec<Condition> {
         let mut candidates: Vec<Condition> = Vec::new();
         let mut names: Vec<&str> = places.iter().map(|p| p.name.as_str()).collect();
-        crate::sort::sort(&mut names);
+        names.sort();
         names.dedup();
         candidates.extend(names.iter().skip(1).map(|n| Condition::NameBefore(n.to_string())));
         let mut lengths: Vec<usize> = places.iter().map(|p| p.name.chars().count()).collect();
-        crate::sort::sort(&mut lengths);
+        lengths.sort();
         lengths.dedup();
         candidates.extend(lengths.into_iter().map(Condition::NameLength));
         let mut letters: Vec<char> = places.iter().flat_map(|p| p.name.chars()).collect();
-        crate::sort::sort(&mut letters);
+        letters.sort();
         letters.dedup();
         candidates.extend(letters.into_iter().map(Condition::NameHas));
         candidates.extend([Condition::CallsNone, Condition::CallsSeveral, Condition::CalledBySeveral]);

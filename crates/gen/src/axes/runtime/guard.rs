@@ -39,7 +39,7 @@ pub const CHECK_SOURCE: &str = "def check(x: int, a: int, b: int, target: int, n
 
 /// One call `check(x, a, b, target, num_steps=steps)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Call {
+pub struct GuardCall {
     pub x: u32,
     pub a: u32,
     pub b: u32,
@@ -47,7 +47,7 @@ pub struct Call {
     pub steps: u32,
 }
 
-impl Call {
+impl GuardCall {
     /// The parity of `x` after the steps.
     pub fn parity(&self) -> u8 {
         final_parity(self.x, self.a, self.b, self.steps)
@@ -65,14 +65,14 @@ impl Call {
 /// One guard: its calls (joined by `^`) and its value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Guard {
-    pub calls: Vec<Call>,
+    pub calls: Vec<GuardCall>,
     pub value: bool,
 }
 
 impl Guard {
     /// The guard as Python source.
     pub fn source(&self) -> String {
-        self.calls.iter().map(Call::source).collect::<Vec<_>>().join(" ^ ")
+        self.calls.iter().map(GuardCall::source).collect::<Vec<_>>().join(" ^ ")
     }
     /// The value computed from the calls (the XOR of their values).
     pub fn evaluate(&self) -> bool {
@@ -213,7 +213,7 @@ pub fn draw_guard(rng: &mut Rng, breadth: u32, depth: u32) -> Guard {
             };
             used.push((x, a, b));
             let parity = final_parity(x, a, b, depth);
-            Call { x, a, b, target: if want { parity } else { 1 - parity }, steps: depth }
+            GuardCall { x, a, b, target: if want { parity } else { 1 - parity }, steps: depth }
         })
         .collect();
     Guard { calls, value }

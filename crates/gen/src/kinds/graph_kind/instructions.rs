@@ -169,7 +169,7 @@ fn worked_example(k: &dyn GraphKind, ix: &dyn IndexedKind, d: &DomainInfo) -> (S
     let g = CallGraph::from_edges(ex.nodes, ex.edges, ex.main_root, ex.special, ex.excluded);
     let ops = draw_ops("cabrito-worked-example", d, &g);
     let mut order: Vec<usize> = (0..g.len()).collect();
-    crate::sort::sort_by(&mut order, |&a, &b| g.name(a).cmp(g.name(b)));
+    order.sort_by(|&a, &b| g.name(a).cmp(g.name(b)));
     let f = ix.family(d.domain);
     let rules = example_rules(&f);
     let ps = places(&g);

@@ -143,9 +143,9 @@ pub fn generate(k: &dyn GraphKind, spec: &TaskSpec) -> Result<Generated, SpecErr
     };
     let dag_id = uuid_like(&format!("{key}{}", spec.axis.def().id_suffix(spec)), "dag_id");
     let task_set = spec.axis.def().task_set(spec.domain);
-    let roles: BTreeMap<String, Role> = crate::sort::map((0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])));
+    let roles: BTreeMap<String, Role> = (0..g.len()).map(|v| (g.name(v).to_string(), built.roles[v])).collect();
     let mut edit_set: Vec<String> = built.edit_set().into_iter().map(|v| g.name(v).to_string()).collect();
-    crate::sort::sort(&mut edit_set);
+    edit_set.sort();
     let starter_chars = starter_code.chars().count();
     let sizes = Sizes {
         functions: g.len(),

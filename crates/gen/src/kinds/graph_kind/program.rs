@@ -147,7 +147,6 @@ pub fn replace_return(f: &mut Function, new: Expr) {
 pub fn returned(f: &Function) -> Expr {
     match f.body.last() {
         Some(Stmt::Return(e)) => e.clone(),
-        // No `{:?}` of the statement: its `Debug` would bring float formatting into the app (`crate::decimal`).
         _ => unreachable!("generated functions end with a return"),
     }
 }

@@ -88,7 +88,7 @@ pub fn worked_example(k: &dyn GraphKind, d: &DomainInfo, axis: Axis) -> (String,
     let ops = draw_ops(key, d, &g);
     // Examples keep alphabetical order so they read top-down.
     let mut order: Vec<usize> = (0..g.len()).collect();
-    crate::sort::sort_by(&mut order, |&a, &b| g.name(a).cmp(g.name(b)));
+    order.sort_by(|&a, &b| g.name(a).cmp(g.name(b)));
     let bodies = match axis.def().bodies(&crate::TaskSpec::new(k.kind(), d.domain, axis, 3, 0)) {
         Bodies::Plain => Bodies::Plain,
         Bodies::Branched(_) => Bodies::Branched(EXAMPLE_SHAPE),

@@ -6,7 +6,7 @@
 //! the first reads an earlier target (the first line of a block after a difference reads that
 //! difference), and a difference is a canonical line plus one perturbation that changes its value.
 
-use super::ir::{Block, Diff, Item, Line, Perturbation, Program, Term, Val, Var};
+use super::ir::{Block, Diff, Line, Perturbation, Program, Segment, Term, Val, Var};
 use super::Perturbations;
 use crate::graph::sample::below;
 use crate::rng::Rng;
@@ -147,19 +147,13 @@ pub fn build(rng: &mut Rng, s: &Shape) -> Result<Program, Reject> {
     let mut env: Vec<Val> = (1..=s.params as i64).map(Val::from_i64).collect();
     let blocks = s.diffs + 1;
     let sizes = partition(rng, s.lines, blocks, s.min_block);
-    let mut items: Vec<Item> = Vec::new();
+    let mut items: Vec<Segment> = Vec::new();
     let mut earlier: Vec<Var> = Vec::new();
     let mut counter = 1usize;
     let mut pending: Option<Var> = None;
     let new_var = |names: &mut Vec<String>, counter: &mut usize| {
-        // `m01`, `m02`, …, `m100` (`format!("m{:02}")` without the formatting machinery).
-        let mut name = String::with_capacity(5);
-        name.push('m');
-        if *counter < 10 {
-            name.push('0');
-        }
-        crate::decimal::push_u64(&mut name, *counter as u64);
-        names.push(name);
+        // `m01`, `m02`, …, `m100`.
+        names.push(format!("m{:02}", *counter));
         *counter += 1;
         names.len() - 1
     };
@@ -174,7 +168,7 @@ pub fn build(rng: &mut Rng, s: &Shape) -> Result<Program, Reject> {
             lines.push(line);
         }
         pending = None;
-        items.push(Item::Block(Block { lines, inputs: vec![], live_out: vec![] }));
+        items.push(Segment::Block(Block { lines, inputs: vec![], live_out: vec![] }));
         if k + 1 < blocks {
             let target = new_var(&mut names, &mut counter);
             let canon = draw_line(rng, target, s.params, &earlier, None);
@@ -198,7 +192,7 @@ pub fn build(rng: &mut Rng, s: &Shape) -> Result<Program, Reject> {
             };
             env.push(base);
             earlier.push(target);
-            items.push(Item::Diff(Diff { target, canon, pert, how }));
+            items.push(Segment::Diff(Diff { target, canon, pert, how }));
             pending = Some(target);
         }
     }
@@ -213,8 +207,8 @@ fn liveness(p: &mut Program) {
     let mut read = vec![false; n];
     for item in &p.items {
         let lines: Vec<&Line> = match item {
-            Item::Block(b) => b.lines.iter().collect(),
-            Item::Diff(d) => vec![&d.canon],
+            Segment::Block(b) => b.lines.iter().collect(),
+            Segment::Diff(d) => vec![&d.canon],
         };
         for l in lines {
             for v in l.reads() {
@@ -228,8 +222,8 @@ fn liveness(p: &mut Program) {
     let mut last_reader_item = vec![None::<usize>; n];
     for (pos, item) in p.items.iter().enumerate() {
         let lines: Vec<&Line> = match item {
-            Item::Block(b) => b.lines.iter().collect(),
-            Item::Diff(d) => vec![&d.canon, &d.pert],
+            Segment::Block(b) => b.lines.iter().collect(),
+            Segment::Diff(d) => vec![&d.canon, &d.pert],
         };
         for l in lines {
             for v in l.reads() {
@@ -238,7 +232,7 @@ fn liveness(p: &mut Program) {
         }
     }
     for (pos, item) in p.items.iter_mut().enumerate() {
-        let Item::Block(b) = item else { continue };
+        let Segment::Block(b) = item else { continue };
         let own: Vec<Var> = b.lines.iter().map(|l| l.target).collect();
         // Masks over the variables (a block of 1,000 lines would search these lists millions of times).
         let mut is_own = vec![false; n];
@@ -283,14 +277,14 @@ mod tests {
             assert!(p.blocks().all(|b| b.lines.len() >= 2));
             // Blocks and differences alternate, starting and ending with a block.
             for (i, item) in p.items.iter().enumerate() {
-                assert_eq!(matches!(item, Item::Block(_)), i % 2 == 0);
+                assert_eq!(matches!(item, Segment::Block(_)), i % 2 == 0);
             }
             // Every difference changes its value at the canonical environment, reads an earlier
             // target, and the next block's first line reads it.
             for (i, item) in p.items.iter().enumerate() {
-                if let Item::Diff(d) = item {
+                if let Segment::Diff(d) = item {
                     assert_ne!(d.canon, d.pert);
-                    let Item::Block(next) = &p.items[i + 1] else { panic!() };
+                    let Segment::Block(next) = &p.items[i + 1] else { panic!() };
                     assert!(next.lines[0].reads().any(|v| v == d.target));
                 }
             }

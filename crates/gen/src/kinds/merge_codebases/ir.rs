@@ -105,7 +105,7 @@ pub struct Block {
 /// One piece of `compute()`, in program order: blocks and differences alternate, starting and
 /// ending with a block.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Item {
+pub enum Segment {
     Block(Block),
     Diff(Diff),
 }
@@ -117,7 +117,7 @@ pub struct Program {
     pub names: Vec<String>,
     /// The parameters (variables `0..params`).
     pub params: usize,
-    pub items: Vec<Item>,
+    pub items: Vec<Segment>,
     /// The targets no canonical line reads, in definition order: `compute()` returns their sum.
     pub leaves: Vec<Var>,
 }
@@ -126,15 +126,15 @@ impl Program {
     /// The differences, in order.
     pub fn diffs(&self) -> impl Iterator<Item = &Diff> {
         self.items.iter().filter_map(|i| match i {
-            Item::Diff(d) => Some(d),
-            Item::Block(_) => None,
+            Segment::Diff(d) => Some(d),
+            Segment::Block(_) => None,
         })
     }
     /// The blocks, in order.
     pub fn blocks(&self) -> impl Iterator<Item = &Block> {
         self.items.iter().filter_map(|i| match i {
-            Item::Block(b) => Some(b),
-            Item::Diff(_) => None,
+            Segment::Block(b) => Some(b),
+            Segment::Diff(_) => None,
         })
     }
     /// Is this variable a parameter?

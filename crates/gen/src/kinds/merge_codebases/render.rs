@@ -1,8 +1,9 @@
 //! The Python of a merge task (grading.md §6.6): the two calculators (the starter, `input`, and the
 //! same with a blank line after every block, `input_with_space`), and the template-method solution.
 
-use super::ir::{Item, Program, Term, Var};
+use super::ir::{Program, Segment, Term, Var};
 use super::rewrite::{item_lines, ClassCode};
+use std::fmt::Write;
 
 /// The two child classes, in order.
 pub const CLASSES: [&str; 2] = ["CalculateA", "CalculateB"];
@@ -30,10 +31,7 @@ impl Piece {
             Piece::Diff(i) => ('d', i),
             Piece::Return => return "r".into(),
         };
-        let mut code = String::with_capacity(4);
-        code.push(letter);
-        crate::decimal::push_u64(&mut code, k as u64);
-        code
+        format!("{letter}{k}")
     }
 
     /// The piece a [`Piece::code`] names, if it names one.
@@ -82,8 +80,7 @@ fn write_expr(out: &mut String, terms: &[Term], names: &[String]) {
         // A coefficient other than 1 multiplies the product, grouped unless it is one factor.
         let grouped = t.coeff != 1 && t.factors.len() != 1;
         if t.coeff != 1 {
-            crate::decimal::push_u64(out, t.coeff);
-            out.push_str(" * ");
+            let _ = write!(out, "{} * ", t.coeff);
             if grouped {
                 out.push('(');
             }
@@ -159,8 +156,8 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
         let (mut block, mut diff) = (0, 0);
         for (index, item) in p.items.iter().enumerate() {
             let piece = match item {
-                Item::Block(_) => Piece::Block(block),
-                Item::Diff(_) => Piece::Diff(diff),
+                Segment::Block(_) => Piece::Block(block),
+                Segment::Diff(_) => Piece::Diff(diff),
             };
             for l in item_lines(p, c, index, ci) {
                 line.clear();
@@ -169,8 +166,8 @@ pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
                 maps[ci].push((at, piece));
             }
             match item {
-                Item::Block(_) => block += 1,
-                Item::Diff(_) => diff += 1,
+                Segment::Block(_) => block += 1,
+                Segment::Diff(_) => diff += 1,
             }
             if spaced {
                 w.push("\n");
@@ -219,12 +216,12 @@ pub fn solution(p: &Program) -> String {
     let mut diff = 0;
     for item in &p.items {
         match item {
-            Item::Block(b) => {
+            Segment::Block(b) => {
                 for l in &b.lines {
                     assignment(&mut out, &names[l.target], &l.terms, names);
                 }
             }
-            Item::Diff(d) => {
+            Segment::Diff(d) => {
                 diff += 1;
                 out.push_str(&format!(
                     "{INDENT}{} = self.custom_compute_{diff}({})\n",

@@ -6,7 +6,7 @@
 //! renaming, the fifth, only decides whether the renamed names are shown). A difference line is
 //! never rewritten, only renamed.
 
-use super::ir::{Item, Line, Program, Term, Var};
+use super::ir::{Line, Program, Segment, Term, Var};
 use super::Transformations;
 use crate::graph::names::symbolic_pool;
 use crate::graph::sample::{below, sample, shuffle};
@@ -75,8 +75,8 @@ pub fn class_code(p: &Program, rng: &mut Rng, allowed: Transformations) -> Class
     let mut items = Vec::with_capacity(p.items.len());
     for item in &p.items {
         items.push(match item {
-            Item::Block(b) => rewrite_block(p, &b.lines, &b.live_out, rng, &mut namer, &mut names, allowed),
-            Item::Diff(_) => vec![],
+            Segment::Block(b) => rewrite_block(p, &b.lines, &b.live_out, rng, &mut namer, &mut names, allowed),
+            Segment::Diff(_) => vec![],
         });
     }
     ClassCode { names, items }
@@ -85,8 +85,8 @@ pub fn class_code(p: &Program, rng: &mut Rng, allowed: Transformations) -> Class
 /// The lines of a class for one item: its rewritten block, or its side of a difference.
 pub fn item_lines<'a>(p: &'a Program, c: &'a ClassCode, index: usize, class: usize) -> Vec<&'a Line> {
     match &p.items[index] {
-        Item::Block(_) => c.items[index].iter().collect(),
-        Item::Diff(d) => vec![if class == 0 { &d.canon } else { &d.pert }],
+        Segment::Block(_) => c.items[index].iter().collect(),
+        Segment::Diff(d) => vec![if class == 0 { &d.canon } else { &d.pert }],
     }
 }
 

@@ -3,7 +3,7 @@
 //! starter against the solution. A failed check rejects the draw; the generator then draws again.
 
 use super::build::Reject;
-use super::ir::{Envs, Item, Line, Program, Val, Var};
+use super::ir::{Envs, Line, Program, Segment, Val, Var};
 use super::render::CLASSES;
 use super::rewrite::{item_lines, ClassCode};
 use crate::graph::sample::between;
@@ -49,7 +49,7 @@ pub fn synonyms(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), 
     let mut canonical = Envs::zeros(p.names.len(), TRIALS);
     let mut runs = classes.each_ref().map(|c| Envs::zeros(c.names.len(), TRIALS));
     for (index, item) in p.items.iter().enumerate() {
-        let Item::Block(b) = item else { continue };
+        let Segment::Block(b) = item else { continue };
         // Fresh environments for each block: zero but for the inputs.
         canonical.clear();
         for e in &mut runs {
@@ -122,8 +122,8 @@ fn solution_values(p: &Program, class: usize, vectors: &[Vec<Val>]) -> Vec<Val> 
     let mut e = with_args(p.names.len(), vectors);
     for item in &p.items {
         match item {
-            Item::Block(b) => e.run(&b.lines),
-            Item::Diff(d) => e.assign(if class == 0 { &d.canon } else { &d.pert }, d.target),
+            Segment::Block(b) => e.run(&b.lines),
+            Segment::Diff(d) => e.assign(if class == 0 { &d.canon } else { &d.pert }, d.target),
         }
     }
     returned(p, &e)
@@ -176,7 +176,7 @@ mod tests {
     fn one_by_one_synonyms(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), Reject> {
         let mut rng = stream(key, "merge/synonyms");
         for (index, item) in p.items.iter().enumerate() {
-            let Item::Block(b) = item else { continue };
+            let Segment::Block(b) = item else { continue };
             for _ in 0..TRIALS {
                 let inputs: Vec<(Var, Val)> =
                     b.inputs.iter().map(|&v| (v, Val::from_i64(between(&mut rng, -5, 5)))).collect();
@@ -213,8 +213,8 @@ mod tests {
             env[..args.len()].copy_from_slice(args);
             for item in &p.items {
                 match item {
-                    Item::Block(b) => run_lines(&b.lines, &mut env),
-                    Item::Diff(d) => {
+                    Segment::Block(b) => run_lines(&b.lines, &mut env),
+                    Segment::Diff(d) => {
                         let l = if class == 0 { &d.canon } else { &d.pert };
                         env[d.target] = line_value(l, &env);
                     }
@@ -267,7 +267,7 @@ mod tests {
             // Differences that change nothing (then the classes never differ).
             let mut same = p.clone();
             for item in &mut same.items {
-                if let Item::Diff(d) = item {
+                if let Segment::Diff(d) = item {
                     d.pert = d.canon.clone();
                 }
             }

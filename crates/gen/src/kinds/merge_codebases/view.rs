@@ -2,10 +2,9 @@
 //! of each class's `compute()` belongs to, and the data-flow graph of the canonical program (which
 //! variable feeds which), with each variable's name in the two classes.
 
-use super::ir::{Item, Var};
+use super::ir::{Segment, Var};
 use super::render::Piece;
 use super::Made;
-use crate::decimal::fixed;
 use crate::graph::layout::{layered_lists, Layout};
 use crate::graph::svg::esc_to;
 use std::collections::hash_map::{Entry, HashMap};
@@ -68,7 +67,7 @@ impl Flow {
         };
         for item in &p.items {
             match item {
-                Item::Block(b) => {
+                Segment::Block(b) => {
                     for l in &b.lines {
                         piece_of[l.target] = Some(Piece::Block(block));
                         for u in l.reads() {
@@ -77,7 +76,7 @@ impl Flow {
                     }
                     block += 1;
                 }
-                Item::Diff(d) => {
+                Segment::Diff(d) => {
                     piece_of[d.target] = Some(Piece::Diff(diff));
                     for u in d.canon.reads() {
                         add(u, d.target, false, &mut edges);
@@ -99,7 +98,7 @@ impl Flow {
                         a[l.target] = true;
                     }
                 }
-                if let Item::Diff(d) = item {
+                if let Segment::Diff(d) = item {
                     a[d.target] = true;
                 }
             }
@@ -156,10 +155,7 @@ impl Flow {
             let class = if only_b { "flow-edge only-b" } else { "flow-edge" };
             out.push_str("<line class=\"");
             out.push_str(class);
-            for (attr, at) in [("\" x1=\"", x1), ("\" y1=\"", y1 + r), ("\" x2=\"", x2), ("\" y2=\"", y2 - r)] {
-                out.push_str(attr);
-                fixed(at, 1).push_to(&mut out);
-            }
+            let _ = write!(out, "\" x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{x2:.1}\" y2=\"{:.1}", y1 + r, y2 - r);
             out.push_str("\"/>");
         }
         out.push_str("</g><g class=\"vertices\">");
@@ -174,11 +170,7 @@ impl Flow {
                     out.push_str(c);
                 }
             }
-            out.push_str("\" transform=\"translate(");
-            fixed(x, 1).push_to(&mut out);
-            out.push(',');
-            fixed(y, 1).push_to(&mut out);
-            out.push_str(")\" data-name=\"");
+            let _ = write!(out, "\" transform=\"translate({x:.1},{y:.1})\" data-name=\"");
             esc_to(&mut out, &n.name);
             // The title: `name (kind[, returned]): `a` in CalculateA, `b` in CalculateB`.
             out.push_str("\"><title>");
@@ -281,9 +273,8 @@ pub struct MergeView {
     pub flow: FlowDrawing,
 }
 
-/// The data-flow graph as the app draws it, made with the task (in the `gen` module: about 7
-/// elements per variable, `n` + 10 variables, never clustered; Yew built them one by one in about
-/// 170 ms at `n = 1,000`, the browser parses the markup at once).
+/// The data-flow graph as the app draws it: SVG markup made with the task, which the page inserts
+/// whole (`n` + 10 variables, never clustered).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FlowDrawing {
     /// What goes inside the `<svg>` element: `<g class="edges">…</g><g class="vertices">…</g>`.
