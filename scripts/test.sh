@@ -5,12 +5,13 @@
 #   1. setup            install missing tools (fast when nothing is missing)
 #   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports), and
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
-#   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
+#   3. native tests     cargo test: lib, bins, integration tests (tests/<crate>/main.rs, one crate per
+#                       concern), doc tests; benches are compiled. Tests named e2e_… wait for step 6
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
-#   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
-#   5. app build        trunk build --release into dist/, with its sizes; the first download under
-#                       its gzip budget (tests/first_download.rs)
-#   6. browser e2e      headless Chromium against `cabrito serve` serving dist/
+#   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
+#   5. app build        trunk build --release into dist/, with its sizes; what the first download
+#                       holds (tests/e2e/first_download.rs)
+#   6. browser e2e      every e2e_… test: headless Chromium against `cabrito serve` serving dist/
 #   7. lighthouse       Lighthouse on every view, light and dark, desktop and mobile for the gallery
 #                       and a task page: fails under 100 for accessibility or best practices
 set -euo pipefail
@@ -53,7 +54,7 @@ bash scripts/purity.sh
 done_step
 
 begin "native tests"
-# The browser end-to-end test runs last, once dist/ is built from this tree.
+# The tests that need the built app (named e2e_…) run last, once dist/ is built from this tree.
 cargo test --workspace --locked --lib --bins --tests -- --skip e2e_
 cargo test --workspace --locked --doc
 cargo build --locked --benches
@@ -72,22 +73,24 @@ begin "wasm tests (headless Chromium)"
 # tests are deterministic, so the limit only has to catch a hang.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
 export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-30}"
-cargo test --locked --target wasm32-unknown-unknown --test 'wasm_*' -- --nocapture
+# 'wasm*': the wasm crate (tests/wasm/) and any tests/wasm_*.rs a branch adds before it is moved there.
+cargo test --locked --target wasm32-unknown-unknown --test 'wasm*' -- --nocapture
 done_step
 
 begin "app build (trunk build --release)"
 build_app
 report_dist
-# The first download (what index.html fetches before the page is interactive), in gzip, under its budget.
-cargo test --locked --test first_download -- --nocapture
+# The first download (what index.html fetches before the page is interactive): its size in gzip, and that
+# it holds the app alone.
+cargo test --locked --test e2e first_download:: -- --nocapture
 done_step
 
 begin "browser end-to-end (headless Chromium + cabrito serve)"
 # Under CI a missing dist/ or chromedriver fails instead of skipping.
-# Every tests/*_e2e.rs file, so a new browser test cannot be left out of the run.
-for f in tests/*_e2e.rs; do
-  cargo test --locked --test "$(basename "$f" .rs)" -- --nocapture
-done
+# Every test named e2e_… in every target, the ones the native step skipped (the first download's ran
+# above), so a new browser test cannot be left out of the run. One at a time: each drives its own
+# Chromium and server, and the timings they print are not shared with another browser.
+cargo test --workspace --locked --lib --bins --tests -- e2e_ --skip first_download:: --test-threads 1 --nocapture
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 

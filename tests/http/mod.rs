@@ -1,4 +1,4 @@
-//! A raw HTTP/1.1 client for the tests that talk to `cabrito serve` (tests/cli.rs, tests/serve_static.rs):
+//! A raw HTTP/1.1 client for the tests that talk to `cabrito serve` (tests/cli/cli.rs, tests/cli/serve_static.rs):
 //! the request goes out exactly as written (so `..`, escapes and odd headers reach the server), and the
 //! answer comes back as its head and its body with any chunking undone.
 #![allow(dead_code)]
