@@ -269,10 +269,10 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let calls: usize = digests.iter().map(|d| d.calls).sum();
     let placed = digests.iter().filter(|d| d.place.n.is_some()).count();
     println!(
-        "traces: {} sessions ({} skipped, {} duplicates counted once), {calls} tool calls labelled; {placed} sessions placed on an axis and n ({} responses, {} tasks joined); wrote {} files to {}",
+        "traces: {} sessions ({} skipped{}), {calls} tool calls labelled; {placed} sessions placed on an axis and n ({} responses, {} tasks joined); wrote {} files to {}",
         digests.len(),
         skipped,
-        duplicates,
+        if duplicates > 0 { format!(", {duplicates} duplicates counted once") } else { String::new() },
         by_session.len(),
         tasks.len(),
         files.len() + figures::STREAMED.len(),
