@@ -9,7 +9,7 @@ use cabrito_analysis::results::aggregate::{all_series, Series};
 use cabrito_analysis::results::input::{Problem, MAX_TEXT_BYTES};
 use cabrito_analysis::results::read::Dataset;
 use cabrito_analysis::results::specs::{fill_links, SpecFinder, DEFAULT_MAX_SEED};
-use cabrito_analysis::results::{page, page::Options};
+use cabrito_analysis::results::{csv, page, page::Options};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -158,11 +158,18 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         title: m.get_one::<String>("title").cloned().unwrap_or_default(),
         compare,
         app: m.get_one::<String>("app").cloned(),
+        tasks_apart: true,
     };
     let files = page::report(&ds, &opts);
     for (rel, contents) in &files {
         staged.write(rel, contents.as_bytes()).map_err(Failure::Other)?;
     }
+    // The table of every task result is written a line at a time (it grows with the input).
+    let mut tasks = staged.create("tables/tasks.csv").map_err(Failure::Other)?;
+    for line in csv::tasks_lines(&ds, None, opts.app.as_deref().unwrap_or("")) {
+        tasks.put(&line).map_err(Failure::Other)?;
+    }
+    tasks.finish().map_err(Failure::Other)?;
     staged.commit().map_err(Failure::Other)?;
     for p in ds.problems.iter().take(20) {
         eprintln!("cabrito: {p}");
@@ -180,7 +187,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         ds.counts.len(),
         all_series(&ds).len(),
         ds.records.iter().filter(|r| ds.link_of(r).is_some()).count(),
-        files.len(),
+        files.len() + 1,
         out.display()
     );
     println!("open {}", out.join("index.html").display());
