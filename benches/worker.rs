@@ -37,6 +37,9 @@ mod native_bench {
 
     async fn client(addr: std::net::SocketAddr, jobs: usize, trials: usize, cold: Option<Arc<AtomicU64>>) -> Vec<f64> {
         let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("connect");
+        // The worker grades nothing before the client's hello.
+        ws.send(Message::text(ClientMessage::hello().to_json())).await.expect("send");
+        let _ = tokio::time::timeout(Duration::from_secs(60), ws.next()).await.expect("hello back");
         let mut lat = Vec::with_capacity(jobs);
         for j in 0..jobs {
             let seed = match &cold {

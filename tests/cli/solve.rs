@@ -25,6 +25,8 @@ enum Fault {
     CutBody,
     CutStream,
     BadRequest,
+    /// A redirect (status, Location).
+    Redirect(u16, String),
 }
 
 #[derive(Default)]
@@ -36,6 +38,12 @@ struct Stand {
     answers: HashMap<String, String>,
     /// A request whose prompt holds this never gets an answer.
     hang: Option<String>,
+    /// Event streams cut into chunks of this many bytes (a character split across two).
+    byte_chunks: usize,
+    /// A line added to every answer's code (to see its bytes come back whole).
+    decorate: Option<String>,
+    /// The `Referer` headers received.
+    referers: Vec<String>,
 }
 
 type Shared = Arc<Mutex<Stand>>;
@@ -66,6 +74,24 @@ fn unnumber(view: &str) -> String {
 
 /// The stand-in model: the reference answer for the task it recognises.
 fn answer(st: &Stand, body: &Value) -> (String, Vec<Value>) {
+    let (content, calls) = plain_answer(st, body);
+    let Some(extra) = &st.decorate else { return (content, calls) };
+    let content = content.replace("\n</solution>", &format!("\n{extra}\n</solution>"));
+    let calls = calls
+        .into_iter()
+        .map(|mut c| {
+            if c["function"]["name"] == "edit" {
+                let mut args: Value = serde_json::from_str(c["function"]["arguments"].as_str().unwrap()).unwrap();
+                args["new"] = json!(format!("{}\n{extra}\n", args["new"].as_str().unwrap().trim_end()));
+                c["function"]["arguments"] = json!(args.to_string());
+            }
+            c
+        })
+        .collect();
+    (content, calls)
+}
+
+fn plain_answer(st: &Stand, body: &Value) -> (String, Vec<Value>) {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     if body.get("tools").is_none() {
         let prompt = messages[0]["content"].as_str().unwrap_or("");
@@ -105,9 +131,13 @@ fn answer(st: &Stand, body: &Value) -> (String, Vec<Value>) {
     }
 }
 
-fn sse(events: Vec<String>) -> Response {
-    let chunks: Vec<Result<Bytes, std::io::Error>> =
+fn sse(events: Vec<String>, byte_chunks: usize) -> Response {
+    let mut chunks: Vec<Result<Bytes, std::io::Error>> =
         events.into_iter().map(|e| Ok(Bytes::from(format!("data: {e}\n\n")))).collect();
+    if byte_chunks > 0 {
+        let all: Vec<u8> = chunks.into_iter().flat_map(|c| c.unwrap().to_vec()).collect();
+        chunks = all.chunks(byte_chunks).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+    }
     Response::builder()
         .header("content-type", "text/event-stream")
         .body(Body::from_stream(futures_util::stream::iter(chunks)))
@@ -116,12 +146,15 @@ fn sse(events: Vec<String>) -> Response {
 
 async fn completions(State(st): State<Shared>, headers: HeaderMap, body: String) -> Response {
     let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-    let (fault, hang) = {
+    let (fault, hang, chunk) = {
         let mut s = st.lock().unwrap();
         let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).map(str::to_string);
         s.requests.push((Instant::now(), body.clone(), auth));
+        if let Some(r) = headers.get("referer").and_then(|v| v.to_str().ok()) {
+            s.referers.push(r.to_string());
+        }
         let hang = s.hang.as_ref().is_some_and(|h| body.to_string().contains(h.as_str()));
-        (s.faults.pop_front(), hang)
+        (s.faults.pop_front(), hang, s.byte_chunks)
     };
     if hang {
         tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -133,6 +166,9 @@ async fn completions(State(st): State<Shared>, headers: HeaderMap, body: String)
         Some(Fault::ServerError) => return (StatusCode::INTERNAL_SERVER_ERROR, "boom").into_response(),
         Some(Fault::BadRequest) => {
             return (StatusCode::BAD_REQUEST, "{\"error\":{\"message\":\"bad model\"}}").into_response()
+        }
+        Some(Fault::Redirect(code, to)) => {
+            return (StatusCode::from_u16(code).unwrap(), [("location", to)], "moved").into_response()
         }
         Some(Fault::CutBody) => {
             // Half a body, a pause (so the headers and the half are on the wire), then the connection drops.
@@ -157,9 +193,10 @@ async fn completions(State(st): State<Shared>, headers: HeaderMap, body: String)
                 .unwrap();
         }
         Some(Fault::CutStream) => {
-            return sse(vec![
-                json!({"id": "x", "choices": [{"delta": {"content": "<solution>\n# === sol"}}]}).to_string()
-            ])
+            return sse(
+                vec![json!({"id": "x", "choices": [{"delta": {"content": "<solution>\n# === sol"}}]}).to_string()],
+                chunk,
+            )
         }
         None => {}
     }
@@ -185,7 +222,7 @@ async fn completions(State(st): State<Shared>, headers: HeaderMap, body: String)
         events.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}).to_string());
         events.push(json!({"choices": [], "usage": u}).to_string());
         events.push("[DONE]".into());
-        return sse(events);
+        return sse(events, chunk);
     }
     let mut message = json!({"role": "assistant", "content": content});
     if !calls.is_empty() {
@@ -205,7 +242,11 @@ fn stand_in(answers: HashMap<String, String>) -> (String, Shared) {
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
-            let app = Router::new().route("/v1/chat/completions", post(completions)).with_state(state);
+            let app = Router::new()
+                .route("/v1/chat/completions", post(completions))
+                .route("/v2/chat/completions", post(completions))
+                .fallback(completions)
+                .with_state(state);
             axum::serve(listener, app).await.unwrap();
         });
     });
@@ -213,8 +254,13 @@ fn stand_in(answers: HashMap<String, String>) -> (String, Shared) {
     (format!("http://{addr}/v1"), st)
 }
 
+/// The binary: the one Cargo built, or `CABRITO_BIN` (to see these tests fail on an older build).
+fn bin() -> String {
+    std::env::var("CABRITO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_cabrito").to_string())
+}
+
 fn cabrito(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cabrito")).args(args).env_remove("CABRITO_TEST_KEY").output().expect("run cabrito")
+    Command::new(bin()).args(args).env_remove("CABRITO_TEST_KEY").output().expect("run cabrito")
 }
 
 fn ok(o: &Output, what: &str) -> String {
@@ -396,7 +442,7 @@ fn agent_mode_drives_the_tools_through_a_stream_and_passes() {
     let (url, st) = stand_in(answers);
     st.lock().unwrap().faults.extend([Fault::CutStream, Fault::ServerError]);
     let out = tmp.path().join("run");
-    let r = Command::new(env!("CARGO_BIN_EXE_cabrito"))
+    let r = Command::new(bin())
         .args([
             "solve",
             "--endpoint",
@@ -527,12 +573,7 @@ fn an_interrupted_run_keeps_every_answer_and_resumes() {
         "--concurrency",
         "2",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cabrito"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Command::new(bin()).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
     while response_lines(&out).len() < n - 1 {
         assert!(Instant::now() < deadline, "the answers did not arrive");
@@ -621,4 +662,251 @@ fn nothing_is_sent_without_an_endpoint_and_bad_flags_are_one_line() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
     let _ = PathBuf::new();
+}
+
+/// Text with characters of two, three and four bytes.
+const WIDE: &str = "# s = 'é…中😀'";
+
+#[test]
+fn streams_cut_inside_characters_keep_every_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = tmp.path().join("grid");
+    let answers = grid(&tasks, "add_parameter");
+    let n = answers.len();
+    let (url, st) = stand_in(answers);
+    {
+        let mut s = st.lock().unwrap();
+        // Three-byte chunks: most characters above are split across two of them.
+        s.byte_chunks = 3;
+        s.decorate = Some(WIDE.to_string());
+    }
+    for mode in ["single", "agent"] {
+        let out = tmp.path().join(mode);
+        let r = cabrito(&[
+            "solve",
+            "--endpoint",
+            &url,
+            "--model",
+            "m",
+            "--mode",
+            mode,
+            "--stream",
+            "--window",
+            "2000",
+            "--tasks",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        ok(&r, mode);
+        let recs = response_lines(&out);
+        assert_eq!(recs.len(), n);
+        for r in &recs {
+            let output = r["output"].as_str().unwrap();
+            assert!(output.trim_end().ends_with(WIDE), "{mode}: the answer's last line is {:?}", output.lines().last());
+            assert!(!output.contains('\u{fffd}'), "{mode}: replacement characters in {output}");
+        }
+        if mode == "agent" {
+            // The tool call's arguments came through the same stream.
+            let r = &recs[0];
+            let trace = std::fs::read_to_string(out.join(r["metadata"]["trace_path"].as_str().unwrap())).unwrap();
+            let edit: Value = trace
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .find(|l| l["tool"] == "edit")
+                .expect("an edit");
+            assert!(edit["arguments"].to_string().contains(WIDE), "{edit}");
+        }
+    }
+}
+
+#[test]
+fn a_redirect_to_another_origin_is_an_error_and_nothing_goes_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = tmp.path().join("grid");
+    let answers = grid(&tasks, "add_parameter");
+    let n = answers.len();
+    assert_eq!(n, 2);
+    let (url, st) = stand_in(answers.clone());
+    // Another origin (another loopback port), able to answer: it must never be asked.
+    let (other, other_st) = stand_in(answers);
+    let elsewhere = format!("{other}/chat/completions");
+    st.lock().unwrap().faults.extend([Fault::Redirect(307, elsewhere.clone()), Fault::Redirect(302, elsewhere)]);
+    let out = tmp.path().join("run");
+    let args = [
+        "solve",
+        "--endpoint",
+        &url,
+        "--model",
+        "m",
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "1",
+        "--api-key-env",
+        "CABRITO_TEST_KEY",
+        "--backoff-ms",
+        "10",
+    ];
+    let r = Command::new(bin()).args(args).env("CABRITO_TEST_KEY", "sk-secret").output().unwrap();
+    assert_ne!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stdout));
+    assert_eq!(other_st.lock().unwrap().requests.len(), 0, "a request went to another origin");
+    assert_eq!(st.lock().unwrap().requests.len(), n, "a redirect elsewhere is not retried");
+    let recs = response_lines(&out);
+    assert_eq!(recs.len(), n);
+    for r in &recs {
+        assert!(r["output"].is_null(), "{r}");
+        assert!(r["error"].as_str().unwrap().contains("another origin"), "{r}");
+    }
+    // A 307 to the endpoint's own origin is followed, without a Referer.
+    let same = url.replace("/v1", "/v2/chat/completions");
+    st.lock().unwrap().faults.extend([Fault::Redirect(307, same)]);
+    let mut retry = args.to_vec();
+    retry.push("--retry-errors");
+    let r = Command::new(bin()).args(&retry).env("CABRITO_TEST_KEY", "sk-secret").output().unwrap();
+    ok(&r, "solve --retry-errors");
+    let s = st.lock().unwrap();
+    assert_eq!(s.requests.len(), 2 * n + 1);
+    assert!(s.requests[n..].iter().all(|r| r.2.as_deref() == Some("Bearer sk-secret")));
+    assert!(s.referers.is_empty(), "{:?}", s.referers);
+    assert_eq!(other_st.lock().unwrap().requests.len(), 0);
+}
+
+/// Every line of a response file, which must all be records; (name, dag_id) of each.
+fn keys_of(file: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.ends_with('\n'), "the file ends in a torn line");
+    text.lines()
+        .map(|l| {
+            let r: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("an unreadable line ({e}): {l}"));
+            assert!(r["output"].is_string(), "{r}");
+            (r["name"].as_str().unwrap().to_string(), r["dag_id"].as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_torn_last_line_is_repaired_and_a_run_resumes_any_number_of_times() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = tmp.path().join("grid");
+    let answers = grid(&tasks, "add_parameter");
+    let n = answers.len();
+    let (url, st) = stand_in(answers);
+    let out = tmp.path().join("run");
+    let args = [
+        "solve",
+        "--endpoint",
+        &url,
+        "--model",
+        "m5",
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "1",
+    ];
+    ok(&cabrito(&args), "solve");
+    let mut files = Vec::new();
+    let mut stack = vec![out.join("responses")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                files.push(e.path());
+            }
+        }
+    }
+    assert_eq!(files.len(), 1);
+    let file = files.pop().unwrap();
+    let all = keys_of(&file);
+    assert_eq!(all.len(), n);
+    for round in 0..4 {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let body = text.trim_end_matches('\n');
+        let last_start = body.rfind('\n').map_or(0, |i| i + 1);
+        let whole = round == 3;
+        // A run stopped while writing its last record: half of it on disk, or (last round) all of
+        // it but its line break.
+        let torn =
+            if whole { body.to_string() } else { format!("{}{}", &body[..last_start], &body[last_start..][..40]) };
+        std::fs::write(&file, torn).unwrap();
+        let before = st.lock().unwrap().requests.len();
+        let r = cabrito(&args);
+        let s = ok(&r, "resume");
+        let err = String::from_utf8_lossy(&r.stderr);
+        let asked = st.lock().unwrap().requests.len() - before;
+        if whole {
+            assert!(err.contains("lacked its line break"), "{err}");
+            assert!(s.contains(&format!("0 answered, 0 failed, {n} skipped")), "{s}");
+            assert_eq!(asked, 0);
+        } else {
+            assert!(err.contains("cut short"), "round {round}: {err}");
+            assert!(s.contains(&format!("1 answered, 0 failed, {} skipped", n - 1)), "{s}");
+            assert_eq!(asked, 1);
+        }
+        let mut keys = keys_of(&file);
+        keys.sort();
+        let mut want = all.clone();
+        want.sort();
+        assert_eq!(keys, want, "round {round}: every task once");
+    }
+    let mut aside = file.as_os_str().to_owned();
+    aside.push(".torn");
+    assert_eq!(std::fs::read_to_string(aside).unwrap().lines().count(), 3, "the torn lines are kept aside");
+}
+
+#[test]
+fn traces_that_cannot_be_written_are_an_error_and_the_answers_are_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = tmp.path().join("grid");
+    let answers = grid(&tasks, "dead_code");
+    let n = answers.len();
+    let (url, st) = stand_in(answers);
+    let out = tmp.path().join("run");
+    let args = [
+        "solve",
+        "--endpoint",
+        &url,
+        "--model",
+        "m6",
+        "--mode",
+        "agent",
+        "--window",
+        "2000",
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    // A traces folder that cannot be made: an error before anything is asked.
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("traces"), "a file where the folder goes").unwrap();
+    let r = cabrito(&args);
+    assert_ne!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stdout));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("traces"), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(st.lock().unwrap().requests.len(), 0, "nothing is asked when the traces cannot be kept");
+    // One trace that cannot be written: that is an error, and every answer is still kept.
+    std::fs::remove_file(out.join("traces")).unwrap();
+    ok(&cabrito(&args), "solve");
+    let first = response_lines(&out);
+    let victim = first[0]["metadata"]["trace_path"].as_str().unwrap().to_string();
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::create_dir_all(out.join(&victim)).unwrap();
+    let r = cabrito(&args);
+    assert_ne!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stdout));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains(&victim), "{err}");
+    let recs = response_lines(&out);
+    assert_eq!(recs.len(), n, "every answer is kept");
+    assert!(recs.iter().all(|r| r["output"].is_string()));
+    let lost: Vec<&Value> = recs.iter().filter(|r| r["metadata"]["trace_error"].is_string()).collect();
+    assert_eq!(lost.len(), 1);
+    assert!(lost[0]["metadata"]["trace_path"].is_null());
+    for r in recs.iter().filter(|r| r["metadata"]["trace_path"].is_string()) {
+        assert!(out.join(r["metadata"]["trace_path"].as_str().unwrap()).is_file());
+    }
 }

@@ -33,6 +33,28 @@ async fn hello_announces_the_limits() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_graded_before_hello() {
+    let addr = start(config()).await;
+    let mut c = try_connect(addr, None).await.expect("connect");
+    let spec = small_spec(3);
+    let t = task(&spec);
+    // A grade and a cancel before the hello: refused, by id, and the connection stays.
+    c.send(&ClientMessage::grade("early", &spec, t.solution_code.clone(), Some(2))).await;
+    let m = c.recv(T).await;
+    assert_eq!((error_code(&m), m.id()), (Some(ErrorCode::BadRequest), Some("early")), "{m:?}");
+    let ServerMessage::Error(e) = &m else { panic!("{m:?}") };
+    assert!(e.message.contains("hello first"), "{}", e.message);
+    c.send(&ClientMessage::cancel("early")).await;
+    let m = c.recv(T).await;
+    assert_eq!((error_code(&m), m.id()), (Some(ErrorCode::BadRequest), Some("early")), "{m:?}");
+    // After the hello the same job is graded.
+    c.hello().await;
+    c.send(&ClientMessage::grade("early", &spec, t.solution_code, Some(2))).await;
+    let m = c.until_final("early", T).await.pop().unwrap();
+    assert!(matches!(&m, ServerMessage::Result(r) if r.passed), "{m:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_messages_get_errors_and_the_connection_stays() {
     let addr = start(config()).await;
     let mut c = connect(addr).await;
@@ -281,7 +303,7 @@ async fn handshake_and_idle_timeouts_close_quiet_connections() {
     cfg.limits.handshake_timeout_seconds = 0.5;
     cfg.limits.idle_timeout_seconds = 1.0;
     let addr = start(cfg).await;
-    let mut quiet = connect(addr).await;
+    let mut quiet = try_connect(addr, None).await.expect("connect");
     let started = Instant::now();
     let m = quiet.recv(Duration::from_secs(5)).await;
     assert_eq!(error_code(&m), Some(ErrorCode::Timeout), "{m:?}");

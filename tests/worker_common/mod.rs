@@ -54,8 +54,11 @@ pub async fn try_connect(
     Ok(Client { ws })
 }
 
+/// Connect and say hello (the worker grades nothing before it), as the app does.
 pub async fn connect(addr: SocketAddr) -> Client {
-    try_connect(addr, None).await.expect("connect")
+    let mut c = try_connect(addr, None).await.expect("connect");
+    c.hello().await;
+    c
 }
 
 impl Client {

@@ -200,12 +200,21 @@ pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<AgentTask> {
         };
         for (index, r) in list.iter().enumerate() {
             let s = |k: &str| r.get(k).and_then(Json::as_str).map(str::to_string);
+            // A spec that is there must be valid: it decides kind, domain and axis exactly.
+            let spec = match r.get("spec").filter(|v| !v.is_null()).map(spec_of) {
+                None => None,
+                Some(Ok(spec)) => Some(spec),
+                Some(Err(e)) => {
+                    problems.push(format!("{} record {}: its spec is not valid: {e}", file.display(), index + 1));
+                    continue;
+                }
+            };
             let rec = records::TaskRecord {
                 name: s("name").unwrap_or_default(),
                 dag_id: s("dag_id").unwrap_or_default(),
                 starter: s("starter_code"),
                 reference: s("solution_code"),
-                spec: r.get("spec").and_then(|v| serde_json::from_value(v.clone()).ok()),
+                spec,
                 metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
                 index,
             };
@@ -247,6 +256,13 @@ pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<AgentTask> {
     out
 }
 
+/// A task record's spec: its fields, then the knobs' ranges and rules.
+fn spec_of(v: &Json) -> Result<cabrito_gen::TaskSpec, String> {
+    let spec: cabrito_gen::TaskSpec = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
+    spec.validate().map_err(|e| e.to_string())?;
+    Ok(spec)
+}
+
 /// Write the task file of tasks given by spec (so `cabrito grade` can grade their answers).
 fn write_task_files(out: &Path, tasks: &[cabrito_gen::Task]) -> Result<(), Failure> {
     let mut by_file: BTreeMap<PathBuf, Vec<Json>> = BTreeMap::new();
@@ -261,12 +277,20 @@ fn write_task_files(out: &Path, tasks: &[cabrito_gen::Task]) -> Result<(), Failu
     Ok(())
 }
 
-/// Write a file, creating its folder.
+/// Write a file whole or not at all (a temporary file beside it, renamed over it), creating its
+/// folder.
 pub fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    std::fs::write(path, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
+    let fail = |e: std::io::Error| Failure::Other(format!("cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(fail)?;
+    tmp.as_file().sync_data().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -279,15 +303,11 @@ struct Done {
     calls: usize,
     static_pass: bool,
     ledger: Ledger,
+    /// Why its trace could not be written.
+    trace_error: Option<String>,
 }
 
-fn run_one(
-    item: &AgentTask,
-    strategy: Strategy,
-    settings: &Settings,
-    prices: Prices,
-    out: &Path,
-) -> Result<Done, Failure> {
+fn run_one(item: &AgentTask, strategy: Strategy, settings: &Settings, prices: Prices, out: &Path) -> Done {
     let started = std::time::Instant::now();
     let mut aci = item.session(settings.clone());
     let statement = aci.statement().to_string();
@@ -296,11 +316,15 @@ fn run_one(
     let session_id = item.session_id(&strategy.model());
     let header = Header::new(&session_id, strategy.as_str(), &strategy.model(), Some(item.plain()));
     let trace_rel = format!("traces/{session_id}.jsonl");
-    write_file(&out.join(&trace_rel), &aci.trace(&header, true))?;
+    // A trace that cannot be written is this task's error; its answer is still kept.
+    let trace_error = match write_file(&out.join(&trace_rel), &aci.trace(&header, true)) {
+        Ok(()) => None,
+        Err(Failure::Other(e) | Failure::Usage(e)) => Some(e),
+    };
     let turns = aci.turns(true);
     let ledger = Ledger::of(&turns, prices);
     let rubric = aci.rubric();
-    let record = json!({
+    let mut record = json!({
         "name": item.name,
         "dag_id": item.dag_id,
         "output": aci.response(),
@@ -308,7 +332,7 @@ fn run_one(
             "agent": strategy.as_str(),
             "model": strategy.model(),
             "session_id": session_id,
-            "trace_path": trace_rel,
+            "trace_path": if trace_error.is_none() { json!(trace_rel) } else { Json::Null },
             "tool_calls": aci.steps().len(),
             "turns": turns.len(),
             "n_input_tokens": ledger.total.input,
@@ -320,7 +344,10 @@ fn run_one(
             "time_seconds": (seconds * 1000.0).round() / 1000.0,
         },
     });
-    Ok(Done { item: item.clone(), record, calls: aci.steps().len(), static_pass: rubric.passed(), ledger })
+    if let Some(e) = &trace_error {
+        record["metadata"]["trace_error"] = json!(e);
+    }
+    Done { item: item.clone(), record, calls: aci.steps().len(), static_pass: rubric.passed(), ledger, trace_error }
 }
 
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
@@ -378,9 +405,8 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::Other(format!("cannot start the worker threads: {e}")))?;
     let started = std::time::Instant::now();
-    let done: Vec<Result<Done, Failure>> =
+    let done: Vec<Done> =
         pool.install(|| items.par_iter().map(|i| run_one(i, strategy, &settings, prices, &out)).collect());
-    let done: Vec<Done> = done.into_iter().collect::<Result<_, _>>()?;
     // Responses, one file per run, task set and type, in task order.
     let mut files: BTreeMap<PathBuf, String> = BTreeMap::new();
     for d in &done {
@@ -389,8 +415,12 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         text.push_str(&serde_json::to_string(&d.record).expect("json"));
         text.push('\n');
     }
+    // Every file is tried; the ones that fail are named at the end.
+    let mut lost: Vec<String> = done.iter().filter_map(|d| d.trace_error.clone()).collect();
     for (path, text) in &files {
-        write_file(path, text)?;
+        if let Err(Failure::Other(e) | Failure::Usage(e)) = write_file(path, text) {
+            lost.push(e);
+        }
     }
     print!("{}", summary(strategy, &done));
     eprintln!(
@@ -400,6 +430,21 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         out.join("responses").display(),
         out.join("traces").display()
     );
+    for e in &lost {
+        eprintln!("cabrito: {e}");
+    }
+    if !lost.is_empty() {
+        return Err(Failure::Other(format!(
+            "{} files could not be written (listed above); the others are kept",
+            lost.len()
+        )));
+    }
+    if !problems.is_empty() {
+        return Err(Failure::Other(format!(
+            "{} task files or records could not be used (listed above as skipped); the others were run",
+            problems.len()
+        )));
+    }
     Ok(())
 }
 

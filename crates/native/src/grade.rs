@@ -394,10 +394,13 @@ pub struct Row {
     pub passed: usize,
 }
 
+/// A summary row's cell: model, kind, domain, axis, n.
+pub type RowKey = (String, String, String, String, String);
+
 /// Accuracy per model × kind × domain × axis × n.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
-    pub rows: BTreeMap<(String, String, String, String, String), Row>,
+    pub rows: BTreeMap<RowKey, Row>,
     pub graded: usize,
     pub reused: usize,
     pub problems: usize,
@@ -422,10 +425,28 @@ impl Summary {
         row.passed += usize::from(passed);
     }
 
+    /// The rows in order: model, kind, domain, axis, then `n` as a number (5, 25, 50, 200; one that
+    /// is not a number after those, by its text).
+    pub fn sorted_rows(&self) -> Vec<(&RowKey, &Row)> {
+        let mut rows: Vec<(&RowKey, &Row)> = self.rows.iter().collect();
+        let n_key =
+            |n: &str| (n.parse::<f64>().ok().filter(|x| x.is_finite()).is_none(), n.parse::<f64>().unwrap_or(0.0));
+        rows.sort_by(|(a, _), (b, _)| {
+            (&a.0, &a.1, &a.2, &a.3)
+                .cmp(&(&b.0, &b.1, &b.2, &b.3))
+                .then_with(|| {
+                    let (x, y) = (n_key(&a.4), n_key(&b.4));
+                    x.0.cmp(&y.0).then(x.1.total_cmp(&y.1))
+                })
+                .then_with(|| a.4.cmp(&b.4))
+        });
+        rows
+    }
+
     pub fn to_json(&self) -> Json {
         let rows: Vec<Json> = self
-            .rows
-            .iter()
+            .sorted_rows()
+            .into_iter()
             .map(|((model, kind, domain, axis, n), r)| {
                 let (lo, hi) = wilson(r.passed, r.tasks);
                 json!({"model": model, "kind": kind, "domain": domain, "axis": axis, "n": n, "tasks": r.tasks, "passed": r.passed,
@@ -441,7 +462,7 @@ impl Summary {
             "{:<28} {:<17} {:<7} {:<10} {:>4} {:>6} {:>8}  {}\n",
             "model", "kind", "domain", "axis", "n", "tasks", "accuracy", "Wilson 95%"
         );
-        for ((model, kind, domain, axis, n), r) in &self.rows {
+        for ((model, kind, domain, axis, n), r) in self.sorted_rows() {
             let (lo, hi) = wilson(r.passed, r.tasks);
             let acc = if r.tasks > 0 { r.passed as f64 / r.tasks as f64 } else { 0.0 };
             s.push_str(&format!(

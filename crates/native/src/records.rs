@@ -136,6 +136,16 @@ fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Every file under a folder once, whatever links it holds (a link that loops back or reaches a
+/// file a second time is skipped, and said).
+fn files_once(dir: &Path) -> Vec<PathBuf> {
+    let walk = super::walk::files_under(dir, &[]);
+    for (rel, why) in &walk.skipped {
+        eprintln!("cabrito: skipped {rel}: {why}");
+    }
+    walk.files.into_iter().map(|(_, p)| p).collect()
+}
+
 fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
     sorted_entries(dir).into_iter().filter(|p| p.is_dir()).collect()
 }
@@ -329,30 +339,23 @@ pub fn merge_response_files(dir: &Path) -> Result<Vec<(String, String, PathBuf)>
     let base = root(dir, "responses");
     let mut out: Vec<(String, String, PathBuf)> = Vec::new();
     for run in sorted_dirs(&base).into_iter().filter(|r| is_merge_run(&name_of(r))) {
-        let mut stack = vec![run.clone()];
-        while let Some(d) = stack.pop() {
-            for p in sorted_entries(&d) {
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let file = name_of(&p);
-                let Some(model_stem) = stem(&file, "jsonl") else { continue };
-                let rel = p
-                    .parent()
-                    .and_then(|pp| pp.strip_prefix(&run).ok())
-                    .map(|r| r.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let model = if rel.is_empty() { model_stem.to_string() } else { format!("{rel}/{model_stem}") };
-                if let Some(other) = out.iter().find(|(r, m, _)| *r == name_of(&run) && *m == model) {
-                    return Err(format!(
-                        "both {} and {} exist for the same model: keep one",
-                        other.2.display(),
-                        p.display()
-                    ));
-                }
-                out.push((name_of(&run), model, p));
+        for p in files_once(&run) {
+            let file = name_of(&p);
+            let Some(model_stem) = stem(&file, "jsonl") else { continue };
+            let rel = p
+                .parent()
+                .and_then(|pp| pp.strip_prefix(&run).ok())
+                .map(|r| r.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let model = if rel.is_empty() { model_stem.to_string() } else { format!("{rel}/{model_stem}") };
+            if let Some(other) = out.iter().find(|(r, m, _)| *r == name_of(&run) && *m == model) {
+                return Err(format!(
+                    "both {} and {} exist for the same model: keep one",
+                    other.2.display(),
+                    p.display()
+                ));
             }
+            out.push((name_of(&run), model, p));
         }
     }
     out.sort();
@@ -585,31 +588,24 @@ pub fn response_files(dir: &Path) -> Result<Vec<ResponseFile>, String> {
     for run in sorted_dirs(&base).into_iter().filter(|r| !is_merge_run(&name_of(r))) {
         for set in sorted_dirs(&run) {
             for ty in sorted_dirs(&set) {
-                let mut stack = vec![ty.clone()];
-                while let Some(d) = stack.pop() {
-                    for p in sorted_entries(&d) {
-                        if p.is_dir() {
-                            stack.push(p);
-                            continue;
-                        }
-                        let file = name_of(&p);
-                        let Some(model_stem) = stem(&file, "jsonl") else { continue };
-                        let rel = p
-                            .parent()
-                            .and_then(|pp| pp.strip_prefix(&ty).ok())
-                            .map(|r| r.to_string_lossy().into_owned())
-                            .unwrap_or_default();
-                        let model = if rel.is_empty() { model_stem.to_string() } else { format!("{rel}/{model_stem}") };
-                        let place = Place { run: name_of(&run), task_set: name_of(&set), task_type: name_of(&ty) };
-                        if let Some(other) = out.iter().find(|r| r.place == place && r.model == model) {
-                            return Err(format!(
-                                "both {} and {} exist for the same model: keep one",
-                                other.path.display(),
-                                p.display()
-                            ));
-                        }
-                        out.push(ResponseFile { place, model, path: p });
+                for p in files_once(&ty) {
+                    let file = name_of(&p);
+                    let Some(model_stem) = stem(&file, "jsonl") else { continue };
+                    let rel = p
+                        .parent()
+                        .and_then(|pp| pp.strip_prefix(&ty).ok())
+                        .map(|r| r.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let model = if rel.is_empty() { model_stem.to_string() } else { format!("{rel}/{model_stem}") };
+                    let place = Place { run: name_of(&run), task_set: name_of(&set), task_type: name_of(&ty) };
+                    if let Some(other) = out.iter().find(|r| r.place == place && r.model == model) {
+                        return Err(format!(
+                            "both {} and {} exist for the same model: keep one",
+                            other.path.display(),
+                            p.display()
+                        ));
                     }
+                    out.push(ResponseFile { place, model, path: p });
                 }
             }
         }

@@ -3,11 +3,15 @@
 //! the numbers and the SVG are the core's (`cabrito_analysis::results`), the same code as the app's.
 
 use super::cli::Failure;
+use super::outdir::Staged;
+use super::walk;
 use cabrito_analysis::results::aggregate::{all_series, Series};
+use cabrito_analysis::results::input::{Problem, MAX_TEXT_BYTES};
 use cabrito_analysis::results::read::Dataset;
 use cabrito_analysis::results::specs::{fill_links, SpecFinder, DEFAULT_MAX_SEED};
-use cabrito_analysis::results::{page, page::Options};
+use cabrito_analysis::results::{csv, page, page::Options};
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 pub fn command() -> Command {
@@ -21,27 +25,26 @@ pub fn command() -> Command {
         .arg(Arg::new("app").long("app").value_name("URL").help("the playground's address, to make task links absolute (e.g. https://host/cabrito/)"))
 }
 
-/// Every file under a folder, sorted, with its path relative to the folder's parent (so the
-/// folder's own name, such as `results`, stays in the path).
-pub fn files_under(dir: &Path) -> Vec<(String, PathBuf)> {
-    let parent = dir.parent().unwrap_or(dir);
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        entries.sort();
-        for p in entries.into_iter().rev() {
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.is_file() {
-                let rel = p.strip_prefix(parent).unwrap_or(&p).to_string_lossy().replace('\\', "/");
-                out.push((rel, p));
-            }
-        }
+/// The top-level names a report folder holds (it is replaced whole; anything else in it is kept
+/// safe by refusing to replace it).
+const REPORT_NAMES: &[&str] = &["index.html", "tables", "figures"];
+
+/// Open an input file, refusing one larger than the readers' cap before reading any of it.
+pub fn open_input(path: &Path, rel: &str) -> Result<std::fs::File, Problem> {
+    let f = std::fs::File::open(path).map_err(|e| Problem::file(rel, format!("cannot be read ({e})")))?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > MAX_TEXT_BYTES {
+        return Err(Problem::file(
+            rel,
+            format!("is {} MB, larger than the {} MB a file may hold; not read", len >> 20, MAX_TEXT_BYTES >> 20),
+        ));
     }
-    out.sort();
-    out
+    Ok(f)
+}
+
+/// The links a walk skipped, as problems (they are listed with the others).
+pub fn skipped_links(walk: &walk::Walk) -> Vec<Problem> {
+    walk.skipped.iter().map(|(rel, why)| Problem::file(rel, why.clone())).collect()
 }
 
 fn interesting(rel: &str) -> bool {
@@ -58,16 +61,18 @@ pub fn load_dir(ds: &mut Dataset, dir: &Path) -> Result<usize, Failure> {
     let name = if ds.sets.contains(&name) { format!("{name} ({})", ds.sets.len() + 1) } else { name };
     let set = ds.add_set(&name);
     let mut n = 0;
-    for (rel, path) in files_under(dir) {
+    let found = walk::files_under(dir, &[]);
+    ds.problems.extend(skipped_links(&found));
+    for (rel, path) in found.files {
         if !interesting(&rel) {
             continue;
         }
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                ds.add_file(set, &rel, &bytes);
+        match open_input(&path, &rel) {
+            Ok(f) => {
+                ds.add_reader(set, &rel, f);
                 n += 1;
             }
-            Err(e) => ds.problems.push(cabrito_analysis::results::Problem::file(&rel, format!("cannot be read ({e})"))),
+            Err(p) => ds.problems.push(p),
         }
     }
     Ok(n)
@@ -96,12 +101,25 @@ fn pick(ds: &Dataset, text: &str) -> Result<Series, String> {
 
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
+    // Refused now, before any reading, if replacing it would lose files of the user's.
+    let staged = Staged::new(&out, REPORT_NAMES).map_err(Failure::Usage)?;
     let mut ds = Dataset::new();
+    ds.lean = true;
     let mut read = 0;
     if let Some(b) = m.get_one::<String>("baseline") {
         read += load_dir(&mut ds, Path::new(b))?;
     }
+    let mut loaded: Vec<(u64, u64)> = Vec::new();
     for r in m.get_many::<String>("results").into_iter().flatten() {
+        // The same folder given twice (by two names) is read once.
+        if let Ok(meta) = std::fs::metadata(r) {
+            let id = (meta.dev(), meta.ino());
+            if loaded.contains(&id) {
+                eprintln!("cabrito: --results {r} names a folder given already; read once");
+                continue;
+            }
+            loaded.push(id);
+        }
         read += load_dir(&mut ds, Path::new(r))?;
     }
     if ds.records.is_empty() && ds.counts.is_empty() {
@@ -140,15 +158,19 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         title: m.get_one::<String>("title").cloned().unwrap_or_default(),
         compare,
         app: m.get_one::<String>("app").cloned(),
+        tasks_apart: true,
     };
     let files = page::report(&ds, &opts);
     for (rel, contents) in &files {
-        let p = out.join(rel);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|e| Failure::Other(format!("cannot create {}: {e}", d.display())))?;
-        }
-        std::fs::write(&p, contents).map_err(|e| Failure::Other(format!("cannot write {}: {e}", p.display())))?;
+        staged.write(rel, contents.as_bytes()).map_err(Failure::Other)?;
     }
+    // The table of every task result is written a line at a time (it grows with the input).
+    let mut tasks = staged.create("tables/tasks.csv").map_err(Failure::Other)?;
+    for line in csv::tasks_lines(&ds, None, opts.app.as_deref().unwrap_or("")) {
+        tasks.put(&line).map_err(Failure::Other)?;
+    }
+    tasks.finish().map_err(Failure::Other)?;
+    staged.commit().map_err(Failure::Other)?;
     for p in ds.problems.iter().take(20) {
         eprintln!("cabrito: {p}");
     }
@@ -165,7 +187,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         ds.counts.len(),
         all_series(&ds).len(),
         ds.records.iter().filter(|r| ds.link_of(r).is_some()).count(),
-        files.len(),
+        files.len() + 1,
         out.display()
     );
     println!("open {}", out.join("index.html").display());

@@ -205,7 +205,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Other(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(run_all(cfg, items))
+    runtime.block_on(run_all(cfg, items, problems.len()))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -217,6 +217,8 @@ struct Writers {
 }
 
 impl Writers {
+    /// Append one record as one line. A write that fails is undone (the file is cut back to its
+    /// length before), so a later record never lands on a torn line.
     fn append(&mut self, path: &Path, record: &Json) -> Result<(), String> {
         if !self.files.contains_key(path) {
             if let Some(d) = path.parent() {
@@ -232,24 +234,97 @@ impl Writers {
         let f = self.files.get_mut(path).expect("opened");
         let mut line = serde_json::to_string(record).expect("json");
         line.push('\n');
-        f.write_all(line.as_bytes())
-            .and_then(|_| f.flush())
-            .and_then(|_| f.sync_data())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let before = f.metadata().map(|m| m.len()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let written = f.write_all(line.as_bytes()).and_then(|_| f.flush()).and_then(|_| f.sync_data());
+        written.map_err(|e| {
+            let undone = f.set_len(before).and_then(|_| f.sync_data()).is_ok();
+            format!(
+                "cannot write {}: {e}{}",
+                path.display(),
+                if undone { "" } else { " (and the part written could not be removed: rerun to repair it)" }
+            )
+        })
     }
 }
 
-/// The tasks a response file already answers: (name, dag_id) → whether the last record has an output.
-fn answered(path: &Path) -> HashMap<(String, String), bool> {
+/// Make a response file end with a whole line before anything is appended to it: a last line cut
+/// short (a run killed mid-write) is moved to `<file>.torn`, or, when it is a whole record that only
+/// lacks its line break, given one. Returns a note saying what was done.
+pub fn repair_tail(path: &Path) -> Result<Option<String>, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let cannot = |e: std::io::Error| format!("cannot repair {}: {e}", path.display());
+    let mut f = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(cannot(e)),
+    };
+    let len = f.metadata().map_err(cannot)?.len();
+    // Where the last line starts: after the last line break.
+    let mut start = 0u64;
+    let mut end = len;
+    let mut chunk = vec![0u8; 64 << 10];
+    while end > 0 {
+        let from = end.saturating_sub(chunk.len() as u64);
+        let k = (end - from) as usize;
+        f.seek(SeekFrom::Start(from)).map_err(cannot)?;
+        f.read_exact(&mut chunk[..k]).map_err(cannot)?;
+        if end == len && chunk[k - 1] == b'\n' {
+            return Ok(None);
+        }
+        if let Some(i) = chunk[..k].iter().rposition(|&b| b == b'\n') {
+            start = from + i as u64 + 1;
+            break;
+        }
+        end = from;
+    }
+    if start == len {
+        return Ok(None);
+    }
+    let mut tail = Vec::new();
+    f.seek(SeekFrom::Start(start)).map_err(cannot)?;
+    f.read_to_end(&mut tail).map_err(cannot)?;
+    if tail.iter().all(u8::is_ascii_whitespace) {
+        f.set_len(start).and_then(|_| f.sync_data()).map_err(cannot)?;
+        return Ok(None);
+    }
+    if serde_json::from_slice::<Json>(&tail).is_ok_and(|v| v.is_object()) {
+        f.seek(SeekFrom::End(0)).map_err(cannot)?;
+        f.write_all(b"\n").and_then(|_| f.sync_data()).map_err(cannot)?;
+        return Ok(Some(format!("{}: the last record lacked its line break; added", path.display())));
+    }
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(".torn");
+    let aside = PathBuf::from(aside);
+    let mut t = OpenOptions::new().create(true).append(true).open(&aside).map_err(cannot)?;
+    tail.push(b'\n');
+    t.write_all(&tail).and_then(|_| t.sync_data()).map_err(cannot)?;
+    f.set_len(start).and_then(|_| f.sync_data()).map_err(cannot)?;
+    Ok(Some(format!(
+        "{}: its last line was cut short ({} bytes, a run stopped while writing it); moved to {}, and its task is asked again",
+        path.display(),
+        tail.len() - 1,
+        aside.display()
+    )))
+}
+
+/// The tasks a response file already answers: (name, dag_id) → whether the last record has an
+/// output. The file is read a line at a time; a line that is not a record is left out.
+fn answered(path: &Path) -> Result<HashMap<(String, String), bool>, String> {
+    use std::io::BufRead;
     let mut out = HashMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else { return out };
-    for line in text.lines() {
-        let Ok(r) = serde_json::from_str::<Json>(line) else { continue };
+    let f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    for line in std::io::BufReader::new(f).split(b'\n') {
+        let line = line.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let Ok(r) = serde_json::from_slice::<Json>(&line) else { continue };
         if let (Some(n), Some(d)) = (r.get("name").and_then(Json::as_str), r.get("dag_id").and_then(Json::as_str)) {
             out.insert((n.to_string(), d.to_string()), r.get("output").is_some_and(Json::is_string));
         }
     }
-    out
+    Ok(out)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -435,7 +510,17 @@ async fn send_once(client: &reqwest::Client, cfg: &Config, body: &Json) -> Resul
     if let Some(k) = &cfg.key {
         req = req.bearer_auth(k);
     }
-    let mut resp = req.send().await.map_err(|e| retryable(format!("the request failed: {}", describe(&e))))?;
+    let mut resp = req.send().await.map_err(|e| {
+        if e.is_redirect() {
+            CallError {
+                message: format!("the request was not sent on: {}", describe(&e)),
+                retry: false,
+                retry_after: None,
+            }
+        } else {
+            retryable(format!("the request failed: {}", describe(&e)))
+        }
+    })?;
     let status = resp.status();
     if status.as_u16() == 429 || status.is_server_error() {
         let after = retry_after(resp.headers());
@@ -456,12 +541,16 @@ async fn send_once(client: &reqwest::Client, cfg: &Config, body: &Json) -> Resul
     }
     let mut bytes: Vec<u8> = Vec::new();
     let mut stream = StreamState::default();
-    let mut pending = String::new();
+    // Bytes of the event stream not yet ended by a line break: a character may be split across
+    // two chunks, so lines are decoded whole, never chunks.
+    let mut pending: Vec<u8> = Vec::new();
+    let mut total = 0usize;
     loop {
         let chunk =
             resp.chunk().await.map_err(|e| retryable(format!("the answer stopped halfway: {}", describe(&e))))?;
         let Some(chunk) = chunk else { break };
-        if bytes.len() + chunk.len() > MAX_BODY {
+        total += chunk.len();
+        if total > MAX_BODY {
             return Err(CallError {
                 message: format!("the answer is larger than {MAX_BODY} bytes"),
                 retry: false,
@@ -469,25 +558,35 @@ async fn send_once(client: &reqwest::Client, cfg: &Config, body: &Json) -> Resul
             });
         }
         if cfg.stream {
-            pending.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = pending.find('\n') {
-                let line: String = pending.drain(..=end).collect();
-                if let Some(data) = line.trim_end_matches(['\r', '\n']).strip_prefix("data:") {
-                    stream.event(data.trim_start())?;
-                }
+            pending.extend_from_slice(&chunk);
+            let mut start = 0;
+            while let Some(i) = pending[start..].iter().position(|&b| b == b'\n') {
+                stream_line(&mut stream, &pending[start..start + i])?;
+                start += i + 1;
             }
+            pending.drain(..start);
+        } else {
+            bytes.extend_from_slice(&chunk);
         }
-        bytes.extend_from_slice(&chunk);
     }
     if cfg.stream {
-        if let Some(data) = pending.trim_end().strip_prefix("data:") {
-            stream.event(data.trim_start())?;
-        }
+        stream_line(&mut stream, &pending)?;
         return stream.finish();
     }
     let body: Json = serde_json::from_slice(&bytes)
         .map_err(|e| retryable(format!("the answer is not complete JSON (it may have stopped halfway): {e}")))?;
     reply_of_body(&body)
+}
+
+/// One line of an event stream: its `data:` given to the stream (a line that is not UTF-8 is an
+/// error, never replaced characters).
+fn stream_line(stream: &mut StreamState, line: &[u8]) -> Result<(), CallError> {
+    let line = std::str::from_utf8(line)
+        .map_err(|e| retryable(format!("the stream is not UTF-8 text (byte {} of a line)", e.valid_up_to())))?;
+    if let Some(data) = line.trim_end_matches(['\r', '\n']).strip_prefix("data:") {
+        stream.event(data.trim_start())?;
+    }
+    Ok(())
 }
 
 fn describe(e: &reqwest::Error) -> String {
@@ -499,6 +598,33 @@ fn describe(e: &reqwest::Error) -> String {
         src = inner.source();
     }
     clip(&s, 300)
+}
+
+/// Redirects: only a 307 or 308 (which send the same POST again) to the endpoint's own origin is
+/// followed, at most five times; a redirect to another scheme, host or port is an error, so
+/// nothing is ever sent anywhere but `--endpoint` (reqwest's default follows any).
+fn same_origin_only() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(|u| u.origin());
+        let status = attempt.status().as_u16();
+        let to = attempt.url().clone();
+        if first.as_ref() != Some(&to.origin()) {
+            let from = first.map(|o| o.ascii_serialization()).unwrap_or_default();
+            return attempt.error(format!(
+                "the server redirected ({status}) to {}, another origin than the endpoint's ({from}); nothing is sent there",
+                to.origin().ascii_serialization()
+            ));
+        }
+        if status != 307 && status != 308 {
+            return attempt.error(format!(
+                "the server redirected ({status}) to {to}; only a 307 or 308 keeps the request a POST"
+            ));
+        }
+        if attempt.previous().len() > 5 {
+            return attempt.error("more than five redirects");
+        }
+        attempt.follow()
+    })
 }
 
 /// Send a request, retrying what may pass on a second try. Returns the reply and the attempts made.
@@ -560,16 +686,26 @@ pub fn solution_of(text: &str) -> String {
 // ------------------------------------------------------------------------------------------------
 // One task.
 
-/// A trace file written as the session goes.
+/// A trace file written as the session goes. A write that fails is kept as the trace's error (the
+/// session goes on; its answer is still worth keeping) and makes the run end in an error.
 struct TraceFile {
     file: Option<File>,
+    error: Option<String>,
+    path_shown: String,
 }
 
 impl TraceFile {
     fn open(path: &Path, header: &Header) -> TraceFile {
-        let file =
-            path.parent().map(std::fs::create_dir_all).and_then(|r| r.ok()).and_then(|_| File::create(path).ok());
-        let mut t = TraceFile { file };
+        let opened = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| File::create(path))
+            .map_err(|e| format!("cannot write the trace {}: {e}", path.display()));
+        let mut t = match opened {
+            Ok(f) => TraceFile { file: Some(f), error: None, path_shown: String::new() },
+            Err(e) => TraceFile { file: None, error: Some(e), path_shown: String::new() },
+        };
+        t.path_shown = path.display().to_string();
         t.line(&serde_json::to_value(header).expect("json"));
         t
     }
@@ -577,7 +713,8 @@ impl TraceFile {
         if let Some(f) = &mut self.file {
             let mut s = v.to_string();
             s.push('\n');
-            if f.write_all(s.as_bytes()).and_then(|_| f.flush()).is_err() {
+            if let Err(e) = f.write_all(s.as_bytes()).and_then(|_| f.flush()) {
+                self.error = Some(format!("cannot write the trace {}: {e}", self.path_shown));
                 self.file = None;
             }
         }
@@ -711,9 +848,20 @@ async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: AgentTask) -
     } else {
         single(&client, &cfg, &item, &mut trace).await
     };
+    if let Some(f) = &mut trace.file {
+        if let Err(e) = f.sync_data() {
+            trace.error = Some(format!("cannot write the trace {}: {e}", trace.path_shown));
+        }
+    }
     let mut meta = outcome.meta;
     meta["session_id"] = json!(session_id);
-    meta["trace_path"] = json!(trace_rel);
+    match &trace.error {
+        None => meta["trace_path"] = json!(trace_rel),
+        Some(e) => {
+            meta["trace_path"] = Json::Null;
+            meta["trace_error"] = json!(e);
+        }
+    }
     meta["mode"] = json!(agent_name);
     meta["model"] = json!(cfg.model);
     meta["time_seconds"] = json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
@@ -724,7 +872,8 @@ async fn solve_one(client: reqwest::Client, cfg: Arc<Config>, item: AgentTask) -
     rec
 }
 
-async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
+/// Run every item; `refused` task records (reported already) make the run end in an error too.
+async fn run_all(cfg: Config, items: Vec<AgentTask>, refused: usize) -> Result<(), Failure> {
     let cfg = Arc::new(cfg);
     let model_path = cfg.model_path();
     // What earlier runs answered.
@@ -735,7 +884,14 @@ async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
     let mut queued: HashSet<(PathBuf, String, String)> = HashSet::new();
     for item in items {
         let path = item.response_path(&cfg.out, &model_path);
-        let done = seen_files.entry(path.clone()).or_insert_with(|| answered(&path));
+        if !seen_files.contains_key(&path) {
+            // A torn last line (a run killed mid-write) is set right before anything is appended.
+            if let Some(note) = repair_tail(&path).map_err(Failure::Other)? {
+                eprintln!("cabrito: {note}");
+            }
+            seen_files.insert(path.clone(), answered(&path).map_err(Failure::Other)?);
+        }
+        let done = &seen_files[&path];
         match done.get(&(item.name.clone(), item.dag_id.clone())) {
             Some(true) => skip += 1,
             Some(false) if !cfg.retry_errors => {
@@ -763,9 +919,17 @@ async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
     let client = reqwest::Client::builder()
         .timeout(cfg.timeout)
         .connect_timeout(Duration::from_secs(30))
+        .redirect(same_origin_only())
+        .referer(false)
         .build()
         .map_err(|e| Failure::Other(format!("cannot build the HTTP client: {e}")))?;
+    // A traces folder that cannot be made is found before any request is sent.
+    let traces = cfg.out.join("traces");
+    std::fs::create_dir_all(&traces)
+        .map_err(|e| Failure::Other(format!("cannot create {}: {e}; nothing was sent", traces.display())))?;
     let writers = Arc::new(Mutex::new(Writers::default()));
+    // Writes that failed: (a trace's, what happened).
+    let lost: Arc<Mutex<Vec<(bool, String)>>> = Arc::default();
     let semaphore = Arc::new(tokio::sync::Semaphore::new(cfg.concurrency));
     let in_a_row = Arc::new(AtomicUsize::new(0));
     let stopped = Arc::new(AtomicBool::new(false));
@@ -775,8 +939,8 @@ async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
     let mut set = tokio::task::JoinSet::new();
     for item in todo {
         let (client, cfg, writers, semaphore) = (client.clone(), cfg.clone(), writers.clone(), semaphore.clone());
-        let (in_a_row, stopped, answers, failures) =
-            (in_a_row.clone(), stopped.clone(), answers.clone(), failures.clone());
+        let (in_a_row, stopped, answers, failures, lost) =
+            (in_a_row.clone(), stopped.clone(), answers.clone(), failures.clone(), lost.clone());
         set.spawn(async move {
             let Ok(_permit) = semaphore.acquire_owned().await else { return Ok(()) };
             if stopped.load(Ordering::SeqCst) {
@@ -786,7 +950,16 @@ async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
             let name = item.name.clone();
             let rec = solve_one(client, cfg.clone(), item).await;
             let failed = rec.get("output").is_none_or(Json::is_null);
-            writers.lock().map_err(|_| "a writer panicked".to_string())?.append(&path, &rec)?;
+            let written = writers.lock().map_err(|_| "a writer panicked".to_string())?.append(&path, &rec);
+            if let Err(e) = written {
+                eprintln!("cabrito: {name}: {e}");
+                lost.lock().map_err(|_| "a writer panicked".to_string())?.push((false, e));
+                return Ok(());
+            }
+            if let Some(e) = rec.pointer("/metadata/trace_error").and_then(Json::as_str) {
+                eprintln!("cabrito: {name}: {e} (the answer is kept)");
+                lost.lock().map_err(|_| "a writer panicked".to_string())?.push((true, e.to_string()));
+            }
             if failed {
                 failures.fetch_add(1, Ordering::SeqCst);
                 let n = in_a_row.fetch_add(1, Ordering::SeqCst) + 1;
@@ -813,17 +986,32 @@ async fn run_all(cfg: Config, items: Vec<AgentTask>) -> Result<(), Failure> {
     if let Some(e) = write_error {
         return Err(Failure::Other(e));
     }
+    let lost = std::mem::take(&mut *lost.lock().map_err(|_| Failure::Other("a writer panicked".into()))?);
     let (a, f) = (answers.load(Ordering::SeqCst), failures.load(Ordering::SeqCst));
-    let not_started = total - a - f;
+    let unwritten = lost.iter().filter(|(trace, _)| !trace).count();
+    let not_started = total - a - f - unwritten;
     println!(
         "{a} answered, {f} failed, {skip} skipped (done before), {not_started} not started, in {:.1} s; responses under {}",
         started.elapsed().as_secs_f64(),
         cfg.out.join("responses").display()
     );
+    if !lost.is_empty() {
+        return Err(Failure::Other(format!(
+            "{} writes failed ({unwritten} answers, {} traces; first: {}); what was written is kept, rerun to resume",
+            lost.len(),
+            lost.len() - unwritten,
+            lost[0].1
+        )));
+    }
     if f > 0 || not_started > 0 {
         return Err(Failure::Other(format!(
             "{f} tasks failed and {not_started} were not started; rerun the same command to resume{}",
             if f > 0 { " (with --retry-errors to redo the failures)" } else { "" }
+        )));
+    }
+    if refused > 0 {
+        return Err(Failure::Other(format!(
+            "{refused} task files or records could not be used (listed above as skipped); the others were answered"
         )));
     }
     write_file(&cfg.out.join(".solve-done"), &format!("{}\n", cfg.model_path()))?;

@@ -6,14 +6,17 @@
 //! `dag_id` through the task files.
 
 use super::cli::Failure;
-use super::report::files_under;
-use cabrito_analysis::results::{input, input::Problem};
-use cabrito_analysis::traces::figures;
-use cabrito_analysis::traces::join::{sessions_of_responses, SessionOf, TaskIndex};
-use cabrito_analysis::traces::{read_trace, Session};
+use super::outdir::Staged;
+use super::report::{open_input, skipped_links};
+use super::walk;
+use cabrito_analysis::results::input::{Problem, Source, MAX_TEXT_BYTES};
+use cabrito_analysis::traces::figures::{self, Digest};
+use cabrito_analysis::traces::join::{sessions_of_response_lines, SessionOf, TaskIndex};
+use cabrito_analysis::traces::{read_trace_from, Session};
 use clap::{Arg, ArgMatches, Command};
+use sha2::{Digest as _, Sha256};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn command() -> Command {
     Command::new("traces")
@@ -27,28 +30,58 @@ pub fn command() -> Command {
 /// Folders of the reference layout that hold no traces.
 const NOT_TRACES: &[&str] = &["responses", "results", "tasks", "test_cases", "tool_call_results", "dag"];
 
-fn read_text(path: &Path, rel: &str, problems: &mut Vec<Problem>) -> Option<String> {
-    match std::fs::read(path) {
-        Ok(b) => match input::text_of(rel, &b) {
-            Ok((t, warn)) => {
-                problems.extend(warn);
-                Some(t)
-            }
-            Err(p) => {
-                problems.push(p);
-                None
-            }
-        },
-        Err(e) => {
-            problems.push(Problem::file(rel, format!("cannot be read ({e})")));
-            None
-        }
-    }
-}
+/// The top-level names an output folder of `traces` holds (it is replaced whole).
+const TRACES_NAMES: &[&str] = &[
+    "labels.jsonl",
+    "tool_call_token_counts.jsonl",
+    "usage.csv",
+    "calls.csv",
+    "table2.csv",
+    "figure3.csv",
+    "figures",
+    "index.html",
+];
+
+/// The most problems listed for one file (the rest are counted in a line).
+const MAX_PROBLEMS_PER_FILE: usize = 50;
 
 fn jsonl(rel: &str) -> bool {
     let l = rel.to_ascii_lowercase();
     l.ends_with(".jsonl") || l.ends_with(".jsonl.gz")
+}
+
+/// Add a file's problems, at most [`MAX_PROBLEMS_PER_FILE`] of them.
+fn extend_capped(problems: &mut Vec<Problem>, rel: &str, more: Vec<Problem>) {
+    let k = more.len();
+    problems.extend(more.into_iter().take(MAX_PROBLEMS_PER_FILE));
+    if k > MAX_PROBLEMS_PER_FILE {
+        problems.push(Problem::file(
+            rel,
+            format!("{} more problems in this file are not listed", k - MAX_PROBLEMS_PER_FILE),
+        ));
+    }
+}
+
+/// SHA-256 of what is written to it.
+struct Hasher(Sha256);
+
+impl std::io::Write for Hasher {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What a session says, wherever its file is: two files with the same fingerprint are one session.
+fn fingerprint(s: &mut Session) -> [u8; 32] {
+    let path = std::mem::take(&mut s.path);
+    let mut h = Hasher(Sha256::new());
+    let _ = serde_json::to_writer(&mut h, &*s);
+    s.path = path;
+    h.0.finalize().into()
 }
 
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
@@ -57,6 +90,8 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     if !dir.is_dir() {
         return Err(Failure::Usage(format!("--traces {} is not a folder", dir.display())));
     }
+    // Refused now, before any reading, if replacing it would lose files of the user's.
+    let staged = Staged::new(&out, TRACES_NAMES).map_err(Failure::Usage)?;
     let mut problems: Vec<Problem> = Vec::new();
 
     // Responses: the sessions they name.
@@ -74,16 +109,27 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     };
     let mut by_session: HashMap<String, SessionOf> = HashMap::new();
     if let Some(rd) = &responses_dir {
-        for (rel, path) in files_under(rd) {
+        let found = walk::files_under(rd, &[&out]);
+        problems.extend(skipped_links(&found));
+        for (rel, path) in found.files {
             if !jsonl(&rel) {
                 continue;
             }
             let rel = if rel.starts_with("responses/") { rel } else { format!("responses/{rel}") };
-            if let Some(text) = read_text(&path, &rel, &mut problems) {
-                for s in sessions_of_responses(&rel, &text, &mut problems) {
-                    by_session.insert(s.session_id.clone(), s);
+            let f = match open_input(&path, &rel) {
+                Ok(f) => f,
+                Err(p) => {
+                    problems.push(p);
+                    continue;
                 }
+            };
+            let mut lines = Source::new(&rel, f, MAX_TEXT_BYTES).lines();
+            let mut found = Vec::new();
+            for s in sessions_of_response_lines(&rel, &mut lines, &mut found) {
+                by_session.insert(s.session_id.clone(), s);
             }
+            found.append(&mut lines.problems);
+            extend_capped(&mut problems, &rel, found);
         }
     }
 
@@ -94,7 +140,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         if !tdir.is_dir() {
             return Err(Failure::Usage(format!("--tasks {} is not a folder", tdir.display())));
         }
-        for (rel, path) in files_under(&tdir) {
+        let found = walk::files_under(&tdir, &[&out]);
+        problems.extend(skipped_links(&found));
+        for (rel, path) in found.files {
             let l = rel.to_ascii_lowercase();
             let is_task_file = (l.ends_with(".json")
                 || l.ends_with(".json.gz")
@@ -104,16 +152,31 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             if !is_task_file {
                 continue;
             }
-            if let Some(text) = read_text(&path, &rel, &mut problems) {
-                tasks.add_file(&rel, &text, &mut problems);
+            match open_input(&path, &rel) {
+                Ok(f) => {
+                    let mut found = Vec::new();
+                    tasks.add_reader(&rel, f, &mut found);
+                    extend_capped(&mut problems, &rel, found);
+                }
+                Err(p) => problems.push(p),
             }
         }
     }
 
-    // Traces.
-    let mut sessions: Vec<Session> = Vec::new();
-    let mut skipped = 0usize;
-    for (rel, path) in files_under(&dir) {
+    // Traces, one session at a time: its lines go to the streamed files, its digest is kept.
+    let found = walk::files_under(&dir, &[&out]);
+    problems.extend(skipped_links(&found));
+    let mut streams = Vec::new();
+    for (name, start) in figures::STREAMED.iter().zip(figures::streamed_start()) {
+        let mut w = staged.create(name).map_err(Failure::Other)?;
+        w.put(&start).map_err(Failure::Other)?;
+        streams.push(w);
+    }
+    let mut digests: Vec<Digest> = Vec::new();
+    let mut seen: HashMap<[u8; 32], String> = HashMap::new();
+    let mut ids: HashMap<String, String> = HashMap::new();
+    let (mut skipped, mut duplicates) = (0usize, 0usize);
+    for (rel, path) in found.files {
         if !jsonl(&rel) {
             continue;
         }
@@ -121,11 +184,15 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         if under_other {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else {
-            problems.push(Problem::file(&rel, "cannot be read"));
-            continue;
+        let f = match open_input(&path, &rel) {
+            Ok(f) => f,
+            Err(p) => {
+                skipped += 1;
+                problems.push(p);
+                continue;
+            }
         };
-        match read_trace(&rel, &bytes) {
+        match read_trace_from(&rel, f) {
             Ok(s) if s.calls.is_empty() && s.turns.is_empty() => {
                 skipped += 1;
                 problems.push(Problem::file(&rel, "holds no tool call; not a trace?"));
@@ -144,8 +211,27 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
                         problems.push(Problem::file(&rel, note));
                     }
                 }
-                problems.extend(s.problems.iter().cloned());
-                sessions.push(s);
+                // The same session twice (a copy, or plain and gzipped) is counted once.
+                let fp = fingerprint(&mut s);
+                if let Some(first) = seen.get(&fp) {
+                    duplicates += 1;
+                    problems.push(Problem::file(&rel, format!("the same session as {first}; counted once")));
+                    continue;
+                }
+                seen.insert(fp, rel.clone());
+                if let Some(first) = ids.get(&s.id) {
+                    problems.push(Problem::file(
+                        &rel,
+                        format!("names session {} as {first} does, with other calls; both are counted", s.id),
+                    ));
+                } else {
+                    ids.insert(s.id.clone(), rel.clone());
+                }
+                extend_capped(&mut problems, &rel, std::mem::take(&mut s.problems));
+                for (w, part) in streams.iter_mut().zip(figures::session_lines(&s)) {
+                    w.put(&part).map_err(Failure::Other)?;
+                }
+                digests.push(figures::digest(&s));
             }
             Err(p) => {
                 skipped += 1;
@@ -153,7 +239,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             }
         }
     }
-    if sessions.is_empty() {
+    if digests.is_empty() {
         for p in problems.iter().take(10) {
             eprintln!("cabrito: {p}");
         }
@@ -162,27 +248,34 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             dir.display()
         )));
     }
-    let refs: Vec<&Session> = sessions.iter().collect();
-    let files = figures::outputs(&refs, &problems);
-    for (rel, contents) in &files {
-        let p = out.join(rel);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|e| Failure::Other(format!("cannot create {}: {e}", d.display())))?;
-        }
-        std::fs::write(&p, contents).map_err(|e| Failure::Other(format!("cannot write {}: {e}", p.display())))?;
+    for w in streams {
+        w.finish().map_err(Failure::Other)?;
     }
+    let files = figures::summary_files(&digests, &problems);
+    for (rel, contents) in &files {
+        staged.write(rel, contents.as_bytes()).map_err(Failure::Other)?;
+    }
+    staged.commit().map_err(Failure::Other)?;
     for p in problems.iter().take(20) {
         eprintln!("cabrito: {p}");
     }
-    let calls: usize = sessions.iter().map(|s| s.calls.len()).sum();
-    let placed = sessions.iter().filter(|s| figures::place(s).n.is_some()).count();
+    if problems.len() > 20 {
+        eprintln!(
+            "cabrito: … and {} more problems (listed in {})",
+            problems.len() - 20,
+            out.join("index.html").display()
+        );
+    }
+    let calls: usize = digests.iter().map(|d| d.calls).sum();
+    let placed = digests.iter().filter(|d| d.place.n.is_some()).count();
     println!(
-        "traces: {} sessions ({} skipped), {calls} tool calls labelled; {placed} sessions placed on an axis and n ({} responses, {} tasks joined); wrote {} files to {}",
-        sessions.len(),
+        "traces: {} sessions ({} skipped{}), {calls} tool calls labelled; {placed} sessions placed on an axis and n ({} responses, {} tasks joined); wrote {} files to {}",
+        digests.len(),
         skipped,
+        if duplicates > 0 { format!(", {duplicates} duplicates counted once") } else { String::new() },
         by_session.len(),
         tasks.len(),
-        files.len(),
+        files.len() + figures::STREAMED.len(),
         out.display()
     );
     println!("open {}", out.join("index.html").display());

@@ -252,7 +252,7 @@ pub fn check_failures(ds: &Dataset, filter: &Filter) -> Vec<CheckRate> {
             e.failed += usize::from(failed);
         };
         add(&unreadable, !r.parsed);
-        for (k, c) in &r.checks {
+        for (k, c) in r.checks.iter() {
             add(k, c.fail > 0 || c.error > 0);
         }
     }

@@ -2,7 +2,7 @@
 //! the same text in the app's downloads and in `cabrito report`.
 
 use super::aggregate::{CheckRate, Diff, Flip, Point, Series};
-use super::read::Dataset;
+use super::read::{Dataset, TaskResult};
 use super::runs::format_n;
 
 /// One field, quoted when needed.
@@ -88,15 +88,16 @@ pub fn checks(ds: &Dataset, rates: &[CheckRate]) -> String {
 /// Every task result, one row each: the raw results behind every number.
 /// `base` goes before each link's fragment (the playground's address, or empty).
 pub fn tasks(ds: &Dataset, indices: Option<&[usize]>, base: &str) -> String {
-    let all: Vec<usize>;
-    let idx = match indices {
-        Some(i) => i,
-        None => {
-            all = (0..ds.records.len()).collect();
-            &all
-        }
-    };
-    table(
+    tasks_lines(ds, indices, base).collect()
+}
+
+/// [`tasks`] one line at a time (the header first), to write a large table without holding it.
+pub fn tasks_lines<'a>(
+    ds: &'a Dataset,
+    indices: Option<&'a [usize]>,
+    base: &'a str,
+) -> impl Iterator<Item = String> + 'a {
+    let header = table(
         &[
             "model",
             "axis",
@@ -113,25 +114,33 @@ pub fn tasks(ds: &Dataset, indices: Option<&[usize]>, base: &str) -> String {
             "link",
             "set",
         ],
-        idx.iter().filter_map(|&i| ds.records.get(i)).map(|r| {
-            vec![
-                r.model.to_string(),
-                r.axis.to_string(),
-                r.kind.to_string(),
-                r.domain.to_string(),
-                format_n(r.n),
-                if r.passed { "1" } else { "0" }.to_string(),
-                r.failing_checks().collect::<Vec<_>>().join(" "),
-                r.name.clone(),
-                r.dag_id.clone(),
-                r.run.to_string(),
-                r.task_set.to_string(),
-                r.message.clone().unwrap_or_default(),
-                ds.link_of(r).map(|q| format!("{base}#/task?{q}")).unwrap_or_default(),
-                ds.sets.get(r.set).cloned().unwrap_or_default(),
-            ]
-        }),
-    )
+        Vec::<Vec<String>>::new(),
+    );
+    let picked: Box<dyn Iterator<Item = &TaskResult> + 'a> = match indices {
+        Some(i) => Box::new(i.iter().filter_map(|&i| ds.records.get(i))),
+        None => Box::new(ds.records.iter()),
+    };
+    std::iter::once(header).chain(picked.map(move |r| {
+        let row = [
+            r.model.to_string(),
+            r.axis.to_string(),
+            r.kind.to_string(),
+            r.domain.to_string(),
+            format_n(r.n),
+            if r.passed { "1" } else { "0" }.to_string(),
+            r.failing_checks().collect::<Vec<_>>().join(" "),
+            r.name.clone(),
+            r.dag_id.clone(),
+            r.run.to_string(),
+            r.task_set.to_string(),
+            r.message.clone().unwrap_or_default(),
+            ds.link_of(r).map(|q| format!("{base}#/task?{q}")).unwrap_or_default(),
+            ds.sets.get(r.set).cloned().unwrap_or_default(),
+        ];
+        let mut line = row.iter().map(|f| field(f)).collect::<Vec<_>>().join(",");
+        line.push('\n');
+        line
+    }))
 }
 
 /// The comparison of two series: `axis, kind, domain, n, a_tasks, a_passed, a_accuracy, b_tasks,

@@ -16,6 +16,8 @@ pub struct Options {
     pub compare: Option<(Series, Series)>,
     /// The playground's address, to make task links absolute (else they are fragments).
     pub app: Option<String>,
+    /// Leave `tables/tasks.csv` out: the caller writes it a line at a time ([`csv::tasks_lines`]).
+    pub tasks_apart: bool,
 }
 
 /// The CSS of the static pages (report and traces), light and dark.
@@ -84,7 +86,9 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
     }
     let rates = aggregate::check_failures(ds, &filter);
     files.push(("tables/checks.csv".into(), csv::checks(ds, &rates)));
-    files.push(("tables/tasks.csv".into(), csv::tasks(ds, None, opts.app.as_deref().unwrap_or(""))));
+    if !opts.tasks_apart {
+        files.push(("tables/tasks.csv".into(), csv::tasks(ds, None, opts.app.as_deref().unwrap_or(""))));
+    }
 
     let mut figs: Vec<(String, String, String)> = Vec::new(); // (file, heading, svg)
     for (facet, file, heading) in [
@@ -141,6 +145,9 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
     }
     h.push_str("<h2>Tables</h2>\n<p>");
     let mut names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).filter(|p| p.ends_with(".csv")).collect();
+    if opts.tasks_apart {
+        names.push("tables/tasks.csv");
+    }
     names.sort();
     h.push_str(&names.iter().map(|p| format!("<a href=\"{p}\">{p}</a>")).collect::<Vec<_>>().join(" · "));
     h.push_str("</p>\n");

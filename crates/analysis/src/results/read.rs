@@ -31,8 +31,9 @@ pub struct TaskResult {
     pub passed: bool,
     /// False when the response could not be read or graded (`parsed_ok: false`).
     pub parsed: bool,
-    /// Counts per check kind, in the record's order.
-    pub checks: Vec<(Arc<str>, Counts)>,
+    /// Counts per check kind, in the record's order (one copy shared by the records that have the
+    /// same).
+    pub checks: Arc<[(Arc<str>, Counts)]>,
     /// Why it failed, when the record says (Cabrito's `message`, or `error`).
     pub message: Option<String>,
     /// The share-link query of the task, when the record or a task file gives it.
@@ -107,8 +108,15 @@ pub struct Dataset {
     answers: HashMap<AnswerKey, String>,
     /// Task name → share-link queries (one per axis when a name is shared).
     links: HashMap<String, Vec<(Arc<str>, String)>>,
-    index: HashMap<RecordKey, usize>,
+    /// Records by the hash of their identity ([`RecordKey`]); `collided` holds the rare second
+    /// identity of a hash.
+    index: HashMap<u64, usize>,
+    collided: HashMap<RecordKey, usize>,
     strings: HashMap<String, Arc<str>>,
+    check_lists: HashMap<Vec<(Arc<str>, Counts)>, Arc<[(Arc<str>, Counts)]>>,
+    /// Keep no answers (responses are not read, a record's `answer` is dropped): the static report
+    /// shows none, and they are most of a results folder's bytes.
+    pub lean: bool,
 }
 
 /// The most problems kept per file (the rest are counted).
@@ -418,6 +426,49 @@ impl Dataset {
         a
     }
 
+    /// A result's identity, hashed (the index holds hashes, not copies of the keys).
+    fn key_hash(r: &TaskResult) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (r.set, &r.model, &r.run, &r.task_set, &r.kind, &r.name, &r.dag_id).hash(&mut h);
+        h.finish()
+    }
+
+    fn key_of(r: &TaskResult) -> RecordKey {
+        (r.set, r.model.clone(), r.run.clone(), r.task_set.clone(), r.kind.clone(), r.name.clone(), r.dag_id.clone())
+    }
+
+    /// The record already kept with the same identity as `r`, if any.
+    fn find(&self, r: &TaskResult) -> Option<usize> {
+        let i = *self.index.get(&Self::key_hash(r))?;
+        if Self::key_of(&self.records[i]) == Self::key_of(r) {
+            Some(i)
+        } else {
+            self.collided.get(&Self::key_of(r)).copied()
+        }
+    }
+
+    fn keep(&mut self, r: TaskResult) {
+        let h = Self::key_hash(&r);
+        if self.index.contains_key(&h) {
+            // Two identities with one hash: the second is indexed by its whole key.
+            self.collided.insert(Self::key_of(&r), self.records.len());
+        } else {
+            self.index.insert(h, self.records.len());
+        }
+        self.records.push(r);
+    }
+
+    /// One shared copy of each distinct list of check counts (most records repeat a few).
+    fn intern_checks(&mut self, checks: Vec<(Arc<str>, Counts)>) -> Arc<[(Arc<str>, Counts)]> {
+        if let Some(a) = self.check_lists.get(&checks) {
+            return a.clone();
+        }
+        let a: Arc<[(Arc<str>, Counts)]> = Arc::from(checks.clone());
+        self.check_lists.insert(checks, a.clone());
+        a
+    }
+
     fn problem(&mut self, file: usize, p: Problem) {
         let f = &mut self.files[file];
         f.bad_lines += usize::from(p.line.is_some());
@@ -431,6 +482,12 @@ impl Dataset {
 
     /// Read one file into set `set`. Never fails: problems are recorded in [`Dataset::problems`].
     pub fn add_file(&mut self, set: usize, path: &str, bytes: &[u8]) {
+        self.add_reader(set, path, bytes)
+    }
+
+    /// [`Dataset::add_file`] from a reader (a file the caller opened): read as a stream, one line
+    /// at a time, so memory holds what is kept of the records, not the file.
+    pub fn add_reader<R: std::io::Read>(&mut self, set: usize, path: &str, reader: R) {
         while self.sets.len() <= set {
             self.sets.push(format!("set {}", self.sets.len() + 1));
         }
@@ -441,31 +498,40 @@ impl Dataset {
         if !interesting || lower.ends_with(".meta.json") {
             return;
         }
-        let (text, warn) = match input::text_of(path, bytes) {
-            Ok(t) => t,
-            Err(p) => {
-                self.problem(file, p);
-                return;
-            }
-        };
-        if let Some(p) = warn {
-            self.problem(file, p);
-        }
-        let head: String = text.chars().take(4096).collect();
+        let src = input::Source::new(path, reader, input::MAX_TEXT_BYTES);
+        let head = src.head();
         let role = role_of(path, Some(&head));
         self.files[file].role = role;
+        let list = head.trim_start().starts_with('[');
         match role {
-            FileRole::Results => self.read_results(set, file, path, &text),
-            FileRole::Responses => self.read_responses(set, file, path, &text),
-            FileRole::Tasks => self.read_tasks(file, path, &text),
-            FileRole::Summary => self.read_summary(set, file, path, &text),
+            FileRole::Summary => self.read_summary(set, file, path, src),
+            FileRole::Tasks if list => self.read_task_list(file, path, src),
+            FileRole::Responses if self.lean => {}
             FileRole::Skipped => {}
+            _ => {
+                let mut lines = src.lines();
+                match role {
+                    FileRole::Results => self.read_results(set, file, path, &mut lines),
+                    FileRole::Responses => self.read_responses(set, file, path, &mut lines),
+                    _ => self.read_task_lines(file, path, &mut lines),
+                }
+                for p in std::mem::take(&mut lines.problems) {
+                    self.problem(file, p);
+                }
+            }
         }
     }
 
-    fn read_results(&mut self, set: usize, file: usize, path: &str, text: &str) {
+    fn read_results<S: AsRef<str>>(
+        &mut self,
+        set: usize,
+        file: usize,
+        path: &str,
+        lines: impl Iterator<Item = (usize, S)>,
+    ) {
         let layout = layout_of(path, "results");
-        for (lineno, line) in input::numbered_lines(text) {
+        for (lineno, line) in lines {
+            let line = line.as_ref();
             let raw: RawResult = match serde_json::from_str(line) {
                 Ok(r) => r,
                 Err(e) => {
@@ -480,22 +546,10 @@ impl Dataset {
             };
             match self.result_of(set, file, lineno, &layout, raw) {
                 Ok(rec) => {
-                    let key = (
-                        set,
-                        rec.model.clone(),
-                        rec.run.clone(),
-                        rec.task_set.clone(),
-                        rec.kind.clone(),
-                        rec.name.clone(),
-                        rec.dag_id.clone(),
-                    );
-                    match self.index.get(&key) {
-                        // The reference's readers keep the last record of a key.
-                        Some(&i) => self.records[i] = rec,
-                        None => {
-                            self.index.insert(key, self.records.len());
-                            self.records.push(rec);
-                        }
+                    // The reference's readers keep the last record of a key.
+                    match self.find(&rec) {
+                        Some(i) => self.records[i] = rec,
+                        None => self.keep(rec),
                     }
                     self.files[file].records += 1;
                 }
@@ -620,19 +674,25 @@ impl Dataset {
             dag_id,
             passed,
             parsed,
-            checks,
+            checks: self.intern_checks(checks),
             message,
             link,
-            answer: raw.answer,
+            answer: if self.lean { None } else { raw.answer },
             file,
             line,
         })
     }
 
-    fn read_responses(&mut self, set: usize, file: usize, path: &str, text: &str) {
+    fn read_responses<S: AsRef<str>>(
+        &mut self,
+        set: usize,
+        file: usize,
+        path: &str,
+        lines: impl Iterator<Item = (usize, S)>,
+    ) {
         let layout = layout_of(path, "responses");
-        for (lineno, line) in input::numbered_lines(text) {
-            let raw: RawResponse = match serde_json::from_str(line) {
+        for (lineno, line) in lines {
+            let raw: RawResponse = match serde_json::from_str(line.as_ref()) {
                 Ok(r) => r,
                 Err(e) => {
                     self.problem(file, Problem::line(path, lineno, format!("not a response record ({e})")));
@@ -672,44 +732,54 @@ impl Dataset {
         }
     }
 
-    fn read_tasks(&mut self, file: usize, path: &str, text: &str) {
-        let trimmed = text.trim_start();
-        let add = |ds: &mut Dataset, t: RawTask| {
-            let Some(name) = t.name else { return };
-            let query = t.spec.as_ref().and_then(spec_query).or_else(|| t.link.as_deref().map(link_query));
-            if let Some(q) = query {
-                let axis = t
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.get("axis"))
-                    .and_then(|a| a.as_str())
-                    .map(|a| ds.intern(a))
-                    .unwrap_or_else(|| ds.intern("?"));
-                let e = ds.links.entry(name).or_default();
-                if !e.iter().any(|(a, _)| *a == axis) {
-                    e.push((axis, q));
-                }
-                ds.files[file].records += 1;
+    fn add_task(&mut self, file: usize, t: RawTask) {
+        let Some(name) = t.name else { return };
+        let query = t.spec.as_ref().and_then(spec_query).or_else(|| t.link.as_deref().map(link_query));
+        if let Some(q) = query {
+            let axis = t
+                .spec
+                .as_ref()
+                .and_then(|s| s.get("axis"))
+                .and_then(|a| a.as_str())
+                .map(|a| self.intern(a))
+                .unwrap_or_else(|| self.intern("?"));
+            let e = self.links.entry(name).or_default();
+            if !e.iter().any(|(a, _)| *a == axis) {
+                e.push((axis, q));
             }
-        };
-        if trimmed.starts_with('[') {
-            match serde_json::from_str::<Vec<RawTask>>(trimmed) {
-                Ok(list) => list.into_iter().for_each(|t| add(self, t)),
-                Err(e) => self.problem(file, Problem::file(path, format!("not a JSON list of tasks ({e})"))),
+            self.files[file].records += 1;
+        }
+    }
+
+    /// A JSON list of task records, read as a stream (only the fields kept are held).
+    fn read_task_list(&mut self, file: usize, path: &str, mut src: input::Source) {
+        match serde_json::from_reader::<_, Vec<RawTask>>(&mut src) {
+            Ok(list) => list.into_iter().for_each(|t| self.add_task(file, t)),
+            Err(e) if e.is_io() => {
+                let p = src.problem_of(&std::io::Error::other(e.to_string()), true);
+                self.problem(file, p)
             }
-        } else {
-            for (lineno, line) in input::numbered_lines(text) {
-                match serde_json::from_str::<RawTask>(line) {
-                    Ok(t) => add(self, t),
-                    Err(e) => self.problem(file, Problem::line(path, lineno, format!("not a task record ({e})"))),
-                }
+            Err(e) => self.problem(file, Problem::file(path, format!("not a JSON list of tasks ({e})"))),
+        }
+    }
+
+    fn read_task_lines<S: AsRef<str>>(&mut self, file: usize, path: &str, lines: impl Iterator<Item = (usize, S)>) {
+        for (lineno, line) in lines {
+            match serde_json::from_str::<RawTask>(line.as_ref()) {
+                Ok(t) => self.add_task(file, t),
+                Err(e) => self.problem(file, Problem::line(path, lineno, format!("not a task record ({e})"))),
             }
         }
     }
 
-    fn read_summary(&mut self, set: usize, file: usize, path: &str, text: &str) {
-        let summary: RawSummary = match serde_json::from_str(text) {
+    fn read_summary(&mut self, set: usize, file: usize, path: &str, mut src: input::Source) {
+        let summary: RawSummary = match serde_json::from_reader(&mut src) {
             Ok(s) => s,
+            Err(e) if e.is_io() => {
+                let p = src.problem_of(&std::io::Error::other(e.to_string()), true);
+                self.problem(file, p);
+                return;
+            }
             Err(e) => {
                 self.problem(file, Problem::file(path, format!("not a summary of `cabrito grade` ({e})")));
                 return;

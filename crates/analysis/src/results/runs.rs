@@ -91,7 +91,7 @@ pub fn required_kinds(experiment: &str, task_type: &str) -> Option<Vec<&'static 
 pub const DIAGNOSTIC_CHECKS: &[&str] = &["compilation", "edit_path", "function_comments"];
 
 /// pass / fail / error counts of one check kind in a record's summary.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Counts {
     pub pass: u32,
     pub fail: u32,

@@ -144,7 +144,6 @@ pub fn place_unknown(ds: &mut super::read::Dataset, finder: &mut SpecFinder) -> 
 
 fn fill(ds: &mut super::read::Dataset, finder: &mut SpecFinder, only_unknown: bool) -> usize {
     use std::sync::Arc;
-    let mut found: HashMap<(String, String, String, String), Option<TaskSpec>> = HashMap::new();
     let mut added = 0;
     for i in 0..ds.records.len() {
         let r = &ds.records[i];
@@ -155,11 +154,8 @@ fn fill(ds: &mut super::read::Dataset, finder: &mut SpecFinder, only_unknown: bo
         if !unknown && ds.link_of(r).is_some() {
             continue;
         }
-        let key = (r.run.to_string(), r.task_set.to_string(), r.kind.to_string(), r.dag_id.clone());
-        let (axis, n) = (r.axis.to_string(), r.n);
-        let spec =
-            found.entry(key).or_insert_with_key(|(run, set, ty, dag)| finder.find(run, set, ty, dag, &axis, n)).clone();
-        let Some(spec) = spec else { continue };
+        // Each lookup is a hash in a table of seeds per size pair: cheaper than a cache per record.
+        let Some(spec) = finder.find(&r.run, &r.task_set, &r.kind, &r.dag_id, &r.axis, r.n) else { continue };
         let rec = &mut ds.records[i];
         if unknown {
             rec.axis = Arc::from(spec.axis.as_str());

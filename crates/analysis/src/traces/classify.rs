@@ -63,15 +63,21 @@ pub fn follows_shell(tool: &str) -> bool {
 
 /// Arguments as an object: a JSON string holding an object is read; other strings become `raw`.
 pub fn arguments(args: &Value) -> Value {
-    match args {
+    arguments_ref(args).into_owned()
+}
+
+/// [`arguments`], borrowing an object instead of copying it (arguments can be megabytes).
+pub fn arguments_ref(args: &Value) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    Cow::Owned(match args {
+        Value::Object(_) => return Cow::Borrowed(args),
         Value::String(s) => match serde_json::from_str::<Value>(s) {
             Ok(v @ Value::Object(_)) => v,
             _ => serde_json::json!({ "raw": s }),
         },
-        Value::Object(_) => args.clone(),
         Value::Null => serde_json::json!({}),
         other => serde_json::json!({ "raw": other.to_string() }),
-    }
+    })
 }
 
 fn s<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
@@ -350,7 +356,7 @@ fn imported_from_solution(code: &str) -> Vec<String> {
 /// What a generated Python script (a `-c` string, a here-document, a created file) is for; `None`
 /// when nothing in it says.
 pub fn python_intent(code: &str) -> Option<Labelled> {
-    let c = code;
+    let c = shell::head(code, shell::MAX_TEXT);
     // 1. It writes the solution (or a test file).
     let writes = written_files(c);
     if !writes.is_empty() {
@@ -993,7 +999,7 @@ fn by_file_edit(path: &str, content: Option<&str>) -> Labelled {
 
 fn content_of(args: &Value) -> String {
     if let Some(c) = s(args, CONTENT_KEYS) {
-        return c.to_string();
+        return shell::head(c, shell::MAX_TEXT).to_string();
     }
     if let Some(edits) = args.get("edits").and_then(Value::as_array) {
         return edits.iter().filter_map(|e| s(e, CONTENT_KEYS)).collect::<Vec<_>>().join("\n");
@@ -1213,7 +1219,8 @@ const SUBAGENT_TOOLS: &[&str] = &["task", "agent", "dispatch_agent", "subagent",
 
 /// Label one tool call.
 pub fn classify(tool: &str, raw_args: &Value) -> Labelled {
-    let args = arguments(raw_args);
+    let owned = arguments_ref(raw_args);
+    let args: &Value = &owned;
     let t = normalise(tool);
     let t = t.as_str();
     if t == "sql" {

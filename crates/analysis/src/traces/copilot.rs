@@ -85,6 +85,11 @@ fn shell_id(args: &Value) -> Option<String> {
 
 /// Read an events.jsonl (calls are left unlabelled; [`Session::classify`] labels them).
 pub fn read(path: &str, text: &str) -> Session {
+    read_lines(path, input::numbered_lines(text))
+}
+
+/// [`read`] from numbered lines (a file read as a stream).
+pub fn read_lines<S: AsRef<str>>(path: &str, lines: impl Iterator<Item = (usize, S)>) -> Session {
     let mut s = Session {
         id: super::session_id_of(path),
         format: Format::Copilot,
@@ -102,8 +107,8 @@ pub fn read(path: &str, text: &str) -> Session {
     let mut checkpoint: Option<Value> = None;
     let (mut msg_in, mut msg_out): (Option<f64>, Option<f64>) = (None, None);
     let mut session_data_id: Option<String> = None;
-    for (lineno, line) in input::numbered_lines(text) {
-        let ev: Value = match serde_json::from_str(line) {
+    for (lineno, line) in lines {
+        let ev: Value = match serde_json::from_str(line.as_ref()) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) => {
                 s.problems.push(Problem::line(path, lineno, "not a JSON object"));
@@ -151,7 +156,7 @@ pub fn read(path: &str, text: &str) -> Session {
                 for (ri, r) in requests.into_iter().enumerate() {
                     let index = s.calls.len();
                     let arguments = r.get("arguments").cloned().unwrap_or(Value::Null);
-                    let args_obj = super::classify::arguments(&arguments);
+                    let args_obj = super::classify::arguments_ref(&arguments);
                     if let Some(id) = r.get("toolCallId").and_then(Value::as_str) {
                         by_id.insert(id.to_string(), index);
                     }
@@ -189,7 +194,7 @@ pub fn read(path: &str, text: &str) -> Session {
                     if c.arguments.is_null() {
                         if let Some(a) = data.get("arguments") {
                             c.arguments = a.clone();
-                            c.shell_id = shell_id(&super::classify::arguments(a));
+                            c.shell_id = shell_id(&super::classify::arguments_ref(a));
                         }
                     }
                     if c.tool.is_empty() {

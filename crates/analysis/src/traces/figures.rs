@@ -63,6 +63,53 @@ pub fn place(s: &Session) -> Place {
     Place { model, experiment, axis, n, task_set, task_type }
 }
 
+/// What the sums over many sessions (usage, table 2, figure 3) need of one session, without the
+/// text of its calls: so a folder of traces can be summed one session at a time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Digest {
+    pub id: String,
+    pub model: String,
+    pub path: String,
+    pub usage: super::Usage,
+    pub place: Place,
+    pub calls: usize,
+    /// Calls per label, in [`Label::ALL`]'s order.
+    pub labels: [usize; 8],
+    /// Calls per group, in [`Group::ALL`]'s order.
+    pub group_calls: [usize; 6],
+    /// Output tokens (§8.6) of the calls per group, in [`Group::ALL`]'s order.
+    pub group_tokens: [f64; 6],
+}
+
+/// A session's [`Digest`].
+pub fn digest(s: &Session) -> Digest {
+    let mut d = Digest {
+        id: s.id.clone(),
+        model: s.model.clone(),
+        path: s.path.clone(),
+        usage: s.usage.clone(),
+        place: place(s),
+        calls: s.calls.len(),
+        labels: [0; 8],
+        group_calls: [0; 6],
+        group_tokens: [0.0; 6],
+    };
+    for c in &s.calls {
+        let l = c.effective_label();
+        d.labels[Label::ALL.iter().position(|x| *x == l).unwrap_or(7)] += 1;
+        let g = Group::ALL.iter().position(|x| *x == l.group()).unwrap_or(5);
+        d.group_calls[g] += 1;
+        if let Some(t) = c.output_tokens {
+            d.group_tokens[g] += t;
+        }
+    }
+    d
+}
+
+fn digests(sessions: &[&Session]) -> Vec<Digest> {
+    sessions.iter().map(|s| digest(s)).collect()
+}
+
 /// Figure 3's numbers for one group in one cell (model × axis × n).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupPoint {
@@ -93,30 +140,24 @@ fn mean_se(xs: &[f64]) -> (f64, f64) {
 
 /// Per model × axis × n × group: mean calls and output tokens per session, with standard errors.
 pub fn figure3(sessions: &[&Session]) -> Vec<GroupPoint> {
-    let mut cells: BTreeMap<(String, usize, String, i64), Vec<&Session>> = BTreeMap::new();
+    figure3_of(&digests(sessions))
+}
+
+/// [`figure3`] from digests.
+pub fn figure3_of(digests: &[Digest]) -> Vec<GroupPoint> {
+    let mut cells: BTreeMap<(String, usize, String, i64), Vec<&Digest>> = BTreeMap::new();
     let mut ns: BTreeMap<(String, usize, String, i64), Option<f64>> = BTreeMap::new();
-    for s in sessions {
-        let p = place(s);
+    for d in digests {
+        let p = &d.place;
         let key = (p.model.clone(), runs::axis_rank(&p.axis), p.axis.clone(), crate::results::aggregate::n_key(p.n));
         ns.insert(key.clone(), p.n);
-        cells.entry(key).or_default().push(s);
+        cells.entry(key).or_default().push(d);
     }
     let mut out = Vec::new();
-    for (key, ss) in cells {
-        for &g in Group::ALL {
-            let calls: Vec<f64> =
-                ss.iter().map(|s| s.calls.iter().filter(|c| c.effective_label().group() == g).count() as f64).collect();
-            let tokens: Vec<f64> = ss
-                .iter()
-                .map(|s| {
-                    s.calls
-                        .iter()
-                        .filter(|c| c.effective_label().group() == g)
-                        .filter_map(|c| c.output_tokens)
-                        .sum::<f64>()
-                        / 1000.0
-                })
-                .collect();
+    for (key, ds) in cells {
+        for (gi, &g) in Group::ALL.iter().enumerate() {
+            let calls: Vec<f64> = ds.iter().map(|d| d.group_calls[gi] as f64).collect();
+            let tokens: Vec<f64> = ds.iter().map(|d| d.group_tokens[gi] / 1000.0).collect();
             let (mc, sc) = mean_se(&calls);
             let (mt, st) = mean_se(&tokens);
             out.push(GroupPoint {
@@ -124,7 +165,7 @@ pub fn figure3(sessions: &[&Session]) -> Vec<GroupPoint> {
                 axis: key.2.clone(),
                 n: ns[&key],
                 group: g,
-                sessions: ss.len(),
+                sessions: ds.len(),
                 mean_calls: mc,
                 se_calls: sc,
                 mean_tokens_k: mt,
@@ -225,9 +266,14 @@ impl LabelRow {
 }
 
 pub fn table2(sessions: &[&Session]) -> Vec<LabelRow> {
+    table2_of(&digests(sessions))
+}
+
+/// [`table2`] from digests.
+pub fn table2_of(digests: &[Digest]) -> Vec<LabelRow> {
     let mut rows: BTreeMap<(String, usize, String), LabelRow> = BTreeMap::new();
-    for s in sessions {
-        let p = place(s);
+    for d in digests {
+        let p = &d.place;
         let r = rows.entry((p.model.clone(), runs::axis_rank(&p.axis), p.axis.clone())).or_insert_with(|| LabelRow {
             model: p.model.clone(),
             axis: p.axis.clone(),
@@ -235,8 +281,10 @@ pub fn table2(sessions: &[&Session]) -> Vec<LabelRow> {
             counts: BTreeMap::new(),
         });
         r.sessions += 1;
-        for c in &s.calls {
-            *r.counts.entry(c.effective_label()).or_default() += 1;
+        for (l, &k) in Label::ALL.iter().zip(&d.labels) {
+            if k > 0 {
+                *r.counts.entry(*l).or_default() += k;
+            }
         }
     }
     rows.into_values().collect()
@@ -336,6 +384,36 @@ fn truncate_middle(s: &str, budget: usize) -> String {
     format!("{head}\n…[truncated]…\n{tail}")
 }
 
+/// Counts what is written to it, and fails past a limit (to learn whether a value is short
+/// without writing it all out).
+struct Meter {
+    n: usize,
+    max: usize,
+}
+
+impl std::io::Write for Meter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.n += buf.len();
+        if self.n > self.max {
+            return Err(std::io::Error::other("long"));
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The arguments of a label record: as they are, or, past [`MAX_INFO`] characters, pretty-printed
+/// and cut in the middle as the classifier sees them (§8.5).
+fn shown_arguments(v: &serde_json::Value) -> serde_json::Value {
+    if serde_json::to_writer(&mut Meter { n: 0, max: MAX_INFO }, v).is_ok() {
+        return v.clone();
+    }
+    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+    serde_json::Value::String(truncate_middle(&pretty, MAX_INFO))
+}
+
 /// One label record per tool call, in the reference's JSONL shape (§8.5), with `reason` = the rule.
 pub fn label_records(s: &Session) -> Vec<serde_json::Value> {
     let p = place(s);
@@ -358,7 +436,7 @@ pub fn label_records(s: &Session) -> Vec<serde_json::Value> {
                     "assistant_content": truncate_middle(turn.map_or("", |t| t.content.as_str()), 4000),
                     "tool_request_index": c.request_index,
                     "tool_name": c.tool,
-                    "tool_arguments": c.arguments,
+                    "tool_arguments": shown_arguments(&c.arguments),
                     "tool_intention_summary": truncate_middle(&c.intention, 2000),
                 },
                 "label": c.effective_label().as_str(),
@@ -386,6 +464,11 @@ pub fn token_records(s: &Session) -> Vec<serde_json::Value> {
 
 /// Session usage as the reference's CSV (§8.7).
 pub fn usage_csv(sessions: &[&Session]) -> String {
+    usage_csv_of(&digests(sessions))
+}
+
+/// [`usage_csv`] from digests.
+pub fn usage_csv_of(digests: &[Digest]) -> String {
     let f = |x: Option<f64>| {
         x.map(|v| if v.fract() == 0.0 { format!("{}", v as i64) } else { format!("{v}") }).unwrap_or_default()
     };
@@ -405,7 +488,7 @@ pub fn usage_csv(sessions: &[&Session]) -> String {
             "token_usage_source",
             "trace_path",
         ],
-        sessions.iter().map(|s| {
+        digests.iter().map(|s| {
             vec![
                 s.id.clone(),
                 s.model.clone(),
@@ -425,13 +508,30 @@ pub fn usage_csv(sessions: &[&Session]) -> String {
     )
 }
 
-/// Every call, flat: session, index, turn, tool, label, rule, tokens, and the session's place.
-pub fn calls_csv(sessions: &[&Session]) -> String {
-    let mut rows = Vec::new();
-    for s in sessions {
-        let p = place(s);
-        for c in &s.calls {
-            rows.push(vec![
+/// The header of `calls.csv`.
+pub const CALLS_HEADER: &[&str] = &[
+    "session_id",
+    "tool_call_index",
+    "turn",
+    "tool",
+    "label",
+    "rule_label",
+    "rule",
+    "output_tokens",
+    "model",
+    "axis",
+    "n",
+    "dag_id",
+    "run",
+];
+
+/// One session's rows of `calls.csv` (no header).
+pub fn calls_rows(s: &Session) -> String {
+    let p = place(s);
+    let table = csv::table(
+        &[],
+        s.calls.iter().map(|c| {
+            vec![
                 s.id.clone(),
                 c.index.to_string(),
                 c.turn.to_string(),
@@ -445,46 +545,65 @@ pub fn calls_csv(sessions: &[&Session]) -> String {
                 format_n(p.n),
                 s.task.dag_id.clone(),
                 s.task.run.clone(),
-            ]);
-        }
+            ]
+        }),
+    );
+    // `table` with no header starts with an empty line.
+    table[1..].to_string()
+}
+
+/// Every call, flat: session, index, turn, tool, label, rule, tokens, and the session's place.
+pub fn calls_csv(sessions: &[&Session]) -> String {
+    let mut out = csv::table(CALLS_HEADER, Vec::<Vec<String>>::new());
+    for s in sessions {
+        out.push_str(&calls_rows(s));
     }
-    csv::table(
-        &[
-            "session_id",
-            "tool_call_index",
-            "turn",
-            "tool",
-            "label",
-            "rule_label",
-            "rule",
-            "output_tokens",
-            "model",
-            "axis",
-            "n",
-            "dag_id",
-            "run",
-        ],
-        rows,
-    )
+    out
+}
+
+/// The files written one session at a time, in [`outputs`]' order: labels (§8.5), tokens (§8.6)
+/// and calls; each starts with [`streamed_start`] and goes on with [`session_lines`].
+pub const STREAMED: [&str; 3] = ["labels.jsonl", "tool_call_token_counts.jsonl", "calls.csv"];
+
+/// What each of [`STREAMED`] starts with.
+pub fn streamed_start() -> [String; 3] {
+    [String::new(), String::new(), csv::table(CALLS_HEADER, Vec::<Vec<String>>::new())]
+}
+
+/// A session's lines of each of [`STREAMED`].
+pub fn session_lines(s: &Session) -> [String; 3] {
+    let jsonl = |recs: Vec<serde_json::Value>| recs.iter().map(|r| format!("{r}\n")).collect::<String>();
+    [jsonl(label_records(s)), jsonl(token_records(s)), calls_rows(s)]
 }
 
 /// Every file `cabrito traces` writes: the labels (§8.5) and tokens (§8.6) as JSONL, usage (§8.7),
 /// calls, table 2 and figure 3 as CSV, the figures as SVG and an `index.html` showing them.
 pub fn outputs(sessions: &[&Session], problems: &[Problem]) -> Vec<(String, String)> {
+    let mut streamed = streamed_start();
+    for s in sessions {
+        for (acc, part) in streamed.iter_mut().zip(session_lines(s)) {
+            acc.push_str(&part);
+        }
+    }
+    let [labels, tokens, calls] = streamed;
+    let mut files = vec![(STREAMED[0].to_string(), labels), (STREAMED[1].to_string(), tokens)];
+    let mut rest = summary_files(&digests(sessions), problems);
+    // usage.csv, then calls.csv, as the page lists them.
+    files.push(rest.remove(0));
+    files.push((STREAMED[2].to_string(), calls));
+    files.extend(rest);
+    files
+}
+
+/// The files of [`outputs`] that sum over sessions (usage, table 2, figure 3, the page and its
+/// figures), from the sessions' digests.
+pub fn summary_files(digests: &[Digest], problems: &[Problem]) -> Vec<(String, String)> {
     use crate::results::page::{html_head, html_table};
     use crate::results::plot::{esc, render, render_bars};
-    let mut files = Vec::new();
-    let jsonl = |recs: Vec<serde_json::Value>| recs.iter().map(|r| format!("{r}\n")).collect::<String>();
-    files.push(("labels.jsonl".to_string(), sessions.iter().map(|s| jsonl(label_records(s))).collect::<String>()));
-    files.push((
-        "tool_call_token_counts.jsonl".to_string(),
-        sessions.iter().map(|s| jsonl(token_records(s))).collect::<String>(),
-    ));
-    files.push(("usage.csv".to_string(), usage_csv(sessions)));
-    files.push(("calls.csv".to_string(), calls_csv(sessions)));
-    let rows = table2(sessions);
+    let mut files = vec![("usage.csv".to_string(), usage_csv_of(digests))];
+    let rows = table2_of(digests);
     files.push(("table2.csv".to_string(), table2_csv(&rows)));
-    let points = figure3(sessions);
+    let points = figure3_of(digests);
     files.push(("figure3.csv".to_string(), figure3_csv(&points)));
     let (calls, tokens) = figure3_charts(&points);
     let svgs = [
@@ -492,12 +611,12 @@ pub fn outputs(sessions: &[&Session], problems: &[Problem]) -> Vec<(String, Stri
         ("figures/tokens.svg", "Output tokens per label group against n (figure 3)", render(&tokens)),
         ("figures/labels.svg", "Distribution of labels (table 2)", render_bars(&table2_chart(&rows))),
     ];
-    let n_calls: usize = sessions.iter().map(|s| s.calls.len()).sum();
+    let n_calls: usize = digests.iter().map(|d| d.calls).sum();
     let mut h = html_head("Cabrito traces");
     h.push_str("<h1>Agent traces</h1>\n");
     h.push_str(&format!(
         "<p class=\"muted\">{} sessions, {n_calls} tool calls, labelled by Cabrito's offline rules (<code>cabrito-rules/1</code>: read, search, understand → Analyze, edit, test; summary, plan and other → Other). Error bars: ± one standard error over sessions.</p>\n",
-        sessions.len()
+        digests.len()
     ));
     for (file, heading, svg) in &svgs {
         h.push_str(&format!("<h2>{}</h2>\n<figure>{svg}<figcaption class=\"muted\"><a href=\"{file}\">{file}</a></figcaption></figure>\n", esc(heading)));

@@ -5,6 +5,7 @@
 use super::TaskRef;
 use crate::results::read::{layout_of, link_query, spec_query};
 use crate::results::{input, input::Problem};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -19,11 +20,20 @@ pub struct SessionOf {
 /// Sessions named by a response file (`responses/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl`);
 /// the last record of a (name, dag_id) wins, as in the reference's readers.
 pub fn sessions_of_responses(path: &str, text: &str, problems: &mut Vec<Problem>) -> Vec<SessionOf> {
+    sessions_of_response_lines(path, input::numbered_lines(text), problems)
+}
+
+/// [`sessions_of_responses`] from numbered lines (a file read as a stream).
+pub fn sessions_of_response_lines<S: AsRef<str>>(
+    path: &str,
+    lines: impl Iterator<Item = (usize, S)>,
+    problems: &mut Vec<Problem>,
+) -> Vec<SessionOf> {
     let layout = layout_of(path, "responses");
     let mut latest: HashMap<(String, String), SessionOf> = HashMap::new();
     let mut order: Vec<(String, String)> = Vec::new();
-    for (lineno, line) in input::numbered_lines(text) {
-        let v: Value = match serde_json::from_str(line) {
+    for (lineno, line) in lines {
+        let v: Value = match serde_json::from_str(line.as_ref()) {
             Ok(v @ Value::Object(_)) => v,
             _ => {
                 problems.push(Problem::line(path, lineno, "not a response record"));
@@ -73,8 +83,35 @@ pub struct TaskIndex {
     by_dag: HashMap<String, Vec<TaskRef>>,
 }
 
+/// What the index keeps of a task record (the rest of it is skipped unread).
+#[derive(Deserialize)]
+struct TaskLite {
+    #[serde(default)]
+    dag_id: Option<Value>,
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    spec: Option<Value>,
+    #[serde(default)]
+    link: Option<Value>,
+}
+
+impl TaskLite {
+    fn of(v: Value) -> TaskLite {
+        let mut v = v;
+        let mut take = |k: &str| v.get_mut(k).map(Value::take);
+        TaskLite { dag_id: take("dag_id"), name: take("name"), spec: take("spec"), link: take("link") }
+    }
+}
+
 impl TaskIndex {
     pub fn add_file(&mut self, path: &str, text: &str, problems: &mut Vec<Problem>) {
+        self.add_reader(path, text.as_bytes(), problems)
+    }
+
+    /// [`TaskIndex::add_file`] from a reader (a file the caller opened, gzipped or not), read as a
+    /// stream.
+    pub fn add_reader<R: std::io::Read>(&mut self, path: &str, reader: R, problems: &mut Vec<Problem>) {
         let comps: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
         let file = comps.last().copied().unwrap_or("");
         let stem = crate::results::read::stem(file).to_string();
@@ -83,30 +120,45 @@ impl TaskIndex {
         } else {
             (String::new(), String::new())
         };
-        let records: Vec<Value> = if text.trim_start().starts_with('[') {
-            match serde_json::from_str::<Vec<Value>>(text) {
+        let mut src = input::Source::new(path, reader, input::MAX_TEXT_BYTES);
+        let records: Vec<TaskLite> = if src.head().trim_start().starts_with('[') {
+            match serde_json::from_reader::<_, Vec<TaskLite>>(&mut src) {
                 Ok(v) => v,
+                Err(e) if e.is_io() => {
+                    problems.push(src.problem_of(&std::io::Error::other(e.to_string()), true));
+                    return;
+                }
                 Err(e) => {
                     problems.push(Problem::file(path, format!("not a JSON list of tasks ({e})")));
                     return;
                 }
             }
         } else {
-            input::numbered_lines(text).filter_map(|(_, l)| serde_json::from_str(l).ok()).collect()
+            let mut lines = src.lines();
+            let v = (&mut lines)
+                .filter_map(|(_, l)| serde_json::from_str::<Value>(&l).ok())
+                .filter(Value::is_object)
+                .map(TaskLite::of)
+                .collect();
+            problems.append(&mut lines.problems);
+            v
         };
         let from_layout = crate::results::runs::is_task_type(&stem);
+        let text = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).unwrap_or("").to_string();
         for r in records {
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let dag = s("dag_id");
+            let dag = text(&r.dag_id);
             if dag.is_empty() {
                 continue;
             }
-            let link =
-                r.get("spec").and_then(spec_query).or_else(|| r.get("link").and_then(Value::as_str).map(link_query));
+            let link = r
+                .spec
+                .as_ref()
+                .and_then(spec_query)
+                .or_else(|| r.link.as_ref().and_then(Value::as_str).map(link_query));
             let (run, set, ty) = if from_layout {
                 (run.clone(), set.clone(), stem.clone())
             } else {
-                let spec = r.get("spec");
+                let spec = r.spec.as_ref();
                 let kind = spec.and_then(|sp| sp.get("kind")).and_then(Value::as_str).unwrap_or("").to_string();
                 let domain = spec
                     .and_then(|sp| sp.get("domain"))
@@ -120,7 +172,7 @@ impl TaskIndex {
                 task_set: set,
                 task_type: ty,
                 dag_id: dag,
-                name: s("name"),
+                name: text(&r.name),
                 link,
             });
         }

@@ -270,14 +270,23 @@ pub fn session_id_of(path: &str) -> String {
 
 /// Read one trace file (Copilot events or the plain format, gzipped or not) and label its calls.
 pub fn read_trace(path: &str, bytes: &[u8]) -> Result<Session, Problem> {
-    let (text, warn) = input::text_of(path, bytes)?;
-    let first = input::numbered_lines(&text).next().map(|(_, l)| l).unwrap_or("");
-    if first.is_empty() {
-        return Err(Problem::file(path, "is empty"));
-    }
-    let mut s = if copilot::looks_like(first) { copilot::read(path, &text) } else { plain::read(path, &text) };
-    if let Some(w) = warn {
-        s.problems.insert(0, w);
+    read_trace_from(path, bytes)
+}
+
+/// [`read_trace`] from a reader (a file the caller opened), read as a stream one line at a time.
+pub fn read_trace_from<R: std::io::Read>(path: &str, reader: R) -> Result<Session, Problem> {
+    let mut lines = input::Source::new(path, reader, input::MAX_TEXT_BYTES).lines();
+    let Some(first) = lines.next() else {
+        return Err(lines.problems.pop().unwrap_or_else(|| Problem::file(path, "is empty")));
+    };
+    let copilot = copilot::looks_like(&first.1);
+    let mut all = std::iter::once(first).chain(&mut lines);
+    let mut s = if copilot { copilot::read_lines(path, &mut all) } else { plain::read_lines(path, &mut all) };
+    drop(all);
+    if !lines.problems.is_empty() {
+        let mut p = std::mem::take(&mut lines.problems);
+        p.append(&mut s.problems);
+        s.problems = p;
     }
     s.classify();
     Ok(s)

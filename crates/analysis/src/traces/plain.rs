@@ -148,6 +148,11 @@ fn text(obj: &Value, keys: &[&str]) -> String {
 
 /// Read a plain trace (calls are left unlabelled; [`Session::classify`] labels them).
 pub fn read(path: &str, text_all: &str) -> Session {
+    read_lines(path, input::numbered_lines(text_all))
+}
+
+/// [`read`] from numbered lines (a file read as a stream).
+pub fn read_lines<S: AsRef<str>>(path: &str, lines: impl Iterator<Item = (usize, S)>) -> Session {
     let mut s = Session {
         id: super::session_id_of(path),
         format: Format::Plain,
@@ -170,8 +175,8 @@ pub fn read(path: &str, text_all: &str) -> Session {
         t.cached_tokens = t.cached_tokens.or(c);
         t.output_tokens = t.output_tokens.or(o);
     };
-    for (lineno, line) in input::numbered_lines(text_all) {
-        let obj: Value = match serde_json::from_str(line) {
+    for (lineno, line) in lines {
+        let obj: Value = match serde_json::from_str(line.as_ref()) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) => {
                 s.problems.push(Problem::line(path, lineno, "not a JSON object"));

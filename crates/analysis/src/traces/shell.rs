@@ -31,6 +31,22 @@ impl Simple {
 
 /// The most commands read from one line (the rest is ignored).
 const MAX_COMMANDS: usize = 500;
+/// The most bytes of one command line (or script) read: what a command does shows in its start,
+/// and a longer one would cost memory in proportion.
+pub const MAX_TEXT: usize = 1 << 20;
+
+/// At most `max` bytes of the start of a text, cut at a character boundary.
+pub fn head(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Deepest nesting of substitutions read.
 const MAX_DEPTH: usize = 8;
 
@@ -328,7 +344,7 @@ const KEYWORDS: &[&str] = &["do", "done", "then", "fi", "else", "elif", "if", "e
 /// Read a command line into simple commands.
 pub fn parse(command: &str) -> Vec<Simple> {
     let mut out = Vec::new();
-    parse_into(command, 0, false, &mut out);
+    parse_into(head(command, MAX_TEXT), 0, false, &mut out);
     out
 }
 

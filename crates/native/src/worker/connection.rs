@@ -96,6 +96,8 @@ async fn connection(mut socket: WebSocket, sh: Arc<Shared>) {
     let (out_tx, mut out_rx) = mpsc::channel::<Out>(OUT_CAPACITY);
     let mut jobs: HashMap<String, JobEntry> = HashMap::new();
     let mut greeted = false;
+    // Whether the client said hello: nothing is graded or cancelled before it.
+    let mut said_hello = false;
     let mut deadline = deadline_after(limits.handshake_timeout_seconds);
     loop {
         let idle = jobs.is_empty();
@@ -162,7 +164,7 @@ async fn connection(mut socket: WebSocket, sh: Arc<Shared>) {
                 };
                 greeted = true;
                 deadline = deadline_after(limits.idle_timeout_seconds);
-                let reply = on_text(text.as_str(), &sh, conn, &mut jobs, &out_tx);
+                let reply = on_text(text.as_str(), &sh, conn, &mut jobs, &out_tx, &mut said_hello);
                 if let Some(reply) = reply {
                     if send(&mut socket, &reply).await.is_err() {
                         break;
@@ -203,6 +205,7 @@ fn on_text(
     conn: u64,
     jobs: &mut HashMap<String, JobEntry>,
     out: &mpsc::Sender<Out>,
+    said_hello: &mut bool,
 ) -> Option<ServerMessage> {
     let limits = &sh.cfg.limits;
     if text.len() > limits.max_message_bytes {
@@ -212,14 +215,32 @@ fn on_text(
         Ok(m) => m,
         Err(e) => return Some(e.reply()),
     };
+    let id = match &msg {
+        ClientMessage::Hello(_) => None,
+        ClientMessage::Grade(g) => Some(g.id.clone()),
+        ClientMessage::Cancel(c) => Some(c.id.clone()),
+    };
+    if id.is_some() && !*said_hello {
+        return Some(ServerMessage::error(
+            id,
+            ErrorCode::BadRequest,
+            format!(
+                "say hello first ({}): the worker answers with its limits, then grades",
+                ClientMessage::hello().to_json()
+            ),
+        ));
+    }
     match msg {
-        ClientMessage::Hello(_) => Some(ServerMessage::Hello(HelloReply {
-            v: PROTOCOL_VERSION,
-            server: format!("cabrito {}", env!("CARGO_PKG_VERSION")),
-            limits: limits.clone(),
-            generator_versions: SERVED_VERSIONS.to_vec(),
-            isolation: sh.isolation.clone(),
-        })),
+        ClientMessage::Hello(_) => {
+            *said_hello = true;
+            Some(ServerMessage::Hello(HelloReply {
+                v: PROTOCOL_VERSION,
+                server: format!("cabrito {}", env!("CARGO_PKG_VERSION")),
+                limits: limits.clone(),
+                generator_versions: SERVED_VERSIONS.to_vec(),
+                isolation: sh.isolation.clone(),
+            }))
+        }
         ClientMessage::Cancel(c) => {
             // A job that already ended got its final reply: nothing more is said about it.
             if let Some(job) = jobs.get(&c.id) {
