@@ -22,6 +22,7 @@ mod cli;
 mod grade_cli;
 mod hostile_check_cli;
 mod hostile_grade;
+mod io_hostile;
 mod merge_cli;
 mod report_cli;
 mod runtime_cli;
