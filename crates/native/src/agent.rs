@@ -12,7 +12,7 @@
 
 use super::cli::{spec_from, Failure};
 use super::records;
-use cabrito_agents::aci::{plain_task, Aci, PublicChecks};
+use cabrito_agents::aci::{plain_task, Aci, Grading, Runner, Workspace};
 use cabrito_agents::ledger::{Ledger, Prices};
 use cabrito_agents::settings::{Input, Settings, SETTINGS};
 use cabrito_agents::Strategy;
@@ -141,13 +141,13 @@ impl Item {
             link: self.link.clone(),
         }
     }
-    /// A fresh session on it.
-    pub fn session(&self, settings: Settings) -> Aci {
+    /// A fresh session on it, `run` answered by `runner`.
+    pub fn session(&self, settings: Settings, runner: std::sync::Arc<dyn Runner>) -> Aci {
         Aci::new(
-            &self.prompt,
-            &self.starter,
-            PublicChecks::new(self.kind, self.domain, self.axis, &self.starter, &self.reference, &self.metadata),
+            Workspace::new(&self.prompt, &self.starter, self.kind, self.domain, self.axis),
+            Grading::new(self.kind, self.domain, self.axis, &self.starter, &self.reference, &self.metadata),
             settings,
+            runner,
         )
     }
     /// A session id, stable for (agent, run, task): `<agent>-<12 hex digits>`.
@@ -283,7 +283,7 @@ struct Done {
 
 fn run_one(item: &Item, strategy: Strategy, settings: &Settings, prices: Prices, out: &Path) -> Result<Done, Failure> {
     let started = std::time::Instant::now();
-    let mut aci = item.session(settings.clone());
+    let mut aci = item.session(settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner));
     let statement = aci.statement().to_string();
     strategy.run(&mut aci.tools(), &statement);
     let seconds = started.elapsed().as_secs_f64();

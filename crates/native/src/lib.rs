@@ -13,6 +13,7 @@ pub mod merge_runner;
 pub mod pool;
 pub mod records;
 pub mod report;
+pub mod run_tool;
 pub mod runner;
 pub mod sandbox;
 pub mod serve;
