@@ -233,6 +233,43 @@ fn myopic_fails_as_n_grows() {
     }
 }
 
+/// On Merge Codebases `myopic` reads two windows: it merges the classes when they fit there and
+/// submits the file untouched when `CalculateB` runs past them; its trace shows why (two views, no
+/// run). On the instructions axis it keeps the first ten requirements in mind: it passes up to ten
+/// and fails beyond. The careful strategies pass both at every size.
+#[test]
+fn myopic_runs_out_of_patience_on_merge_and_requirements() {
+    let merge: Vec<TaskSpec> =
+        [5u32, 50, 100, 200].iter().flat_map(|&n| seeds(2).into_iter().map(move |s| TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, n, s))).collect();
+    let runs: Vec<Run> = merge.par_iter().map(|s| run(s, Strategy::Myopic)).collect();
+    for r in &runs {
+        let lines = r.task.starter_code.lines().count();
+        // Both classes end where the main guard starts: it must be within the two windows.
+        let guard = r.task.starter_code.lines().position(|l| l.starts_with("if __name__")).unwrap() + 1;
+        let fits = guard <= 2 * Settings::default().window;
+        assert_eq!(r.static_pass, fits, "myopic {} ({lines} lines): {}", r.spec.canonical(), r.failing);
+        if !fits {
+            assert_eq!(r.tools, ["view", "view", "submit"], "{}", r.spec.canonical());
+            assert_eq!(r.response, r.task.starter_code);
+        }
+    }
+    assert!(runs.iter().any(|r| r.static_pass) && runs.iter().any(|r| !r.static_pass));
+    let instructions: Vec<TaskSpec> = specs_on(&[Axis::Instructions], &[5, 10, 25, 50], &seeds(1));
+    let runs: Vec<Run> = instructions.par_iter().map(|s| run(s, Strategy::Myopic)).collect();
+    let mut rate: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    for r in &runs {
+        let e = rate.entry(r.spec.n).or_default();
+        e.0 += r.static_pass as usize;
+        e.1 += 1;
+        if !r.static_pass {
+            assert!(r.failing.contains("constraint_structure"), "{}: {}", r.spec.canonical(), r.failing);
+        }
+    }
+    println!("myopic on instructions, static pass rate by requirements: {rate:?}");
+    let frac = |n: u32| rate[&n].0 as f64 / rate[&n].1 as f64;
+    assert!(frac(5) == 1.0 && frac(10) == 1.0 && frac(25) == 0.0 && frac(50) == 0.0, "{rate:?}");
+}
+
 /// Calls grow with n for the careful strategies (the figures are printed; BENCHMARKS.md has more).
 #[test]
 fn careful_strategies_pay_more_calls_as_n_grows() {

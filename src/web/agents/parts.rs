@@ -4,6 +4,7 @@
 
 use super::Shared;
 use crate::playground::agents_page::Page;
+use cabrito_agents::aci::{Aci, Ready};
 use cabrito_agents::ledger::{Ledger, Prices};
 use cabrito_agents::replay::Mark;
 use cabrito_agents::settings::{Input, SETTINGS};
@@ -350,6 +351,27 @@ pub async fn worker_run(job: RunJob) -> Result<Ran, String> {
         }
     }
     Err("the worker closed the connection before the run ended".into())
+}
+
+/// The runner of the page's own sessions: the page runs no code itself; the console's `run` goes
+/// to the grading worker ([`console_call`]), and a strategy watched here is told it cannot run.
+pub fn page_runner() -> std::sync::Arc<dyn cabrito_agents::aci::Runner> {
+    std::sync::Arc::new(cabrito_agents::aci::Unavailable(
+        "the agents page runs no code itself; its console's run goes to the grading worker, and `cabrito agent` runs the strategies with the sandbox".into(),
+    ))
+}
+
+/// One console call as the page makes it: a well-formed `run` goes to the grading worker first and
+/// its answer (or why there is none) makes the call; every other tool answers at once.
+pub async fn console_call(session: &std::cell::RefCell<Aci>, tool: &str, arguments: &serde_json::Value) -> String {
+    if tool == "run" {
+        let job = session.borrow().run_job(arguments);
+        if let Ok(job) = job {
+            let answer = worker_run(job).await;
+            return session.borrow_mut().call_with("run", arguments, &Ready(answer));
+        }
+    }
+    session.borrow_mut().call(tool, arguments)
 }
 
 /// The grade of the final `solution.py`: the static rubric (computed here) and the hidden tests

@@ -2,7 +2,7 @@
 //! `run` goes to the grading worker (the grader's sandbox); the grade comes after submit, or before
 //! it only as a learner's hints (off by default, labelled).
 
-use super::parts::{worker_run, CodePane, GradeBox, LedgerTable};
+use super::parts::{console_call, page_runner, CodePane, GradeBox, LedgerTable};
 use super::Shared;
 use crate::playground::agents_page::Page;
 use cabrito_agents as agents;
@@ -11,20 +11,14 @@ use cabrito_agents::{
     console,
     console::{Command, HELP},
 };
-use cabrito_agents::aci::{Ready, Runner, Unavailable};
 use cabrito_agents::{Aci, Ledger, Strategy};
 use cabrito_gen::task::Generated;
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::platform::spawn_local;
 use yew::prelude::*;
 
-/// The runner of the page's own sessions: code runs only through the worker (`worker_run`).
-fn page_runner() -> Arc<dyn Runner> {
-    Arc::new(Unavailable("the agents page runs no code itself; the console's run goes to the grading worker".into()))
-}
 
 #[derive(Properties, PartialEq)]
 pub struct WalkProps {
@@ -65,28 +59,17 @@ pub fn walk(p: &WalkProps) -> Html {
         Rc::new(move |input: String| match console::parse(&input) {
             Ok(Command::Help) => message.set(Some(HELP.to_string())),
             Ok(Command::Call { tool: "run", arguments }) => {
-                // A well-formed run goes to the worker first; its answer (or why there is none)
-                // then makes the call. A malformed one is refused by the call itself.
-                let job = session.0.borrow().run_job(&arguments);
-                match job {
-                    Err(_) => {
-                        session.0.borrow_mut().call("run", &arguments);
-                        version.set(*version + 1);
-                    }
-                    Ok(job) => {
-                        let (session, version, message, running) =
-                            (session.clone(), version.clone(), message.clone(), running.clone());
-                        running.set(true);
-                        message.set(Some("running on the grading worker…".into()));
-                        spawn_local(async move {
-                            let answer = worker_run(job).await;
-                            session.0.borrow_mut().call_with("run", &arguments, &Ready(answer));
-                            running.set(false);
-                            message.set(None);
-                            version.set(*version + 1);
-                        });
-                    }
-                }
+                // The worker runs it: the console waits, then shows the answer as the call's.
+                let (session, version, message, running) =
+                    (session.clone(), version.clone(), message.clone(), running.clone());
+                running.set(true);
+                message.set(Some("running on the grading worker…".into()));
+                spawn_local(async move {
+                    console_call(&session.0, "run", &arguments).await;
+                    running.set(false);
+                    message.set(None);
+                    version.set(*version + 1);
+                });
                 text.set(String::new());
             }
             Ok(Command::Call { tool, arguments }) => {

@@ -27,12 +27,8 @@ pub fn watch(p: &WatchProps) -> Html {
     let run: Rc<(Shared<Aci>, Option<f64>)> =
         use_memo((p.generated.clone(), p.page.strategy, p.page.settings.clone()), |(g, s, settings)| {
             let start = super::super::app::now();
-            // The page runs no code: a strategy's `run` (Merge Codebases) is answered that it cannot;
-            // `cabrito agent` runs them in the sandbox.
-            let runner = std::sync::Arc::new(agents::aci::Unavailable(
-                "the agents page runs no code; `cabrito agent` runs this strategy with the sandbox".into(),
-            ));
-            let aci = agents::run(&g.0.task, *s, settings.clone(), runner);
+            // The page runs no code: a strategy's `run` (Merge Codebases) is answered that it cannot.
+            let aci = agents::run(&g.0.task, *s, settings.clone(), super::parts::page_runner());
             let ms = match (start, super::super::app::now()) {
                 (Some(a), Some(b)) => Some(b - a),
                 _ => None,

@@ -66,7 +66,7 @@ impl Strategy {
         match self {
             Strategy::Reader => "reads the whole file window by window, then edits every function the statement's rules touch (finding Merge Codebases' differing lines by running code), lints and submits",
             Strategy::Navigator => "lists the def lines, starts from what the statement names, follows calls with search and views of single functions, edits, lints and submits",
-            Strategy::Myopic => "reads the top two windows, searches once and views one window at the first hit, edits as if that were the whole file and submits without linting",
+            Strategy::Myopic => "reads the top two windows, searches once and views one window at the first hit, edits as if that were the whole file (keeping only the first ten numbered requirements in mind) and submits without linting",
         }
     }
     /// The model name its answers carry (`scripted/reader`).

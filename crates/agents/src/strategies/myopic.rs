@@ -2,13 +2,16 @@
 //! view one window at the first hit not yet seen, and edit as if that were the whole program.
 //! Functions it never saw do not exist for it; it submits without checking. It settles an `if`
 //! condition only when that takes a few steps in its head ([`PATIENCE`] statements of the helper);
-//! a longer one it guesses to be true. On Merge Codebases it reads the same two windows and merges
+//! a longer one it guesses to be true. Of a list of numbered requirements it keeps the first
+//! [`REQUIREMENTS_KEPT`]. On Merge Codebases it reads the same two windows and merges
 //! what it saw: a class that runs past them is missing from its answer.
 
 use super::know::{Model, Sight};
 
 /// Statements of a condition's helper `myopic` is willing to run (a dozen steps of a loop).
 pub const PATIENCE: u64 = 40;
+/// Numbered requirements `myopic` keeps in mind (it reads the list from the top and stops there).
+pub const REQUIREMENTS_KEPT: usize = 10;
 use super::recipe::{carried_comment, Recipe};
 use super::requirements::Requirements;
 use crate::aci::Tools;
@@ -41,7 +44,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
         let start = line.saturating_sub(2).max(1);
         sight.absorb(&tools.view(start, start + w - 1));
     }
-    let reqs = Requirements::read(statement);
+    let reqs = Requirements::read(statement).map(|r| r.first(REQUIREMENTS_KEPT));
     let plan = recipe
         .plan(&Model::of_with(&sight, PATIENCE), &sight, false, reqs.as_ref())
         .with_comment(carried_comment(statement).as_deref());

@@ -261,6 +261,13 @@ impl Requirements {
         chosen.into_iter().map(|r| r.line.clone()).collect()
     }
 
+    /// Only the first `k` requirements of the list, as a reader who stops there keeps them.
+    pub fn first(mut self, k: usize) -> Requirements {
+        self.list.retain(|r| r.number <= k);
+        self.unread.retain(|n| *n <= k);
+        self
+    }
+
     /// Whether some requirement's condition needs a function's callers.
     pub fn needs_callers(&self) -> bool {
         self.list.iter().any(|r| r.condition.as_ref().is_some_and(Condition::needs_callers))
