@@ -190,7 +190,7 @@ fn the_hidden_tests_are_never_reachable() {
             "import os\nprint(sorted(os.listdir('.')))",
             "import sys\nprint(sorted(m for m in sys.modules if m in ('solution', 'mylibrary', 'reference', 'tests')))",
             "import os\nprint([p for p in ('tests.py', 'reference.py', 'test_cases.json') if os.path.exists(p)])",
-            "main(0.5)",
+            "callable(main)",
         ] {
             let o = aci.call("run", &json!({"code": code}));
             assert!(o.starts_with("the run finished"), "{code}: {o}");
