@@ -371,30 +371,6 @@ pub fn flips(ds: &Dataset, a: &Series, b: &Series) -> Vec<Flip> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn newcombe_matches_a_known_value() {
-        // Newcombe (1998), example (a): 56/70 vs 48/80 gives 0.2 with [0.0524, 0.3339].
-        let (d, lo, hi) = newcombe(48, 80, 56, 70);
-        assert!((d - 0.2).abs() < 1e-9);
-        assert!((lo - 0.0524).abs() < 1e-3, "{lo}");
-        assert!((hi - 0.3339).abs() < 1e-3, "{hi}");
-        let (d, lo, hi) = newcombe(0, 0, 0, 0);
-        assert_eq!(d, 0.0);
-        assert!(lo >= -1.0 && hi <= 1.0);
-    }
-
-    #[test]
-    fn series_keys_round_trip() {
-        let s = Series { set: 2, model: Arc::from("code/openrouter/openai/gpt-5") };
-        assert_eq!(Series::parse_key(&s.key()), Some(s));
-        assert_eq!(Series::parse_key("x"), None);
-    }
-}
-
 /// What the answers of one series on one axis and `n` cost, on average over the tasks whose
 /// response record says (pooled over kinds and domains).
 #[derive(Clone, Debug, PartialEq)]
@@ -455,3 +431,28 @@ pub fn cost(ds: &Dataset, filter: &Filter) -> Vec<CostPoint> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newcombe_matches_a_known_value() {
+        // Newcombe (1998), example (a): 56/70 vs 48/80 gives 0.2 with [0.0524, 0.3339].
+        let (d, lo, hi) = newcombe(48, 80, 56, 70);
+        assert!((d - 0.2).abs() < 1e-9);
+        assert!((lo - 0.0524).abs() < 1e-3, "{lo}");
+        assert!((hi - 0.3339).abs() < 1e-3, "{hi}");
+        let (d, lo, hi) = newcombe(0, 0, 0, 0);
+        assert_eq!(d, 0.0);
+        assert!(lo >= -1.0 && hi <= 1.0);
+    }
+
+    #[test]
+    fn series_keys_round_trip() {
+        let s = Series { set: 2, model: Arc::from("code/openrouter/openai/gpt-5") };
+        assert_eq!(Series::parse_key(&s.key()), Some(s));
+        assert_eq!(Series::parse_key("x"), None);
+    }
+}
+
