@@ -218,7 +218,12 @@ fn the_hidden_tests_are_never_reachable() {
 fn traces_round_trip_through_the_plain_format() {
     let t = task(10, 5);
     for &strategy in Scripted::ALL {
-        let aci = agents::run(&t, strategy, Settings::default(), std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner));
+        let aci = agents::run(
+            &t,
+            strategy,
+            Settings::default(),
+            std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner),
+        );
         let header = plain::Header::new("s-1", strategy.as_str(), &strategy.model(), Some(agents::aci::plain_task(&t)));
         let text = aci.trace(&header, true);
         let mut s = plain::read("s-1.jsonl", &text);

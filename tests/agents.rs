@@ -111,7 +111,9 @@ fn careful_strategies_pass_every_small_task_statically() {
     let bad: Vec<String> = runs
         .iter()
         .filter(|r| r.refused.is_some() || !r.static_pass)
-        .map(|r| format!("{} {}: {}", r.strategy, r.spec.canonical(), r.refused.clone().unwrap_or_else(|| r.failing.clone())))
+        .map(|r| {
+            format!("{} {}: {}", r.strategy, r.spec.canonical(), r.refused.clone().unwrap_or_else(|| r.failing.clone()))
+        })
         .collect();
     assert!(bad.is_empty(), "{} of {} runs fail:\n{}", bad.len(), runs.len(), bad.join("\n"));
     assert!(runs.len() >= 2 * 5 * 3 * GRAPH_AXES.len() * 3 * 6, "{} runs", runs.len());
@@ -121,7 +123,13 @@ fn careful_strategies_pass_every_small_task_statically() {
     assert!(runs.iter().any(|r| r.spec.kind == Kind::MergeCodebases));
     // Merge Codebases is solved through `run`; the trace shows the analysis script and the check.
     for r in runs.iter().filter(|r| r.spec.kind == Kind::MergeCodebases) {
-        assert!(r.tools.iter().filter(|t| *t == "run").count() >= 2, "{} {}: {:?}", r.strategy, r.spec.canonical(), r.tools);
+        assert!(
+            r.tools.iter().filter(|t| *t == "run").count() >= 2,
+            "{} {}: {:?}",
+            r.strategy,
+            r.spec.canonical(),
+            r.tools
+        );
     }
 }
 
@@ -239,8 +247,12 @@ fn myopic_fails_as_n_grows() {
 /// and fails beyond. The careful strategies pass both at every size.
 #[test]
 fn myopic_runs_out_of_patience_on_merge_and_requirements() {
-    let merge: Vec<TaskSpec> =
-        [5u32, 50, 100, 200].iter().flat_map(|&n| seeds(2).into_iter().map(move |s| TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, n, s))).collect();
+    let merge: Vec<TaskSpec> = [5u32, 50, 100, 200]
+        .iter()
+        .flat_map(|&n| {
+            seeds(2).into_iter().map(move |s| TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, n, s))
+        })
+        .collect();
     let runs: Vec<Run> = merge.par_iter().map(|s| run(s, Strategy::Myopic)).collect();
     for r in &runs {
         let lines = r.task.starter_code.lines().count();

@@ -272,7 +272,9 @@ async fn walk(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         10,
     )
     .await?;
-    let linted = js(driver, "return [...document.querySelectorAll('#console-log .console-entry')].pop().textContent;", vec![]).await?;
+    let linted =
+        js(driver, "return [...document.querySelectorAll('#console-log .console-entry')].pop().textContent;", vec![])
+            .await?;
     if !linted.as_str().unwrap_or("").contains("solution.py compiles") {
         return Err(format!("lint does not say the file compiles: {linted}").into());
     }
@@ -285,7 +287,9 @@ async fn walk(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         60,
     )
     .await?;
-    let ran = js(driver, "return [...document.querySelectorAll('#console-log .console-entry')].pop().textContent;", vec![]).await?;
+    let ran =
+        js(driver, "return [...document.querySelectorAll('#console-log .console-entry')].pop().textContent;", vec![])
+            .await?;
     if !ran.as_str().unwrap_or("").contains("the run finished (exit status 0)") {
         return Err(format!("run main(0.5) did not run on the worker: {ran}").into());
     }
@@ -299,9 +303,17 @@ async fn walk(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err(format!("the rubric shows before submit without hints: {early}").into());
     }
     click(driver, "console-hints").await?;
-    wait_for(driver, "the hints", "const e = document.querySelector('#final-grade.hints #static-verdict'); return e ? e.dataset.passed : null;", 10).await?;
+    wait_for(
+        driver,
+        "the hints",
+        "const e = document.querySelector('#final-grade.hints #static-verdict'); return e ? e.dataset.passed : null;",
+        10,
+    )
+    .await?;
     let title = js(driver, "return document.querySelector('#final-grade h2').textContent;", vec![]).await?;
-    if !title.as_str().unwrap_or("").starts_with("Hints") || js(driver, "return document.getElementById('run-hidden') === null;", vec![]).await? != json!(true) {
+    if !title.as_str().unwrap_or("").starts_with("Hints")
+        || js(driver, "return document.getElementById('run-hidden') === null;", vec![]).await? != json!(true)
+    {
         return Err(format!("the hints are not labelled, or offer the hidden tests: {title}").into());
     }
     type_command(driver, "submit", false).await?;

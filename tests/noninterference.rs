@@ -65,7 +65,10 @@ fn answers(t: &cabrito_gen::Task) -> Vec<String> {
         ("run", json!({"code": run_code(t)})),
         ("run", json!({"path": "solution.py", "args": ["0.5"]})),
         ("edit", json!({"path": "solution.py", "start": 1, "end": 1, "new": "def (:"})),
-        ("edit", json!({"path": "solution.py", "start": last, "end": last, "new": format!("{}\n# edited", t.starter_code.lines().last().unwrap_or(""))})),
+        (
+            "edit",
+            json!({"path": "solution.py", "start": last, "end": last, "new": format!("{}\n# edited", t.starter_code.lines().last().unwrap_or(""))}),
+        ),
         ("lint", json!({"path": "solution.py"})),
         ("run", json!({"code": "import solution\nprint(sorted(n for n in dir(solution) if not n.startswith('_')))"})),
         ("grade", json!({})),
@@ -124,7 +127,13 @@ fn no_tool_answer_depends_on_private_fields() {
         })
         .collect();
     let differing: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
-    assert!(differing.is_empty(), "{} of {} pairs differ:\n{}", differing.len(), pairs.len(), differing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        differing.is_empty(),
+        "{} of {} pairs differ:\n{}",
+        differing.len(),
+        pairs.len(),
+        differing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
     let compared: usize = results.iter().filter_map(|r| r.as_ref().ok()).sum();
     eprintln!("{} kind × axis pairs, {compared} answers compared", pairs.len());
     // Every tool was exercised, and runs did run.
@@ -133,5 +142,8 @@ fn no_tool_answer_depends_on_private_fields() {
     for tool in ["view", "search", "edit", "lint", "run", "submit"] {
         assert!(a.iter().any(|l| l.starts_with(&format!("{tool} "))), "{tool} not called");
     }
-    assert!(a.iter().any(|l| l.starts_with("run ") && l.contains("the run finished (exit status 0)\nvalue: ")), "{a:?}");
+    assert!(
+        a.iter().any(|l| l.starts_with("run ") && l.contains("the run finished (exit status 0)\nvalue: ")),
+        "{a:?}"
+    );
 }

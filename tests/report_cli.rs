@@ -460,8 +460,19 @@ fn report_draws_cost_against_n_per_strategy_from_the_responses() {
     let grid = root.join("grid");
     ok(
         &cabrito(&[
-            "grid", "--out", grid.to_str().unwrap(), "--sizes", "5,25", "--samples", "1", "--domains", "math",
-            "--axes", "traversal", "--kinds", "add_parameter,dead_code",
+            "grid",
+            "--out",
+            grid.to_str().unwrap(),
+            "--sizes",
+            "5,25",
+            "--samples",
+            "1",
+            "--domains",
+            "math",
+            "--axes",
+            "traversal",
+            "--kinds",
+            "add_parameter,dead_code",
         ]),
         "grid",
     );
@@ -471,8 +482,15 @@ fn report_draws_cost_against_n_per_strategy_from_the_responses() {
     }
     ok(
         &cabrito(&[
-            "grade", "--tasks", grid.to_str().unwrap(), "--responses", set.to_str().unwrap(), "--out",
-            set.to_str().unwrap(), "--trials", "3",
+            "grade",
+            "--tasks",
+            grid.to_str().unwrap(),
+            "--responses",
+            set.to_str().unwrap(),
+            "--out",
+            set.to_str().unwrap(),
+            "--trials",
+            "3",
         ]),
         "grade",
     );
@@ -482,7 +500,8 @@ fn report_draws_cost_against_n_per_strategy_from_the_responses() {
     let (m, n, tasks, cost) = (col(&header, "model"), col(&header, "n"), col(&header, "tasks"), col(&header, "cost"));
     assert_eq!(rows.len(), 4, "{rows:?}");
     let cost_of = |model: &str, size: &str| -> f64 {
-        let r = rows.iter().find(|r| r[m] == model && r[n] == size).unwrap_or_else(|| panic!("{model} {size}: {rows:?}"));
+        let r =
+            rows.iter().find(|r| r[m] == model && r[n] == size).unwrap_or_else(|| panic!("{model} {size}: {rows:?}"));
         assert_eq!(r[tasks], "2");
         r[cost].parse().unwrap()
     };

@@ -47,7 +47,8 @@ fn hostile_code_is_contained_and_the_next_call_works() {
     assert!(out.starts_with("the run was killed at the time limit (10 s)"), "{out}");
     assert_eq!(healthy(&mut aci), first);
 
-    let stubborn = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass";
+    let stubborn =
+        "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass";
     let out = contained(&mut aci, "stubborn loop", stubborn);
     assert!(out.contains("time limit"), "{out}");
 
@@ -65,7 +66,8 @@ fn hostile_code_is_contained_and_the_next_call_works() {
     let out = contained(&mut aci, "fd 1 flood", "import os\nwhile True:\n    os.write(1, b'goat' * 4096)");
     assert!(out.contains("[stdout cut at 16 KiB]"), "{out}");
 
-    let out = contained(&mut aci, "stderr flood", "import sys\nfor i in range(10**6):\n    sys.stderr.write('x' * 100)");
+    let out =
+        contained(&mut aci, "stderr flood", "import sys\nfor i in range(10**6):\n    sys.stderr.write('x' * 100)");
     assert!(out.contains("[stderr cut at 16 KiB]"), "{out}");
 
     if isolation().network_namespace {
@@ -81,6 +83,19 @@ fn hostile_code_is_contained_and_the_next_call_works() {
     let out = contained(&mut aci, "kill own group", "import os, signal\nos.killpg(0, signal.SIGKILL)");
     assert!(out.contains("killed by SIGKILL"), "{out}");
 
+    // The repository, its fixtures and any task file under the working directory's top folder are
+    // out of sight of a run (with a mount namespace; else only the uid's permissions hold).
+    if isolation().mount_namespace {
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let out = contained(&mut aci, "read the repository", &format!("print(open({manifest:?}).read()[:40])"));
+        assert!(out.contains("FileNotFoundError"), "{out}");
+        let out = contained(
+            &mut aci,
+            "list the work folder",
+            "import os\nprint(os.listdir('/work') if os.path.isdir('/work') else [])",
+        );
+        assert!(out.ends_with("stdout:\n[]\n"), "{out}");
+    }
     let here = format!("{}/cabrito-run-pwned-{}", env!("CARGO_TARGET_TMPDIR"), std::process::id());
     contained(&mut aci, "file write", &format!("open({here:?}, 'w').write('x')"));
     assert!(!std::path::Path::new(&here).exists(), "the run wrote {here}");

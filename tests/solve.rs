@@ -525,8 +525,23 @@ fn agent_mode_offers_exactly_the_tools_and_records_every_call() {
     st.lock().unwrap().every_tool = true;
     let out = tmp.path().join("run");
     let r = cabrito(&[
-        "solve", "--endpoint", &url, "--model", "every-tool", "--mode", "agent", "--window", "2000", "--tasks",
-        tasks.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backoff-ms", "10", "--concurrency", "1",
+        "solve",
+        "--endpoint",
+        &url,
+        "--model",
+        "every-tool",
+        "--mode",
+        "agent",
+        "--window",
+        "2000",
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--backoff-ms",
+        "10",
+        "--concurrency",
+        "1",
     ]);
     let stdout = ok(&r, "solve --mode agent (every tool)");
     assert!(stdout.contains(&format!("{n} answered")), "{stdout}");
@@ -555,7 +570,8 @@ fn agent_mode_offers_exactly_the_tools_and_records_every_call() {
         let trace = std::fs::read_to_string(out.join(md["trace_path"].as_str().unwrap())).unwrap();
         let calls: Vec<Value> = trace.lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(calls.len(), 18);
-        let outcome = |i: usize| (calls[i]["success"].as_bool().unwrap(), calls[i]["output"].as_str().unwrap().to_string());
+        let outcome =
+            |i: usize| (calls[i]["success"].as_bool().unwrap(), calls[i]["output"].as_str().unwrap().to_string());
         // Malformed calls: clear one-line errors, recorded as failed; the next call still works.
         for (i, want) in [
             (3, "not a JSON object"),
@@ -598,10 +614,7 @@ fn agent_mode_offers_exactly_the_tools_and_records_every_call() {
         let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
         assert!(labels.contains(&"read"), "{labels:?}");
     }
-    let reported: f64 = requests
-        .iter()
-        .map(|b| (b["messages"].to_string().len() / 4) as f64)
-        .sum();
+    let reported: f64 = requests.iter().map(|b| (b["messages"].to_string().len() / 4) as f64).sum();
     let recorded: f64 = recs.iter().map(|r| r["metadata"]["n_input_tokens"].as_f64().unwrap()).sum();
     assert_eq!(recorded, reported, "the ledger is the server's usage");
     graded_all_pass(&tasks, &out, n);

@@ -320,14 +320,7 @@ impl Grading {
     }
     /// For a reference record Cabrito did not generate (D11); the axis's rubric items (runtime's
     /// `branch_placement`) join the kind's, as in every other rubric.
-    pub fn new(
-        kind: Kind,
-        domain: Domain,
-        axis: Axis,
-        starter: &str,
-        reference: &str,
-        metadata: &Value,
-    ) -> Grading {
+    pub fn new(kind: Kind, domain: Domain, axis: Axis, starter: &str, reference: &str, metadata: &Value) -> Grading {
         Grading {
             kind,
             domain,

@@ -25,7 +25,12 @@ pub use settings::Settings;
 pub use strategies::Strategy;
 
 /// Run a strategy on a task: a fresh session, the strategy's calls, the session returned.
-pub fn run(task: &cabrito_gen::Task, strategy: Strategy, settings: Settings, runner: std::sync::Arc<dyn Runner>) -> Aci {
+pub fn run(
+    task: &cabrito_gen::Task,
+    strategy: Strategy,
+    settings: Settings,
+    runner: std::sync::Arc<dyn Runner>,
+) -> Aci {
     let mut aci = Aci::for_task(task, settings, runner);
     let statement = aci.statement().to_string();
     strategy.run(&mut aci.tools(), &statement);

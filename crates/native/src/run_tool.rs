@@ -49,7 +49,29 @@ pub fn limits(cancel: CancelFlag) -> Limits {
         output_cap: OUTPUT_BYTES + 1,
         result_cap: 64 << 10,
         cancel,
+        hidden: hidden(),
     }
+}
+
+/// The folders a run does not see: the top folder of this process's working directory (where a
+/// repository, task files and answers live) and the usual homes of user data. A mount namespace
+/// covers each (the grader's own runs keep the machine's view); system folders, `/tmp` (private to
+/// each run anyway) and the Python installation's ancestors stay visible.
+fn hidden() -> Vec<std::path::PathBuf> {
+    const SYSTEM: &[&str] =
+        &["usr", "lib", "lib32", "lib64", "bin", "sbin", "etc", "proc", "dev", "sys", "tmp", "var", "run", "boot"];
+    let mut out: Vec<std::path::PathBuf> =
+        ["/home", "/root", "/work", "/srv", "/mnt", "/media", "/workspace"].iter().map(Into::into).collect();
+    if let Some(top) =
+        std::env::current_dir().ok().and_then(|d| d.components().nth(1).map(|c| c.as_os_str().to_owned()))
+    {
+        if !SYSTEM.iter().any(|s| top == *s) {
+            out.push(std::path::Path::new("/").join(top));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The harness's request for a job.
@@ -74,14 +96,8 @@ fn shown(bytes: &[u8]) -> (String, bool) {
 pub fn run_job(job: &RunJob, cancel: CancelFlag) -> Result<Ran, String> {
     job.validate()?;
     let limits = limits(cancel);
-    let raw = run_raw(
-        isolation(),
-        python_prefix(),
-        &request(job),
-        RUN_HARNESS,
-        &limits,
-        Duration::from_secs(WALL_SECONDS),
-    );
+    let raw =
+        run_raw(isolation(), python_prefix(), &request(job), RUN_HARNESS, &limits, Duration::from_secs(WALL_SECONDS));
     let end = match raw.status {
         RunStatus::Completed => RunEnd::Finished,
         RunStatus::Exited { code } => RunEnd::Exited { code },
@@ -92,9 +108,9 @@ pub fn run_job(job: &RunJob, cancel: CancelFlag) -> Result<Ran, String> {
         RunStatus::Cancelled => return Err("the run was cancelled".into()),
         other => return Err(format!("the sandbox could not run Python: {}", other.describe())),
     };
-    let value = String::from_utf8_lossy(&raw.result).lines().find_map(|l| {
-        serde_json::from_str::<serde_json::Value>(l).ok()?.get("value")?.as_str().map(str::to_string)
-    });
+    let value = String::from_utf8_lossy(&raw.result)
+        .lines()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?.get("value")?.as_str().map(str::to_string));
     let (stdout, stdout_cut) = shown(&raw.stdout);
     let (stderr, stderr_cut) = shown(&raw.stderr);
     Ok(Ran { end, value, stdout, stderr, stdout_cut, stderr_cut })

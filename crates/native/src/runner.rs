@@ -43,6 +43,9 @@ pub struct Limits {
     pub result_cap: usize,
     /// Set from outside (a cancelled or timed-out worker job) to kill the run at once.
     pub cancel: CancelFlag,
+    /// Folders the run does not see (each covered by an empty tmpfs when it has a mount namespace;
+    /// never an ancestor of the Python installation): the `run` tool hides where tasks live.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// A flag another thread raises to stop a run; the runner kills the process group within ~10 ms.
@@ -86,6 +89,7 @@ impl Default for Limits {
             output_cap: 64 << 10,
             result_cap: 128 << 20,
             cancel: CancelFlag::default(),
+            hidden: Vec::new(),
         }
     }
 }

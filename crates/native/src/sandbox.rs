@@ -164,7 +164,7 @@ pub fn isolation() -> &'static Isolation {
                 mount_namespace: mountns,
                 note: String::new(),
             };
-            if mountns && MountPlan::new(&prefix).is_none() {
+            if mountns && MountPlan::new(&prefix, &[]).is_none() {
                 continue;
             }
             if uid && !mountns && world_reachable(&prefix).is_some() {
@@ -223,6 +223,8 @@ struct PythonBind {
 struct MountPlan {
     tmp: CString,
     extra_tmpfs: Vec<CString>,
+    /// Folders covered by an empty read-only tmpfs (`Limits::hidden`).
+    hide: Vec<CString>,
     tmpfs_type: CString,
     tmpfs_opts: CString,
     root: CString,
@@ -234,7 +236,7 @@ fn cstr(p: &Path) -> Option<CString> {
 }
 
 impl MountPlan {
-    fn new(prefix: &Path) -> Option<MountPlan> {
+    fn new(prefix: &Path, hidden: &[PathBuf]) -> Option<MountPlan> {
         let python_bind = match world_reachable(prefix) {
             None => None,
             Some(hidden) => {
@@ -259,6 +261,12 @@ impl MountPlan {
                 .iter()
                 .filter(|p| Path::new(p).is_dir())
                 .filter_map(|p| CString::new(*p).ok())
+                .collect(),
+            // Existing folders only, never one holding the Python installation or the root.
+            hide: hidden
+                .iter()
+                .filter(|h| h.is_absolute() && h.is_dir() && h.parent().is_some() && !prefix.starts_with(h))
+                .filter_map(|h| cstr(h))
                 .collect(),
             tmpfs_type: CString::new("tmpfs").ok()?,
             tmpfs_opts: CString::new("size=64m,mode=1777").ok()?,
@@ -290,7 +298,18 @@ impl Sandbox {
         Sandbox {
             uid: iso.new_uid_per_run.then(next_uid),
             netns: iso.network_namespace,
-            mounts: if iso.mount_namespace { MountPlan::new(prefix) } else { None },
+            mounts: if iso.mount_namespace {
+                // Never a folder holding Python or numpy.
+                let hidden: Vec<PathBuf> = limits
+                    .hidden
+                    .iter()
+                    .filter(|h| !Path::new(&iso.site_packages).starts_with(h) && !iso.python.starts_with(h))
+                    .cloned()
+                    .collect();
+                MountPlan::new(prefix, &hidden)
+            } else {
+                None
+            },
             rlimits: vec![
                 (libc::RLIMIT_AS, l(limits.address_space_bytes), l(limits.address_space_bytes)),
                 (libc::RLIMIT_CPU, l(limits.cpu_seconds), l(limits.cpu_seconds.saturating_add(1))),
@@ -315,7 +334,7 @@ impl Sandbox {
         Some(Sandbox {
             uid: None,
             netns: true,
-            mounts: Some(MountPlan::new(prefix)?),
+            mounts: Some(MountPlan::new(prefix, &[])?),
             rlimits: vec![(libc::RLIMIT_CORE, 0, 0)],
             death_signal: false,
         })
@@ -416,6 +435,11 @@ unsafe fn enter_mounts(m: &MountPlan) -> std::io::Result<()> {
         );
         let _ = libc::mount(null, b.hidden.as_ptr(), null, libc::MS_REMOUNT | libc::MS_RDONLY, std::ptr::null());
         let _ = libc::rmdir(b.stage.as_ptr());
+    }
+    // Folders the run must not see: an empty tmpfs over each (a run that cannot hide one fails).
+    for h in &m.hide {
+        check(tmpfs(m, h, c"size=4k,mode=755"))?;
+        let _ = libc::mount(null, h.as_ptr(), null, libc::MS_REMOUNT | libc::MS_RDONLY, std::ptr::null());
     }
     check(libc::mount(
         null,

@@ -19,7 +19,6 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::platform::spawn_local;
 use yew::prelude::*;
 
-
 #[derive(Properties, PartialEq)]
 pub struct WalkProps {
     pub generated: Shared<Generated>,

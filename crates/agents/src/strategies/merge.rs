@@ -61,12 +61,8 @@ fn names_read(e: &Expr) -> Vec<String> {
 /// last line, text).
 fn class_block(sight: &Sight, name: &str) -> Option<(usize, usize, String)> {
     let prefix = format!("class {name}(");
-    let first = sight
-        .lines
-        .iter()
-        .chain(sight.glimpses.iter())
-        .find(|(_, t)| t.starts_with(&prefix))
-        .map(|(l, _)| *l)?;
+    let first =
+        sight.lines.iter().chain(sight.glimpses.iter()).find(|(_, t)| t.starts_with(&prefix)).map(|(l, _)| *l)?;
     let (a, b, _) = sight.block(first)?;
     let mut text = String::new();
     for n in a..=b {
@@ -218,7 +214,7 @@ fn renamed(expr: &str, map: &BTreeMap<String, String>) -> Option<String> {
     let mut v = Names(map, Vec::new());
     v.visit_expr(&e.value);
     let mut out = expr.to_string();
-    v.1.sort_by(|x, y| y.0.cmp(&x.0));
+    v.1.sort_by_key(|y| std::cmp::Reverse(y.0));
     for (s, t, to) in v.1 {
         out.replace_range(s..t, &to);
     }
@@ -272,14 +268,21 @@ fn template(a: &Compute, b: &Compute, found: &Found) -> Option<String> {
         "class Calculate(ABC):\n    \"\"\"The shared calculation; each subclass supplies only the steps where it differs.\"\"\"\n",
     );
     for (k, (params, _, _)) in customs.iter().enumerate() {
-        out.push_str(&format!("\n    @abstractmethod\n    def custom_compute_{}({}):\n        ...\n", k + 1, sig(params)));
+        out.push_str(&format!(
+            "\n    @abstractmethod\n    def custom_compute_{}({}):\n        ...\n",
+            k + 1,
+            sig(params)
+        ));
     }
     out.push_str(&format!("\n    def compute({}):\n", sig(&a.params)));
     for (n, l) in a.lines.iter().enumerate() {
         match (by_a.get(&n), l.target.is_empty()) {
-            (Some(&k), _) => {
-                out.push_str(&format!("        {} = self.custom_compute_{}({})\n", l.target, k + 1, customs[k].0.join(", ")))
-            }
+            (Some(&k), _) => out.push_str(&format!(
+                "        {} = self.custom_compute_{}({})\n",
+                l.target,
+                k + 1,
+                customs[k].0.join(", ")
+            )),
             (None, true) => out.push_str(&format!("        return {}\n", l.expr)),
             (None, false) => out.push_str(&format!("        {} = {}\n", l.target, l.expr)),
         }
@@ -341,8 +344,13 @@ pub fn run(tools: &mut Tools, sight: &Sight) {
 /// The line of `class <name>(`, from a view or a search.
 fn class_line(sight: &Sight, name: &str) -> Option<usize> {
     let prefix = format!("class {name}(");
-    let seen: BTreeSet<usize> =
-        sight.lines.iter().chain(sight.glimpses.iter()).filter(|(_, t)| t.starts_with(&prefix)).map(|(l, _)| *l).collect();
+    let seen: BTreeSet<usize> = sight
+        .lines
+        .iter()
+        .chain(sight.glimpses.iter())
+        .filter(|(_, t)| t.starts_with(&prefix))
+        .map(|(l, _)| *l)
+        .collect();
     seen.into_iter().next()
 }
 
@@ -352,7 +360,8 @@ mod tests {
 
     #[test]
     fn names_are_renamed_where_they_are_names() {
-        let map: BTreeMap<String, String> = [("al".to_string(), "z".to_string()), ("ag".to_string(), "l".to_string())].into();
+        let map: BTreeMap<String, String> =
+            [("al".to_string(), "z".to_string()), ("ag".to_string(), "l".to_string())].into();
         assert_eq!(renamed("2 * al + 2 * ag", &map).as_deref(), Some("2 * z + 2 * l"));
         assert_eq!(renamed("alag + al", &map).as_deref(), Some("alag + z"));
     }

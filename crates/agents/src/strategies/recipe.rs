@@ -332,7 +332,8 @@ impl Lines<'_> {
         if f.name == "main" {
             return String::new();
         }
-        let place = Place { name: &f.name, callees: self.m.callees(&f.name).len(), callers: self.m.callers(&f.name).len() };
+        let place =
+            Place { name: &f.name, callees: self.m.callees(&f.name).len(), callers: self.m.callers(&f.name).len() };
         r.lines_for(&place).iter().map(|l| format!("{}{l}\n", f.indent)).collect()
     }
 }
@@ -560,8 +561,7 @@ fn cache_function(
         upward.iter().filter(|f| **f != lca && m.ancestors(f).contains(&lca)).cloned().collect();
     let mut all = way.clone();
     all.insert(lca.clone());
-    let passed: Vec<String> =
-        vars.iter().map(|v| if keywords { format!("{v}={v}") } else { v.clone() }).collect();
+    let passed: Vec<String> = vars.iter().map(|v| if keywords { format!("{v}={v}") } else { v.clone() }).collect();
     for f in seen(m, &all, plan) {
         let mut e = Edits::default();
         let block = lines.block(f);

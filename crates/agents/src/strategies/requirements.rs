@@ -285,30 +285,50 @@ mod tests {
     #[test]
     fn every_wording_reads_back_to_its_line() {
         assert_eq!(one("store `v3 + 0.4` in a new variable `v3_temp` and leave `v3` unchanged."), "v3_temp = v3 + 0.4");
-        assert_eq!(one("compute `v3 * 0.2` into the local `copy_v3`; `v3` itself must not change."), "copy_v3 = v3 * 0.2");
+        assert_eq!(
+            one("compute `v3 * 0.2` into the local `copy_v3`; `v3` itself must not change."),
+            "copy_v3 = v3 * 0.2"
+        );
         assert_eq!(one("add the line `v3_copy = '0' + v3 + '9'`."), "v3_copy = '0' + v3 + '9'");
         assert_eq!(
             one("keep `v3` divided by 0.9 in a temporary named `v3_stash` (`v3_stash = v3 / 0.9`); `v3` stays as it is."),
             "v3_stash = v3 / 0.9"
         );
         assert_eq!(
-            one("assign the sum of `v3` and 0.8 to `current_v3`, written exactly as `v3 + 0.8`, without updating `v3`."),
+            one(
+                "assign the sum of `v3` and 0.8 to `current_v3`, written exactly as `v3 + 0.8`, without updating `v3`."
+            ),
             "current_v3 = v3 + 0.8"
         );
         assert_eq!(one("assert that `v3` is strictly less than 100."), "assert v3 < 100");
         assert_eq!(one("assert that `v3` is strictly greater than ','."), "assert v3 > ','");
         assert_eq!(one("assert that `v3` is never equal to -20."), "assert v3 != -20");
         assert_eq!(one("add the line `assert v3 != 'G'`."), "assert v3 != 'G'");
-        assert_eq!(one("check with an assert statement that `v3` is strictly less than ':' (`v3 < ':'`)."), "assert v3 < ':'");
+        assert_eq!(
+            one("check with an assert statement that `v3` is strictly less than ':' (`v3 < ':'`)."),
+            "assert v3 < ':'"
+        );
         assert_eq!(one("make the function raise an AssertionError unless `v3 > -75` holds."), "assert v3 > -75");
-        assert_eq!(one("guard the value with `assert v3 < 150`, so that `v3` is strictly less than 150."), "assert v3 < 150");
+        assert_eq!(
+            one("guard the value with `assert v3 < 150`, so that `v3` is strictly less than 150."),
+            "assert v3 < 150"
+        );
         assert_eq!(one("print `v3` right after the text 'Value: ', with an f-string."), "print(f'Value: {v3}')");
-        assert_eq!(one("print `v3` followed by the text ' (computed)', with an f-string."), "print(f'{v3} (computed)')");
+        assert_eq!(
+            one("print `v3` followed by the text ' (computed)', with an f-string."),
+            "print(f'{v3} (computed)')"
+        );
         assert_eq!(one("add the line `print(f'now: {v3}')`."), "print(f'now: {v3}')");
         assert_eq!(one("print one f-string made of '>> ' and then the value of `v3`."), "print(f'>> {v3}')");
         assert_eq!(one("print one f-string made of the value of `v3` and then ' (done)'."), "print(f'{v3} (done)')");
-        assert_eq!(one("log `v3` with a print call whose f-string puts '[mult] ' in front of it."), "print(f'[mult] {v3}')");
-        assert_eq!(one("log `v3` with a print call whose f-string puts ' #checkpoint' after it."), "print(f'{v3} #checkpoint')");
+        assert_eq!(
+            one("log `v3` with a print call whose f-string puts '[mult] ' in front of it."),
+            "print(f'[mult] {v3}')"
+        );
+        assert_eq!(
+            one("log `v3` with a print call whose f-string puts ' #checkpoint' after it."),
+            "print(f'{v3} #checkpoint')"
+        );
         assert_eq!(
             one("output 'Output: ' immediately followed by `v3`, in a single print of an f-string."),
             "print(f'Output: {v3}')"

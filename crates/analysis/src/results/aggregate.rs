@@ -455,4 +455,3 @@ mod tests {
         assert_eq!(Series::parse_key("x"), None);
     }
 }
-

@@ -644,8 +644,12 @@ mod tests {
         let json = msg.to_json();
         assert!(json.starts_with(r#"{"type":"run","v":1,"id":"r1","solution":"#), "{json}");
         assert_eq!(ClientMessage::parse(&json).unwrap(), msg);
-        let file = ClientMessage::parse(r#"{"v":1,"type":"run","id":"r2","solution":"","target":{"kind":"file","args":["1"]}}"#);
-        assert!(matches!(file, Ok(ClientMessage::Run(r)) if r.job.target == RunTarget::File { args: vec!["1".into()] }));
+        let file = ClientMessage::parse(
+            r#"{"v":1,"type":"run","id":"r2","solution":"","target":{"kind":"file","args":["1"]}}"#,
+        );
+        assert!(
+            matches!(file, Ok(ClientMessage::Run(r)) if r.job.target == RunTarget::File { args: vec!["1".into()] })
+        );
         for bad in [
             r#"{"v":1,"type":"run","id":"a","target":{"kind":"code","code":"1"}}"#,
             r#"{"v":1,"type":"run","id":"a","solution":"","target":{"kind":"shell","cmd":"ls"}}"#,
@@ -659,7 +663,14 @@ mod tests {
         let ran = ServerMessage::Ran(RunResult {
             v: 1,
             id: "r1".into(),
-            ran: Ran { end: RunEnd::Exited { code: 2 }, value: None, stdout: "hi\n".into(), stderr: String::new(), stdout_cut: false, stderr_cut: false },
+            ran: Ran {
+                end: RunEnd::Exited { code: 2 },
+                value: None,
+                stdout: "hi\n".into(),
+                stderr: String::new(),
+                stdout_cut: false,
+                stderr_cut: false,
+            },
         });
         let text = ran.to_json();
         assert!(text.starts_with(r#"{"type":"ran","v":1,"id":"r1","end":"exited","code":2"#), "{text}");

@@ -59,10 +59,16 @@ impl RunJob {
     /// Check the job's sizes; the error is one line for the caller.
     pub fn validate(&self) -> Result<(), String> {
         if self.solution.len() > crate::response::MAX_RESPONSE_BYTES {
-            return Err(format!("solution.py is {} bytes; a run takes at most {}", self.solution.len(), crate::response::MAX_RESPONSE_BYTES));
+            return Err(format!(
+                "solution.py is {} bytes; a run takes at most {}",
+                self.solution.len(),
+                crate::response::MAX_RESPONSE_BYTES
+            ));
         }
         match &self.target {
-            RunTarget::Code { code } if code.trim().is_empty() => Err("'code' is empty: give an expression such as f(3), or statements".into()),
+            RunTarget::Code { code } if code.trim().is_empty() => {
+                Err("'code' is empty: give an expression such as f(3), or statements".into())
+            }
             RunTarget::Code { code } if code.len() > MAX_CODE_BYTES => {
                 Err(format!("'code' is {} bytes; at most {MAX_CODE_BYTES}", code.len()))
             }
@@ -143,7 +149,8 @@ impl Ran {
         if let Some(v) = &self.value {
             out.push_str(&format!("value: {v}\n"));
         }
-        for (name, text, cut) in [("stdout", &self.stdout, self.stdout_cut), ("stderr", &self.stderr, self.stderr_cut)] {
+        for (name, text, cut) in [("stdout", &self.stdout, self.stdout_cut), ("stderr", &self.stderr, self.stderr_cut)]
+        {
             if text.is_empty() {
                 continue;
             }

@@ -40,7 +40,10 @@ pub(super) enum JobEnd {
 
 /// What a job does.
 pub(super) enum Work {
-    Grade { req: GradeRequest, trials: usize },
+    Grade {
+        req: GradeRequest,
+        trials: usize,
+    },
     /// The agent interface's `run`: the job's Python in the sandbox ([`crate::run_tool`]).
     Run(RunRequest),
 }
