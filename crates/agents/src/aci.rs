@@ -876,7 +876,7 @@ fn manual(s: &Settings) -> String {
         ""
     };
     format!(
-        "You work on a small Python repository through six tools. The workspace holds {SOLUTION} (the code to change) and {STATEMENT} (the task); the library `mylibrary` it imports is installed.\n\
+        "You work on a small Python repository through six tools. The workspace holds {SOLUTION} (the code to change) and {STATEMENT} (the task); a library it imports (`mylibrary`) is installed.\n\
          - view(path, start, end): numbered lines start to end of a file, at most {w} lines a call.\n\
          - search(pattern, path, from_line): the lines that contain the plain text pattern, at most {c} a call; from_line continues a long list.\n\
          - edit(path, old, new): replaces the one place where old occurs; edit(path, start, end, new) replaces lines start to end (an empty new deletes them).{gate} {protected}\n\
