@@ -37,6 +37,7 @@ fn median(v: &mut [f64]) -> f64 {
 fn main() {
     let mut cells: BTreeMap<(Strategy, Axis, u32), Cell> = BTreeMap::new();
     let started = Instant::now();
+    let runner: std::sync::Arc<dyn agents::Runner> = std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner);
     let only: Option<Vec<Axis>> =
         std::env::var("AGENTS_BENCH_AXES").ok().map(|v| v.split(',').filter_map(Axis::parse).collect());
     for &axis in Axis::ALL.iter().filter(|a| only.as_ref().is_none_or(|o| o.contains(a))) {
@@ -53,7 +54,7 @@ fn main() {
                             cabrito_gen::generate(&TaskSpec::new(kind, domain, axis, n, seed)).expect("generates");
                         for &strategy in Strategy::ALL {
                             let t0 = Instant::now();
-                            let aci = agents::run(&task, strategy, Settings::default());
+                            let aci = agents::run(&task, strategy, Settings::default(), runner.clone());
                             let ms = t0.elapsed().as_secs_f64() * 1000.0;
                             let turns = aci.turns(true);
                             let c = cells.entry((strategy, axis, n)).or_default();

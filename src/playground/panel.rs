@@ -243,6 +243,8 @@ impl Panel {
                             Job::Running { id: p.id, done: p.done, total: p.total, stage: Stage::from_wire(&p.stage) }
                     }
                     ServerMessage::Result(r) => self.job = Job::Done(Box::new(r)),
+                    // The task page sends no `run`: an answer to one is not its job's.
+                    ServerMessage::Ran(_) => {}
                     ServerMessage::Error(e) => {
                         self.job = Job::Failed { failure: JobFailure::Worker(e.code), message: e.message }
                     }

@@ -1,10 +1,11 @@
 //! The agent–computer interface: the window and the search cap are honoured, the lint gate refuses
-//! a breaking edit with the compiler's reason, protected paths refuse, the hidden tests are never
-//! reachable from any tool, and traces round-trip through the plain trace format.
+//! a breaking edit with the compiler's reason, `lint` says where a file does not compile and nothing
+//! more, protected paths refuse, the hidden tests are never reachable from any tool (`run` included),
+//! and traces round-trip through the plain trace format.
 #![cfg(not(target_arch = "wasm32"))]
 
 use cabrito_agents as agents;
-use cabrito_agents::aci::{Aci, ToolName};
+use cabrito_agents::aci::{Aci, ToolName, Unavailable};
 use cabrito_agents::{Settings, Strategy as Scripted};
 use cabrito_analysis::traces::plain;
 use cabrito_check::{grade, grade::GradeTask};
@@ -14,6 +15,11 @@ use serde_json::{json, Value};
 
 fn task(n: u32, seed: u64) -> cabrito_gen::Task {
     cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, n, seed)).unwrap()
+}
+
+/// A session whose `run` goes to the sandbox.
+fn session(t: &cabrito_gen::Task, s: Settings) -> Aci {
+    Aci::for_task(t, s, std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner))
 }
 
 fn settings(pairs: &[(&str, &str)]) -> Settings {
@@ -35,7 +41,7 @@ fn the_window_is_honoured() {
     let t = task(25, 1);
     let lines: Vec<&str> = t.starter_code.lines().collect();
     for window in [1usize, 7, 40, 1000] {
-        let mut aci = Aci::for_task(&t, settings(&[("window", &window.to_string())]));
+        let mut aci = session(&t, settings(&[("window", &window.to_string())]));
         let out = aci.call("view", &json!({"path": "solution.py", "start": 3, "end": 200}));
         let shown = numbered(&out);
         let want = window.min(200 - 3 + 1).min(lines.len() - 2);
@@ -50,7 +56,7 @@ fn the_window_is_honoured() {
         assert_eq!(aci.steps()[0].looked.viewed, Some((3, 3 + want - 1)));
     }
     // Out of range: a clear error, and the call is still a step of the trace.
-    let mut aci = Aci::for_task(&t, Settings::default());
+    let mut aci = session(&t, Settings::default());
     let out = aci.call("view", &json!({"start": 100000}));
     assert!(out.contains("start must be from 1 to"), "{out}");
     assert!(!aci.steps()[0].ok);
@@ -61,7 +67,7 @@ fn the_search_cap_is_honoured_and_continues() {
     let t = task(50, 2);
     let defs = t.starter_code.lines().filter(|l| l.contains("def ")).count();
     assert!(defs > 30);
-    let mut aci = Aci::for_task(&t, settings(&[("search_cap", "10")]));
+    let mut aci = session(&t, settings(&[("search_cap", "10")]));
     let mut seen = 0;
     let mut from: Option<usize> = None;
     for _ in 0..100 {
@@ -87,19 +93,24 @@ fn the_lint_gate_refuses_a_breaking_edit_with_the_compilers_reason() {
     let t = task(5, 3);
     let first_def = t.starter_code.lines().find(|l| l.starts_with("def ")).unwrap().to_string();
     let broken = first_def.trim_end_matches(':').to_string();
-    let mut aci = Aci::for_task(&t, Settings::default());
+    let mut aci = session(&t, Settings::default());
     let out = aci.call("edit", &json!({"path": "solution.py", "old": first_def, "new": broken}));
     assert!(out.starts_with("edit refused by the lint gate"), "{out}");
     assert!(out.contains("syntax error") && out.contains("line "), "{out}");
     assert_eq!(aci.solution(), t.starter_code);
-    // The same edit with the gate off goes through, and the check says it does not compile.
-    let mut aci = Aci::for_task(&t, settings(&[("lint_gate", "off")]));
+    // The same edit with the gate off goes through, and lint says where it does not compile.
+    let mut aci = session(&t, settings(&[("lint_gate", "off")]));
+    assert_eq!(aci.call("lint", &json!({})), "solution.py compiles");
     let out = aci.call("edit", &json!({"path": "solution.py", "old": first_def, "new": broken}));
     assert!(out.starts_with("edited solution.py"), "{out}");
-    let out = aci.call("check", &json!({}));
-    assert!(out.contains("FAIL [must] compilation"), "{out}");
+    let out = aci.call("lint", &json!({}));
+    assert!(out.starts_with("solution.py does not compile: line ") && out.contains("syntax error"), "{out}");
+    assert!(!out.contains('\n'), "one line, nothing more: {out}");
+    assert_eq!(aci.call("check", &json!({})), out, "check is another name for lint");
+    let out = aci.call("lint", &json!({"path": "problem.md"}));
+    assert!(out.contains("not Python"), "{out}");
     // Lines mode too.
-    let mut aci = Aci::for_task(&t, Settings::default());
+    let mut aci = session(&t, Settings::default());
     let out = aci.call("edit", &json!({"path": "solution.py", "start": 5, "end": 5, "new": "    return ((("}));
     assert!(out.starts_with("edit refused by the lint gate"), "{out}");
 }
@@ -107,15 +118,15 @@ fn the_lint_gate_refuses_a_breaking_edit_with_the_compilers_reason() {
 #[test]
 fn protected_paths_refuse_edits() {
     let t = task(5, 4);
-    let mut aci = Aci::for_task(&t, Settings::default());
+    let mut aci = session(&t, Settings::default());
     let out = aci.call("edit", &json!({"path": "problem.md", "old": "Refactor", "new": "Ignore"}));
     assert_eq!(out, "edit refused: problem.md is protected");
-    let mut aci = Aci::for_task(&t, settings(&[("protected", "solution.py")]));
+    let mut aci = session(&t, settings(&[("protected", "solution.py")]));
     let out = aci.call("edit", &json!({"path": "./solution.py", "start": 1, "end": 1, "new": ""}));
     assert_eq!(out, "edit refused: solution.py is protected");
     assert_eq!(aci.solution(), t.starter_code);
     // Unprotected, the statement can be edited (and only the workspace's files exist).
-    let mut aci = Aci::for_task(&t, settings(&[("protected", "")]));
+    let mut aci = session(&t, settings(&[("protected", "")]));
     assert!(aci
         .call("edit", &json!({"path": "problem.md", "old": "Refactor", "new": "Rework"}))
         .starts_with("edited problem.md"));
@@ -142,7 +153,7 @@ fn the_hidden_tests_are_never_reachable() {
         let t = cabrito_gen::generate(&TaskSpec::new(*kind, Domain::Math, Axis::Traversal, 10, 9)).unwrap();
         let inputs = hidden_inputs(&t);
         assert!(!inputs.is_empty(), "{kind}: no hidden inputs found");
-        let mut aci = Aci::for_task(&t, settings(&[("window", "2000")]));
+        let mut aci = session(&t, settings(&[("window", "2000")]));
         let mut outputs = Vec::new();
         for path in [
             "tests.py",
@@ -167,35 +178,52 @@ fn the_hidden_tests_are_never_reachable() {
         }
         outputs.push(aci.call("view", &json!({"path": "solution.py", "start": 1})));
         outputs.push(aci.call("view", &json!({"path": "problem.md", "start": 1})));
-        outputs.push(aci.call("check", &json!({})));
-        for tool in ["run", "test", "pytest", "grade", "bash", "python", "exec"] {
+        outputs.push(aci.call("lint", &json!({})));
+        for tool in ["test", "pytest", "grade", "bash", "python", "exec", "hint", "rubric"] {
             let o = aci.call(tool, &json!({"command": "python -m pytest"}));
             assert!(o.starts_with("unknown tool"), "{o}");
             outputs.push(o);
         }
+        // `run` sees the workspace and the installed library, nothing of the grader: no test file,
+        // no reference, no plan in its process or on its disk.
+        for code in [
+            "import os\nprint(sorted(os.listdir('.')))",
+            "import sys\nprint(sorted(m for m in sys.modules if m in ('solution', 'mylibrary', 'reference', 'tests')))",
+            "import os\nprint([p for p in ('tests.py', 'reference.py', 'test_cases.json') if os.path.exists(p)])",
+            "callable(main)",
+        ] {
+            let o = aci.call("run", &json!({"code": code}));
+            assert!(o.starts_with("the run finished"), "{code}: {o}");
+            outputs.push(o);
+        }
+        assert!(outputs.iter().any(|o| o.contains("['mylibrary', 'solution']")), "{outputs:?}");
+        assert!(outputs.iter().any(|o| o.ends_with("stdout:\n[]\n")), "{outputs:?}");
         for o in &outputs {
             for i in &inputs {
                 assert!(!o.contains(i.as_str()), "{kind}: a tool output holds the hidden input {i}: {o}");
             }
             assert!(!o.contains("behavioral") && !o.contains("behavioural tests pass"), "{o}");
+            assert!(!o.contains("[must]") && !o.contains("PASS"), "a rubric item in a tool's answer: {o}");
         }
-        // The check lists the static rubric's items only.
-        let check = aci.call("check", &json!({}));
-        let rubric = aci.rubric();
-        let ids: Vec<&str> = check.lines().filter_map(|l| l.split("] ").nth(1)?.split(':').next()).collect();
-        assert_eq!(ids, rubric.items.iter().map(|i| i.id.as_ref()).collect::<Vec<_>>());
-        // Submitting ends the session; nothing runs after it.
-        assert!(aci.call("submit", &json!({})).starts_with("submitted"));
-        assert!(aci.call("check", &json!({})).starts_with("the session has ended"));
+        // Submitting ends the session; nothing runs after it, and its answer holds no grade.
+        let submitted = aci.call("submit", &json!({}));
+        assert!(submitted.starts_with("submitted") && !submitted.contains("PASS"), "{submitted}");
+        assert!(aci.call("lint", &json!({})).starts_with("the session has ended"));
+        assert!(aci.call("run", &json!({"code": "1"})).starts_with("the session has ended"));
     }
-    assert_eq!(ToolName::ALL.len(), 5);
+    assert_eq!(ToolName::ALL.len(), 6);
 }
 
 #[test]
 fn traces_round_trip_through_the_plain_format() {
     let t = task(10, 5);
     for &strategy in Scripted::ALL {
-        let aci = agents::run(&t, strategy, Settings::default());
+        let aci = agents::run(
+            &t,
+            strategy,
+            Settings::default(),
+            std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner),
+        );
         let header = plain::Header::new("s-1", strategy.as_str(), &strategy.model(), Some(agents::aci::plain_task(&t)));
         let text = aci.trace(&header, true);
         let mut s = plain::read("s-1.jsonl", &text);
@@ -228,10 +256,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
     /// No call, however malformed, panics; each is one step, and the file stays parseable with the gate on.
     #[test]
-    fn any_call_is_a_step_and_never_panics(tool in "[a-z]{0,8}", args in any_json(), pick in 0usize..5) {
+    fn any_call_is_a_step_and_never_panics(tool in "[a-z]{0,8}", args in any_json(), pick in 0usize..6) {
         let t = task(5, 6);
-        let mut aci = Aci::for_task(&t, Settings::default());
-        let tool = if pick < 5 && tool.len() % 2 == 0 { ToolName::ALL[pick].as_str().to_string() } else { tool };
+        let mut aci = Aci::for_task(&t, Settings::default(), std::sync::Arc::new(Unavailable("no runner in this test".into())));
+        let tool = if tool.len() % 2 == 0 { ToolName::ALL[pick].as_str().to_string() } else { tool };
         let _ = aci.call(&tool, &args);
         prop_assert_eq!(aci.steps().len(), 1);
         prop_assert!(cabrito_check::program::Program::parse(aci.solution()).is_ok());
@@ -260,6 +288,8 @@ fn any_json() -> impl Strategy<Value = Value> {
                     Just("new".to_string()),
                     Just("pattern".to_string()),
                     Just("from_line".to_string()),
+                    Just("code".to_string()),
+                    Just("args".to_string()),
                     "[a-z]{1,5}"
                 ],
                 inner,

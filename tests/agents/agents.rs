@@ -7,6 +7,7 @@ use cabrito_agents as agents;
 use cabrito_agents::{Settings, Strategy};
 use cabrito_check::grade::GradeTask;
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, TaskSpec};
+use cabrito_native::run_tool::SandboxRunner;
 use cabrito_native::runner::{grade, GradeOptions};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -68,11 +69,13 @@ struct Run {
     failing: String,
     response: String,
     task: cabrito_gen::Task,
+    /// The tools called, in order.
+    tools: Vec<String>,
 }
 
 fn run(spec: &TaskSpec, strategy: Strategy) -> Run {
     let task = cabrito_gen::generate(spec).expect("generates");
-    let aci = agents::run(&task, strategy, Settings::default());
+    let aci = agents::run(&task, strategy, Settings::default(), std::sync::Arc::new(SandboxRunner));
     let rubric = aci.rubric();
     let refused = strategy.refuses(&task.prompt);
     if refused.is_some() {
@@ -86,6 +89,7 @@ fn run(spec: &TaskSpec, strategy: Strategy) -> Run {
         static_pass: rubric.passed(),
         failing: rubric.failed_must_haves().map(|i| format!("{}: {}", i.id, i.reason)).collect::<Vec<_>>().join("; "),
         response: aci.solution().to_string(),
+        tools: aci.steps().iter().map(|s| s.tool.clone()).collect(),
         task,
     }
 }
@@ -96,8 +100,9 @@ fn graded(r: &Run) -> bool {
 }
 
 /// The careful strategies pass the static rubric on every task of every axis at n ≤ 25, over many
-/// seeds and every kind and domain, but the ones they say they cannot do (merge_codebases, whose
-/// refusal names the reason), which they leave untouched.
+/// seeds and every kind and domain: the call-graph kinds, their instruction-following versions
+/// (the numbered requirements in every function that carries the values) and Merge Codebases (its
+/// differing lines found by running code). None is refused.
 #[test]
 fn careful_strategies_pass_every_small_task_statically() {
     let all = specs(&[5, 10, 25], &seeds(6));
@@ -105,25 +110,27 @@ fn careful_strategies_pass_every_small_task_statically() {
         all.par_iter().flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st))).collect();
     let bad: Vec<String> = runs
         .iter()
-        .filter(|r| r.refused.is_none() && !r.static_pass)
-        .map(|r| format!("{} {}: {}", r.strategy, r.spec.canonical(), r.failing))
+        .filter(|r| r.refused.is_some() || !r.static_pass)
+        .map(|r| {
+            format!("{} {}: {}", r.strategy, r.spec.canonical(), r.refused.clone().unwrap_or_else(|| r.failing.clone()))
+        })
         .collect();
     assert!(bad.is_empty(), "{} of {} runs fail:\n{}", bad.len(), runs.len(), bad.join("\n"));
-    let done: Vec<&Run> = runs.iter().filter(|r| r.refused.is_none()).collect();
-    assert!(done.len() >= 2 * 5 * 3 * GRAPH_AXES.len() * 3 * 6, "{} runs", done.len());
-    // Every graph axis is done, nothing is refused there.
-    for &a in GRAPH_AXES {
-        assert!(done.iter().any(|r| r.spec.axis == a && r.spec.kind != Kind::MergeCodebases), "{a}");
+    assert!(runs.len() >= 2 * 5 * 3 * GRAPH_AXES.len() * 3 * 6, "{} runs", runs.len());
+    for &a in Axis::ALL {
+        assert!(runs.iter().any(|r| r.spec.axis == a && r.spec.kind != Kind::MergeCodebases), "{a}");
     }
-    // What they refuse, with the reason: merge_codebases and the instructions axis.
-    for r in runs.iter().filter(|r| r.refused.is_some()) {
-        let why = r.refused.as_deref().unwrap_or_default();
-        let known = (r.spec.kind == Kind::MergeCodebases && why.contains("symbolic"))
-            || (r.spec.axis.as_str() == "instructions" && why.contains("numbered requirement"));
-        assert!(known, "{}: {why}", r.spec.canonical());
-        assert!(!GRAPH_AXES.contains(&r.spec.axis) || r.spec.kind == Kind::MergeCodebases, "{}", r.spec.canonical());
+    assert!(runs.iter().any(|r| r.spec.kind == Kind::MergeCodebases));
+    // Merge Codebases is solved through `run`; the trace shows the analysis script and the check.
+    for r in runs.iter().filter(|r| r.spec.kind == Kind::MergeCodebases) {
+        assert!(
+            r.tools.iter().filter(|t| *t == "run").count() >= 2,
+            "{} {}: {:?}",
+            r.strategy,
+            r.spec.canonical(),
+            r.tools
+        );
     }
-    assert!(runs.iter().any(|r| r.refused.is_some()));
 }
 
 /// The runtime knobs: 4 and 8 leaves, and guards of several calls joined by `^` (ratio below 1.0);
@@ -232,6 +239,50 @@ fn myopic_fails_as_n_grows() {
     for &(n, s, g) in &verdicts {
         assert!(!s || g, "n = {n}: passes the rubric but not the grader");
     }
+}
+
+/// On Merge Codebases `myopic` reads two windows: it merges the classes when they fit there and
+/// submits the file untouched when `CalculateB` runs past them; its trace shows why (two views, no
+/// run). On the instructions axis it keeps the first ten requirements in mind: it passes up to ten
+/// and fails beyond. The careful strategies pass both at every size.
+#[test]
+fn myopic_runs_out_of_patience_on_merge_and_requirements() {
+    let merge: Vec<TaskSpec> = [5u32, 50, 100, 200]
+        .iter()
+        .flat_map(|&n| {
+            seeds(2).into_iter().map(move |s| TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, n, s))
+        })
+        .collect();
+    let runs: Vec<Run> = merge.par_iter().map(|s| run(s, Strategy::Myopic)).collect();
+    for r in &runs {
+        let lines = r.task.starter_code.lines().count();
+        // Both classes end where the main guard starts: it must be within the two windows.
+        let guard = r.task.starter_code.lines().position(|l| l.starts_with("if __name__")).unwrap() + 1;
+        let fits = guard <= 2 * Settings::default().window;
+        assert_eq!(r.static_pass, fits, "myopic {} ({lines} lines): {}", r.spec.canonical(), r.failing);
+        if !fits {
+            assert_eq!(r.tools, ["view", "view", "submit"], "{}", r.spec.canonical());
+            assert_eq!(r.response, r.task.starter_code);
+        }
+    }
+    assert!(runs.iter().any(|r| r.static_pass) && runs.iter().any(|r| !r.static_pass));
+    let instructions: Vec<TaskSpec> = specs_on(&[Axis::Instructions], &[5, 10, 25, 50], &seeds(1))
+        .into_iter()
+        .filter(|s| s.axis == Axis::Instructions && matches!(s.kind.def().axes(), Support::Only(_)))
+        .collect();
+    let runs: Vec<Run> = instructions.par_iter().map(|s| run(s, Strategy::Myopic)).collect();
+    let mut rate: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    for r in &runs {
+        let e = rate.entry(r.spec.n).or_default();
+        e.0 += r.static_pass as usize;
+        e.1 += 1;
+        if !r.static_pass {
+            assert!(r.failing.contains("constraint_structure"), "{}: {}", r.spec.canonical(), r.failing);
+        }
+    }
+    println!("myopic on instructions, static pass rate by requirements: {rate:?}");
+    let frac = |n: u32| rate[&n].0 as f64 / rate[&n].1 as f64;
+    assert!(frac(5) == 1.0 && frac(10) == 1.0 && frac(25) == 0.0 && frac(50) == 0.0, "{rate:?}");
 }
 
 /// Calls grow with n for the careful strategies (the figures are printed; BENCHMARKS.md has more).

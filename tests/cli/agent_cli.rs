@@ -185,22 +185,36 @@ fn usage_errors_are_one_line_and_exit_2() {
     }
 }
 
-/// The runtime axis: a grid's answers (the branch that runs, found by running `check` from its
-/// text) pass the hidden tests; a task the strategy cannot do (merge_codebases) gets one line
-/// saying why, and no answer.
+/// The runtime, instructions and merge axes: a grid's answers (the branch that runs, found by
+/// running `check` from its text; the numbered requirements; the merged classes, their differing
+/// lines found by running code through the `run` tool in the sandbox) pass the hidden tests.
 #[test]
-fn runtime_grid_is_answered_and_merge_is_refused_with_a_reason() {
+fn runtime_instructions_and_merge_grids_are_answered_and_graded() {
     let tmp = tempfile::tempdir().unwrap();
     let grid = tmp.path().join("grid");
     let g = grid.to_str().unwrap();
     ok(
-        &cabrito(&["grid", "--out", g, "--sizes", "5", "--samples", "1", "--domains", "math", "--axes", "runtime"]),
+        &cabrito(&[
+            "grid",
+            "--out",
+            g,
+            "--sizes",
+            "5",
+            "--samples",
+            "1",
+            "--domains",
+            "math",
+            "--axes",
+            "runtime,instructions,merge",
+        ]),
         "grid",
     );
     let out = tmp.path().join("run");
     let o = out.to_str().unwrap();
     let s = ok(&cabrito(&["agent", "--strategy", "reader", "--tasks", g, "--out", o]), "agent");
     assert_eq!(s.lines().filter(|l| l.contains("runtime") && l.contains("1/1")).count(), 5, "{s}");
+    assert_eq!(s.lines().filter(|l| l.contains("instruction") && l.contains("1/1")).count(), 4, "{s}");
+    assert!(s.lines().any(|l| l.contains("merge") && l.contains("1/1")), "{s}");
     let graded = tmp.path().join("graded");
     let gr = ok(
         &cabrito(&[
@@ -219,15 +233,22 @@ fn runtime_grid_is_answered_and_merge_is_refused_with_a_reason() {
     );
     let summary: Value = serde_json::from_str(&gr).unwrap();
     let rows = summary["rows"].as_array().expect("rows");
-    assert_eq!(rows.len(), 5, "{summary}");
+    assert_eq!(rows.len(), 10, "{summary}");
     for r in rows {
         assert_eq!(r["passed"], r["tasks"], "{r}");
     }
-    let merge = tmp.path().join("merge");
-    let r =
-        cabrito(&["agent", "--strategy", "navigator", "--kind", "merge_codebases", "--out", merge.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(2), "{err}");
-    assert!(err.lines().any(|l| l.contains("navigator cannot do this task") && l.contains("symbolic")), "{err}");
-    assert!(files(&merge.join("responses"), ".jsonl").is_empty());
+    // The merge answer came through `run`: the trace holds the analysis and the check of the result.
+    let merge_trace = files(&out.join("traces"), ".jsonl")
+        .into_iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .find(|t| t.lines().next().is_some_and(|h| h.contains("merge_codebases")))
+        .expect("a merge trace");
+    let runs: Vec<Value> = merge_trace
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|c| c["tool"] == "run")
+        .collect();
+    assert_eq!(runs.len(), 2, "{merge_trace}");
+    assert!(runs[1]["output"].as_str().unwrap().contains("same results"), "{}", runs[1]);
 }

@@ -449,3 +449,77 @@ fn traces_join_tasks_by_dag_id_and_refuse_empty_folders() {
     let o = cabrito(&["traces", "--traces", "/nonexistent/x", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The scripted agents' answers, graded: `cabrito report` over the results and the responses beside
+/// them draws accuracy and the ledger's cost against n per strategy (tables/cost.csv, figures/cost.svg);
+/// the careful strategy pays more at the larger n, and costs are per task as the responses say.
+#[test]
+fn report_draws_cost_against_n_per_strategy_from_the_responses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let grid = root.join("grid");
+    ok(
+        &cabrito(&[
+            "grid",
+            "--out",
+            grid.to_str().unwrap(),
+            "--sizes",
+            "5,25",
+            "--samples",
+            "1",
+            "--domains",
+            "math",
+            "--axes",
+            "traversal",
+            "--kinds",
+            "add_parameter,dead_code",
+        ]),
+        "grid",
+    );
+    let set = root.join("sample");
+    for s in ["reader", "myopic"] {
+        ok(&cabrito(&["agent", "--strategy", s, "--tasks", grid.to_str().unwrap(), "--out", set.to_str().unwrap()]), s);
+    }
+    ok(
+        &cabrito(&[
+            "grade",
+            "--tasks",
+            grid.to_str().unwrap(),
+            "--responses",
+            set.to_str().unwrap(),
+            "--out",
+            set.to_str().unwrap(),
+            "--trials",
+            "3",
+        ]),
+        "grade",
+    );
+    let site = root.join("site");
+    ok(&cabrito(&["report", "--results", set.to_str().unwrap(), "--out", site.to_str().unwrap()]), "report");
+    let (header, rows) = csv_rows(&site.join("tables/cost.csv"));
+    let (m, n, tasks, cost) = (col(&header, "model"), col(&header, "n"), col(&header, "tasks"), col(&header, "cost"));
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let cost_of = |model: &str, size: &str| -> f64 {
+        let r =
+            rows.iter().find(|r| r[m] == model && r[n] == size).unwrap_or_else(|| panic!("{model} {size}: {rows:?}"));
+        assert_eq!(r[tasks], "2");
+        r[cost].parse().unwrap()
+    };
+    assert!(cost_of("scripted/reader", "25") > cost_of("scripted/reader", "5"), "{rows:?}");
+    assert!(cost_of("scripted/myopic", "25") < cost_of("scripted/reader", "25"), "{rows:?}");
+    // The mean of the responses' own costs.
+    let mut want = 0.0;
+    for f in walk(&set.join("responses")).into_iter().filter(|p| p.to_string_lossy().ends_with("reader.jsonl")) {
+        for l in std::fs::read_to_string(&f).unwrap().lines() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            if f.to_string_lossy().contains("en=(25,25)") {
+                want += v["metadata"]["cost"].as_f64().unwrap() / 2.0;
+            }
+        }
+    }
+    assert!((cost_of("scripted/reader", "25") - want).abs() < 1e-5, "{want}");
+    let svg = std::fs::read_to_string(site.join("figures/cost.svg")).unwrap();
+    assert!(svg.contains("scripted/reader") && svg.contains("scripted/myopic") && svg.contains("dollars per task"));
+    let page = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(page.contains("Cost against n") && page.contains("tables/cost.csv"));
+}

@@ -44,6 +44,8 @@ struct Stand {
     decorate: Option<String>,
     /// The `Referer` headers received.
     referers: Vec<String>,
+    /// Agent mode: every tool, malformed calls among them, over five turns (see [`every_tool`]).
+    every_tool: bool,
 }
 
 type Shared = Arc<Mutex<Stand>>;
@@ -110,6 +112,9 @@ fn plain_answer(st: &Stand, body: &Value) -> (String, Vec<Value>) {
     }
     let tool_results: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
     let call = |id: &str, name: &str, args: Value| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}});
+    if st.every_tool {
+        return every_tool(st, &tool_results);
+    }
     match tool_results.len() {
         0 => (
             "Let me read the file.".into(),
@@ -123,11 +128,59 @@ fn plain_answer(st: &Stand, body: &Value) -> (String, Vec<Value>) {
                 String::new(),
                 vec![
                     call("c1", "edit", json!({"path": "solution.py", "start": 1, "end": lines, "new": reference})),
-                    call("c2", "check", json!({})),
+                    call("c2", "lint", json!({})),
                 ],
             )
         }
         _ => ("Done.".into(), vec![call("c3", "submit", json!({}))]),
+    }
+}
+
+/// The turns of the every-tool model: each tool, well formed and malformed (arguments that are not
+/// JSON, of the wrong type, missing, an unknown tool, a file that is not the workspace's), then the
+/// reference answer written, linted, run and submitted. The turn is told by the tool results so far.
+fn every_tool(st: &Stand, results: &[&Value]) -> (String, Vec<Value>) {
+    let raw = |id: &str, name: &str, args: &str| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}});
+    let call = |id: &str, name: &str, args: Value| raw(id, name, &args.to_string());
+    match results.len() {
+        0 => (
+            "Reading.".into(),
+            vec![
+                call("a0", "view", json!({"path": "solution.py", "start": 1, "end": 100000})),
+                call("a1", "search", json!({"pattern": "def main"})),
+                call("a2", "view", json!({"path": "problem.md", "start": 1, "end": 3})),
+            ],
+        ),
+        3 => (
+            "Trying things.".into(),
+            vec![
+                raw("b0", "view", "{\"path\": \"solution.py\", \"start\": "),
+                call("b1", "edit", json!({"path": 3, "new": "x"})),
+                call("b2", "run", json!({})),
+                call("b3", "shell", json!({"command": "cat tests.py"})),
+                call("b4", "search", json!({"path": "solution.py"})),
+                call("b5", "lint", json!({"path": "problem.md"})),
+                call("b6", "view", json!({"path": "../reference.py", "start": 1})),
+                call("b7", "run", json!({"code": "main(0.5)", "path": "solution.py"})),
+                raw("b8", "submit", "[1, 2]"),
+            ],
+        ),
+        12 => {
+            let code = unnumber(results[0]["content"].as_str().unwrap_or(""));
+            let reference = st.answers.get(code.trim_end()).cloned().unwrap_or_else(|| "unknown task".into());
+            let lines = code.lines().count();
+            (
+                String::new(),
+                vec![
+                    call("c0", "edit", json!({"path": "solution.py", "start": 1, "end": lines, "new": reference})),
+                    call("c1", "lint", json!({})),
+                    call("c2", "run", json!({"code": "main(0.5)"})),
+                    call("c3", "run", json!({"path": "solution.py", "args": ["0.5"]})),
+                    call("c4", "check", json!({})),
+                ],
+            )
+        }
+        _ => ("Done.".into(), vec![call("d0", "submit", json!({}))]),
     }
 }
 
@@ -478,7 +531,7 @@ fn agent_mode_drives_the_tools_through_a_stream_and_passes() {
         assert!(s.requests.iter().all(|r| r.2.as_deref() == Some("Bearer sk-test-123")));
         let last = &s.requests.last().unwrap().1;
         assert_eq!(last["stream"], json!(true));
-        assert_eq!(last["tools"].as_array().unwrap().len(), 5);
+        assert_eq!(last["tools"].as_array().unwrap().len(), 6);
         assert!(last["messages"].as_array().unwrap().iter().any(|m| m["role"] == "tool"));
     }
     let recs = response_lines(&out);
@@ -492,7 +545,7 @@ fn agent_mode_drives_the_tools_through_a_stream_and_passes() {
         let trace = std::fs::read_to_string(out.join(md["trace_path"].as_str().unwrap())).unwrap();
         let lines: Vec<Value> = trace.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let tools: Vec<&str> = lines[1..].iter().map(|l| l["tool"].as_str().unwrap_or("")).collect();
-        assert_eq!(tools, vec!["view", "edit", "check", "submit"]);
+        assert_eq!(tools, vec!["view", "edit", "lint", "submit"]);
         assert_eq!(lines[2]["turn"], lines[3]["turn"]);
         assert!(lines[2]["tokens"]["input"].as_f64().unwrap() > 0.0 && lines[3].get("tokens").is_none());
         let mut s = cabrito_analysis::traces::plain::read("t.jsonl", &trace);
@@ -501,6 +554,115 @@ fn agent_mode_drives_the_tools_through_a_stream_and_passes() {
         assert_eq!(s.usage.input_tokens, md["n_input_tokens"].as_f64());
     }
     assert!(response_path_has(&out, "agent/m2.jsonl"));
+    graded_all_pass(&tasks, &out, n);
+}
+
+/// A model that calls every tool, malformed arguments among them: each bad call gets a one-line
+/// error and the episode goes on; the request offers exactly the six tools, each with a JSON
+/// schema; the trace (read by `cabrito traces`' reader) records every call with its turn and the
+/// server's usage; the record's tokens are the server's; the answer passes the hidden tests.
+#[test]
+fn agent_mode_offers_exactly_the_tools_and_records_every_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = tmp.path().join("grid");
+    let answers = grid(&tasks, "cache_function");
+    let n = answers.len();
+    let (url, st) = stand_in(answers);
+    st.lock().unwrap().every_tool = true;
+    let out = tmp.path().join("run");
+    let r = cabrito(&[
+        "solve",
+        "--endpoint",
+        &url,
+        "--model",
+        "every-tool",
+        "--mode",
+        "agent",
+        "--window",
+        "2000",
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--backoff-ms",
+        "10",
+        "--concurrency",
+        "1",
+    ]);
+    let stdout = ok(&r, "solve --mode agent (every tool)");
+    assert!(stdout.contains(&format!("{n} answered")), "{stdout}");
+    // Exactly the six tools, each a function with a JSON-schema object of parameters.
+    let requests: Vec<Value> = st.lock().unwrap().requests.iter().map(|r| r.1.clone()).collect();
+    assert_eq!(requests.len(), 4 * n);
+    for body in &requests {
+        let tools = body["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["view", "search", "edit", "lint", "run", "submit"]);
+        for t in tools {
+            assert_eq!(t["type"], "function");
+            assert_eq!(t["function"]["parameters"]["type"], "object", "{t}");
+            assert!(t["function"]["parameters"]["properties"].is_object(), "{t}");
+        }
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("run(code)") && !system.contains("check()"), "{system}");
+    }
+    let recs = response_lines(&out);
+    assert_eq!(recs.len(), n);
+    for rec in &recs {
+        let md = &rec["metadata"];
+        assert_eq!(md["stopped"], "submitted", "{rec}");
+        assert_eq!(md["turns"], 4);
+        assert_eq!(md["tool_calls"], 3 + 9 + 5 + 1);
+        let trace = std::fs::read_to_string(out.join(md["trace_path"].as_str().unwrap())).unwrap();
+        let calls: Vec<Value> = trace.lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(calls.len(), 18);
+        let outcome =
+            |i: usize| (calls[i]["success"].as_bool().unwrap(), calls[i]["output"].as_str().unwrap().to_string());
+        // Malformed calls: clear one-line errors, recorded as failed; the next call still works.
+        for (i, want) in [
+            (3, "not a JSON object"),
+            (4, "'path' must be a string"),
+            (5, "run needs 'code'"),
+            (6, "unknown tool 'shell'"),
+            (7, "search needs a 'pattern'"),
+            (8, "not Python"),
+            (9, "no such file"),
+            (10, "not both"),
+            (11, "must be a JSON object"),
+        ] {
+            let (ok, text) = outcome(i);
+            assert!(!ok && text.contains(want) && !text.contains('\n'), "call {i}: {text}");
+        }
+        assert_eq!(calls[12]["tool"], "edit");
+        assert!(outcome(12).0);
+        assert_eq!(outcome(13), (true, "solution.py compiles".to_string()));
+        assert!(outcome(14).1.starts_with("the run finished (exit status 0)\nvalue: "), "{}", outcome(14).1);
+        assert_eq!(outcome(15).1, "the run finished (exit status 0)\n(no output)\n");
+        assert_eq!(outcome(16), (true, "solution.py compiles".to_string()));
+        assert!(outcome(17).1.starts_with("submitted solution.py") && !outcome(17).1.contains("PASS"));
+        // Turns and tokens: each turn's first call carries the server's usage for it.
+        let turns: Vec<u64> = calls.iter().map(|c| c["turn"].as_u64().unwrap()).collect();
+        assert_eq!(turns, [0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3]);
+        let firsts = [0usize, 3, 12, 17];
+        for (i, c) in calls.iter().enumerate() {
+            assert_eq!(c.get("tokens").is_some(), firsts.contains(&i), "call {i}: {c}");
+        }
+        let sum = |k: &str| firsts.iter().map(|&i| calls[i]["tokens"][k].as_f64().unwrap()).sum::<f64>();
+        assert_eq!(md["n_input_tokens"].as_f64(), Some(sum("input")));
+        assert_eq!(md["n_cached_tokens"].as_f64(), Some(sum("cached")));
+        assert_eq!(md["n_output_tokens"].as_f64(), Some(sum("output")));
+        // The same figures as the server reported, turn by turn, for this task's requests.
+        let mut s = cabrito_analysis::traces::plain::read("t.jsonl", &trace);
+        s.classify();
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!(s.turns.len(), 4);
+        assert_eq!(s.usage.input_tokens, md["n_input_tokens"].as_f64());
+        let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
+        assert!(labels.contains(&"read"), "{labels:?}");
+    }
+    let reported: f64 = requests.iter().map(|b| (b["messages"].to_string().len() / 4) as f64).sum();
+    let recorded: f64 = recs.iter().map(|r| r["metadata"]["n_input_tokens"].as_f64().unwrap()).sum();
+    assert_eq!(recorded, reported, "the ledger is the server's usage");
     graded_all_pass(&tasks, &out, n);
 }
 

@@ -3,7 +3,8 @@
 //! the lines it looked at, the functions it touched and the ledger grow, reach the end and a passing
 //! grade (the static rubric in the page, the hidden tests on the worker); change a setting and see
 //! the run change and the link keep it; then walk the task yourself in the console (view, search,
-//! a refused edit, check, submit) and see the ledger move beside the agents' turns. Every step is
+//! a refused edit, lint, `run` on the worker, no grade before submit unless hints are asked for,
+//! submit) and see the ledger move beside the agents' turns. Every step is
 //! checked for console errors. It also prints how long the agents take in the browser (for
 //! BENCHMARKS.md; never asserted).
 //!
@@ -262,7 +263,7 @@ async fn walk(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     if refused[0] != json!(true) || !refused[1].as_str().unwrap_or("").contains("lint gate") {
         return Err(format!("the breaking edit was not refused by the lint gate: {refused}").into());
     }
-    type_command(driver, "check", false).await?;
+    type_command(driver, "lint", false).await?;
     wait_for(
         driver,
         "four turns",
@@ -270,9 +271,49 @@ async fn walk(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         10,
     )
     .await?;
+    let linted =
+        js(driver, "return [...document.querySelectorAll('#console-log .console-entry')].pop().textContent;", vec![])
+            .await?;
+    if !linted.as_str().unwrap_or("").contains("solution.py compiles") {
+        return Err(format!("lint does not say the file compiles: {linted}").into());
+    }
+    // `run` goes to the worker (the grader's sandbox) and its answer is the call's.
+    type_command(driver, "run main(0.5)", false).await?;
+    wait_for(
+        driver,
+        "the run's answer",
+        "const e = document.querySelector('#walk-ledger .ledger-total'); return e && e.dataset.turns === '5';",
+        60,
+    )
+    .await?;
+    let ran =
+        js(driver, "return [...document.querySelectorAll('#console-log .console-entry')].pop().textContent;", vec![])
+            .await?;
+    if !ran.as_str().unwrap_or("").contains("the run finished (exit status 0)") {
+        return Err(format!("run main(0.5) did not run on the worker: {ran}").into());
+    }
     let you = attr(driver, "#agent-turns tr.you", "data-turns").await?;
-    if you != json!("4") {
+    if you != json!("5") {
         return Err(format!("the student's count beside the agents' is {you}").into());
+    }
+    // No grade before submit (D12); the hints, asked for, are labelled as such.
+    let early = js(driver, "return [document.getElementById('static-verdict') === null, document.getElementById('grade-after-submit') !== null];", vec![]).await?;
+    if early != json!([true, true]) {
+        return Err(format!("the rubric shows before submit without hints: {early}").into());
+    }
+    click(driver, "console-hints").await?;
+    wait_for(
+        driver,
+        "the hints",
+        "const e = document.querySelector('#final-grade.hints #static-verdict'); return e ? e.dataset.passed : null;",
+        10,
+    )
+    .await?;
+    let title = js(driver, "return document.querySelector('#final-grade h2').textContent;", vec![]).await?;
+    if !title.as_str().unwrap_or("").starts_with("Hints")
+        || js(driver, "return document.getElementById('run-hidden') === null;", vec![]).await? != json!(true)
+    {
+        return Err(format!("the hints are not labelled, or offer the hidden tests: {title}").into());
     }
     type_command(driver, "submit", false).await?;
     wait_for(driver, "the grade after submit", "const e = document.getElementById('static-verdict'); return e && document.getElementById('console-input').disabled ? e.dataset.passed : null;", 10).await?;

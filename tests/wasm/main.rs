@@ -8,6 +8,7 @@
 #[path = "../hostile/mod.rs"]
 mod hostile;
 
+mod wasm_agents;
 mod wasm_app;
 mod wasm_check;
 mod wasm_golden;

@@ -16,4 +16,5 @@ mod regress_deep_answer;
 mod worker_appendix;
 mod worker_fair;
 mod worker_protocol;
+mod worker_run;
 mod worker_wall;

@@ -1,5 +1,6 @@
 //! The agent–computer interface: a workspace holding the task's `solution.py` and its statement
-//! (`problem.md`), and five tools over it.
+//! (`problem.md`), and six tools over it. Every answer comes from what a real workspace gives: the
+//! files, and what running code in the sandbox shows (decision D12).
 //!
 //! - `view {path, start, end?}`: numbered lines, at most the window's worth;
 //! - `search {pattern, path?, from_line?}`: the lines holding a plain-text pattern, at most the cap,
@@ -7,16 +8,22 @@
 //! - `edit {path, old, new}` (replace the one place `old` occurs) or `edit {path, start, end, new}`
 //!   (replace those lines; an empty `new` deletes them): refused on a protected path, and, with the
 //!   lint gate on, when the resulting Python would not compile (the compiler's reason is the reply);
-//! - `check {}`: the public checks only — compilation and the static rubric. The hidden behavioural
-//!   tests are not part of the interface at all: nothing here can run them;
-//! - `submit {}`: ends the session.
+//! - `lint {path?}`: does the file compile, and if not, the line and the reason; nothing more
+//!   (`check` is read as another name for it);
+//! - `run {code}` or `run {path, args?}`: Python run in the sandbox against the workspace as it is,
+//!   through the session's [`Runner`] (the native runner, or the grading worker in the browser);
+//! - `submit {}`: ends the session. The rubric and the hidden tests grade the answer afterwards,
+//!   outside the interface: no tool reads them.
+//!
+//! A session holds the task beyond the workspace only as [`Grading`], which no tool reads (the
+//! non-interference test swaps it for another task's and requires every answer to stay the same).
 //!
 //! Every call, good or bad, is a [`Step`]: the call, its output, what it looked at in `solution.py`
 //! (for the app's highlighting) and the file after it. The steps are the session's trace, written in
 //! the plain trace format ([`cabrito_analysis::traces::plain`]).
 //!
 //! Scripted strategies never see an [`Aci`]: they get a [`Tools`] handle, whose only methods are the
-//! five tools and whose only answers are the tools' text outputs (see `strategies`).
+//! tools and whose only answers are the tools' text outputs (see `strategies`).
 
 use super::ledger::{self, TurnTokens};
 use super::settings::{Settings, SOLUTION, STATEMENT};
@@ -25,8 +32,11 @@ use cabrito_analysis::traces::{
     plain::{Header, PlainTask, Tokens},
 };
 use cabrito_check::program::Program;
+use cabrito_check::protocol::run::{Installed, Ran, RunJob, RunTarget, MAX_ARGS};
 use cabrito_check::response::MAX_RESPONSE_BYTES;
 use cabrito_check::rubric::{static_checks, Rubric, TaskRef};
+use cabrito_gen::domain::stubs::Library;
+use cabrito_gen::kinds::Behaviour;
 use cabrito_gen::spec::{Axis, Domain, Kind};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -38,30 +48,62 @@ pub const MAX_PATTERN: usize = 200;
 /// Lines of the changed region an edit's reply shows.
 const EDIT_ECHO: usize = 20;
 
-/// The five tools.
+/// The six tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ToolName {
     View,
     Search,
     Edit,
-    Check,
+    Lint,
+    Run,
     Submit,
 }
 
 impl ToolName {
     pub const ALL: &'static [ToolName] =
-        &[ToolName::View, ToolName::Search, ToolName::Edit, ToolName::Check, ToolName::Submit];
+        &[ToolName::View, ToolName::Search, ToolName::Edit, ToolName::Lint, ToolName::Run, ToolName::Submit];
     pub fn as_str(self) -> &'static str {
         match self {
             ToolName::View => "view",
             ToolName::Search => "search",
             ToolName::Edit => "edit",
-            ToolName::Check => "check",
+            ToolName::Lint => "lint",
+            ToolName::Run => "run",
             ToolName::Submit => "submit",
         }
     }
+    /// A tool by name; `check` is another name for `lint` (and says no more than it).
     pub fn parse(s: &str) -> Option<ToolName> {
-        ToolName::ALL.iter().copied().find(|t| t.as_str() == s.trim())
+        let s = s.trim();
+        if s == "check" {
+            return Some(ToolName::Lint);
+        }
+        ToolName::ALL.iter().copied().find(|t| t.as_str() == s)
+    }
+}
+
+/// Runs the `run` tool's jobs: the native runner in the CLI, the grading worker in the browser.
+/// `Err` says, in one line, why the code could not run at all.
+pub trait Runner: Send + Sync {
+    fn run(&self, job: &RunJob) -> Result<Ran, String>;
+}
+
+/// A runner that cannot run: every job is answered with the reason.
+pub struct Unavailable(pub String);
+
+impl Runner for Unavailable {
+    fn run(&self, _: &RunJob) -> Result<Ran, String> {
+        Err(self.0.clone())
+    }
+}
+
+/// A runner holding one answer already obtained (the browser asks the worker first, then makes the
+/// call with this).
+pub struct Ready(pub Result<Ran, String>);
+
+impl Runner for Ready {
+    fn run(&self, _: &RunJob) -> Result<Ran, String> {
+        self.0.clone()
     }
 }
 
@@ -78,7 +120,8 @@ pub enum Request {
     View { path: String, start: usize, end: Option<usize> },
     Search { pattern: String, path: Option<String>, from_line: Option<usize> },
     Edit { path: String, change: Change },
-    Check,
+    Lint { path: String },
+    Run { target: RunTarget },
     Submit,
 }
 
@@ -116,7 +159,7 @@ impl Request {
     /// Read a call: the tool's name and its arguments (a JSON object, or a string holding one).
     pub fn parse(tool: &str, args: &Value) -> Result<Request, String> {
         let tool_name = ToolName::parse(tool).ok_or_else(|| {
-            format!("unknown tool '{}' (the tools are view, search, edit, check and submit)", clip(tool, 40))
+            format!("unknown tool '{}' (the tools are view, search, edit, lint, run and submit)", clip(tool, 40))
         })?;
         let parsed;
         let args = match args {
@@ -159,7 +202,8 @@ impl Request {
                 };
                 Request::Edit { path, change }
             }
-            ToolName::Check => Request::Check,
+            ToolName::Lint => Request::Lint { path: path()?.unwrap_or_else(|| SOLUTION.to_string()) },
+            ToolName::Run => Request::Run { target: run_target(args)? },
             ToolName::Submit => Request::Submit,
         })
     }
@@ -169,7 +213,8 @@ impl Request {
             Request::View { .. } => ToolName::View,
             Request::Search { .. } => ToolName::Search,
             Request::Edit { .. } => ToolName::Edit,
-            Request::Check => ToolName::Check,
+            Request::Lint { .. } => ToolName::Lint,
+            Request::Run { .. } => ToolName::Run,
             Request::Submit => ToolName::Submit,
         }
     }
@@ -200,14 +245,60 @@ impl Request {
             Request::Edit { path, change: Change::Lines { start, end, new } } => {
                 json!({"path": path, "start": start, "end": end, "new": new})
             }
-            Request::Check | Request::Submit => json!({}),
+            Request::Lint { path } => json!({"path": path}),
+            Request::Run { target: RunTarget::Code { code } } => json!({"code": code}),
+            Request::Run { target: RunTarget::File { args } } => json!({"path": SOLUTION, "args": args}),
+            Request::Submit => json!({}),
         }
     }
 }
 
-/// The public checks of a task: its static rubric, nothing else. It holds what the rubric compares
-/// against (the starter and the reference); no tool output ever carries more than the rubric's items.
-pub struct PublicChecks {
+/// What a `run` call asks to run: `code`, or the file `path` (only `solution.py` runs) with `args`.
+fn run_target(args: &Value) -> Result<RunTarget, String> {
+    let code = text_arg(args, "code")?;
+    let path = text_arg(args, "path")?;
+    match (code, path) {
+        (Some(_), Some(_)) => Err("run takes 'code' or 'path', not both".into()),
+        (Some(code), None) => Ok(RunTarget::Code { code }),
+        (None, Some(path)) => {
+            let name = normalise(&path);
+            if name != SOLUTION {
+                return Err(format!(
+                    "run can run {SOLUTION} as a program, not '{}' (or give 'code' to run)",
+                    clip(&name, 60)
+                ));
+            }
+            let list = match args.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(s.clone()),
+                        Value::Number(n) => Ok(n.to_string()),
+                        other => Err(format!("'args' must be strings, got {}", clip(&other.to_string(), 30))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+                Some(other) => {
+                    return Err(format!("'args' must be a list of strings, got {}", clip(&other.to_string(), 30)))
+                }
+            };
+            if list.len() > MAX_ARGS {
+                return Err(format!("run takes at most {MAX_ARGS} arguments"));
+            }
+            Ok(RunTarget::File { args: list })
+        }
+        (None, None) => Err(
+            "run needs 'code' (Python: an expression such as f(3), or statements) or 'path' (solution.py, run as a program, with 'args')"
+                .into(),
+        ),
+    }
+}
+
+/// The task beyond its workspace: what grades the answer once the session is over (the static
+/// rubric compares with the reference). No tool reads it; [`Aci::rubric`] is for the grade after the
+/// episode (and a learner's labelled hints in the app), never a tool's answer.
+pub struct Grading {
     kind: Kind,
     domain: Domain,
     axis: Axis,
@@ -216,9 +307,9 @@ pub struct PublicChecks {
     metadata: Value,
 }
 
-impl PublicChecks {
-    pub fn of(task: &cabrito_gen::Task) -> PublicChecks {
-        PublicChecks::new(
+impl Grading {
+    pub fn of(task: &cabrito_gen::Task) -> Grading {
+        Grading::new(
             task.spec.kind,
             task.spec.domain,
             task.spec.axis,
@@ -229,15 +320,8 @@ impl PublicChecks {
     }
     /// For a reference record Cabrito did not generate (D11); the axis's rubric items (runtime's
     /// `branch_placement`) join the kind's, as in every other rubric.
-    pub fn new(
-        kind: Kind,
-        domain: Domain,
-        axis: Axis,
-        starter: &str,
-        reference: &str,
-        metadata: &Value,
-    ) -> PublicChecks {
-        PublicChecks {
+    pub fn new(kind: Kind, domain: Domain, axis: Axis, starter: &str, reference: &str, metadata: &Value) -> Grading {
+        Grading {
             kind,
             domain,
             axis,
@@ -246,7 +330,7 @@ impl PublicChecks {
             metadata: metadata.clone(),
         }
     }
-    fn run(&self, candidate: &str) -> Rubric {
+    fn rubric(&self, candidate: &str) -> Rubric {
         static_checks(
             &TaskRef {
                 kind: self.kind,
@@ -258,6 +342,29 @@ impl PublicChecks {
             },
             candidate,
         )
+    }
+}
+
+/// What a session's workspace holds: the statement, the starter as `solution.py`, and the
+/// `mylibrary` installed for running it (the domain's; the indexed one on the instructions axis;
+/// none for the calculators of Merge Codebases). All of it is what the statement already says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workspace {
+    pub statement: String,
+    pub solution: String,
+    pub library: Option<Installed>,
+}
+
+impl Workspace {
+    pub fn new(statement: &str, starter: &str, kind: Kind, domain: Domain, axis: Axis) -> Workspace {
+        let library = (kind.def().behaviour() == Behaviour::Functions).then(|| Installed {
+            domain,
+            library: if axis.def().instructions() { Library::Indexed } else { Library::Plain },
+        });
+        Workspace { statement: statement.to_string(), solution: starter.to_string(), library }
+    }
+    pub fn of(task: &cabrito_gen::Task) -> Workspace {
+        Workspace::new(&task.prompt, &task.starter_code, task.spec.kind, task.spec.domain, task.spec.axis)
     }
 }
 
@@ -294,8 +401,10 @@ pub struct Step {
 pub struct Aci {
     statement: String,
     solution: Arc<str>,
+    library: Option<Installed>,
     settings: Settings,
-    checks: PublicChecks,
+    grading: Grading,
+    runner: Arc<dyn Runner>,
     steps: Vec<Step>,
     submitted: bool,
 }
@@ -324,21 +433,24 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 impl Aci {
-    /// A session on a task's starter code and statement.
-    pub fn new(statement: &str, starter: &str, checks: PublicChecks, settings: Settings) -> Aci {
+    /// A session on a workspace; `grading` is kept for the grade after the episode, and `runner`
+    /// answers the `run` tool.
+    pub fn new(workspace: Workspace, grading: Grading, settings: Settings, runner: Arc<dyn Runner>) -> Aci {
         Aci {
-            statement: statement.to_string(),
-            solution: Arc::from(starter),
+            statement: workspace.statement,
+            solution: Arc::from(workspace.solution.as_str()),
+            library: workspace.library,
             settings,
-            checks,
+            grading,
+            runner,
             steps: Vec::new(),
             submitted: false,
         }
     }
 
     /// A session on a Cabrito task.
-    pub fn for_task(task: &cabrito_gen::Task, settings: Settings) -> Aci {
-        Aci::new(&task.prompt, &task.starter_code, PublicChecks::of(task), settings)
+    pub fn for_task(task: &cabrito_gen::Task, settings: Settings, runner: Arc<dyn Runner>) -> Aci {
+        Aci::new(Workspace::of(task), Grading::of(task), settings, runner)
     }
 
     pub fn settings(&self) -> &Settings {
@@ -385,8 +497,42 @@ impl Aci {
         self.call_in_turn(tool, args, turn, None)
     }
 
+    /// Make a call as one turn of its own, `run` answered by `runner` instead of the session's (the
+    /// browser's console asks the worker first and passes its answer as [`Ready`]).
+    pub fn call_with(&mut self, tool: &str, args: &Value, runner: &dyn Runner) -> String {
+        let turn = self.steps.last().map_or(0, |s| s.turn + 1);
+        self.call_full(tool, args, turn, None, Some(runner))
+    }
+
+    /// The job a `run` call with these arguments would send, or why the call is refused (then make
+    /// the call anyway: it records the refusal).
+    pub fn run_job(&self, args: &Value) -> Result<RunJob, String> {
+        if self.submitted {
+            return Err(format!("the session has ended: {SOLUTION} was submitted"));
+        }
+        match Request::parse("run", args)? {
+            Request::Run { target } => Ok(self.job(target)),
+            _ => Err("not a run".into()),
+        }
+    }
+
+    fn job(&self, target: RunTarget) -> RunJob {
+        RunJob { solution: self.solution.to_string(), library: self.library, target }
+    }
+
     /// Make a call as part of model turn `turn`, with the turn's token figures when known.
     pub fn call_in_turn(&mut self, tool: &str, args: &Value, turn: usize, tokens: Option<TurnTokens>) -> String {
+        self.call_full(tool, args, turn, tokens, None)
+    }
+
+    fn call_full(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        turn: usize,
+        tokens: Option<TurnTokens>,
+        runner: Option<&dyn Runner>,
+    ) -> String {
         let mut looked = Looked::default();
         let (ok, output) = if self.steps.len() >= MAX_STEPS {
             (false, format!("refused: a session makes at most {MAX_STEPS} calls"))
@@ -395,7 +541,7 @@ impl Aci {
         } else {
             match Request::parse(tool, args) {
                 Err(e) => (false, e),
-                Ok(req) => match self.run(&req, &mut looked) {
+                Ok(req) => match self.act(&req, &mut looked, runner) {
                     Ok(out) => (true, out),
                     Err(e) => (false, e),
                 },
@@ -418,20 +564,41 @@ impl Aci {
         output
     }
 
-    fn run(&mut self, req: &Request, looked: &mut Looked) -> Result<String, String> {
+    fn act(&mut self, req: &Request, looked: &mut Looked, runner: Option<&dyn Runner>) -> Result<String, String> {
         match req {
             Request::View { path, start, end } => self.view(path, *start, *end, looked),
             Request::Search { pattern, path, from_line } => self.search(pattern, path.as_deref(), *from_line, looked),
             Request::Edit { path, change } => self.edit(path, change, looked),
-            Request::Check => Ok(self.check()),
+            Request::Lint { path } => self.lint(path),
+            Request::Run { target } => {
+                let job = self.job(target.clone());
+                job.validate()?;
+                let ran = match runner {
+                    Some(r) => r.run(&job),
+                    None => self.runner.run(&job),
+                };
+                ran.map(|r| r.describe()).map_err(|e| format!("run is not available: {e}"))
+            }
             Request::Submit => {
                 self.submitted = true;
                 Ok(format!(
-                    "submitted {SOLUTION} ({} lines); the hidden tests grade it after the session",
+                    "submitted {SOLUTION} ({} lines); it is graded after the session (the rubric and the hidden tests)",
                     self.solution.lines().count()
                 ))
             }
         }
+    }
+
+    /// Does the file compile? The line and the reason when it does not; nothing else.
+    fn lint(&self, path: &str) -> Result<String, String> {
+        let (id, name) = self.file(path)?;
+        if !name.ends_with(".py") {
+            return Err(format!("{name} is not Python: lint reads {SOLUTION}"));
+        }
+        Ok(match Program::parse(self.text(&id)) {
+            Ok(_) => format!("{name} compiles"),
+            Err(e) => format!("{name} does not compile: line {}: {}", e.line, e.message),
+        })
     }
 
     fn view(&self, path: &str, start: usize, end: Option<usize>, looked: &mut Looked) -> Result<String, String> {
@@ -610,31 +777,10 @@ impl Aci {
         Ok(out)
     }
 
-    fn check(&self) -> String {
-        let rubric = self.checks.run(&self.solution);
-        let mut out = format!("public checks of {SOLUTION} (compilation and the static rubric; the hidden behavioural tests run only after submit):\n");
-        for i in &rubric.items {
-            let verdict = if i.passed { "PASS" } else { "FAIL" };
-            let level = if i.must_have { "must" } else { "nice" };
-            let line = i.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            out.push_str(&format!("{verdict} [{level}] {}: {}{line}\n", i.id, i.reason));
-        }
-        let failing = rubric.failed_must_haves().count();
-        if failing == 0 {
-            out.push_str("every must-have public check passes\n");
-        } else {
-            out.push_str(&format!(
-                "{failing} must-have public check{} fail{}\n",
-                if failing == 1 { "" } else { "s" },
-                if failing == 1 { "s" } else { "" }
-            ));
-        }
-        out
-    }
-
-    /// The static rubric of `solution.py` now (for the app's and the CLI's final grade; not a tool).
+    /// The static rubric of `solution.py` now: the grade after the episode (the CLI's summary, the
+    /// app's grade once submitted, a learner's labelled hints). Never a tool's answer.
     pub fn rubric(&self) -> Rubric {
-        self.checks.run(&self.solution)
+        self.grading.rubric(&self.solution)
     }
 
     /// The response in the reference's file-block format.
@@ -730,14 +876,18 @@ fn manual(s: &Settings) -> String {
         ""
     };
     format!(
-        "You work on a small Python repository through five tools. The workspace holds {SOLUTION} (the code to change) and {STATEMENT} (the task).\n\
+        "You work on a small Python repository through six tools. The workspace holds {SOLUTION} (the code to change) and {STATEMENT} (the task); a library it imports (`mylibrary`) is installed.\n\
          - view(path, start, end): numbered lines start to end of a file, at most {w} lines a call.\n\
          - search(pattern, path, from_line): the lines that contain the plain text pattern, at most {c} a call; from_line continues a long list.\n\
          - edit(path, old, new): replaces the one place where old occurs; edit(path, start, end, new) replaces lines start to end (an empty new deletes them).{gate} {protected}\n\
-         - check(): the public checks of {SOLUTION}: compilation and the static rubric. The hidden behavioural tests run only after you submit.\n\
-         - submit(): ends the session; {SOLUTION} as it is then is graded.\n",
+         - lint(path): whether {SOLUTION} compiles, and if not the line and the reason.\n\
+         - run(code): runs Python with the names of {SOLUTION} as it is now in scope (also importable as `solution`) and shows an expression's value, the output and any traceback; run(path, args) runs {SOLUTION} as a program. A run gets {t} s, {m} MiB of memory, no network, and {o} KiB of each output.\n\
+         - submit(): ends the session; {SOLUTION} as it is then is graded by tests you do not see.\n",
         w = s.window,
         c = s.search_cap,
+        t = cabrito_check::protocol::run::WALL_SECONDS,
+        m = cabrito_check::protocol::run::MEMORY_BYTES >> 20,
+        o = cabrito_check::protocol::run::OUTPUT_BYTES >> 10,
     )
 }
 
@@ -756,13 +906,17 @@ pub fn tool_schemas(s: &Settings) -> Value {
             json!({"pattern": string("the text to look for"), "path": string("limit the search to this file"), "from_line": int("list matches from this line on")}), json!(["pattern"])),
         f("edit", "Replace the one place where `old` occurs by `new`, or replace lines `start` to `end` by `new` (empty `new` deletes them).".into(),
             json!({"path": string("the file to change"), "old": string("exact text to replace (must occur once)"), "new": string("replacement text"), "start": int("first line to replace"), "end": int("last line to replace")}), json!(["path", "new"])),
-        f("check", "Run the public checks of solution.py (compilation and the static rubric).".into(), json!({}), json!([])),
+        f("lint", "Say whether a Python file of the workspace compiles; if not, the line and the reason.".into(),
+            json!({"path": string("the file (solution.py)")}), json!([])),
+        f("run", "Run Python in a sandbox against the workspace as it is now: `code` (an expression such as f(3), whose value is shown, or statements, with the names of solution.py in scope), or `path` solution.py as a program with `args`. Shows how it ended, the value, stdout and stderr.".into(),
+            json!({"code": string("Python to run: an expression or statements"), "path": string("solution.py, to run it as a program"),
+                   "args": {"type": "array", "items": {"type": "string"}, "description": "command-line arguments when running a path"}}), json!([])),
         f("submit", "End the session; solution.py as it is now is graded.".into(), json!({}), json!([])),
     ])
 }
 
-/// The handle a scripted strategy acts through: the five tools, each answering with its text
-/// output, and nothing else (the session, the task and its checks stay out of reach).
+/// The handle a scripted strategy acts through: the tools, each answering with its text output,
+/// and nothing else (the session and the task stay out of reach).
 pub struct Tools<'a> {
     aci: &'a mut Aci,
 }
@@ -804,8 +958,13 @@ impl Tools<'_> {
     pub fn replace_lines(&mut self, start: usize, end: usize, new: &str) -> String {
         self.aci.call("edit", &json!({"path": SOLUTION, "start": start, "end": end, "new": new}))
     }
-    pub fn check(&mut self) -> String {
-        self.aci.call("check", &json!({}))
+    /// `lint solution.py`.
+    pub fn lint(&mut self) -> String {
+        self.aci.call("lint", &json!({"path": SOLUTION}))
+    }
+    /// `run` Python code against the workspace.
+    pub fn run(&mut self, code: &str) -> String {
+        self.aci.call("run", &json!({"code": code}))
     }
     pub fn submit(&mut self) -> String {
         self.aci.call("submit", &json!({}))

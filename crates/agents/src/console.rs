@@ -5,7 +5,8 @@
 //! search foo(           search from=200 def
 //! edit 12 14            (the lines below the command replace lines 12 to 14; none deletes them)
 //! edit                  (the lines below: the text to replace, a line `---`, the new text)
-//! check                 submit                     help
+//! lint                  run f(3)                   run (Python statements on the lines below)
+//! run solution.py 0.5   submit                     help
 //! ```
 
 use super::settings::{SOLUTION, STATEMENT};
@@ -21,7 +22,7 @@ pub enum Command {
 }
 
 /// The console's help text.
-pub const HELP: &str = "view START [END] · view problem.md START [END] · search [from=LINE] TEXT · edit START [END] (new lines below; none deletes) · edit (old text, a line ---, new text below) · check · submit";
+pub const HELP: &str = "view START [END] · view problem.md START [END] · search [from=LINE] TEXT · edit START [END] (new lines below; none deletes) · edit (old text, a line ---, new text below) · lint · run EXPRESSION (or statements below) · run solution.py [ARGS] · submit";
 
 fn number(word: &str, what: &str) -> Result<usize, String> {
     word.parse::<usize>().map_err(|_| {
@@ -91,7 +92,26 @@ pub fn parse(input: &str) -> Result<Command, String> {
                 Ok(Command::Call { tool: "edit", arguments: json!({"path": path, "old": old, "new": new}) })
             }
         }
-        "check" => Ok(Command::Call { tool: "check", arguments: json!({}) }),
+        "lint" | "check" => Ok(Command::Call { tool: "lint", arguments: json!({"path": SOLUTION}) }),
+        "run" | "python" => {
+            let inline = first.trim_start()[cmd.len()..].trim();
+            match args.first() {
+                Some(p) if p.trim_start_matches("./") == SOLUTION => {
+                    Ok(Command::Call { tool: "run", arguments: json!({"path": SOLUTION, "args": &args[1..]}) })
+                }
+                _ => {
+                    let code = match (inline.is_empty(), rest.trim().is_empty()) {
+                        (false, true) => inline.to_string(),
+                        (true, false) => rest.trim_end().to_string(),
+                        (false, false) => format!("{inline}\n{}", rest.trim_end()),
+                        (true, true) => {
+                            return Err(format!("run needs Python: an expression such as f(3) after it, or statements on the lines below ({HELP})"))
+                        }
+                    };
+                    Ok(Command::Call { tool: "run", arguments: json!({"code": code}) })
+                }
+            }
+        }
         "submit" => Ok(Command::Call { tool: "submit", arguments: json!({}) }),
         other => Err(format!("unknown command '{}': {HELP}", other.chars().take(20).collect::<String>())),
     }
@@ -146,9 +166,13 @@ mod tests {
             call("edit\nreturn a\n---\nreturn b"),
             ("edit", json!({"path": "solution.py", "old": "return a", "new": "return b"}))
         );
-        assert_eq!(call("check"), ("check", json!({})));
+        assert_eq!(call("lint"), ("lint", json!({"path": "solution.py"})));
+        assert_eq!(call("check"), ("lint", json!({"path": "solution.py"})));
+        assert_eq!(call("run f(3)"), ("run", json!({"code": "f(3)"})));
+        assert_eq!(call("run\nx = f(3)\nprint(x)\n"), ("run", json!({"code": "x = f(3)\nprint(x)"})));
+        assert_eq!(call("run solution.py 0.5"), ("run", json!({"path": "solution.py", "args": ["0.5"]})));
         assert_eq!(parse("help"), Ok(Command::Help));
-        for bad in ["", "frobnicate", "view x y", "search", "edit\nno marker", "view 1 z"] {
+        for bad in ["", "frobnicate", "view x y", "search", "edit\nno marker", "view 1 z", "run"] {
             let e = parse(bad).unwrap_err();
             assert!(!e.is_empty() && !e.contains('\n'), "{bad:?}: {e}");
         }

@@ -128,7 +128,12 @@ mod tests {
     #[test]
     fn each_step_marks_what_it_looked_at() {
         let t = cabrito_gen::generate(&TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 5, 2)).unwrap();
-        let aci = run(&t, Strategy::Navigator, Settings::default());
+        let aci = run(
+            &t,
+            Strategy::Navigator,
+            Settings::default(),
+            std::sync::Arc::new(crate::aci::Unavailable("no runs here".into())),
+        );
         let steps = aci.steps();
         let mut saw = [false; 3];
         for (i, st) in steps.iter().enumerate() {

@@ -12,12 +12,12 @@
 
 use super::cli::{spec_from, Failure};
 use super::records;
-use cabrito_agents::aci::{plain_task, Aci, PublicChecks};
+use cabrito_agents::aci::{plain_task, Aci, Grading, Runner, Workspace};
 use cabrito_agents::ledger::{Ledger, Prices};
 use cabrito_agents::settings::{Input, Settings, SETTINGS};
 use cabrito_agents::Strategy;
 use cabrito_analysis::traces::plain::{Header, PlainTask};
-use cabrito_gen::spec::{Axis, Domain, Kind, KNOBS};
+use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec, KNOBS};
 use clap::{Arg, ArgMatches, Command};
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
@@ -113,6 +113,12 @@ pub struct AgentTask {
 
 impl AgentTask {
     pub fn of_task(t: &cabrito_gen::Task) -> AgentTask {
+        if t.spec.kind == Kind::MergeCodebases {
+            // The merge layout: record 0 of its own run file.
+            let record = cabrito_gen::kinds::merge_codebases::reference_record(t);
+            let run = cabrito_gen::kinds::merge_codebases::run_name(&t.spec);
+            return AgentTask { link: t.link.clone(), ..merge_item(&run, 0, &record) };
+        }
         let p = plain_task(t);
         AgentTask {
             run: p.run,
@@ -137,17 +143,25 @@ impl AgentTask {
             dag_id: self.dag_id.clone(),
             run: self.run.clone(),
             task_set: self.task_set.clone(),
-            task_type: self.task_type.clone(),
+            task_type: self.type_name(),
             link: self.link.clone(),
         }
     }
-    /// A fresh session on it.
-    pub fn session(&self, settings: Settings) -> Aci {
+    /// The task type as tables show it (a merge run's records have none of their own).
+    pub fn type_name(&self) -> String {
+        if self.task_type.is_empty() {
+            self.kind.to_string()
+        } else {
+            self.task_type.clone()
+        }
+    }
+    /// A fresh session on it, `run` answered by `runner`.
+    pub fn session(&self, settings: Settings, runner: std::sync::Arc<dyn Runner>) -> Aci {
         Aci::new(
-            &self.prompt,
-            &self.starter,
-            PublicChecks::new(self.kind, self.domain, self.axis, &self.starter, &self.reference, &self.metadata),
+            Workspace::new(&self.prompt, &self.starter, self.kind, self.domain, self.axis),
+            Grading::new(self.kind, self.domain, self.axis, &self.starter, &self.reference, &self.metadata),
             settings,
+            runner,
         )
     }
     /// A session id, stable for (agent, run, task): `<agent>-<12 hex digits>`.
@@ -162,9 +176,15 @@ impl AgentTask {
             )
         )
     }
-    /// The reference layout's response file for a model (`<backend>/<model>`).
+    /// The reference layout's response file for a model (`<backend>/<model>`); a merge run's has no
+    /// task set or type (`responses/<run>/<backend>/<model>.jsonl`).
     pub fn response_path(&self, out: &Path, model_path: &str) -> PathBuf {
-        let mut p = out.join("responses").join(&self.run).join(&self.task_set).join(&self.task_type);
+        let mut p = out.join("responses").join(&self.run);
+        for part in [&self.task_set, &self.task_type] {
+            if !part.is_empty() {
+                p = p.join(part);
+            }
+        }
         let parts: Vec<&str> = model_path.split('/').filter(|x| !x.is_empty()).collect();
         for (i, part) in parts.iter().enumerate() {
             // The model's name may hold dots (`qwen2.5-coder`): the extension is added, never swapped in.
@@ -253,6 +273,67 @@ pub fn load_tasks(dir: &Path, problems: &mut Vec<String>) -> Vec<AgentTask> {
             }
         }
     }
+    out.extend(load_merge_runs(dir, problems));
+    out
+}
+
+/// The item of record `index` of a merge run file (the reference's merge format: `input`,
+/// `solution`, `prompt`; named by position, as `cabrito grade` names them).
+fn merge_item(run: &str, index: usize, r: &Json) -> AgentTask {
+    let s = |k: &str| r.get(k).and_then(Json::as_str).unwrap_or_default().to_string();
+    let spec = TaskSpec::default();
+    AgentTask {
+        run: run.to_string(),
+        task_set: String::new(),
+        task_type: String::new(),
+        name: format!("{run}/{index:05}"),
+        dag_id: cabrito_gen::kinds::merge_codebases::dag_id(index as u64),
+        prompt: s("prompt"),
+        starter: s("input"),
+        reference: s("solution"),
+        kind: Kind::MergeCodebases,
+        domain: spec.domain,
+        axis: spec.axis,
+        metadata: r.get("metadata").cloned().unwrap_or(Json::Null),
+        link: String::new(),
+    }
+}
+
+/// Every record of the merge run files `DIR/tasks/<run>.json[.gz]` (`merge_codebases…`), as
+/// `cabrito grid --axes merge` writes them. A record without a prompt is a problem, not an item.
+fn load_merge_runs(dir: &Path, problems: &mut Vec<String>) -> Vec<AgentTask> {
+    let base = records::root(dir, "tasks");
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&base).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    files.sort();
+    for file in files.into_iter().filter(|p| p.is_file()) {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let Some(run) = name.strip_suffix(".json.gz").or_else(|| name.strip_suffix(".json")) else { continue };
+        if !records::is_merge_run(run) {
+            continue;
+        }
+        let list = match records::read_text(&file, records::MAX_TASK_FILE_BYTES).and_then(|t| {
+            serde_json::from_str::<Json>(&t).map_err(|e| format!("{} is not valid JSON: {e}", file.display()))
+        }) {
+            Ok(Json::Array(list)) => list,
+            Ok(_) => {
+                problems.push(format!("{}: expected a list of merge records", file.display()));
+                continue;
+            }
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        for (i, r) in list.iter().enumerate() {
+            let item = merge_item(run, i, r);
+            if item.prompt.is_empty() || item.starter.is_empty() || item.reference.is_empty() {
+                problems.push(format!("{} record {}: lacks one of prompt, input, solution", file.display(), i + 1));
+            } else {
+                out.push(item);
+            }
+        }
+    }
     out
 }
 
@@ -266,7 +347,11 @@ fn spec_of(v: &Json) -> Result<cabrito_gen::TaskSpec, String> {
 /// Write the task file of tasks given by spec (so `cabrito grade` can grade their answers).
 fn write_task_files(out: &Path, tasks: &[cabrito_gen::Task]) -> Result<(), Failure> {
     let mut by_file: BTreeMap<PathBuf, Vec<Json>> = BTreeMap::new();
-    for t in tasks {
+    for t in tasks.iter().filter(|t| t.spec.kind == Kind::MergeCodebases) {
+        let path = out.join("tasks").join(format!("{}.json", cabrito_gen::kinds::merge_codebases::run_name(&t.spec)));
+        by_file.entry(path).or_default().push(cabrito_gen::kinds::merge_codebases::reference_record(t));
+    }
+    for t in tasks.iter().filter(|t| t.spec.kind != Kind::MergeCodebases) {
         let i = AgentTask::of_task(t);
         let path = out.join("tasks").join(&i.run).join(&i.task_set).join(format!("{}.json", i.task_type));
         by_file.entry(path).or_default().push(super::grid::reference_record(t));
@@ -309,7 +394,7 @@ struct Done {
 
 fn run_one(item: &AgentTask, strategy: Strategy, settings: &Settings, prices: Prices, out: &Path) -> Done {
     let started = std::time::Instant::now();
-    let mut aci = item.session(settings.clone());
+    let mut aci = item.session(settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner));
     let statement = aci.statement().to_string();
     strategy.run(&mut aci.tools(), &statement);
     let seconds = started.elapsed().as_secs_f64();
@@ -462,7 +547,7 @@ fn summary(strategy: Strategy, done: &[Done]) -> String {
     let mut rows: BTreeMap<(String, u64, String, String), Row> = BTreeMap::new();
     for d in done {
         let (axis, n) = records::axis_and_n(&d.item.run);
-        let key = (axis, n.parse::<u64>().unwrap_or(u64::MAX), n, d.item.task_type.clone());
+        let key = (axis, n.parse::<u64>().unwrap_or(u64::MAX), n, d.item.type_name());
         let r = rows.entry(key).or_default();
         r.tasks += 1;
         r.passed += d.static_pass as usize;

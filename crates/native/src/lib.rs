@@ -14,6 +14,7 @@ pub mod outdir;
 pub mod pool;
 pub mod records;
 pub mod report;
+pub mod run_tool;
 pub mod runner;
 pub mod sandbox;
 pub mod serve;

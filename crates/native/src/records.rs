@@ -203,7 +203,8 @@ pub fn task_files(root: &Path) -> (Vec<(Place, PathBuf)>, Vec<String>) {
     let mut out: Vec<(Place, PathBuf)> = Vec::new();
     let mut problems = Vec::new();
     for entry in sorted_entries(root) {
-        if entry.is_file() && stem(&name_of(&entry), "json").is_some() {
+        // A merge run's file (`tasks/<run>.json`) is its own layout, read apart.
+        if entry.is_file() && stem(&name_of(&entry), "json").is_some_and(|run| !is_merge_run(run)) {
             problems.push(format!(
                 "{} is directly under the tasks folder; expected <run>/<task_set>/<task_type>.json",
                 entry.display()

@@ -4,7 +4,7 @@
 //!
 //! - `--mode single` (the default): the full model prompt in, one answer out, as the reference's
 //!   LLM runs (grading.md §7.1); the answer's `<solution>` block is the response's output.
-//! - `--mode agent`: the model drives the tool interface (`view`, `search`, `edit`, `check`,
+//! - `--mode agent`: the model drives the tool interface (`view`, `search`, `edit`, `lint`, `run`,
 //!   `submit`) through tool calls, up to `--max-turns` turns; `solution.py` as the session leaves it
 //!   is the response's output.
 //!
@@ -43,7 +43,7 @@ pub fn command() -> Command {
         .arg(Arg::new("model").long("model").required(true).value_name("NAME").help("the model name the server knows"))
         .arg(Arg::new("tasks").long("tasks").required(true).value_name("DIR").help("tasks in the reference layout (DIR/tasks/<run>/<task_set>/<task_type>.json), as `cabrito grid` writes them"))
         .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("responses go to DIR/responses/…/<code|agent>/<model>.jsonl, traces to DIR/traces/"))
-        .arg(Arg::new("mode").long("mode").value_name("single|agent").default_value("single").help("single: the full LLM prompt in, one answer out; agent: the model calls the tools view, search, edit, check, submit"))
+        .arg(Arg::new("mode").long("mode").value_name("single|agent").default_value("single").help("single: the full LLM prompt in, one answer out; agent: the model calls the tools view, search, edit, lint, run, submit"))
         .arg(Arg::new("api-key-env").long("api-key-env").value_name("VAR").help("the environment variable holding the API key (sent as a bearer token); none by default"))
         .arg(Arg::new("concurrency").long("concurrency").value_name("N").default_value("4").help("tasks in flight at once"))
         .arg(Arg::new("retries").long("retries").value_name("N").default_value("6").help("retries of a request after a rate limit, a server error, a lost connection or a cut-off body"))
@@ -757,7 +757,7 @@ fn agent_task(statement: &str) -> String {
 }
 
 async fn agent(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
-    let mut aci: Aci = item.session(cfg.settings.clone());
+    let mut aci: Aci = item.session(cfg.settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner));
     let tools = tool_schemas(&cfg.settings);
     let mut messages = vec![
         json!({"role": "system", "content": Aci::manual(&cfg.settings)}),
@@ -806,7 +806,10 @@ async fn agent(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: 
         }
         for (i, c) in reply.tool_calls.iter().enumerate() {
             let args = Json::String(c.arguments.clone());
-            let output = aci.call_in_turn(&c.name, &args, turn, if i == 0 { reply.usage } else { None });
+            // A `run` call waits for its sandboxed process: off the runtime's own threads.
+            let output = tokio::task::block_in_place(|| {
+                aci.call_in_turn(&c.name, &args, turn, if i == 0 { reply.usage } else { None })
+            });
             let step = aci.steps().last().expect("a step");
             let call = plain::PlainCall {
                 tool: step.tool.clone(),

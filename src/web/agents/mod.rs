@@ -7,11 +7,13 @@
 //!   matched or edited, the call graph with the functions it touched, the ledger growing turn by
 //!   turn, and at the end the grade (the static rubric here, the hidden tests on the worker).
 //! - **Walk it yourself**: the same tools as a small console (`view 40 80`, `search foo`, `edit`,
-//!   `check`, `submit`), the same ledger, and the agents' turns beside yours.
+//!   `lint`, `run f(3)`, `submit`), the same ledger, and the agents' turns beside yours. The grade
+//!   comes after submit (before it only as a learner's hints, off by default and labelled).
 //!
-//! Everything runs in the browser ([`cabrito_agents`]); only the hidden tests go to the worker.
+//! Everything runs in the browser ([`cabrito_agents`]); the console's `run` and the hidden tests go
+//! to the grading worker.
 
-mod parts;
+pub mod parts;
 mod walk;
 mod watch;
 

@@ -1,12 +1,14 @@
 //! Pieces both tabs use: the settings bar (from [`SETTINGS`]), the code with each line's mark, the
 //! call graph with the touched functions lit, the ledger, and the grade (static here, hidden tests
-//! on the worker).
+//! on the worker; after submit), and the console's `run` on the worker.
 
 use super::Shared;
 use crate::playground::agents_page::Page;
+use cabrito_agents::aci::{Aci, Ready};
 use cabrito_agents::ledger::{Ledger, Prices};
 use cabrito_agents::replay::Mark;
 use cabrito_agents::settings::{Input, SETTINGS};
+use cabrito_check::protocol::run::{Ran, RunJob};
 use cabrito_check::protocol::{ClientMessage, ServerMessage};
 use cabrito_check::rubric::{static_checks, TaskRef};
 use cabrito_gen::task::Generated;
@@ -281,6 +283,9 @@ pub struct GradeProps {
     pub solution: AttrValue,
     /// Whether the session ended (submitted).
     pub submitted: bool,
+    /// A learner asked for hints: the rubric's reasons before submitting, labelled as hints.
+    #[prop_or_default]
+    pub hints: bool,
 }
 
 #[derive(Clone, PartialEq)]
@@ -317,8 +322,61 @@ async fn hidden_tests(spec: cabrito_gen::TaskSpec, response: String) -> Result<(
     Err("the worker closed the connection before the result".into())
 }
 
+/// The console's `run`: the job on the grading worker (the same sandbox as grading), its answer or
+/// why there is none (no worker connected, the worker refused).
+pub async fn worker_run(job: RunJob) -> Result<Ran, String> {
+    let no_worker = |url: &str| {
+        format!("no grading worker is connected (none answers at {url}); start one with `cabrito serve`, which runs the console's code in its sandbox")
+    };
+    let url = super::super::grade::worker_url().ok_or("this page has no host to reach a grading worker on")?;
+    let mut ws = WebSocket::open(&url).map_err(|_| no_worker(&url))?;
+    let ready = std::future::poll_fn(|cx| ws.poll_ready_unpin(cx)).await;
+    if !(ready.is_ok() && matches!(ws.state(), State::Open)) {
+        return Err(no_worker(&url));
+    }
+    let (mut tx, mut rx) = ws.split();
+    let id = format!("run-{:016x}", super::super::random_u64());
+    tx.send(Message::Text(ClientMessage::run(id.clone(), job).to_json())).await.map_err(|_| no_worker(&url))?;
+    while let Some(item) = rx.next().await {
+        let Ok(Message::Text(t)) = item else { break };
+        match ServerMessage::parse(&t)? {
+            ServerMessage::Ran(r) if r.id == id => {
+                let _ = tx.close().await;
+                return Ok(r.ran);
+            }
+            ServerMessage::Error(e) if e.id.as_deref() == Some(id.as_str()) => {
+                return Err(format!("the worker refused the run ({}): {}", e.code, e.message))
+            }
+            _ => {}
+        }
+    }
+    Err("the worker closed the connection before the run ended".into())
+}
+
+/// The runner of the page's own sessions: the page runs no code itself; the console's `run` goes
+/// to the grading worker ([`console_call`]), and a strategy watched here is told it cannot run.
+pub fn page_runner() -> std::sync::Arc<dyn cabrito_agents::aci::Runner> {
+    std::sync::Arc::new(cabrito_agents::aci::Unavailable(
+        "the agents page runs no code itself; its console's run goes to the grading worker, and `cabrito agent` runs the strategies with the sandbox".into(),
+    ))
+}
+
+/// One console call as the page makes it: a well-formed `run` goes to the grading worker first and
+/// its answer (or why there is none) makes the call; every other tool answers at once.
+pub async fn console_call(session: &std::cell::RefCell<Aci>, tool: &str, arguments: &serde_json::Value) -> String {
+    if tool == "run" {
+        let job = session.borrow().run_job(arguments);
+        if let Ok(job) = job {
+            let answer = worker_run(job).await;
+            return session.borrow_mut().call_with("run", arguments, &Ready(answer));
+        }
+    }
+    session.borrow_mut().call(tool, arguments)
+}
+
 /// The grade of the final `solution.py`: the static rubric (computed here) and the hidden tests
-/// (on the worker, on request).
+/// (on the worker, on request), shown once the session is submitted; before, only as a learner's
+/// labelled hints (the rubric's reasons, never the hidden tests).
 #[function_component(GradeBox)]
 pub fn grade_box(p: &GradeProps) -> Html {
     let task = &p.generated.0.task;
@@ -344,16 +402,32 @@ pub fn grade_box(p: &GradeProps) -> Html {
         })
     };
     let failing: Vec<_> = rubric.failed_must_haves().collect();
+    if !p.submitted && !p.hints {
+        // No oracle in the loop (D12): the grade comes after the episode.
+        return html! {
+            <section id="final-grade" class="panel grade-box" aria-label="Grade">
+                <h2>{ "The grade" }</h2>
+                <p id="grade-after-submit" class="hint">{ "The rubric and the hidden tests grade solution.py once you submit. While you work, lint and run are what a workspace tells you." }</p>
+            </section>
+        };
+    }
+    let title = if p.submitted {
+        "The grade of the submitted solution.py"
+    } else {
+        "Hints: the rubric's reasons for solution.py as it is (not a fair run; nothing is recorded)"
+    };
     html! {
-        <section id="final-grade" class="panel grade-box" aria-label="Grade">
-            <h2>{ if p.submitted { "The grade of the submitted solution.py" } else { "The grade of solution.py as it is (not submitted yet)" } }</h2>
+        <section id="final-grade" class={classes!("panel", "grade-box", (!p.submitted).then_some("hints"))} aria-label="Grade">
+            <h2>{ title }</h2>
             <p id="static-verdict" data-passed={rubric.passed().to_string()} class={classes!("verdict", if rubric.passed() { "pass" } else { "fail" })}>
                 { if rubric.passed() { "Static rubric: every must-have passes.".to_string() } else { format!("Static rubric: {} must-have item{} fail.", failing.len(), if failing.len() == 1 { "" } else { "s" }) } }
             </p>
             <ul class="rubric-items">
                 { for failing.iter().map(|i| html! { <li class="fail">{ format!("{}: {}", i.id, i.reason) }</li> }) }
             </ul>
-            <button id="run-hidden" type="button" class="button" onclick={run} disabled={matches!(*hidden, Hidden::Running(_))}>{ "Run the hidden tests (worker)" }</button>
+            if p.submitted {
+                <button id="run-hidden" type="button" class="button" onclick={run} disabled={matches!(*hidden, Hidden::Running(_))}>{ "Run the hidden tests (worker)" }</button>
+            }
             { match &*hidden {
                 Hidden::Idle => html! {},
                 Hidden::Running(m) => html! { <p id="hidden-verdict" class="hint">{ m.clone() }</p> },

@@ -1,6 +1,8 @@
 //! Walk it yourself: the interface's tools as a console, the same ledger, the agents' turns beside.
+//! `run` goes to the grading worker (the grader's sandbox); the grade comes after submit, or before
+//! it only as a learner's hints (off by default, labelled).
 
-use super::parts::{CodePane, GradeBox, LedgerTable};
+use super::parts::{console_call, page_runner, CodePane, GradeBox, LedgerTable};
 use super::Shared;
 use crate::playground::agents_page::Page;
 use cabrito_agents as agents;
@@ -13,7 +15,8 @@ use cabrito_agents::{Aci, Ledger, Strategy};
 use cabrito_gen::task::Generated;
 use std::cell::RefCell;
 use std::rc::Rc;
-use web_sys::HtmlTextAreaElement;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::platform::spawn_local;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -25,11 +28,13 @@ pub struct WalkProps {
 #[function_component(Walk)]
 pub fn walk(p: &WalkProps) -> Html {
     let session = use_memo((p.generated.clone(), p.page.settings.clone()), |(g, s)| {
-        Shared(Rc::new(RefCell::new(Aci::for_task(&g.0.task, s.clone()))))
+        Shared(Rc::new(RefCell::new(Aci::for_task(&g.0.task, s.clone(), page_runner()))))
     });
     let version = use_state(|| 0u64);
     let text = use_state(String::new);
     let message = use_state(|| None::<String>);
+    let hints = use_state(|| false);
+    let running = use_state(|| false);
     let log = use_node_ref();
     {
         let log = log.clone();
@@ -43,14 +48,29 @@ pub fn walk(p: &WalkProps) -> Html {
         use_memo((p.generated.clone(), p.page.settings.clone(), p.page.caching, p.page.prices), |(g, s, c, pr)| {
             Strategy::ALL
                 .iter()
-                .map(|&st| (st, totals(&agents::run(&g.0.task, st, s.clone()), *pr, *c)))
+                .map(|&st| (st, totals(&agents::run(&g.0.task, st, s.clone(), page_runner()), *pr, *c)))
                 .collect::<Vec<_>>()
         });
 
     let submit_text = {
-        let (session, version, text, message) = (session.clone(), version.clone(), text.clone(), message.clone());
+        let (session, version, text, message, running) =
+            (session.clone(), version.clone(), text.clone(), message.clone(), running.clone());
         Rc::new(move |input: String| match console::parse(&input) {
             Ok(Command::Help) => message.set(Some(HELP.to_string())),
+            Ok(Command::Call { tool: "run", arguments }) => {
+                // The worker runs it: the console waits, then shows the answer as the call's.
+                let (session, version, message, running) =
+                    (session.clone(), version.clone(), message.clone(), running.clone());
+                running.set(true);
+                message.set(Some("running on the grading worker…".into()));
+                spawn_local(async move {
+                    console_call(&session.0, "run", &arguments).await;
+                    running.set(false);
+                    message.set(None);
+                    version.set(*version + 1);
+                });
+                text.set(String::new());
+            }
             Ok(Command::Call { tool, arguments }) => {
                 session.0.borrow_mut().call(tool, &arguments);
                 message.set(None);
@@ -59,6 +79,10 @@ pub fn walk(p: &WalkProps) -> Html {
             }
             Err(e) => message.set(Some(e)),
         })
+    };
+    let toggle_hints = {
+        let hints = hints.clone();
+        Callback::from(move |e: Event| hints.set(e.target_unchecked_into::<HtmlInputElement>().checked()))
     };
     let oninput = {
         let text = text.clone();
@@ -86,7 +110,7 @@ pub fn walk(p: &WalkProps) -> Html {
     let reset = {
         let (session, version, g, s) = (session.clone(), version.clone(), p.generated.clone(), p.page.settings.clone());
         Callback::from(move |_: MouseEvent| {
-            *session.0.borrow_mut() = Aci::for_task(&g.0.task, s.clone());
+            *session.0.borrow_mut() = Aci::for_task(&g.0.task, s.clone(), page_runner());
             version.set(*version + 1);
         })
     };
@@ -114,10 +138,13 @@ pub fn walk(p: &WalkProps) -> Html {
                                 </li>
                             }) }
                         </ol>
-                        <textarea id="console-input" class="console-input" rows="3" spellcheck="false" placeholder="view 1 40" value={(*text).clone()} {oninput} {onkeydown} disabled={aci.submitted()} />
+                        <textarea id="console-input" class="console-input" rows="3" spellcheck="false" placeholder="view 1 40" value={(*text).clone()} {oninput} {onkeydown} disabled={aci.submitted() || *running} />
                         <div class="actions">
-                            <button id="console-run" type="button" class="button" {onclick} disabled={aci.submitted()}>{ "Run (Enter)" }</button>
+                            <button id="console-run" type="button" class="button" {onclick} disabled={aci.submitted() || *running}>{ "Run (Enter)" }</button>
                             <button id="console-reset" type="button" class="button ghost" onclick={reset}>{ "Start over" }</button>
+                            <label class="check" for="console-hints" title="For learners: the rubric's reasons before you submit. An agent never gets these; a session with hints is not a fair run.">
+                                <input id="console-hints" type="checkbox" checked={*hints} onchange={toggle_hints} />{ " hints (learners: show the rubric's reasons before submitting)" }
+                            </label>
                         </div>
                         <p class="hint">{ HELP }</p>
                         if let Some(msg) = &*message {
@@ -143,7 +170,7 @@ pub fn walk(p: &WalkProps) -> Html {
                     <CodePane id="walk-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
                 </section>
             </div>
-            <GradeBox generated={p.generated.clone()} solution={AttrValue::from(aci.solution().to_string())} submitted={aci.submitted()} />
+            <GradeBox generated={p.generated.clone()} solution={AttrValue::from(aci.solution().to_string())} submitted={aci.submitted()} hints={*hints} />
         </section>
     }
 }

@@ -27,7 +27,8 @@ pub fn watch(p: &WatchProps) -> Html {
     let run: Rc<(Shared<Aci>, Option<f64>)> =
         use_memo((p.generated.clone(), p.page.strategy, p.page.settings.clone()), |(g, s, settings)| {
             let start = super::super::app::now();
-            let aci = agents::run(&g.0.task, *s, settings.clone());
+            // The page runs no code: a strategy's `run` (Merge Codebases) is answered that it cannot.
+            let aci = agents::run(&g.0.task, *s, settings.clone(), super::parts::page_runner());
             let ms = match (start, super::super::app::now()) {
                 (Some(a), Some(b)) => Some(b - a),
                 _ => None,

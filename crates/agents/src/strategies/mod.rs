@@ -1,6 +1,6 @@
 //! Scripted agents: programs, not language models, that solve a task through the interface.
 //!
-//! A strategy is a function `fn(&mut Tools, &str)`: it gets the [`Tools`] handle (the five tools,
+//! A strategy is a function `fn(&mut Tools, &str)`: it gets the [`Tools`] handle (the tools,
 //! answering with text) and the problem statement, and nothing else. It cannot reach the session,
 //! the task record, its graph, roles, edit set or reference: those are not in scope, and the
 //! modules of this folder import nothing of the task (a test reads their sources to keep it so).
@@ -11,14 +11,20 @@
 //! - [`Strategy::Navigator`] lists the `def` lines, starts from what the statement names and
 //!   follows calls with `search` and views of single functions;
 //! - [`Strategy::Myopic`] reads the top of the file, makes one search and one more view, and
-//!   edits as if that were the whole program; it never checks.
+//!   edits as if that were the whole program; it never lints.
+//!
+//! On the instructions axis each also writes the numbered requirements ([`requirements`]) into
+//! every function that carries the values; on Merge Codebases each finds the differing lines by
+//! running the two classes' lines on inputs through `run` ([`merge`]).
 
 pub mod guards;
 pub mod know;
+pub mod merge;
 mod myopic;
 mod navigator;
 mod reader;
 pub mod recipe;
+pub mod requirements;
 
 use super::aci::Tools;
 use recipe::{Change, Plan};
@@ -58,9 +64,9 @@ impl Strategy {
     /// What it does, in one sentence.
     pub fn describe(self) -> &'static str {
         match self {
-            Strategy::Reader => "reads the whole file window by window, then edits every function the statement's rules touch, checks and submits",
-            Strategy::Navigator => "lists the def lines, starts from what the statement names, follows calls with search and views of single functions, edits, checks and submits",
-            Strategy::Myopic => "reads the top two windows, searches once and views one window at the first hit, edits as if that were the whole file and submits without checking",
+            Strategy::Reader => "reads the whole file window by window, then edits every function the statement's rules touch (finding Merge Codebases' differing lines by running code), lints and submits",
+            Strategy::Navigator => "lists the def lines, starts from what the statement names, follows calls with search and views of single functions, edits, lints and submits",
+            Strategy::Myopic => "reads the top two windows, searches once and views one window at the first hit, edits as if that were the whole file (keeping only the first ten numbered requirements in mind) and submits without linting",
         }
     }
     /// The model name its answers carry (`scripted/reader`).
@@ -72,19 +78,12 @@ impl Strategy {
     /// Read from the statement alone, as everything a strategy knows; the CLI, the agents page and
     /// the tests all ask this before running one, and a refused task gets this line, not an answer.
     pub fn refuses(self, statement: &str) -> Option<String> {
-        let title = statement.lines().next().unwrap_or("").to_lowercase();
-        let numbered = title.contains("numbered requirements") || statement.contains("How to apply the requirements");
-        if !numbered && recipe::Recipe::read(statement).is_some() {
+        if merge::is_merge(statement) || recipe::Recipe::read(statement).is_some() {
             return None;
         }
-        let why = if numbered {
-            "the instructions axis asks for numbered requirement lines (temporaries, asserts, prints, comments) in a prescribed order in every touched function, over several indexed values, and the scripted strategies do not write them yet"
-        } else if title.contains("merge two") {
-            "merging the two classes needs symbolic algebra to tell which lines really differ (the shared blocks are rewritten into equal but different-looking code), which the scripted strategies do not do"
-        } else {
-            "the statement asks for a procedure the scripted strategies do not know (they follow the call-graph refactorings: dead code, add a parameter, add a return value, cache a call, don't repeat yourself)"
-        };
-        Some(format!("{self} cannot do this task: {why}"))
+        Some(format!(
+            "{self} cannot do this task: the statement asks for a procedure the scripted strategies do not know (they follow the call-graph refactorings, their instruction-following versions, renaming and Merge Codebases)"
+        ))
     }
 
     /// Run the strategy on the statement through the tools.
@@ -137,11 +136,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refusals_name_the_reason() {
+    fn every_generated_statement_is_taken_and_others_are_refused() {
         let merge = "Refactor `solution.py`: merge two calculators with the template method pattern.\n\n…";
-        assert!(Strategy::Reader.refuses(merge).is_some_and(|w| w.contains("symbolic")));
-        let numbered = "Refactor `solution.py`: add a parameter, over several indexed values at once, while obeying a list of numbered requirements.\n\nHow to apply the requirements:\n…";
-        assert!(Strategy::Navigator.refuses(numbered).is_some_and(|w| w.contains("requirement")));
+        assert_eq!(Strategy::Reader.refuses(merge), None);
         let plain = "Refactor `solution.py`: remove dead code.\n\n…";
         assert_eq!(Strategy::Myopic.refuses(plain), None);
         assert!(Strategy::Myopic.refuses("Write a poem.").is_some_and(|w| w.starts_with("myopic cannot")));

@@ -2,16 +2,32 @@
 //! view one window at the first hit not yet seen, and edit as if that were the whole program.
 //! Functions it never saw do not exist for it; it submits without checking. It settles an `if`
 //! condition only when that takes a few steps in its head ([`PATIENCE`] statements of the helper);
-//! a longer one it guesses to be true.
+//! a longer one it guesses to be true. Of a list of numbered requirements it keeps the first
+//! [`REQUIREMENTS_KEPT`]. On Merge Codebases it reads the same two windows and merges
+//! what it saw: a class that runs past them is missing from its answer.
 
 use super::know::{Model, Sight};
 
 /// Statements of a condition's helper `myopic` is willing to run (a dozen steps of a loop).
 pub const PATIENCE: u64 = 40;
+/// Numbered requirements `myopic` keeps in mind (it reads the list from the top and stops there).
+pub const REQUIREMENTS_KEPT: usize = 10;
 use super::recipe::{carried_comment, Recipe};
+use super::requirements::Requirements;
 use crate::aci::Tools;
 
 pub fn run(tools: &mut Tools, statement: &str) {
+    if super::merge::is_merge(statement) {
+        // The top of the file, as far as its patience goes, is all it reads.
+        let mut sight = Sight::default();
+        let w = tools.window().max(1);
+        sight.absorb(&tools.view(1, w));
+        if sight.total.is_some_and(|t| t > w) {
+            sight.absorb(&tools.view(w + 1, 2 * w));
+        }
+        super::merge::run(tools, &sight);
+        return;
+    }
     let Some(recipe) = Recipe::read(statement) else {
         tools.submit();
         return;
@@ -28,8 +44,9 @@ pub fn run(tools: &mut Tools, statement: &str) {
         let start = line.saturating_sub(2).max(1);
         sight.absorb(&tools.view(start, start + w - 1));
     }
+    let reqs = Requirements::read(statement).map(|r| r.first(REQUIREMENTS_KEPT));
     let plan = recipe
-        .plan(&Model::of_with(&sight, PATIENCE), &sight, false)
+        .plan(&Model::of_with(&sight, PATIENCE), &sight, false, reqs.as_ref())
         .with_comment(carried_comment(statement).as_deref());
     super::apply(tools, &plan);
     tools.submit();

@@ -4,6 +4,7 @@
 
 use super::know::{calls_name, def_name, Func, Model, Sight};
 use super::recipe::{carried_comment, Recipe};
+use super::requirements::Requirements;
 use crate::aci::Tools;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -124,19 +125,40 @@ impl Nav<'_, '_> {
 }
 
 pub fn run(tools: &mut Tools, statement: &str) {
+    if super::merge::is_merge(statement) {
+        // The classes found by search; the two subclasses read whole, up to the main guard.
+        let mut nav = Nav { tools, sight: Sight::default() };
+        let classes = nav.search_all("class Calculate");
+        let guard = nav.search_all("if __name__");
+        let first = classes.iter().find(|(_, t)| t.starts_with("class CalculateA")).map(|(l, _)| *l);
+        let last = guard.first().map(|(l, _)| l.saturating_sub(1));
+        if let (Some(first), Some(last)) = (first, last) {
+            let w = nav.tools.window().max(1);
+            let mut start = first;
+            while start <= last && !nav.tools.ended() {
+                let end = last.min(start + w - 1);
+                let reply = nav.tools.view(start, end);
+                nav.sight.absorb(&reply);
+                start = end + 1;
+            }
+        }
+        super::merge::run(nav.tools, &nav.sight);
+        return;
+    }
     let Some(recipe) = Recipe::read(statement) else {
-        tools.check();
+        tools.lint();
         tools.submit();
         return;
     };
+    let reqs = Requirements::read(statement);
     let mut nav = Nav { tools, sight: Sight::default() };
     // The index: every def line.
     nav.search_all("def ");
     match &recipe {
         Recipe::Rename { .. } => nav.ensure("main"),
         Recipe::DeadCode { .. } => nav.down(&["main".to_string()]),
-        Recipe::AddParameter { decl, .. } => {
-            let roots = nav.holders(decl);
+        Recipe::AddParameter { .. } => {
+            let roots = nav.holders(&recipe.anchor());
             nav.down(&roots);
         }
         Recipe::ExtractHelper { helper, .. } => {
@@ -150,8 +172,8 @@ pub fn run(tools: &mut Tools, statement: &str) {
             }
             nav.up(&sinks);
         }
-        Recipe::CacheFunction { lib, .. } => {
-            let callers = nav.holders(&format!("{lib}()"));
+        Recipe::CacheFunction { .. } => {
+            let callers = nav.holders(&recipe.anchor());
             for c in &callers {
                 nav.ensure(c);
             }
@@ -159,7 +181,7 @@ pub fn run(tools: &mut Tools, statement: &str) {
         }
     }
     // View whatever the plan still lacks (the functions it will rewrite), a few rounds at most.
-    let mut plan = recipe.plan(&Model::of(&nav.sight), &nav.sight, true);
+    let mut plan = recipe.plan(&Model::of(&nav.sight), &nav.sight, true, reqs.as_ref());
     for _ in 0..ROUNDS {
         let defs = nav.sight.defs();
         let lacking: Vec<String> = plan.missing.iter().filter(|m| defs.contains_key(*m)).cloned().collect();
@@ -173,13 +195,28 @@ pub fn run(tools: &mut Tools, statement: &str) {
         if matches!(recipe, Recipe::ExtractHelper { .. }) {
             nav.down(&lacking);
         }
-        plan = recipe.plan(&Model::of(&nav.sight), &nav.sight, true);
+        plan = recipe.plan(&Model::of(&nav.sight), &nav.sight, true, reqs.as_ref());
         if nav.tools.calls() == before {
             break;
         }
     }
+    // A requirement that depends on a function's callers: search for who calls each changed one.
+    if reqs.as_ref().is_some_and(Requirements::needs_callers) {
+        let changed: Vec<String> = plan.changes.iter().map(|c| c.name().to_string()).collect();
+        for f in &changed {
+            for (line, text) in nav.search_all(&format!("{f}(")) {
+                if let (true, Some(caller)) = (calls_name(&text, f), nav.enclosing(line)) {
+                    if caller != *f {
+                        nav.sight.edges.insert((caller, f.clone()));
+                    }
+                }
+            }
+        }
+        plan = recipe.plan(&Model::of(&nav.sight), &nav.sight, true, reqs.as_ref());
+    }
+
     let plan = plan.with_comment(carried_comment(statement).as_deref());
     super::apply(nav.tools, &plan);
-    nav.tools.check();
+    nav.tools.lint();
     nav.tools.submit();
 }

@@ -2,6 +2,7 @@
 
 use super::know::{Model, Sight};
 use super::recipe::{carried_comment, Recipe};
+use super::requirements::Requirements;
 use crate::aci::Tools;
 
 pub fn run(tools: &mut Tools, statement: &str) {
@@ -14,10 +15,17 @@ pub fn run(tools: &mut Tools, statement: &str) {
         sight.absorb(&tools.view(start, start + w - 1));
         start += w;
     }
+    if super::merge::is_merge(statement) {
+        super::merge::run(tools, &sight);
+        return;
+    }
     if let Some(recipe) = Recipe::read(statement) {
-        let plan = recipe.plan(&Model::of(&sight), &sight, false).with_comment(carried_comment(statement).as_deref());
+        let reqs = Requirements::read(statement);
+        let plan = recipe
+            .plan(&Model::of(&sight), &sight, false, reqs.as_ref())
+            .with_comment(carried_comment(statement).as_deref());
         super::apply(tools, &plan);
     }
-    tools.check();
+    tools.lint();
     tools.submit();
 }

@@ -4,6 +4,7 @@
 //! strategy's own understanding of the file, never to the task's graph.
 
 use super::know::{Func, Model, Sight};
+use super::requirements::{Place, Requirements};
 use std::collections::BTreeSet;
 
 /// What a statement asks for.
@@ -12,20 +13,28 @@ pub enum Recipe {
     /// Delete every function `main()` cannot reach; when the statement says so, calls to them left
     /// in branches that never run become `left` (`val`).
     DeadCode { left: Option<String> },
-    /// Thread the parameter `name` (declared as `decl`) below the function that has it; terminals
-    /// apply it with `op` (`mult * X`, `prefix + X`).
-    AddParameter { name: String, decl: String, op: String },
-    /// Functions depending on `lib()` return `(X, key)` annotated `annotation`, unpacking callees
-    /// into `<callee><suffix>`.
-    AddReturnValue { lib: String, annotation: String, suffix: String },
-    /// Call `lib()` once in the callers' lowest common ancestor (`line`), passing `var` down to the
-    /// functions on the way, each declaring `decl`.
-    CacheFunction { lib: String, var: String, line: String, decl: String },
-    /// Call `helper` once in the callers' nearest common descendant (`line`), returning `var` up
-    /// through functions annotated `annotation`.
-    ExtractHelper { helper: String, var: String, line: String, annotation: String },
+    /// Thread the parameters `names` (declared as `decls`) below the function that has the first;
+    /// terminals apply them with `op` (`mult * X`, `prefix + X`; indexed, `mult1 * mult2 * X`).
+    AddParameter { names: Vec<String>, decls: Vec<String>, op: String },
+    /// Functions depending on `lib()` return `(X, key…)` annotated `annotation`.
+    AddReturnValue { lib: String, annotation: String, keys: Keys },
+    /// Call `lib` once per value in the callers' lowest common ancestor (`lines`), passing `vars`
+    /// down to the functions on the way (as keywords when `keywords`), each declaring `decls`.
+    CacheFunction { lib: String, vars: Vec<String>, lines: Vec<String>, decls: Vec<String>, keywords: bool },
+    /// Call `helper` once per value in the callers' nearest common descendant (`lines`), returning
+    /// `vars` up through functions annotated `annotation`.
+    ExtractHelper { helper: String, vars: Vec<String>, lines: Vec<String>, annotation: String },
     /// Rename variables of `main()` (old → new), everywhere they appear.
     Rename { table: Vec<(String, String)> },
+}
+
+/// How callers unpack the keys of add_return_value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// `b_val, b_str = b(val)`: the key named after the callee.
+    PerCallee { suffix: String },
+    /// `b_val, key1, …, keyN = b(val)` at the first such call, `_` at later ones.
+    Indexed { names: Vec<String> },
 }
 
 /// A change to `solution.py`.
@@ -71,6 +80,9 @@ impl Recipe {
         let title = statement.lines().next()?.to_lowercase();
         let q = quoted(statement);
         let find = |pred: &dyn Fn(&str) -> bool| q.iter().copied().find(|s| pred(s)).map(str::to_string);
+        if title.contains("indexed values") {
+            return Recipe::read_indexed(&title, &q, &Requirements::read(statement)?.values);
+        }
         if title.starts_with("rename variables") {
             // "- `old` → `new`" lines, before the rules and the worked example.
             let head = statement.split("Rules:").next().unwrap_or(statement);
@@ -99,7 +111,7 @@ impl Recipe {
                 .find_map(|s| s.strip_prefix(&format!("{name} ")).and_then(|r| r.strip_suffix(" X")))
                 .unwrap_or("*")
                 .to_string();
-            (!name.is_empty()).then_some(Recipe::AddParameter { name, decl, op })
+            (!name.is_empty()).then_some(Recipe::AddParameter { names: vec![name], decls: vec![decl], op })
         } else if title.contains("add a return value") {
             let lib = find(&|s| s.ends_with("()"))?.trim_end_matches("()").to_string();
             let annotation = find(&|s| s.starts_with("tuple["))?;
@@ -108,19 +120,80 @@ impl Recipe {
             let key = unpack.split(", ").nth(1)?.split(' ').next()?.to_string();
             let callee = unpack.split(" = ").nth(1)?.split('(').next()?.to_string();
             let suffix = key.strip_prefix(&callee)?.to_string();
-            Some(Recipe::AddReturnValue { lib, annotation, suffix })
+            Some(Recipe::AddReturnValue { lib, annotation, keys: Keys::PerCallee { suffix } })
         } else if title.contains("cache a function call") {
             let lib = find(&|s| s.ends_with("()") && !s.contains(' '))?.trim_end_matches("()").to_string();
             let line = find(&|s| s.ends_with(&format!(" = {lib}()")))?;
             let var = ident(&line);
             let decl = find(&|s| s.starts_with(&format!("{var}: ")) && s.contains('=') && !s.contains(" = "))?;
-            Some(Recipe::CacheFunction { lib, var, line, decl })
+            Some(Recipe::CacheFunction { lib, vars: vec![var], lines: vec![line], decls: vec![decl], keywords: false })
         } else if title.contains("don't repeat yourself") || title.contains("do not repeat yourself") {
             let line = find(&|s| s.contains(": ") && s.contains(" = ") && s.ends_with("(val)"))?;
             let var = ident(&line);
             let helper = line.split(" = ").nth(1)?.split('(').next()?.to_string();
             let annotation = find(&|s| s.starts_with("tuple["))?;
-            Some(Recipe::ExtractHelper { helper, var, line, annotation })
+            Some(Recipe::ExtractHelper { helper, vars: vec![var], lines: vec![line], annotation })
+        } else {
+            None
+        }
+    }
+
+    /// The instruction-following versions: the kind's rules over the indexed `values` (`mult1` …),
+    /// each name and line written from the first value's as the statement quotes it.
+    fn read_indexed(title: &str, q: &[&str], values: &[String]) -> Option<Recipe> {
+        let find = |pred: &dyn Fn(&str) -> bool| q.iter().copied().find(|s| pred(s)).map(str::to_string);
+        let first = values.first()?;
+        let starts = |s: &str| s.starts_with(&format!("{first}:"));
+        // The first value's text, for value `i` (index `i + 1`).
+        let each = |text: &str, index_from: &str, index_to: &dyn Fn(usize) -> String| -> Vec<String> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| text.replacen(first.as_str(), v, 1).replace(index_from, &index_to(i + 1)))
+                .collect()
+        };
+        let n = values.len();
+        if title.contains("add a parameter") {
+            let decl = find(&|s| starts(s) && s.contains("default(1)"))?;
+            let op = if find(&|s| s.ends_with(" * X") || s.ends_with(" + X"))?.ends_with(" + X") { "+" } else { "*" };
+            Some(Recipe::AddParameter {
+                names: values.to_vec(),
+                decls: each(&decl, "default(1)", &|i| format!("default({i})")),
+                op: op.into(),
+            })
+        } else if title.contains("add a return value") {
+            let unpack = find(&|s| s.contains(" = ") && s.ends_with("(N)"))?;
+            let lib = unpack.split(" = ").nth(1)?.split('(').next()?.to_string();
+            let shape = find(&|s| s.starts_with("tuple["))?;
+            let base = shape.strip_prefix("tuple[")?.split(',').next()?.trim().to_string();
+            Some(Recipe::AddReturnValue {
+                lib,
+                annotation: format!("tuple[{base}{}]", ", str".repeat(n)),
+                keys: Keys::Indexed { names: values.to_vec() },
+            })
+        } else if title.contains("cache a function call") {
+            let line = find(&|s| starts(s) && s.contains(" = ") && s.ends_with("(1)"))?;
+            let lib = line.split(" = ").nth(1)?.split('(').next()?.to_string();
+            let decl = find(&|s| starts(s) && s.contains('=') && !s.contains(" = "))?;
+            Some(Recipe::CacheFunction {
+                lib,
+                vars: values.to_vec(),
+                lines: each(&line, "(1)", &|i| format!("({i})")),
+                decls: values.iter().map(|v| decl.replacen(first.as_str(), v, 1)).collect(),
+                keywords: true,
+            })
+        } else if title.contains("don't repeat yourself") || title.contains("do not repeat yourself") {
+            let line = find(&|s| starts(s) && s.contains(" = ") && s.ends_with(", 1)"))?;
+            let helper = line.split(" = ").nth(1)?.split('(').next()?.to_string();
+            let shape = find(&|s| s.starts_with("tuple["))?;
+            let parts: Vec<&str> = shape.strip_prefix("tuple[")?.strip_suffix(']')?.split(", ").collect();
+            let (base, value) = (parts.first()?, parts.last()?);
+            Some(Recipe::ExtractHelper {
+                helper,
+                vars: values.to_vec(),
+                lines: each(&line, ", 1)", &|i| format!(", {i})")),
+                annotation: format!("tuple[{base}{}]", format!(", {value}").repeat(n)),
+            })
         } else {
             None
         }
@@ -130,9 +203,10 @@ impl Recipe {
     pub fn anchor(&self) -> String {
         match self {
             Recipe::DeadCode { .. } | Recipe::Rename { .. } => "def main(".into(),
-            Recipe::AddParameter { decl, .. } => decl.clone(),
+            Recipe::AddParameter { decls, .. } => decls.first().cloned().unwrap_or_default(),
             Recipe::AddReturnValue { lib, .. } => format!("{lib}("),
-            Recipe::CacheFunction { lib, .. } => format!("{lib}()"),
+            Recipe::CacheFunction { lib, keywords: false, .. } => format!("{lib}()"),
+            Recipe::CacheFunction { lib, .. } => format!("{lib}("),
             Recipe::ExtractHelper { helper, .. } => format!("{helper}("),
         }
     }
@@ -140,17 +214,22 @@ impl Recipe {
     /// The changes the recipe asks of what the model knows. `trust_defs`: the model's `def` lines
     /// are every top-level statement of the file (a strategy that listed them all), so a function
     /// ends where the next `def` starts even when its lines were not seen.
-    pub fn plan(&self, m: &Model, sight: &Sight, trust_defs: bool) -> Plan {
+    /// `reqs`: the numbered requirements of the instructions axis, written into every function
+    /// that carries the values, where the kind's values become available.
+    pub fn plan(&self, m: &Model, sight: &Sight, trust_defs: bool, reqs: Option<&Requirements>) -> Plan {
         let mut plan = Plan { missing: m.unsure.clone(), ..Plan::default() };
+        let lines = Lines { reqs, m };
         match self {
             Recipe::DeadCode { left } => dead_code(m, sight, trust_defs, left.as_deref(), &mut plan),
-            Recipe::AddParameter { name, decl, op } => add_parameter(m, name, decl, op, &mut plan),
-            Recipe::AddReturnValue { lib, annotation, suffix } => {
-                add_return_value(m, lib, annotation, suffix, &mut plan)
+            Recipe::AddParameter { names, decls, op } => add_parameter(m, names, decls, op, &lines, &mut plan),
+            Recipe::AddReturnValue { lib, annotation, keys } => {
+                add_return_value(m, lib, annotation, keys, &lines, &mut plan)
             }
-            Recipe::CacheFunction { lib, var, line, decl } => cache_function(m, lib, var, line, decl, &mut plan),
-            Recipe::ExtractHelper { helper, var, line, annotation } => {
-                extract_helper(m, helper, var, line, annotation, &mut plan)
+            Recipe::CacheFunction { lib, vars, lines: first, decls, keywords } => {
+                cache_function(m, lib, vars, first, decls, *keywords, &lines, &mut plan)
+            }
+            Recipe::ExtractHelper { helper, vars, lines: first, annotation } => {
+                extract_helper(m, helper, vars, first, annotation, &lines, &mut plan)
             }
             Recipe::Rename { table } => rename(m, table, &mut plan),
         }
@@ -232,16 +311,41 @@ fn annotate(e: &mut Edits, f: &Func, annotation: &str) {
     }
 }
 
-/// Put a statement before the first statement of the body.
-fn prepend_line(e: &mut Edits, f: &Func, line: &str) {
-    e.insert(f.body_line, format!("{}{line}\n", f.indent));
-}
-
 /// Delete a statement's whole line(s).
 fn delete_statement(e: &mut Edits, f: &Func, start: usize, end: usize) {
     let from = f.text[..start].rfind('\n').map_or(0, |i| i + 1);
     let to = f.text[end..].find('\n').map_or(f.text.len(), |i| end + i + 1);
     e.replace(from, to, String::new());
+}
+
+/// The requirement lines a function gets (none outside the instructions axis).
+struct Lines<'r> {
+    reqs: Option<&'r Requirements>,
+    m: &'r Model,
+}
+
+impl Lines<'_> {
+    /// The block for `f`, indented as its body, each line ending in a newline (empty without
+    /// requirements, and in `main()`, which never carries the values).
+    fn block(&self, f: &Func) -> String {
+        let Some(r) = self.reqs else { return String::new() };
+        if f.name == "main" {
+            return String::new();
+        }
+        let place =
+            Place { name: &f.name, callees: self.m.callees(&f.name).len(), callers: self.m.callers(&f.name).len() };
+        r.lines_for(&place).iter().map(|l| format!("{}{l}\n", f.indent)).collect()
+    }
+}
+
+/// The start of the line holding byte `at` of a function's text.
+fn line_start(f: &Func, at: usize) -> usize {
+    f.text[..at.min(f.text.len())].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The start of the line after the one holding byte `at`.
+fn next_line(f: &Func, at: usize) -> usize {
+    f.text[at.min(f.text.len())..].find('\n').map_or(f.text.len(), |i| at + i + 1)
 }
 
 fn rewrite(plan: &mut Plan, f: &Func, e: Edits) {
@@ -325,34 +429,42 @@ fn dead_code(m: &Model, sight: &Sight, trust_defs: bool, left: Option<&str>, pla
     }
 }
 
-fn add_parameter(m: &Model, name: &str, decl: &str, op: &str, plan: &mut Plan) {
+fn add_parameter(m: &Model, names: &[String], decls: &[String], op: &str, lines: &Lines, plan: &mut Plan) {
+    let Some(name) = names.first() else { return };
     let Some(root) = m.funcs.values().find(|f| f.params.iter().any(|p| p == name)) else {
         plan.missing.insert(format!("the function that takes {name}"));
         return;
     };
     let below = m.descendants(&root.name);
     let all = or_self(below.clone(), &root.name);
+    let args: Vec<String> = names.iter().map(|n| format!("{n}={n}")).collect();
+    let factors = names.join(&format!(" {op} "));
     for f in seen(m, &all, plan) {
         let mut e = Edits::default();
         if f.name != root.name && !f.params.iter().any(|p| p == name) {
-            add_parameter_decl(&mut e, f, decl);
+            add_parameter_decl(&mut e, f, &decls.join(", "));
         }
         for c in f.calls.iter().filter(|c| below.contains(&c.callee)) {
-            add_argument(&mut e, f, c.end, &format!("{name}={name}"));
+            add_argument(&mut e, f, c.end, &args.join(", "));
         }
         let terminal = m.callees(&f.name).is_empty();
         if terminal && f.name != root.name {
             for &(s, t, compound) in &f.returns_values {
                 let (open, close) = if compound { ("(", ")") } else { ("", "") };
                 e.insert(t, close.to_string());
-                e.insert(s, format!("{name} {op} {open}"));
+                e.insert(s, format!("{factors} {op} {open}"));
             }
+        }
+        // The values are parameters: the requirement lines open the body.
+        let block = lines.block(f);
+        if !block.is_empty() {
+            e.insert(f.body_line, block);
         }
         rewrite(plan, f, e);
     }
 }
 
-fn add_return_value(m: &Model, lib: &str, annotation: &str, suffix: &str, plan: &mut Plan) {
+fn add_return_value(m: &Model, lib: &str, annotation: &str, keys: &Keys, lines: &Lines, plan: &mut Plan) {
     let sinks: BTreeSet<String> = m.calling_library(lib).into_iter().map(str::to_string).collect();
     if sinks.is_empty() {
         plan.missing.insert(format!("the caller of {lib}()"));
@@ -366,26 +478,67 @@ fn add_return_value(m: &Model, lib: &str, annotation: &str, suffix: &str, plan: 
     for f in seen(m, &depend, plan) {
         let mut e = Edits::default();
         annotate(&mut e, f, annotation);
-        if !sinks.contains(&f.name) {
-            let mut key: Option<&str> = None;
-            for c in f.calls.iter().filter(|c| depend.contains(&c.callee)) {
-                if let Some(t) = c.target_end {
-                    e.insert(t, format!(", {}{suffix}", c.callee));
-                    key.get_or_insert(&c.callee);
+        let is_sink = sinks.contains(&f.name);
+        match keys {
+            Keys::PerCallee { suffix } => {
+                if !is_sink {
+                    let mut key: Option<&str> = None;
+                    for c in f.calls.iter().filter(|c| depend.contains(&c.callee)) {
+                        if let Some(t) = c.target_end {
+                            e.insert(t, format!(", {}{suffix}", c.callee));
+                            key.get_or_insert(&c.callee);
+                        }
+                    }
+                    if let Some(k) = key {
+                        for &(s, t, _) in &f.returns_values {
+                            e.insert(t, format!(", {k}{suffix})"));
+                            e.insert(s, "(".into());
+                        }
+                    }
                 }
             }
-            if let Some(k) = key {
-                for &(s, t, _) in &f.returns_values {
-                    e.insert(t, format!(", {k}{suffix})"));
-                    e.insert(s, "(".into());
+            Keys::Indexed { names } => {
+                // The sink has its keys from the library; elsewhere the first dependent call
+                // brings them, later ones are unpacked into `_`.
+                let mut have = is_sink;
+                for c in f.calls.iter().filter(|c| depend.contains(&c.callee)) {
+                    if let Some(t) = c.target_end {
+                        let targets: Vec<&str> =
+                            if have { vec!["_"; names.len()] } else { names.iter().map(String::as_str).collect() };
+                        e.insert(t, format!(", {}", targets.join(", ")));
+                        have = true;
+                    }
                 }
+                if have {
+                    for &(s, t, _) in &f.returns_values {
+                        e.insert(t, format!(", {})", names.join(", ")));
+                        e.insert(s, "(".into());
+                    }
+                }
+            }
+        }
+        // The keys are first used by the return: the requirement lines go right before it.
+        let block = lines.block(f);
+        if !block.is_empty() {
+            for &(s, _, _) in &f.returns_values {
+                e.insert(line_start(f, s), block.clone());
             }
         }
         rewrite(plan, f, e);
     }
 }
 
-fn cache_function(m: &Model, lib: &str, var: &str, line: &str, decl: &str, plan: &mut Plan) {
+#[allow(clippy::too_many_arguments)]
+fn cache_function(
+    m: &Model,
+    lib: &str,
+    vars: &[String],
+    first_lines: &[String],
+    decls: &[String],
+    keywords: bool,
+    lines: &Lines,
+    plan: &mut Plan,
+) {
     let callers: Vec<&str> = m.calling_library(lib);
     if callers.is_empty() {
         plan.missing.insert(format!("the callers of {lib}()"));
@@ -408,18 +561,33 @@ fn cache_function(m: &Model, lib: &str, var: &str, line: &str, decl: &str, plan:
         upward.iter().filter(|f| **f != lca && m.ancestors(f).contains(&lca)).cloned().collect();
     let mut all = way.clone();
     all.insert(lca.clone());
+    let passed: Vec<String> = vars.iter().map(|v| if keywords { format!("{v}={v}") } else { v.clone() }).collect();
     for f in seen(m, &all, plan) {
         let mut e = Edits::default();
+        let block = lines.block(f);
         if f.name == lca {
-            prepend_line(&mut e, f, line);
+            // The values first, then the requirement lines on them.
+            let head: String = first_lines.iter().map(|l| format!("{}{l}\n", f.indent)).collect();
+            e.insert(f.body_line, head + &block);
         } else {
-            add_parameter_decl(&mut e, f, decl);
+            add_parameter_decl(&mut e, f, &decls.join(", "));
+            if !block.is_empty() {
+                e.insert(f.body_line, block);
+            }
         }
         for c in &f.calls {
             if way.contains(&c.callee) {
-                add_argument(&mut e, f, c.end, var);
+                add_argument(&mut e, f, c.end, &passed.join(", "));
             } else if c.callee == lib {
-                e.replace(c.start, c.end, var.to_string());
+                // `slow()` is the one value; `slow(I)` is value I.
+                let inside = f.text[c.start..c.end].split_once('(').map_or("", |(_, r)| r.trim_end_matches(')').trim());
+                let var = match inside.parse::<usize>() {
+                    Ok(i) if i >= 1 && keywords => vars.get(i - 1),
+                    _ => vars.first(),
+                };
+                if let Some(v) = var {
+                    e.replace(c.start, c.end, v.clone());
+                }
             }
         }
         rewrite(plan, f, e);
@@ -454,7 +622,15 @@ fn rename(m: &Model, table: &[(String, String)], plan: &mut Plan) {
     rewrite(plan, f, e);
 }
 
-fn extract_helper(m: &Model, helper: &str, var: &str, line: &str, annotation: &str, plan: &mut Plan) {
+fn extract_helper(
+    m: &Model,
+    helper: &str,
+    vars: &[String],
+    first_lines: &[String],
+    annotation: &str,
+    lines: &Lines,
+    plan: &mut Plan,
+) {
     let tops: Vec<&str> = m.calling_library(helper);
     if tops.is_empty() {
         plan.missing.insert(format!("the callers of {helper}()"));
@@ -482,17 +658,25 @@ fn extract_helper(m: &Model, helper: &str, var: &str, line: &str, annotation: &s
     let mut all = between.clone();
     all.insert(ncd.clone());
     let returning: BTreeSet<&String> = all.iter().collect();
+    let var = vars.join(", ");
     for f in seen(m, &all, plan) {
         let mut e = Edits::default();
         let is_top = tops.contains(&f.name.as_str());
+        let block = lines.block(f);
         if f.name != ncd {
             for c in f.calls.iter().filter(|c| returning.contains(&c.callee)) {
                 if let Some(t) = c.target_end {
                     e.insert(t, format!(", {var}"));
                 }
             }
+            // The values arrive with the first unpack: the requirement lines follow it.
+            let unpack = f.call_statements.iter().find(|s| returning.contains(&s.callee));
+            if let (Some(s), false) = (unpack, block.is_empty()) {
+                e.insert(next_line(f, s.end), block.clone());
+            }
         } else {
-            prepend_line(&mut e, f, line);
+            let head: String = first_lines.iter().map(|l| format!("{}{l}\n", f.indent)).collect();
+            e.insert(f.body_line, head + &block);
         }
         if is_top {
             for s in f.call_statements.iter().filter(|s| s.callee == helper) {
@@ -531,7 +715,7 @@ mod tests {
         assert_eq!(r, Recipe::Rename { table: vec![("x1".into(), "total".into()), ("x2".into(), "half".into())] });
         let code = "import sys\n\ndef main(val: float):\n    x1 = val + 2\n    x2 = x1 * x1 - 3\n    x12 = x2 / 2\n    return x12 + x1\n";
         let s = sight_of(code);
-        let plan = r.plan(&Model::of(&s), &s, false);
+        let plan = r.plan(&Model::of(&s), &s, false, None);
         let [Change::Rewrite { new, .. }] = plan.changes.as_slice() else { panic!("{plan:?}") };
         assert_eq!(
             new,

@@ -1,6 +1,7 @@
 //! Accuracy per model × axis × kind × domain × `n` with Wilson 95% intervals (the paper's figure 2
 //! and its facets by kind and domain), which checks fail as `n` grows, and the comparison of two
-//! result sets (the difference per cell with Newcombe's interval, and the tasks that flipped).
+//! result sets (the difference per cell with Newcombe's interval, and the tasks that flipped), and
+//! what the answers cost against `n` (the ledger's totals the response records carry).
 
 use super::read::{CountRow, Dataset, TaskResult};
 use super::runs;
@@ -368,6 +369,67 @@ pub fn flips(ds: &Dataset, a: &Series, b: &Series) -> Vec<Flip> {
         ))
     });
     out
+}
+
+/// What the answers of one series on one axis and `n` cost, on average over the tasks whose
+/// response record says (pooled over kinds and domains).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostPoint {
+    pub series: Series,
+    pub axis: Arc<str>,
+    pub n: Option<f64>,
+    /// Results whose response gave a cost.
+    pub tasks: usize,
+    /// Dollars per task.
+    pub cost: f64,
+    pub tool_calls: f64,
+    pub input_tokens: f64,
+    pub output_tokens: f64,
+}
+
+/// Mean cost per series × axis × `n`, from the results whose responses were loaded with them.
+pub fn cost(ds: &Dataset, filter: &Filter) -> Vec<CostPoint> {
+    #[derive(Default)]
+    struct Sum {
+        tasks: usize,
+        cost: f64,
+        calls: f64,
+        input: f64,
+        output: f64,
+        n: Option<f64>,
+    }
+    let mut cells: BTreeMap<(Series, usize, Arc<str>, i64), Sum> = BTreeMap::new();
+    for r in &ds.records {
+        let s = Series::of(r);
+        if !filter.keeps(&s, &r.kind, &r.domain) {
+            continue;
+        }
+        let Some(spend) = ds.spend_of(r) else { continue };
+        let Some(c) = spend.cost else { continue };
+        let e = cells.entry((s, runs::axis_rank(&r.axis), r.axis.clone(), n_key(r.n))).or_default();
+        e.tasks += 1;
+        e.cost += c;
+        e.calls += spend.tool_calls.unwrap_or(0.0);
+        e.input += spend.input_tokens.unwrap_or(0.0);
+        e.output += spend.output_tokens.unwrap_or(0.0);
+        e.n = r.n;
+    }
+    cells
+        .into_iter()
+        .map(|((series, _, axis, _), m)| {
+            let k = m.tasks.max(1) as f64;
+            CostPoint {
+                series,
+                axis,
+                n: m.n,
+                tasks: m.tasks,
+                cost: m.cost / k,
+                tool_calls: m.calls / k,
+                input_tokens: m.input / k,
+                output_tokens: m.output / k,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

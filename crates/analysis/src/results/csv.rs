@@ -1,7 +1,7 @@
 //! CSV tables (RFC 4180: a header row, fields quoted when they hold a comma, quote or line break),
 //! the same text in the app's downloads and in `cabrito report`.
 
-use super::aggregate::{CheckRate, Diff, Flip, Point, Series};
+use super::aggregate::{CheckRate, CostPoint, Diff, Flip, Point, Series};
 use super::read::{Dataset, TaskResult};
 use super::runs::format_n;
 
@@ -199,6 +199,25 @@ pub fn flips(ds: &Dataset, flips: &[Flip]) -> String {
                 a.run.to_string(),
                 u8::from(a.passed).to_string(),
                 u8::from(b.passed).to_string(),
+            ]
+        }),
+    )
+}
+
+/// Cost against `n`: mean dollars, tool calls and tokens per task, per series, axis and `n`.
+pub fn cost(ds: &Dataset, points: &[CostPoint]) -> String {
+    table(
+        &["model", "axis", "n", "tasks", "cost", "tool_calls", "input_tokens", "output_tokens"],
+        points.iter().map(|p| {
+            vec![
+                p.series.name(ds),
+                p.axis.to_string(),
+                format_n(p.n),
+                p.tasks.to_string(),
+                format!("{:.6}", p.cost),
+                num(p.tool_calls),
+                num(p.input_tokens),
+                num(p.output_tokens),
             ]
         }),
     )

@@ -1,8 +1,8 @@
 //! The results figures, as [`Chart`]s: accuracy against `n` per axis (figure 2 of the paper, and its
-//! facets by kind and by domain), the failing checks against `n`, and the difference between two
-//! result sets.
+//! facets by kind and by domain), the failing checks against `n`, the difference between two
+//! result sets, and what answers cost against `n`.
 
-use super::aggregate::{self, all_series, CheckRate, Diff, Facet, Filter, Point, Series};
+use super::aggregate::{self, all_series, CheckRate, CostPoint, Diff, Facet, Filter, Point, Series};
 use super::plot::{Chart, Line, Panel, Pt};
 use super::read::Dataset;
 use super::runs::{self, format_n};
@@ -129,6 +129,66 @@ pub fn accuracy_chart(ds: &Dataset, points: &[Point], facet: Facet, id: &str) ->
         y_range: Some((0.0, 1.0)),
         log_x: true,
         percent: true,
+        zero_line: false,
+        columns: axes.len().max(1),
+        panels,
+        legend: series.iter().map(|s| (s.name(ds), colours.get(s).copied().unwrap_or(0))).collect(),
+    }
+}
+
+/// The cost of an answer against `n` (the ledger's dollars per task): one panel per axis, one line
+/// per series. Points carry `data-series`, `data-axis` and `data-n`.
+pub fn cost_chart(ds: &Dataset, points: &[CostPoint], id: &str) -> Chart {
+    let colours = colours(ds);
+    let axes = axes_of(points.iter().map(|p| &p.axis));
+    let series: Vec<Series> = points.iter().map(|p| p.series.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let panels = axes
+        .iter()
+        .map(|axis| Panel {
+            title: axis.to_string(),
+            lines: series
+                .iter()
+                .map(|s| Line {
+                    name: s.name(ds),
+                    colour: colours.get(s).copied().unwrap_or(0),
+                    points: points
+                        .iter()
+                        .filter(|p| p.series == *s && p.axis == *axis)
+                        .filter_map(|p| {
+                            Some(Pt {
+                                x: p.n?,
+                                y: p.cost,
+                                lo: None,
+                                hi: None,
+                                tip: format!(
+                                    "{} · {axis} · n = {}: ${:.4} a task ({:.0} calls, {:.0} input tokens; {} tasks)",
+                                    s.name(ds),
+                                    format_n(p.n),
+                                    p.cost,
+                                    p.tool_calls,
+                                    p.input_tokens,
+                                    p.tasks
+                                ),
+                                data: vec![
+                                    ("series".into(), s.key()),
+                                    ("axis".into(), axis.to_string()),
+                                    ("n".into(), format_n(p.n)),
+                                ],
+                            })
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    Chart {
+        id: id.to_string(),
+        title: "Cost of an answer against n, per axis".into(),
+        x_label: "n".into(),
+        y_label: "dollars per task".into(),
+        y_range: None,
+        log_x: true,
+        percent: false,
         zero_line: false,
         columns: axes.len().max(1),
         panels,

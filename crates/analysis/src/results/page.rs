@@ -100,6 +100,13 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
         let svg = plot::render(&figures::accuracy_chart(ds, &points, facet, &format!("fig-{file}")));
         figs.push((format!("figures/{file}.svg"), heading.to_string(), svg));
     }
+    // What the answers cost, beside their accuracy (when their responses carry a ledger).
+    let costs = aggregate::cost(ds, &filter);
+    if !costs.is_empty() {
+        files.push(("tables/cost.csv".into(), csv::cost(ds, &costs)));
+        let svg = plot::render(&figures::cost_chart(ds, &costs, "fig-cost"));
+        figs.push(("figures/cost.svg".into(), "Cost against n (the ledger's dollars per task)".into(), svg));
+    }
     let checks_svg = plot::render(&figures::checks_chart(ds, &rates, "fig-checks"));
     figs.push(("figures/checks.svg".into(), "Which checks fail as n grows".into(), checks_svg));
 

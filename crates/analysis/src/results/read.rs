@@ -106,6 +106,8 @@ pub struct Dataset {
     pub files: Vec<FileInfo>,
     pub problems: Vec<Problem>,
     answers: HashMap<AnswerKey, String>,
+    /// What each answer cost, from its response record.
+    spends: HashMap<AnswerKey, Spend>,
     /// Task name → share-link queries (one per axis when a name is shared).
     links: HashMap<String, Vec<(Arc<str>, String)>>,
     /// Records by the hash of their identity ([`RecordKey`]); `collided` holds the rare second
@@ -348,6 +350,32 @@ struct RawResponse {
     task_set: Option<String>,
     #[serde(default)]
     task_type: Option<String>,
+    #[serde(default)]
+    metadata: Option<serde_json::Value>,
+}
+
+/// What answering one task cost, as its response record says (`cabrito agent` and `cabrito solve`
+/// write these: the ledger's totals for the session).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spend {
+    /// Dollars under the run's price table.
+    pub cost: Option<f64>,
+    pub tool_calls: Option<f64>,
+    pub input_tokens: Option<f64>,
+    pub output_tokens: Option<f64>,
+}
+
+impl Spend {
+    fn of(metadata: &serde_json::Value) -> Option<Spend> {
+        let f = |k: &str| metadata.get(k).and_then(serde_json::Value::as_f64);
+        let s = Spend {
+            cost: f("cost"),
+            tool_calls: f("tool_calls"),
+            input_tokens: f("n_input_tokens"),
+            output_tokens: f("n_output_tokens"),
+        };
+        (s != Spend::default()).then_some(s)
+    }
 }
 
 #[derive(Deserialize)]
@@ -727,6 +755,9 @@ impl Dataset {
                 self.intern(&task_type),
                 id,
             );
+            if let Some(spend) = raw.metadata.as_ref().and_then(Spend::of) {
+                self.spends.insert(key.clone(), spend);
+            }
             self.answers.insert(key, output);
             self.files[file].records += 1;
         }
@@ -825,6 +856,13 @@ impl Dataset {
         let id = if r.dag_id.is_empty() { r.name.clone() } else { r.dag_id.clone() };
         let key = (r.set, r.model.clone(), r.run.clone(), r.task_set.clone(), r.kind.clone(), id);
         self.answers.get(&key).map(String::as_str)
+    }
+
+    /// What the answer behind a result cost, when its response record says.
+    pub fn spend_of(&self, r: &TaskResult) -> Option<&Spend> {
+        let id = if r.dag_id.is_empty() { r.name.clone() } else { r.dag_id.clone() };
+        let key = (r.set, r.model.clone(), r.run.clone(), r.task_set.clone(), r.kind.clone(), id);
+        self.spends.get(&key)
     }
 
     /// The share-link query of a result's task, from the record or a loaded task file.

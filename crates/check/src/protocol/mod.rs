@@ -8,11 +8,14 @@
 //! client-chosen `id` that every reply to them repeats.
 //!
 //! - client → worker: `hello`; `grade` {id, spec (or a Cabrito `task` record, of which only the
-//!   spec is read), solution, trials?}; `cancel` {id}.
+//!   spec is read), solution, trials?}; `run` {id, solution, library?, target} (the agent
+//!   interface's `run` tool: Python run in the sandbox against a workspace, [`run`]); `cancel` {id}.
 //! - worker → client: `hello` {server, limits}; `accepted`; `progress` {done, total}; `result`
-//!   {passed, checks, functions}; `error` {code, message}.
+//!   {passed, checks, functions}; `ran` {end, value?, stdout, stderr} (a run's answer); `error`
+//!   {code, message}.
 //!
-//! Every `grade` gets exactly one final reply: a `result` or an `error` with its id. A `cancel`
+//! Every `grade` gets exactly one final reply: a `result` or an `error` with its id; every `run` a
+//! `ran` or an `error`. A `cancel`
 //! gets no reply of its own: the job it names ends with an `error` of code `cancelled` (when the
 //! job already ended, the cancel is ignored). Fields may be added; the contract's are never
 //! renamed.
@@ -25,6 +28,7 @@ use std::fmt;
 
 pub mod checker;
 pub mod report;
+pub mod run;
 
 /// The protocol version every message carries.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -63,6 +67,15 @@ pub struct CancelRequest {
     pub id: String,
 }
 
+/// `{"v":1,"id":"…","type":"run","solution":"…","library":{…},"target":{"kind":"code","code":"f(3)"}}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunRequest {
+    pub v: u32,
+    pub id: String,
+    #[serde(flatten)]
+    pub job: run::RunJob,
+}
+
 /// A message from a client. Serialise with `serde_json`; parse with [`ClientMessage::parse`]
 /// (which gives the error codes and the spec errors of the rest of Cabrito).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -70,6 +83,7 @@ pub struct CancelRequest {
 pub enum ClientMessage {
     Hello(HelloRequest),
     Grade(GradeRequest),
+    Run(RunRequest),
     Cancel(CancelRequest),
 }
 
@@ -86,6 +100,10 @@ impl ClientMessage {
             solution: solution.into(),
             trials,
         })
+    }
+
+    pub fn run(id: impl Into<String>, job: run::RunJob) -> ClientMessage {
+        ClientMessage::Run(RunRequest { v: PROTOCOL_VERSION, id: id.into(), job })
     }
 
     pub fn cancel(id: impl Into<String>) -> ClientMessage {
@@ -121,7 +139,7 @@ impl ClientMessage {
         let ty = match obj.get("type") {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => return Err(bad(id, format!("'type' must be a string, got {}", json_kind(other)))),
-            None => return Err(bad(id, "the message has no 'type' (hello, grade or cancel)".into())),
+            None => return Err(bad(id, "the message has no 'type' (hello, grade, run or cancel)".into())),
         };
         match obj.get("v") {
             Some(Value::Number(n)) if n.as_u64() == Some(PROTOCOL_VERSION as u64) => {}
@@ -139,10 +157,10 @@ impl ClientMessage {
             }
         }
         // Unknown fields are ignored (fields may be added to the protocol); unknown types are not.
-        if !matches!(ty, "hello" | "grade" | "cancel") {
+        if !matches!(ty, "hello" | "grade" | "run" | "cancel") {
             return Err(bad(
                 id,
-                format!("unknown message type '{}'; the types are hello, grade and cancel", clip(ty, 40)),
+                format!("unknown message type '{}'; the types are hello, grade, run and cancel", clip(ty, 40)),
             ));
         }
         match ty {
@@ -150,6 +168,13 @@ impl ClientMessage {
             "cancel" => {
                 let Some(id) = id else { return Err(bad(None, "a cancel message needs the 'id' of the job".into())) };
                 Ok(ClientMessage::Cancel(CancelRequest { v: PROTOCOL_VERSION, id }))
+            }
+            "run" => {
+                let Some(id) = id else { return Err(bad(None, "a run message needs an 'id' (any string)".into())) };
+                let job: run::RunJob = serde_json::from_value(value.clone())
+                    .map_err(|e| bad(Some(id.clone()), format!("a run message needs 'solution' (text) and 'target' ({{\"kind\":\"code\",\"code\":…}} or {{\"kind\":\"file\",\"args\":[…]}}): {e}")))?;
+                job.validate().map_err(|e| bad(Some(id.clone()), e))?;
+                Ok(ClientMessage::Run(RunRequest { v: PROTOCOL_VERSION, id, job }))
             }
             _ => {
                 let Some(id) = id else { return Err(bad(None, "a grade message needs an 'id' (any string)".into())) };
@@ -460,6 +485,15 @@ pub struct ErrorReply {
     pub message: String,
 }
 
+/// `{"v":1,"id":"…","type":"ran","end":"finished","value":"…","stdout":"…","stderr":"…"}`: a run's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub v: u32,
+    pub id: String,
+    #[serde(flatten)]
+    pub ran: run::Ran,
+}
+
 /// A message from the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -468,6 +502,7 @@ pub enum ServerMessage {
     Accepted(Accepted),
     Progress(Progress),
     Result(GradeResult),
+    Ran(RunResult),
     Error(ErrorReply),
 }
 
@@ -483,13 +518,14 @@ impl ServerMessage {
             ServerMessage::Accepted(m) => Some(&m.id),
             ServerMessage::Progress(m) => Some(&m.id),
             ServerMessage::Result(m) => Some(&m.id),
+            ServerMessage::Ran(m) => Some(&m.id),
             ServerMessage::Error(m) => m.id.as_deref(),
         }
     }
 
     /// Whether this is a request's final reply (a result or an error).
     pub fn is_final(&self) -> bool {
-        matches!(self, ServerMessage::Result(_) | ServerMessage::Error(_))
+        matches!(self, ServerMessage::Result(_) | ServerMessage::Ran(_) | ServerMessage::Error(_))
     }
 
     pub fn to_json(&self) -> String {
@@ -594,6 +630,52 @@ mod tests {
         assert!(e.message.contains("unknown key 'colour'"), "{}", e.message);
         let e = ClientMessage::parse(r#"{"v":1,"type":"grade","id":"a","spec":{"n":[1]},"solution":""}"#).unwrap_err();
         assert!(e.message.contains("'n' must be a number or a string"), "{}", e.message);
+    }
+
+    #[test]
+    fn run_messages_round_trip_and_bad_ones_are_named() {
+        use run::{Installed, Ran, RunEnd, RunJob, RunTarget};
+        let job = RunJob {
+            solution: "def f(x):\n    return x\n".into(),
+            library: Some(Installed { domain: Domain::Math, library: cabrito_gen::domain::stubs::Library::Plain }),
+            target: RunTarget::Code { code: "f(3)".into() },
+        };
+        let msg = ClientMessage::run("r1", job.clone());
+        let json = msg.to_json();
+        assert!(json.starts_with(r#"{"type":"run","v":1,"id":"r1","solution":"#), "{json}");
+        assert_eq!(ClientMessage::parse(&json).unwrap(), msg);
+        let file = ClientMessage::parse(
+            r#"{"v":1,"type":"run","id":"r2","solution":"","target":{"kind":"file","args":["1"]}}"#,
+        );
+        assert!(
+            matches!(file, Ok(ClientMessage::Run(r)) if r.job.target == RunTarget::File { args: vec!["1".into()] })
+        );
+        for bad in [
+            r#"{"v":1,"type":"run","id":"a","target":{"kind":"code","code":"1"}}"#,
+            r#"{"v":1,"type":"run","id":"a","solution":"","target":{"kind":"shell","cmd":"ls"}}"#,
+            r#"{"v":1,"type":"run","id":"a","solution":"","target":{"kind":"code","code":"  "}}"#,
+            r#"{"v":1,"type":"run","solution":"","target":{"kind":"code","code":"1"}}"#,
+        ] {
+            let e = ClientMessage::parse(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BadRequest, "{bad}");
+            assert!(!e.message.contains('\n'), "{}", e.message);
+        }
+        let ran = ServerMessage::Ran(RunResult {
+            v: 1,
+            id: "r1".into(),
+            ran: Ran {
+                end: RunEnd::Exited { code: 2 },
+                value: None,
+                stdout: "hi\n".into(),
+                stderr: String::new(),
+                stdout_cut: false,
+                stderr_cut: false,
+            },
+        });
+        let text = ran.to_json();
+        assert!(text.starts_with(r#"{"type":"ran","v":1,"id":"r1","end":"exited","code":2"#), "{text}");
+        assert_eq!(ServerMessage::parse(&text).unwrap(), ran);
+        assert!(ran.is_final());
     }
 
     #[test]

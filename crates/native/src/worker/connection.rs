@@ -2,7 +2,7 @@
 //! that reads client messages, answers them, starts jobs ([`super::job`]) and writes what the jobs
 //! send, until the client leaves or times out.
 
-use super::job::job;
+use super::job::{job, Work};
 use super::origin::origin_allowed;
 use super::schedule::{estimate_seconds, LARGE_SECONDS};
 use super::{log, Shared};
@@ -219,6 +219,7 @@ fn on_text(
         ClientMessage::Hello(_) => None,
         ClientMessage::Grade(g) => Some(g.id.clone()),
         ClientMessage::Cancel(c) => Some(c.id.clone()),
+        ClientMessage::Run(r) => Some(r.id.clone()),
     };
     if id.is_some() && !*said_hello {
         return Some(ServerMessage::error(
@@ -248,6 +249,18 @@ fn on_text(
             }
             None
         }
+        ClientMessage::Run(r) => {
+            let id = r.id.clone();
+            if let Some(refused) = admit(&id, sh, jobs) {
+                return Some(refused);
+            }
+            let (cancel_tx, cancel_rx) = watch::channel(false);
+            jobs.insert(id, JobEntry { cancel: cancel_tx });
+            // A run waits for a slot like a grade; it is small (a second or two, ten at most).
+            let (ticket, _) = sh.sched.enqueue(conn, RUN_ESTIMATE_SECONDS);
+            tokio::spawn(job(sh.clone(), conn, Work::Run(r), out.clone(), cancel_rx, ticket));
+            None
+        }
         ClientMessage::Grade(g) => {
             let id = g.id.clone();
             let trials = g.trials.unwrap_or(limits.default_trials);
@@ -261,33 +274,8 @@ fn on_text(
                     ),
                 ));
             }
-            if jobs.contains_key(&id) {
-                return Some(ServerMessage::error(
-                    Some(id.clone()),
-                    ErrorCode::BadRequest,
-                    format!("a job with id '{id}' is already queued or running on this connection; use a new id"),
-                ));
-            }
-            if jobs.len() >= limits.max_jobs_per_connection {
-                return Some(ServerMessage::error(
-                    Some(id),
-                    ErrorCode::Busy,
-                    format!(
-                        "this connection already has {} jobs queued or running (the limit); wait for a result or cancel one",
-                        jobs.len()
-                    ),
-                ));
-            }
-            let admitted = sh
-                .pending
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| (p < limits.max_queued_jobs).then_some(p + 1))
-                .is_ok();
-            if !admitted {
-                return Some(ServerMessage::error(
-                    Some(id),
-                    ErrorCode::Busy,
-                    format!("the worker's queue is full ({} jobs); try again shortly", limits.max_queued_jobs),
-                ));
+            if let Some(refused) = admit(&id, sh, jobs) {
+                return Some(refused);
             }
             let (cancel_tx, cancel_rx) = watch::channel(false);
             jobs.insert(id.clone(), JobEntry { cancel: cancel_tx });
@@ -307,8 +295,46 @@ fn on_text(
             });
             // `accepted` goes out before anything the job sends: the connection loop sends it
             // before it next reads the job's messages.
-            tokio::spawn(job(sh.clone(), conn, g, trials, out.clone(), cancel_rx, ticket));
+            tokio::spawn(job(sh.clone(), conn, Work::Grade { req: g, trials }, out.clone(), cancel_rx, ticket));
             Some(accepted)
         }
     }
+}
+
+/// Seconds the scheduler counts for a `run` message.
+const RUN_ESTIMATE_SECONDS: f64 = 1.0;
+
+/// Admit a new job with this id: `None`, or the reply refusing it (a duplicate id, the connection's
+/// job cap, a full queue). An admitted job counts as pending until its final reply.
+fn admit(id: &str, sh: &Arc<Shared>, jobs: &HashMap<String, JobEntry>) -> Option<ServerMessage> {
+    let limits = &sh.cfg.limits;
+    if jobs.contains_key(id) {
+        return Some(ServerMessage::error(
+            Some(id.to_string()),
+            ErrorCode::BadRequest,
+            format!("a job with id '{id}' is already queued or running on this connection; use a new id"),
+        ));
+    }
+    if jobs.len() >= limits.max_jobs_per_connection {
+        return Some(ServerMessage::error(
+            Some(id.to_string()),
+            ErrorCode::Busy,
+            format!(
+                "this connection already has {} jobs queued or running (the limit); wait for a result or cancel one",
+                jobs.len()
+            ),
+        ));
+    }
+    let admitted = sh
+        .pending
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| (p < limits.max_queued_jobs).then_some(p + 1))
+        .is_ok();
+    if !admitted {
+        return Some(ServerMessage::error(
+            Some(id.to_string()),
+            ErrorCode::Busy,
+            format!("the worker's queue is full ({} jobs); try again shortly", limits.max_queued_jobs),
+        ));
+    }
+    None
 }

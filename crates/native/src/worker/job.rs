@@ -1,5 +1,5 @@
-//! One job: wait for a grading slot, grade on a thread of its own, stream progress, and send
-//! exactly one final reply.
+//! One job: wait for a grading slot, grade (or run an agent's code, the `run` message) on a thread
+//! of its own, stream progress, and send exactly one final reply.
 //!
 //! The grading work (regenerate the task, read the response, the static rubric, the two Python runs
 //! through [`runner::grade`]) runs on a dedicated thread with a known stack
@@ -20,7 +20,9 @@ use crate::{
 };
 use cabrito_check::grade::GradeTask;
 use cabrito_check::protocol::{report, report::read_and_check};
-use cabrito_check::protocol::{ErrorCode, GradeRequest, GradeResult, ServerMessage};
+use cabrito_check::protocol::{
+    run::Ran, ErrorCode, GradeRequest, GradeResult, RunRequest, RunResult, ServerMessage, PROTOCOL_VERSION,
+};
 use cabrito_check::TaskRef;
 use serde_json::json;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -32,20 +34,32 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// How a job ended.
 pub(super) enum JobEnd {
     Result(Box<GradeResult>),
+    Ran(Ran),
     Error(ErrorCode, String),
+}
+
+/// What a job does.
+pub(super) enum Work {
+    Grade {
+        req: GradeRequest,
+        trials: usize,
+    },
+    /// The agent interface's `run`: the job's Python in the sandbox ([`crate::run_tool`]).
+    Run(RunRequest),
 }
 
 pub(super) async fn job(
     sh: Arc<Shared>,
     conn: u64,
-    req: GradeRequest,
-    trials: usize,
+    work: Work,
     out: mpsc::Sender<Out>,
     cancel: watch::Receiver<bool>,
     ticket: oneshot::Receiver<Ticket>,
 ) {
-    let id = req.id.clone();
-    let spec_query = req.spec.to_query();
+    let (id, spec_query, trials) = match &work {
+        Work::Grade { req, trials } => (req.id.clone(), req.spec.to_query(), *trials),
+        Work::Run(r) => (r.id.clone(), "run".to_string(), 0),
+    };
     let queued_at = Instant::now();
     let limits = sh.cfg.limits.clone();
     // Wait for a slot (a cancel removes a queued job: its receiver is dropped).
@@ -67,14 +81,23 @@ pub(super) async fn job(
             let stop = CancelFlag::new();
             opts.limits.cancel = stop.clone();
             let hook = sh.cfg.before_job.clone();
+            let run_stop = stop.clone();
             let work = move || {
                 let _permit = permit;
-                if let Some(h) = &hook {
-                    (h.0)(&req);
+                match work {
+                    Work::Grade { req, trials } => {
+                        if let Some(h) = &hook {
+                            (h.0)(&req);
+                        }
+                        run_job(&req, trials, &opts, &|m| {
+                            let _ = ptx.send(m);
+                        })
+                    }
+                    Work::Run(r) => match crate::run_tool::run_job(&r.job, run_stop) {
+                        Ok(ran) => JobEnd::Ran(ran),
+                        Err(e) => JobEnd::Error(ErrorCode::Internal, e),
+                    },
                 }
-                run_job(&req, trials, &opts, &|m| {
-                    let _ = ptx.send(m);
-                })
             };
             match spawn_graded(&id, sh.cfg.job_stack_bytes, work) {
                 Err(e) => JobEnd::Error(ErrorCode::Internal, e),
@@ -127,6 +150,15 @@ pub(super) async fn job(
                 }));
             }
             ServerMessage::Result(*r)
+        }
+        JobEnd::Ran(ran) => {
+            if sh.cfg.log {
+                log(json!({
+                    "event": "run", "conn": conn, "id": id, "outcome": ran.end,
+                    "queued_ms": queued_ms.round(), "run_ms": run_ms.round(),
+                }));
+            }
+            ServerMessage::Ran(RunResult { v: PROTOCOL_VERSION, id: id.clone(), ran })
         }
         JobEnd::Error(code, message) => {
             if sh.cfg.log {
