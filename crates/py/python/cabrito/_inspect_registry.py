@@ -14,17 +14,16 @@ from cabrito.inspect import cabrito_task
 
 
 def _cells() -> list[tuple[str, str | None, str]]:
-    """(task name, axis, kind) of every registered task, from the grid's own registry."""
+    """(task name, axis, kind) of every registered task: each kind on each axis the grid builds it
+    along, then the kinds with a grid of their own."""
     out: list[tuple[str, str | None, str]] = []
-    seen: set[tuple[str | None, str]] = set()
     for axis in cabrito.AXES:
-        g = cabrito.grid(axes=axis, sizes=[5], samples=1, domains="math")
-        for link in g.links():
-            q = dict(p.split("=", 1) for p in link.split("?", 1)[1].split("&"))
-            key = (q.get("axis"), q["kind"])
-            if key not in seen and q.get("axis") == axis:
-                seen.add(key)
-                out.append((f"{axis}_{q['kind']}", axis, q["kind"]))
+        for kind in cabrito.KINDS:
+            try:
+                cabrito.grid(axes=axis, kinds=kind, sizes=[5], samples=1)
+            except cabrito.SpecError:
+                continue  # not built along this axis, or a kind with its own grid
+            out.append((f"{axis}_{kind}", axis, kind))
     for own, kind in (("merge", "merge_codebases"), ("renaming", "variable_renaming")):
         out.append((own, None, kind))
     return out
