@@ -6,6 +6,7 @@
 #   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports), and
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests, doc tests; benches are compiled
+#   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   4. wasm tests       the tests/wasm_*.rs files in headless Chromium (golden hashes == native)
 #   5. app build        trunk build --release into dist/, with its sizes; the first download under
 #                       its gzip budget (tests/first_download.rs)
@@ -56,6 +57,11 @@ begin "native tests"
 cargo test --workspace --locked --lib --bins --tests -- --skip e2e_
 cargo test --workspace --locked --doc
 cargo build --locked --benches
+done_step
+
+begin "python package (maturin wheel, pytest)"
+# The wheel of crates/py, installed into target/pyenv, and tests/python against this tree's CLI.
+bash scripts/python.sh
 done_step
 
 begin "wasm tests (headless Chromium)"
