@@ -16,7 +16,8 @@ def test_load_environment_rewards_the_reference_and_not_the_starter():
     assert isinstance(env, vf.SingleTurnEnv)
     rows = env.get_dataset() if hasattr(env, "get_dataset") else env.dataset
     assert len(rows) == 3
-    [reward] = env.rubric.funcs
+    rubrics = getattr(env.rubric, "rubrics", [env.rubric])
+    [reward] = [f for r in rubrics for f in r.funcs if f.__name__ == "cabrito_verdict"]
     for row in rows:
         record = json.loads(row["info"]["record"])
         assert row["answer"] == record["solution_code"]

@@ -349,7 +349,9 @@ fn loaded_of_value(value: &Value, chosen: (Option<&str>, Option<&str>, Option<&s
     let source = if record.spec.is_some() { "Cabrito task file" } else { "reference task record" };
     let kind = chosen
         .0
-        .map(|k| Kind::parse(k).ok_or_else(|| format!("unknown kind `{k}`; kind must be one of {}", Kind::NAMES.join(", "))))
+        .map(|k| {
+            Kind::parse(k).ok_or_else(|| format!("unknown kind `{k}`; kind must be one of {}", Kind::NAMES.join(", ")))
+        })
         .transpose()?;
     let domain = chosen
         .1
@@ -360,9 +362,8 @@ fn loaded_of_value(value: &Value, chosen: (Option<&str>, Option<&str>, Option<&s
         .transpose()?;
     let (kind, domain) = records::kind_and_domain(&record, None, (kind, domain), WHERE)?;
     let axis = match chosen.2 {
-        Some(a) => {
-            Axis::parse(a).ok_or_else(|| format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))?
-        }
+        Some(a) => Axis::parse(a)
+            .ok_or_else(|| format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))?,
         None => records::axis_of(&record, None, WHERE)?,
     };
     let metadata = record.metadata.clone();

@@ -23,14 +23,52 @@ const FORMATS: &[&str] = &["hf"];
 pub fn command() -> Command {
     Command::new("export")
         .about("Export a grid of tasks as a Hugging Face dataset (JSON Lines and a dataset card)")
-        .arg(Arg::new("format").long("format").required(true).value_name("FORMAT").help("hf: a folder that datasets.load_dataset(DIR) reads"))
-        .arg(Arg::new("out").long("out").required(true).value_name("DIR").help("the dataset folder to create (it must not exist, or be empty)"))
-        .arg(Arg::new("axes").long("axes").value_name("LIST").help("axes, comma-separated, as `cabrito grid` takes them [default: every axis]"))
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .required(true)
+                .value_name("FORMAT")
+                .help("hf: a folder that datasets.load_dataset(DIR) reads"),
+        )
+        .arg(
+            Arg::new("out")
+                .long("out")
+                .required(true)
+                .value_name("DIR")
+                .help("the dataset folder to create (it must not exist, or be empty)"),
+        )
+        .arg(
+            Arg::new("axes")
+                .long("axes")
+                .value_name("LIST")
+                .help("axes, comma-separated, as `cabrito grid` takes them [default: every axis]"),
+        )
         .arg(Arg::new("kinds").long("kinds").value_name("LIST").help("kinds, comma-separated [default: every kind]"))
-        .arg(Arg::new("domains").long("domains").value_name("LIST").help("domains, comma-separated [default: every domain]"))
-        .arg(Arg::new("sizes").long("sizes").value_name("LIST").help("sizes n, comma-separated [default: each axis's paper sizes]"))
-        .arg(Arg::new("samples").long("samples").value_name("N").help("samples (seeds) per cell [default: 20, or a kind's own grid's]"))
-        .arg(Arg::new("seed").long("seed").value_name("SEED").default_value("0").help("seed of the first sample; sample i uses seed + i"))
+        .arg(
+            Arg::new("domains")
+                .long("domains")
+                .value_name("LIST")
+                .help("domains, comma-separated [default: every domain]"),
+        )
+        .arg(
+            Arg::new("sizes")
+                .long("sizes")
+                .value_name("LIST")
+                .help("sizes n, comma-separated [default: each axis's paper sizes]"),
+        )
+        .arg(
+            Arg::new("samples")
+                .long("samples")
+                .value_name("N")
+                .help("samples (seeds) per cell [default: 20, or a kind's own grid's]"),
+        )
+        .arg(
+            Arg::new("seed")
+                .long("seed")
+                .value_name("SEED")
+                .default_value("0")
+                .help("seed of the first sample; sample i uses seed + i"),
+        )
         .arg(Arg::new("shard").long("shard").value_name("K/N").help("export only shard K of N of the grid's cells"))
 }
 
@@ -49,14 +87,12 @@ pub fn request_from(m: &ArgMatches) -> Result<GridRequest, String> {
     }
     req.sizes = text("sizes");
     req.samples = match text("samples") {
-        Some(s) => Some(
-            s.trim().parse::<u64>().ok().filter(|s| *s >= 1).ok_or("--samples must be a positive integer")?,
-        ),
+        Some(s) => {
+            Some(s.trim().parse::<u64>().ok().filter(|s| *s >= 1).ok_or("--samples must be a positive integer")?)
+        }
         None => None,
     };
-    req.seed = text("seed")
-        .and_then(|s| s.trim().parse().ok())
-        .ok_or("--seed must be a non-negative integer")?;
+    req.seed = text("seed").and_then(|s| s.trim().parse().ok()).ok_or("--seed must be a non-negative integer")?;
     req.shard = text("shard");
     Ok(req)
 }
@@ -168,12 +204,18 @@ fn card(req: &GridRequest, rows: usize, kinds: &[String], axes: &[String]) -> St
 pub fn export_hf(req: &GridRequest, out: &Path) -> Result<usize, Failure> {
     let (specs, _skipped) = grid_specs(req).map_err(Failure::Usage)?;
     if req.seed > i64::MAX as u64 || specs.iter().any(|s| s.seed > i64::MAX as u64) {
-        return Err(Failure::Usage(format!("--seed: the seeds of a Hugging Face export must fit Arrow's int64 (at most {})", i64::MAX)));
+        return Err(Failure::Usage(format!(
+            "--seed: the seeds of a Hugging Face export must fit Arrow's int64 (at most {})",
+            i64::MAX
+        )));
     }
     if out.exists() {
         let empty = out.is_dir() && std::fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
         if !empty {
-            return Err(Failure::Usage(format!("{} exists; the export makes a new folder (remove it or choose another)", out.display())));
+            return Err(Failure::Usage(format!(
+                "{} exists; the export makes a new folder (remove it or choose another)",
+                out.display()
+            )));
         }
     }
     let parent = match out.parent() {
@@ -207,7 +249,8 @@ fn write_folder(dir: &Path, req: &GridRequest, specs: &[TaskSpec]) -> Result<usi
     let data = dir.join("data");
     std::fs::create_dir_all(&data).map_err(|e| Failure::Other(format!("cannot create {}: {e}", data.display())))?;
     let path = data.join(format!("{SPLIT}.jsonl"));
-    let file = std::fs::File::create(&path).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
+    let file =
+        std::fs::File::create(&path).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
     let mut w = std::io::BufWriter::new(file);
     let (mut kinds, mut axes): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     // Generated in parallel in batches, written in the grid's order.

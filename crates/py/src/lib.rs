@@ -17,7 +17,12 @@ use pyo3::types::{PyBytes, PyString};
 use serde_json::{json, Value};
 
 create_exception!(_core, CabritoError, PyException, "Every error of the cabrito package.");
-create_exception!(_core, SpecError, CabritoError, "A spec, knob or grid that cannot be generated (the CLI's usage errors).");
+create_exception!(
+    _core,
+    SpecError,
+    CabritoError,
+    "A spec, knob or grid that cannot be generated (the CLI's usage errors)."
+);
 create_exception!(_core, TaskError, CabritoError, "A task record that cannot be read (missing fields, unknown kind).");
 create_exception!(_core, ResponseError, CabritoError, "A response that cannot be read (too large, undecodable bytes).");
 create_exception!(_core, GradeUnavailable, CabritoError, "Grading cannot run here (no python3 with numpy on PATH).");

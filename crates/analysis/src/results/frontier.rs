@@ -57,7 +57,11 @@ impl Crossing {
             Crossing::BelowThroughout => "never crosses 50%: below it at every n tested".into(),
             Crossing::NoDecline => "never crosses 50%: success does not fall as n grows".into(),
             Crossing::Step { last_solved, first_failed } => {
-                format!("falls from all solved to none between n = {} and n = {}", num(*last_solved), num(*first_failed))
+                format!(
+                    "falls from all solved to none between n = {} and n = {}",
+                    num(*last_solved),
+                    num(*first_failed)
+                )
             }
             Crossing::TooFewSizes => "fewer than two sizes: no fit".into(),
         }

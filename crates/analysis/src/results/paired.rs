@@ -73,7 +73,8 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
     let k = b.min(c);
     // P(X <= k) for X ~ Binomial(n, 1/2), summed in log space so large n neither overflows nor underflows.
     let ln_half_n = n as f64 * core::f64::consts::LN_2;
-    let ln_choose = |i: usize| libm::lgamma(n as f64 + 1.0) - libm::lgamma(i as f64 + 1.0) - libm::lgamma((n - i) as f64 + 1.0);
+    let ln_choose =
+        |i: usize| libm::lgamma(n as f64 + 1.0) - libm::lgamma(i as f64 + 1.0) - libm::lgamma((n - i) as f64 + 1.0);
     let tail: f64 = (0..=k).map(|i| libm::exp(ln_choose(i) - ln_half_n)).sum();
     (2.0 * tail).min(1.0)
 }
@@ -118,13 +119,8 @@ pub struct PairedTask {
 
 /// The tasks graded for both A and B (same run, task set, task type and dag_id), in A's order.
 pub fn paired_tasks(ds: &Dataset, a: &Series, b: &Series) -> Vec<PairedTask> {
-    let bmap: HashMap<_, usize> = ds
-        .records
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| Series::of(r) == *b)
-        .map(|(i, r)| (r.task_key(), i))
-        .collect();
+    let bmap: HashMap<_, usize> =
+        ds.records.iter().enumerate().filter(|(_, r)| Series::of(r) == *b).map(|(i, r)| (r.task_key(), i)).collect();
     ds.records
         .iter()
         .enumerate()
