@@ -136,11 +136,14 @@ fn llm_prompt(statement: &str, starter_code: &str) -> String {
     cabrito_gen::kinds::prompt::llm_prompt(statement, starter_code)
 }
 
-/// The tasks of a grid, generated one at a time as they are asked for.
+/// The tasks of a grid, generated as they are asked for: a small batch at a time, in parallel as
+/// `cabrito grid` does, handed out in the grid's order.
 #[pyclass(module = "cabrito._core")]
 struct Grid {
     specs: Vec<TaskSpec>,
     next: usize,
+    /// Generated and not yet handed out, in order.
+    ready: std::collections::VecDeque<String>,
     skipped: Vec<String>,
 }
 
@@ -154,11 +157,22 @@ impl Grid {
     }
     /// The next task record, as compact JSON text.
     fn __next__(mut slf: PyRefMut<'_, Self>) -> PyResult<Option<String>> {
-        let Some(spec) = slf.specs.get(slf.next).cloned() else { return Ok(None) };
-        slf.next += 1;
-        let py = slf.py();
-        drop(slf);
-        guarded(py, || record_text(&spec, false)).map(Some)
+        if let Some(text) = slf.ready.pop_front() {
+            return Ok(Some(text));
+        }
+        let batch = rayon::current_num_threads().max(1) * 2;
+        let end = (slf.next + batch).min(slf.specs.len());
+        if slf.next >= end {
+            return Ok(None);
+        }
+        let specs = slf.specs[slf.next..end].to_vec();
+        slf.next = end;
+        let texts = guarded(slf.py(), move || {
+            use rayon::prelude::*;
+            specs.par_iter().map(|s| record_text(s, false)).collect::<Result<Vec<String>, Error>>()
+        })?;
+        slf.ready.extend(texts);
+        Ok(slf.ready.pop_front())
     }
     /// What the grid left out, and why (as `cabrito grid` says it).
     #[getter]
@@ -207,7 +221,7 @@ fn grid(
 ) -> PyResult<Grid> {
     let req = grid_request(axes, kinds, domains, sizes, samples, seed, shard);
     let (specs, skipped) = grid_specs(&req).map_err(Error::Spec)?;
-    Ok(Grid { specs, next: 0, skipped })
+    Ok(Grid { specs, next: 0, ready: Default::default(), skipped })
 }
 
 /// Write a grid as a Hugging Face dataset folder (`cabrito export --format hf`); returns the rows.

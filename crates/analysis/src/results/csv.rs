@@ -197,25 +197,6 @@ pub fn flips(ds: &Dataset, flips: &[Flip]) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fields_are_quoted_only_when_needed() {
-        assert_eq!(field("plain"), "plain");
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(field("two\nlines"), "\"two\nlines\"");
-        let t = table(&["a", "b"], [vec!["1".to_string(), "x,y".to_string()]]);
-        assert_eq!(t, "a,b\n1,\"x,y\"\n");
-        assert_eq!(num(0.5), "0.5");
-        assert_eq!(num(1.0), "1");
-        assert_eq!(num(0.83888), "0.8389");
-        assert_eq!(num(-0.00001), "0");
-    }
-}
-
 /// A p-value: four decimals, or four significant digits below 0.01.
 fn p_value(p: f64) -> String {
     if p < 1e-2 {
@@ -318,4 +299,23 @@ pub fn paired_tasks(ds: &Dataset, tasks: &[PairedTask]) -> String {
             ]
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+        let t = table(&["a", "b"], [vec!["1".to_string(), "x,y".to_string()]]);
+        assert_eq!(t, "a,b\n1,\"x,y\"\n");
+        assert_eq!(num(0.5), "0.5");
+        assert_eq!(num(1.0), "1");
+        assert_eq!(num(0.83888), "0.8389");
+        assert_eq!(num(-0.00001), "0");
+    }
 }
