@@ -4,7 +4,8 @@
 #
 #   wasm32-unknown-unknown target · Trunk 0.21 · wasm-bindgen-cli at Cargo.lock's version ·
 #   wasm-opt (npm binaryen 132) and Lighthouse 12 (npm lighthouse), both from package-lock.json ·
-#   Chromium + chromedriver (apt) · numpy 2.4 ·
+#   Chromium + chromedriver (apt) · numpy 2.4 · the Python tests' virtualenv (target/pyenv: maturin, pytest,
+#   datasets, inspect-ai, verifiers, scipy; pip, from crates/py/requirements-test.lock) ·
 #   the crates of Cargo.lock (Trunk builds offline)
 #
 # What is missing is installed concurrently: the two `cargo install`s compile while apt, npm and pip
@@ -91,9 +92,11 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
 else
   APT_PKGS+=(nodejs npm); NEED_NODE=1
 fi
-if ! command -v python3 >/dev/null; then APT_PKGS+=(python3 python3-pip)
+if ! command -v python3 >/dev/null; then APT_PKGS+=(python3 python3-pip python3-venv)
 elif ! python3 -m pip --version >/dev/null 2>&1; then APT_PKGS+=(python3-pip)
 fi
+# The Python package's tests run in a virtualenv (python3 -m venv: Debian's python3-venv).
+if command -v python3 >/dev/null && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
 # node_modules: what package-lock.json pins (binaryen's wasm-opt, esbuild, lighthouse); one `npm ci` for all.
 WASM_OPT_V=$(wasm-opt --version 2>/dev/null || true)
@@ -130,17 +133,40 @@ install_numpy() {
 }
 install_npm() { npm ci --no-audit --no-fund --loglevel=error; }
 
+# The Python package's tests (tests/python, run by scripts/python.sh): maturin, pytest, datasets,
+# inspect-ai, verifiers and scipy, every package pinned by crates/py/requirements-test.lock, in a
+# virtualenv of their own (target/pyenv) so the system Python stays as it is. A stamp holds the
+# lock's digest: a changed lock reinstalls.
+PYENV="$CABRITO_ROOT/target/pyenv"
+PYLOCK="$CABRITO_ROOT/crates/py/requirements-test.lock"
+PYLOCK_SUM=$(sha256sum "$PYLOCK" | cut -d' ' -f1)
+NEED_PYENV=
+if [ -x "$PYENV/bin/python" ] && [ "$(cat "$PYENV/.lock-sha256" 2>/dev/null)" = "$PYLOCK_SUM" ]; then
+  have "python test tools (target/pyenv: $(grep -c '==' "$PYLOCK") pinned packages)"
+else
+  NEED_PYENV=1
+fi
+install_pyenv() {
+  rm -rf "$PYENV"
+  python3 -m venv "$PYENV"
+  "$PYENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$PYLOCK"
+  echo "$PYLOCK_SUM" >"$PYENV/.lock-sha256"
+}
+PYENV_WHAT="maturin, pytest, datasets, inspect-ai, verifiers, scipy into target/pyenv (pip, about 6 minutes)"
+
 # Packages that come after apt (npm needs node, pip may need python3-pip) run in the apt job.
 if [ ${#APT_PKGS[@]} -gt 0 ]; then
   apt_then() {
     timed apt apt_install "${APT_PKGS[@]}"
     if [ -n "$NEED_NUMPY" ]; then timed numpy install_numpy; fi
     if [ -n "$NEED_NPM" ]; then timed npm install_npm; fi
+    if [ -n "$NEED_PYENV" ]; then timed pyenv install_pyenv; fi
   }
-  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132, esbuild and lighthouse (npm ci)')" apt_then
+  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132, esbuild and lighthouse (npm ci)')$([ -n "$NEED_PYENV" ] && echo ", then $PYENV_WHAT")" apt_then
 else
   if [ -n "$NEED_NUMPY" ]; then launch numpy "numpy 2.4 (pip)" timed numpy install_numpy; fi
   if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132, esbuild and lighthouse (npm ci)" timed npm install_npm; fi
+  if [ -n "$NEED_PYENV" ]; then launch pyenv "$PYENV_WHAT" timed pyenv install_pyenv; fi
 fi
 : "$NEED_NODE"
 

@@ -8,6 +8,7 @@
 #   3. native tests     cargo test: lib, bins, integration tests (tests/<crate>/main.rs, one crate per
 #                       concern), doc tests; benches are compiled. Tests named e2e_… wait for step 6
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
+#   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
 #   5. app build        trunk build --release into dist/, with its sizes; what the first download
 #                       holds (tests/e2e/first_download.rs)
@@ -65,6 +66,11 @@ begin "toy kind (a kind is its module plus one registry line)"
 # then the toy through generate, check, grid, grade and report (tests/toy_kind.rs).
 cargo test --locked -p cabrito-gen --features toy-kind --lib
 cargo test --locked --features toy-kind --test toy_kind
+done_step
+
+begin "python package (maturin wheel, pytest)"
+# The wheel of crates/py, installed into target/pyenv, and tests/python against this tree's CLI.
+bash scripts/python.sh
 done_step
 
 begin "wasm tests (headless Chromium)"

@@ -6,7 +6,7 @@ use std::process::Command;
 
 /// From the bottom up. A crate may name only crates before it in this list.
 const LAYERS: &[&str] =
-    &["cabrito-gen", "cabrito-check", "cabrito-analysis", "cabrito-agents", "cabrito-native", "cabrito"];
+    &["cabrito-gen", "cabrito-check", "cabrito-analysis", "cabrito-agents", "cabrito-native", "cabrito-py", "cabrito"];
 
 /// Every problem with `cargo metadata`'s packages: a crate outside `LAYERS`, or an edge to a crate
 /// that is not below it.

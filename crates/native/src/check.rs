@@ -309,6 +309,100 @@ fn pick_record<'a>(file: &str, records: &'a [TaskRecord], wanted: Option<&str>) 
     }
 }
 
+/// What `cabrito check --task-file … --json` prints, for a task record given as JSON (a Cabrito task
+/// or a reference record, D11) and a response already read: the bindings' `check`. `chosen` are the
+/// `--kind`, `--domain` and `--axis` overrides; `label` names the response in the report. Errors are
+/// the CLI's usage messages.
+pub fn check_value(
+    record: &Value,
+    text: &str,
+    chosen: (Option<&str>, Option<&str>, Option<&str>),
+    label: &str,
+) -> Result<Value, String> {
+    let task = loaded_of_value(record, chosen)?;
+    let task_ref = TaskRef {
+        kind: task.kind,
+        domain: task.domain,
+        axis: task.axis,
+        starter: &task.starter,
+        reference: &task.reference,
+        metadata: &task.metadata,
+    };
+    let parsed = parse_response(text, &task.starter);
+    let rubric = parsed.as_ref().ok().map(|c| static_checks(&task_ref, &c.code));
+    Ok(report_json(&task, label, &parsed, rubric.as_ref()))
+}
+
+/// A task record given as JSON, read as `cabrito check --task-file` reads one record of its file
+/// (without a place in the layout: the record's spec and name say what it is).
+fn loaded_of_value(value: &Value, chosen: (Option<&str>, Option<&str>, Option<&str>)) -> Result<Loaded, String> {
+    const WHERE: &str = "the task";
+    if !value.is_object() {
+        return Err(format!("{WHERE}: expected a task record (a JSON object)"));
+    }
+    let record = records::task_record(value);
+    let missing = |key: &str| {
+        format!("{WHERE}: the task record has no `{key}` string; expected a Cabrito task or a reference record")
+    };
+    let starter = record.starter.clone().ok_or_else(|| missing("starter_code"))?;
+    let reference = record.reference.clone().ok_or_else(|| missing("solution_code"))?;
+    let source = if record.spec.is_some() { "Cabrito task file" } else { "reference task record" };
+    let kind = chosen
+        .0
+        .map(|k| {
+            Kind::parse(k).ok_or_else(|| format!("unknown kind `{k}`; kind must be one of {}", Kind::NAMES.join(", ")))
+        })
+        .transpose()?;
+    let domain = chosen
+        .1
+        .map(|d| {
+            Domain::parse(d)
+                .ok_or_else(|| format!("unknown domain `{d}`; domain must be one of {}", Domain::NAMES.join(", ")))
+        })
+        .transpose()?;
+    let (kind, domain) = records::kind_and_domain(&record, None, (kind, domain), WHERE)?;
+    let axis = match chosen.2 {
+        Some(a) => Axis::parse(a)
+            .ok_or_else(|| format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))?,
+        None => records::axis_of(&record, None, WHERE)?,
+    };
+    let metadata = record.metadata.clone();
+    Ok(Loaded { name: record.name.clone(), kind, domain, axis, starter, reference, metadata, source })
+}
+
+/// A task record given as JSON, as the grader takes it (the bindings' `grade`).
+pub fn grade_task_of_value(
+    value: &Value,
+    chosen: (Option<&str>, Option<&str>, Option<&str>),
+) -> Result<(cabrito_check::grade::GradeTask, String, String), String> {
+    let task = loaded_of_value(value, chosen)?;
+    let record = records::task_record(value);
+    let key = if record.dag_id.is_empty() { record.name.clone() } else { record.dag_id.clone() };
+    let grade = cabrito_check::grade::GradeTask {
+        kind: task.kind,
+        domain: task.domain,
+        axis: task.axis,
+        starter: task.starter,
+        reference: task.reference,
+        key,
+        metadata: task.metadata,
+    };
+    Ok((grade, record.name, record.dag_id))
+}
+
+/// Decode a response's bytes as `cabrito check` reads its `--solution` file (at most 2 MB; a
+/// byte-order mark dropped, a coding line honoured).
+pub fn decode_response(bytes: &[u8], label: &str) -> Result<String, String> {
+    if bytes.len() > MAX_RESPONSE_BYTES {
+        return Err(format!(
+            "the solution {label} is larger than {MAX_RESPONSE_BYTES} bytes (2 MB); expected one Python file or response"
+        ));
+    }
+    cabrito_check::source::decode(bytes)
+        .map(|d| d.text.into_owned())
+        .map_err(|e| format!("the solution {label} cannot be read: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,6 +47,7 @@ fn command() -> Command {
                 .arg(Arg::new("out").long("out").value_name("DIR").help("write solution.py, reference.py, prompt.md, llm_prompt.md, task.json, dag.json and dag.dot into DIR")),
         )
         .subcommand(super::grid::command())
+        .subcommand(super::export::command())
         .subcommand(
             Command::new("link")
                 .about("Print the share link of a spec")
@@ -86,6 +87,7 @@ pub fn run() -> i32 {
     let result = match matches.subcommand() {
         Some(("generate", m)) => super::generate::run(m),
         Some(("grid", m)) => super::grid::run(m),
+        Some(("export", m)) => super::export::run(m),
         Some(("link", m)) => spec_from(m).map_err(Failure::Usage).map(|spec| {
             let base = m.get_one::<String>("base").map(String::as_str).unwrap_or("");
             println!("{base}{}", cabrito_gen::task::link(&spec));

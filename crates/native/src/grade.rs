@@ -368,6 +368,32 @@ fn grade_job(job: &Job, index: &TaskIndex, opts: &GradeOptions) -> Json {
     })
 }
 
+/// Grade one response against one task record given as JSON (the bindings' `grade`): the record
+/// `cabrito grade` writes for it, graded by the same runner and sandbox. `chosen` overrides the
+/// record's kind, domain and axis as `cabrito check` does.
+pub fn grade_value(
+    record: &Json,
+    response: &str,
+    chosen: (Option<&str>, Option<&str>, Option<&str>),
+    opts: &GradeOptions,
+) -> Result<Json, String> {
+    let (task, name, dag_id) = super::check::grade_task_of_value(record, chosen)?;
+    let job = Job {
+        combo: Combo { run: String::new(), task_set: String::new(), task_type: String::new(), model: String::new() },
+        order: 0,
+        name: Some(name),
+        dag_id: Some(dag_id),
+        response: Ok(response.to_string()),
+        raw_code: false,
+    };
+    Ok(guarded(&job, opts.trials, || {
+        let graded = cabrito_check::response::parse_response(response, &task.starter)
+            .map_err(|e| format!("the response cannot be read: {e}"))
+            .map(|cand| (runner::grade(&task, &cand.code, opts, &|_, _| {}), cand.format.as_str()));
+        result_record(&job, opts.trials, graded)
+    }))
+}
+
 /// The second wall: a panic while grading one job becomes that job's error record.
 fn guarded(job: &Job, trials: usize, f: impl FnOnce() -> Json) -> Json {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {

@@ -328,6 +328,74 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A grid as the bindings ask for it: the `cabrito grid` flags as text (comma-separated lists), so
+/// that their values are read, and refused, with the CLI's messages.
+#[derive(Clone, Debug)]
+pub struct GridRequest {
+    pub axes: String,
+    pub kinds: String,
+    pub domains: String,
+    /// `None`: each axis's paper sizes.
+    pub sizes: Option<String>,
+    /// `None`: 20 per cell, or a kind's own grid's count.
+    pub samples: Option<u64>,
+    pub seed: u64,
+    /// `K/N`, or `None` for the whole grid.
+    pub shard: Option<String>,
+}
+
+impl Default for GridRequest {
+    fn default() -> Self {
+        GridRequest {
+            axes: Axis::NAMES.join(","),
+            kinds: Kind::NAMES.join(","),
+            domains: Domain::NAMES.join(","),
+            sizes: None,
+            samples: None,
+            seed: 0,
+            shard: None,
+        }
+    }
+}
+
+/// The specs of a grid in the order `cabrito grid` writes them to its JSON Lines (cell by cell,
+/// then sample by sample), with what was left out and why. Errors are the CLI's usage messages.
+pub fn grid_specs(req: &GridRequest) -> Result<(Vec<TaskSpec>, Vec<String>), String> {
+    let axes = parse_items(&req.axes, "axes", parse_grid_axis, &grid_axis_names())?;
+    let kinds = parse_items(&req.kinds, "kinds", Kind::parse, &Kind::NAMES.join(", "))?;
+    let domains = parse_items(&req.domains, "domains", Domain::parse, &Domain::NAMES.join(", "))?;
+    let sizes = match &req.sizes {
+        Some(text) => Some(parse_items(text, "sizes", |s| s.parse::<u32>().ok(), "integers")?),
+        None => None,
+    };
+    if req.samples == Some(0) {
+        return Err("--samples must be a positive integer".into());
+    }
+    let (shard_k, shard_n) = match &req.shard {
+        Some(s) => parse_shard(s)?,
+        None => (1, 1),
+    };
+    let (cells, skipped) = cells(&axes, sizes.as_deref(), &domains, &kinds, req.samples);
+    if cells.is_empty() {
+        return Err(format!("no task to generate: {}", skipped.join("; ")));
+    }
+    for c in &cells {
+        let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, req.seed);
+        spec.validate().map_err(|e| format!("{} {} n={}: {e}", c.axis, c.kind, c.n))?;
+    }
+    let mut specs = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        if i % shard_n != shard_k - 1 {
+            continue;
+        }
+        for s in 0..c.samples {
+            let seed = req.seed.checked_add(s).ok_or_else(|| format!("--seed {} + {s} overflows", req.seed))?;
+            specs.push(TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed));
+        }
+    }
+    Ok((specs, skipped))
+}
+
 /// The reference's record (its six fields only) of a task.
 pub fn reference_record(t: &Task) -> serde_json::Value {
     serde_json::json!({

@@ -272,6 +272,12 @@ impl TaskRecord {
     }
 }
 
+/// One task record given as JSON (a Cabrito task, a reference record or a merge record), read as a
+/// task file's record is.
+pub fn task_record(value: &Json) -> TaskRecord {
+    TaskRecord::from_json(value, 0)
+}
+
 /// The records of a task file: a JSON list of records, or one record. Merge records are named by
 /// their position in the file and the file's run name (`<run>.json`).
 pub fn read_task_records(path: &Path) -> Result<Vec<TaskRecord>, String> {

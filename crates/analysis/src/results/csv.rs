@@ -2,6 +2,8 @@
 //! the same text in the app's downloads and in `cabrito report`.
 
 use super::aggregate::{CheckRate, CostPoint, Diff, Flip, Point, Series};
+use super::frontier::{Crossing, Frontier};
+use super::paired::{Paired, PairedTask};
 use super::read::{Dataset, TaskResult};
 use super::runs::format_n;
 
@@ -218,6 +220,110 @@ pub fn cost(ds: &Dataset, points: &[CostPoint]) -> String {
                 num(p.tool_calls),
                 num(p.input_tokens),
                 num(p.output_tokens),
+            ]
+        }),
+    )
+}
+
+/// A p-value: four decimals, or four significant digits below 0.01.
+fn p_value(p: f64) -> String {
+    if p < 1e-2 {
+        format!("{p:.3e}")
+    } else {
+        num(p)
+    }
+}
+
+/// The capability frontier: `model, axis, sizes, tasks, status, n50, n50_low, n50_high, intercept,
+/// slope, set` (the interval is empty where the curve does not cross 50% inside the sizes tested).
+pub fn frontier(ds: &Dataset, frontiers: &[Frontier]) -> String {
+    table(
+        &["model", "axis", "sizes", "tasks", "status", "n50", "n50_low", "n50_high", "intercept", "slope", "set"],
+        frontiers.iter().map(|f| {
+            let (n50, lo, hi) = match f.crossing {
+                Crossing::At { n50, lo, hi } => (num(n50), num(lo), num(hi)),
+                _ => (String::new(), String::new(), String::new()),
+            };
+            vec![
+                f.series.model.to_string(),
+                f.axis.to_string(),
+                f.groups.len().to_string(),
+                f.groups.iter().map(|g| g.tasks).sum::<usize>().to_string(),
+                f.crossing.describe(),
+                n50,
+                lo,
+                hi,
+                f.fit.map(|x| num(x.intercept)).unwrap_or_default(),
+                f.fit.map(|x| num(x.slope)).unwrap_or_default(),
+                set_name(ds, &f.series),
+            ]
+        }),
+    )
+}
+
+/// The paired comparison's summary: one row of counts, accuracies, the difference B − A with its
+/// bootstrap interval and McNemar's p-value.
+pub fn paired_summary(a: &str, b: &str, p: &Paired) -> String {
+    table(
+        &[
+            "model_a",
+            "model_b",
+            "tasks",
+            "both",
+            "only_a",
+            "only_b",
+            "neither",
+            "accuracy_a",
+            "accuracy_b",
+            "diff",
+            "ci_low",
+            "ci_high",
+            "mcnemar_p",
+            "resamples",
+            "seed",
+        ],
+        [vec![
+            a.to_string(),
+            b.to_string(),
+            p.tasks.to_string(),
+            p.both.to_string(),
+            p.only_a.to_string(),
+            p.only_b.to_string(),
+            p.neither.to_string(),
+            num(p.accuracy_a),
+            num(p.accuracy_b),
+            num(p.diff),
+            num(p.lo),
+            num(p.hi),
+            p_value(p.p_value),
+            p.resamples.to_string(),
+            p.seed.to_string(),
+        ]],
+    )
+}
+
+/// Per task graded for both models: who solved it.
+pub fn paired_tasks(ds: &Dataset, tasks: &[PairedTask]) -> String {
+    let who = |a: bool, b: bool| match (a, b) {
+        (true, true) => "both",
+        (true, false) => "a only",
+        (false, true) => "b only",
+        (false, false) => "neither",
+    };
+    table(
+        &["axis", "n", "kind", "domain", "task", "dag_id", "a_passed", "b_passed", "solved_by"],
+        tasks.iter().map(|t| {
+            let (ra, rb) = (&ds.records[t.a], &ds.records[t.b]);
+            vec![
+                ra.axis.to_string(),
+                format_n(ra.n),
+                ra.kind.to_string(),
+                ra.domain.to_string(),
+                ra.name.clone(),
+                ra.dag_id.clone(),
+                u8::from(ra.passed).to_string(),
+                u8::from(rb.passed).to_string(),
+                who(ra.passed, rb.passed).to_string(),
             ]
         }),
     )

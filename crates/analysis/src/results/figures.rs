@@ -3,7 +3,8 @@
 //! result sets, and what answers cost against `n`.
 
 use super::aggregate::{self, all_series, CheckRate, CostPoint, Diff, Facet, Filter, Point, Series};
-use super::plot::{Chart, Line, Panel, Pt};
+use super::frontier::{Crossing, Frontier};
+use super::plot::{Chart, Line, Overlay, Panel, Pt};
 use super::read::Dataset;
 use super::runs::{self, format_n};
 use cabrito_gen::spec::{Domain, Kind};
@@ -320,4 +321,40 @@ pub fn all_tables(ds: &Dataset, filter: &Filter) -> [(String, Vec<Point>); 4] {
         ("accuracy_by_domain".to_string(), aggregate::accuracy(ds, Facet::Domain, filter)),
         ("accuracy".to_string(), aggregate::accuracy_fine(ds, filter)),
     ]
+}
+
+/// The capability frontier drawn on the accuracy chart of [`Facet::All`]: per series and axis the
+/// fitted logistic curve, and where it crosses 50% a mark at `n50` with its interval.
+pub fn frontier_overlays(ds: &Dataset, chart: &Chart, frontiers: &[Frontier]) -> Vec<Overlay> {
+    let colours = colours(ds);
+    frontiers
+        .iter()
+        .filter_map(|f| {
+            let panel = chart.panels.iter().position(|p| p.title == *f.axis)?;
+            let fit = f.fit?;
+            let (lo, hi) =
+                f.groups.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), g| (a.min(g.n), b.max(g.n)));
+            if !(lo.is_finite() && hi.is_finite() && lo > 0.0) {
+                return None;
+            }
+            let steps = 48;
+            let curve = (0..=steps)
+                .map(|i| {
+                    let x = libm::exp(libm::log(lo) + (libm::log(hi) - libm::log(lo)) * i as f64 / steps as f64);
+                    (x, fit.at(x))
+                })
+                .collect();
+            let mark = match f.crossing {
+                Crossing::At { n50, lo, hi } => Some((n50, lo, hi, 0.5)),
+                _ => None,
+            };
+            Some(Overlay {
+                panel,
+                colour: colours.get(&f.series).copied().unwrap_or(0),
+                curve,
+                mark,
+                tip: format!("{} · {}: logistic fit; {}", f.series.name(ds), f.axis, f.crossing.describe()),
+            })
+        })
+        .collect()
 }

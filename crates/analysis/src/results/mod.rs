@@ -7,14 +7,18 @@
 //!   `summary.json`, responses (the answers) and task records (the specs), into a [`Dataset`];
 //! - [`aggregate`]: accuracy per model × axis × kind × domain × `n` with Wilson intervals, failing
 //!   checks, comparison of two result sets with the tasks that flipped;
+//! - [`paired`]: two models on the same tasks (McNemar, a paired bootstrap); [`frontier`]: the `n`
+//!   at which a model's fitted success falls to 50%;
 //! - [`csv`], [`plot`] and [`page`]: tables, SVG figures and the static report page;
 //! - [`specs`]: the Cabrito spec behind a result, so a task can be opened from a plot.
 
 pub mod aggregate;
 pub mod csv;
 pub mod figures;
+pub mod frontier;
 pub mod input;
 pub mod page;
+pub mod paired;
 pub mod plot;
 pub mod read;
 pub mod runs;

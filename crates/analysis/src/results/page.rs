@@ -5,6 +5,8 @@
 use super::aggregate::{self, all_series, Facet, Filter, Point, Series};
 use super::csv;
 use super::figures;
+use super::frontier;
+use super::paired;
 use super::plot::{self, esc};
 use super::read::Dataset;
 use super::runs::format_n;
@@ -76,6 +78,35 @@ fn point_rows(ds: &Dataset, points: &[Point]) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The paired comparison of B against A, as the page shows it.
+fn paired_html(ds: &Dataset, a: &Series, b: &Series, p: &paired::Paired) -> String {
+    let p_text = if p.p_value < 1e-3 { format!("{:.1e}", p.p_value) } else { format!("{:.3}", p.p_value) };
+    let mut h = format!(
+        "<h3>Paired comparison on the {} tasks both were graded on</h3>\n<p class=\"muted\">Solved by one only: {} by {} alone, {} by {} alone (exact McNemar test p = {p_text}). Accuracy {} − {} = {:+.1} points, 95% paired bootstrap interval {:+.1} to {:+.1} ({} resamples of the tasks, seed {}). Per task: <a href=\"tables/paired_tasks.csv\">paired_tasks.csv</a>; summary: <a href=\"tables/paired.csv\">paired.csv</a>.</p>\n",
+        p.tasks,
+        p.only_a,
+        a.name(ds),
+        p.only_b,
+        b.name(ds),
+        b.name(ds),
+        a.name(ds),
+        p.diff * 100.0,
+        p.lo * 100.0,
+        p.hi * 100.0,
+        p.resamples,
+        p.seed
+    );
+    h.push_str(&html_table(
+        &["", &format!("{} solved", b.name(ds)), &format!("{} failed", b.name(ds))],
+        &[
+            vec![format!("{} solved", a.name(ds)), p.both.to_string(), p.only_a.to_string()],
+            vec![format!("{} failed", a.name(ds)), p.only_b.to_string(), p.neither.to_string()],
+        ],
+        1,
+    ));
+    h
+}
+
 /// Every file of the report.
 pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
     let filter = Filter::default();
@@ -91,13 +122,18 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
     }
 
     let mut figs: Vec<(String, String, String)> = Vec::new(); // (file, heading, svg)
+    let frontiers = frontier::frontiers(&aggregate::accuracy(ds, Facet::All, &filter));
+    files.push(("tables/frontier.csv".into(), csv::frontier(ds, &frontiers)));
     for (facet, file, heading) in [
-        (Facet::All, "accuracy", "Accuracy against n (the paper's figure 2)"),
+        (Facet::All, "accuracy", "Accuracy against n (the paper's figure 2), with each model's fitted frontier"),
         (Facet::Kind, "accuracy_by_kind", "By kind"),
         (Facet::Domain, "accuracy_by_domain", "By domain"),
     ] {
         let points = aggregate::accuracy(ds, facet, &filter);
-        let svg = plot::render(&figures::accuracy_chart(ds, &points, facet, &format!("fig-{file}")));
+        let chart = figures::accuracy_chart(ds, &points, facet, &format!("fig-{file}"));
+        let overlays =
+            if facet == Facet::All { figures::frontier_overlays(ds, &chart, &frontiers) } else { Vec::new() };
+        let svg = plot::render_with(&chart, &overlays);
         figs.push((format!("figures/{file}.svg"), heading.to_string(), svg));
     }
     // What the answers cost, beside their accuracy (when their responses carry a ledger).
@@ -120,8 +156,12 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
         files.push(("tables/flips.csv".into(), csv::flips(ds, &flips)));
         let svg = plot::render(&figures::compare_chart(ds, a, b, &diffs, "fig-compare"));
         figs.push(("figures/compare.svg".into(), format!("{} against {}", b.name(ds), a.name(ds)), svg));
+        let (p, tasks) = paired::compare_paired(ds, a, b, paired::DEFAULT_RESAMPLES, paired::DEFAULT_SEED);
+        files.push(("tables/paired.csv".into(), csv::paired_summary(&a.name(ds), &b.name(ds), &p)));
+        files.push(("tables/paired_tasks.csv".into(), csv::paired_tasks(ds, &tasks)));
         let up = flips.iter().filter(|f| f.now_passes).count();
-        compare_html = format!(
+        compare_html = paired_html(ds, a, b, &p);
+        compare_html += &format!(
             "<p>{} tasks flipped: {up} now pass, {} now fail (<a href=\"tables/flips.csv\">flips.csv</a>; per cell: <a href=\"tables/compare.csv\">compare.csv</a>, <a href=\"tables/compare_by_kind.csv\">compare_by_kind.csv</a>).</p>",
             flips.len(),
             flips.len() - up
@@ -164,6 +204,22 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
         &point_rows(ds, pooled),
         4,
     ));
+    if !frontiers.is_empty() {
+        h.push_str("<h2>Capability frontier</h2>\n<p class=\"muted\">Per model and axis, a logistic fit of success against ln n (maximum likelihood over the tasks); n50 is the n at which the fitted success falls to 50%, with a 95% interval (delta method on ln n50). Drawn dashed on the accuracy plot, n50 marked at 50%. <a href=\"tables/frontier.csv\">frontier.csv</a></p>\n");
+        let rows: Vec<Vec<String>> = frontiers
+            .iter()
+            .map(|f| {
+                vec![
+                    f.series.name(ds),
+                    f.axis.to_string(),
+                    f.groups.len().to_string(),
+                    f.groups.iter().map(|g| g.tasks).sum::<usize>().to_string(),
+                    f.crossing.describe(),
+                ]
+            })
+            .collect();
+        h.push_str(&html_table(&["model", "axis", "sizes", "tasks", "where success falls to 50%"], &rows, 2));
+    }
     let worst = aggregate::worst_checks(&rates);
     if !worst.is_empty() {
         h.push_str("<h2>Checks, most failed first</h2>\n");

@@ -212,8 +212,27 @@ fn legend(out: &mut String, rows: &[Vec<(String, usize, f64)>], top: f64) {
     }
 }
 
+/// A fitted curve drawn over one panel of a chart (dashed, no markers), with an optional mark at
+/// one x: a tick at `mark_y` and a bar for its interval (the frontier's n50 on the accuracy plot).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overlay {
+    /// Index into [`Chart::panels`].
+    pub panel: usize,
+    /// Index into [`PALETTE`].
+    pub colour: usize,
+    pub curve: Vec<(f64, f64)>,
+    /// (x, low, high, y): where the mark sits and its interval along x.
+    pub mark: Option<(f64, f64, f64, f64)>,
+    pub tip: String,
+}
+
 /// Draw a chart.
 pub fn render(c: &Chart) -> String {
+    render_with(c, &[])
+}
+
+/// Draw a chart with fitted curves over its panels (the scales stay the data's).
+pub fn render_with(c: &Chart, overlays: &[Overlay]) -> String {
     let columns = c.columns.max(1).min(c.panels.len().max(1));
     let rows = c.panels.len().div_ceil(columns).max(1);
     let width = 2.0 * MARGIN + columns as f64 * PW;
@@ -334,6 +353,9 @@ pub fn render(c: &Chart) -> String {
                 oy + (PT + PH - PB) / 2.0
             );
         }
+        for o in overlays.iter().filter(|o| o.panel == i) {
+            draw_overlay(&mut out, o, &sx, &sy, (x_lo, x_hi), c.log_x);
+        }
         // Lines, error bars, points. Series are nudged apart so their bars do not hide each other.
         let count = panel.lines.len().max(1) as f64;
         for (li, line) in panel.lines.iter().enumerate() {
@@ -380,6 +402,39 @@ pub fn render(c: &Chart) -> String {
     }
     out.push_str("</svg>");
     out
+}
+
+/// A fitted curve (clipped to the panel's x range) and its mark.
+fn draw_overlay(out: &mut String, o: &Overlay, sx: &Scale, sy: &Scale, (x_lo, x_hi): (f64, f64), log_x: bool) {
+    let col = colour(o.colour);
+    let inside = |x: f64| x.is_finite() && x >= x_lo && x <= x_hi && (!log_x || x > 0.0);
+    let pts: Vec<String> = o
+        .curve
+        .iter()
+        .filter(|(x, y)| inside(*x) && y.is_finite())
+        .map(|&(x, y)| format!("{:.1},{:.1}", sx.map(x), sy.map(y)))
+        .collect();
+    let _ = write!(out, "<g class=\"fit\"><title>{}</title>", esc(&o.tip));
+    if pts.len() > 1 {
+        let _ = write!(
+            out,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\" stroke-opacity=\"0.8\"/>",
+            pts.join(" ")
+        );
+    }
+    if let Some((x, lo, hi, y)) = o.mark {
+        if inside(x) && y.is_finite() {
+            let (px, py) = (sx.map(x), sy.map(y));
+            let (l, h) = (sx.map(lo.clamp(x_lo, x_hi)), sx.map(hi.clamp(x_lo, x_hi)));
+            let _ = write!(
+                out,
+                "<path class=\"n50\" d=\"M{l:.1},{py:.1}H{h:.1}M{px:.1},{:.1}V{:.1}\" stroke=\"{col}\" stroke-width=\"1.5\" stroke-opacity=\"0.7\" fill=\"none\"/>",
+                py - 6.0,
+                py + 6.0
+            );
+        }
+    }
+    out.push_str("</g>");
 }
 
 /// One segment of a bar: colour index, value, tooltip.
