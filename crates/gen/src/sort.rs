@@ -50,7 +50,6 @@ pub fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
 
 /// The positions `0..n` in the stable order of `cmp` (which compares the items at two positions).
 /// Not generic: the one compiled copy of the standard stable sort.
-#[inline(never)]
 fn positions(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&i, &j| cmp(i, j));
