@@ -136,14 +136,13 @@ pub fn carried(fragment: &str) -> String {
         .collect()
 }
 
+/// What a link value holds raw: letters, digits and `-_.,/`; the rest is percent-encoded.
+const RAW: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b',').remove(b'/');
+
 /// Percent-encode what a link value must not hold raw.
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b',' | b'/' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+pub(crate) fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, RAW).to_string()
 }
 
 #[cfg(test)]
