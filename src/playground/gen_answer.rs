@@ -290,7 +290,7 @@ impl SentTask {
     fn into_made(self, spec: &TaskSpec) -> Result<Made, String> {
         let SentTask { task, view, graph } = self;
         if task.spec != *spec {
-            return bad("ok.task.spec", format!("{} is not the spec asked for, {}", task.spec.canonical(), spec.canonical()));
+            return bad("ok.task.spec", spec_difference(&task.spec, spec));
         }
         if !task.graph.is_null() {
             return bad("ok.task.graph", "is not null (the graph is sent apart)");
@@ -375,6 +375,18 @@ impl SentTask {
         };
         Ok(Made { task, view, graph: Some(graph) })
     }
+}
+
+/// How a task's spec differs from the one asked for: the first knob (by its link key) that does.
+fn spec_difference(got: &TaskSpec, asked: &TaskSpec) -> String {
+    if got.v != asked.v {
+        return format!("v is {}, not {} as asked", got.v, asked.v);
+    }
+    let differs = cabrito_gen::spec::KNOBS.iter().find_map(|k| {
+        let (a, b) = ((k.get)(got).unwrap_or_default(), (k.get)(asked).unwrap_or_default());
+        (a != b).then(|| format!("{} is {}, not {} as asked", k.key, one_line(&a), one_line(&b)))
+    });
+    differs.unwrap_or_else(|| format!("{} is not the spec asked for, {}", got.canonical(), asked.canonical()))
 }
 
 /// A runtime record as the app walks it: a function's path at most 16 levels (the app shifts by
@@ -637,6 +649,6 @@ mod tests {
         let spec = TaskSpec::default();
         let other = TaskSpec { seed: spec.seed + 1, ..spec.clone() };
         let e = read_answer(&answer(&other.to_query()), &spec).unwrap_err();
-        assert!(e.contains("ok.task.spec: ") && e.contains("is not the spec asked for"), "{e}");
+        assert!(e.contains("ok.task.spec: seed is "), "{e}");
     }
 }

@@ -31,9 +31,8 @@ pub fn solution_in(fragment: &str) -> Option<Result<String, String>> {
     solution_param(fragment).map(|encoded| decode_solution(&encoded))
 }
 
-/// The solution a fragment carries as the link writes it (deflated, base64url; not yet read). The
-/// page hands it to the grade module, which reads it ([`decode_solution`]), so the inflater is not in
-/// the first download.
+/// The solution a fragment carries as the link writes it (deflated, base64url; not yet read: the grade
+/// panel reads it with [`decode_solution`]).
 pub fn solution_param(fragment: &str) -> Option<String> {
     let query = fragment.split_once('?')?.1;
     query.split('&').find_map(|item| {
