@@ -125,8 +125,7 @@ impl Page {
 /// The page keys of `fragment` as they are written there (`&strategy=reader&prices=1,0.1,4.5`), to
 /// follow another spec's query in a link to the same page. Unlike [`Page::fragment`] it reads no
 /// value (the agents page does, and says what it cannot use): the app's knobs carry the page keys
-/// this way, and its first download needs no parser of decimal numbers (about 12 KB gzip of code and
-/// tables).
+/// this way.
 pub fn carried(fragment: &str) -> String {
     let query = fragment.split_once('?').map_or("", |(_, q)| q);
     query

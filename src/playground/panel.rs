@@ -1,13 +1,6 @@
-//! The grade panel's state: one struct changed only through [`PanelAction`]s by a pure reducer
-//! ([`Panel::reduce`]), as in Yew's `function_todomvc` example. `web::grade` holds it with
-//! `use_reducer`, dispatches what the page, the checker worker and the grading worker say, and
-//! draws what [`Panel::static_view`] and the typed statuses describe.
-//!
-//! Two rules the reducer keeps:
-//! - a static verdict is shown only when it answers the newest request, so an old verdict never
-//!   stands for a new answer;
-//! - a worker message about another job than the current one (after a reset, a new task or a new
-//!   run) is dropped.
+//! The grade panel's state: one struct, its [`PanelAction`]s and a pure reducer ([`Panel::reduce`]).
+//! A static verdict is shown only when it answers the newest request, and a worker message about
+//! another job than the current one is dropped.
 
 use cabrito_check::protocol::checker::Reply;
 use cabrito_check::protocol::{ErrorCode, FunctionReport, GradeResult, HelloReply, ServerMessage};

@@ -379,8 +379,7 @@ pub fn use_lines(text: &AttrValue, total: usize, full: usize) -> Lines {
         use_effect_with((total, full, *rendered), move |&(total, full, _)| {
             let listeners = (total > full).then(|| {
                 // At the next frame, with the frame's own layout: read here, where the block is
-                // would lay the whole new page out inside the render's task, before the view's
-                // other effects (at `n = 1,000`, about 20 ms).
+                // would lay the whole new page out inside the render's task.
                 {
                     let (a, b, c) = (pre.clone(), code.clone(), rendered.clone());
                     super::lazy::next_frame(Box::new(move || follow_view(&a, &b, total, full, &c)));

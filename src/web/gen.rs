@@ -1,22 +1,7 @@
-//! The generator's extra parts ([`Extra`]: Merge Codebases, variable renaming, the
-//! runtime-resolution, instruction-following and comment-copying axes) as a wasm module of their
-//! own, loaded when a page needs one: the app's first download is built without them (the cargo
-//! feature `gen-extra`; lazy for Lighthouse mobile ≥ 90 on the gallery and task pages). The module
-//! makes the task with the same code and sends it back as bytes ([`gen_answer`]), so the page shows
-//! the same task byte for byte.
-//!
-//! ```text
-//!  app (first download)                               gen module (src/bin/gen.rs, every feature)
-//!  generate_full(spec) ─► Err(needs: Some(extra))
-//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate, why, spawn }
-//!                   ── call_value("spawn", query) ──►  spawn: [id, query] to the module's worker
-//!   (await the promise: the main thread is free)       worker (the same module): made_for(query)
-//!  Shown ◄── read_answer(bytes) ◄── Uint8Array ◄────── answer_bytes(made)
-//!  scale page, why panel: call_value("generate" | "why", ..), synchronously on the main thread
-//! ```
-//!
-//! A page opened fresh on such a task's link has its task on the way before the app starts:
-//! index.html's first script starts a worker of the module, which makes the link's task ([`EARLY`]).
+//! The generator's extra parts ([`Extra`]) as a lazy wasm module: the app's first download is built
+//! without them (Lighthouse mobile ≥ 90 on the gallery and task pages), and the module makes a task that
+//! needs one with the same code, in a Web Worker, sending it back as bytes ([`gen_answer`]).
+//! `index.html`'s first script starts that worker at once for a link that needs it ([`EARLY`]).
 
 use super::app::{now, Made, Shown};
 use super::files::mark;
@@ -231,10 +216,8 @@ fn answer(query: &str, on_page: bool) -> js_sys::Uint8Array {
     js_sys::Uint8Array::from(gen_answer::answer_bytes(made).as_slice())
 }
 
-/// The generator's worker: the page's `spawn` and the worker's side. Generating a big task takes
-/// the main thread for a fifth of a second or more (Merge Codebases at n = 1,000: about 200 ms on a
-/// first call);
-/// in the worker, the page only reads the answer.
+/// The generator's worker: the page's `spawn` and the worker's side. Generating a big task would hold
+/// the main thread; in the worker, the page only reads the answer.
 ///
 /// ```text
 ///  page (this module, main thread)                     worker (this module again)

@@ -116,7 +116,7 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
     });
 }
 
-/// The text of a `fetch`'s response (the browser's: gloo's request builder cost the first download 3 KB).
+/// The text of a `fetch`'s response.
 async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
     use wasm_bindgen_futures::JsFuture;
     let said = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
@@ -128,8 +128,7 @@ async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
 }
 
 /// Run `f` once the browser is idle (after the first paint), or in 200 ms without `requestIdleCallback`:
-/// work the page does not need to be on screen and usable. (This and [`next_frame`] take a box:
-/// one copy of the callback's glue for all their callers.)
+/// work the page does not need to be on screen and usable.
 pub fn when_idle(f: Box<dyn FnOnce()>) {
     let Some(window) = web_sys::window() else { return };
     let f = Closure::once_into_js(f);

@@ -1,12 +1,7 @@
-//! Which Yew app draws the page: the app's own (gallery, task page, scale page), or a page module's
-//! (Results and Traces, the agents page), one at a time in `#app`, so two apps never share the
-//! document. A page module is lazy (Lighthouse mobile ≥ 90 on the gallery and task pages: its views,
-//! readers, Python parser and agents would be in their first download).
-//!
-//! ```text
-//!  app: PageHost ── ensure_loaded(module) ──► hand_over: the app goes, the module's mount(#app, fragment)
-//!  hashchange ─► same page module: mounted again for a new view or spec; else it goes, the app comes back
-//! ```
+//! Which Yew app draws the page: the app's own (gallery, task page, scale page) or a page module's
+//! (Results and Traces, the agents page), one at a time in `#app`. Page modules are lazy for Lighthouse
+//! mobile ≥ 90 on the gallery and task pages (their views, readers, Python parser and agents would be in
+//! the first download).
 
 use super::app::{current_fragment, App};
 use super::lazy::{self, Module};

@@ -1,10 +1,7 @@
-//! The Results view (`#/results`): drop or open result files (the reference's result JSONL, Cabrito's
-//! results and `summary.json`, responses and tasks beside them, gzipped or not, files or folders),
-//! and see accuracy against `n` per axis with Wilson intervals, by kind and by domain, the checks
-//! that fail as `n` grows, the counts behind every point, the tasks of a point (each opening in the
-//! task view with the model's answer when the files carry it), and the comparison of two result
-//! sets. Every number and figure comes from the core (`cabrito_analysis::results`), the same code as
-//! `cabrito report`; nothing leaves the browser.
+//! The Results view (`#/results`): drop result files or folders and see accuracy against `n` with Wilson
+//! intervals, the failing checks, a point's tasks (each opening in the task view) and the comparison of
+//! two sets, all from `cabrito_analysis::results` (the code of `cabrito report`). Its state is
+//! [`ResultsState`]'s reducer.
 
 use super::app::{navigate, now};
 use super::files::{self, Read};

@@ -1,10 +1,7 @@
-//! The Traces view (`#/traces`): drop agent traces (Copilot `events.jsonl`, Cabrito's plain format;
-//! responses and task files beside them join sessions to tasks), and see a session as a timeline of
-//! turns and tool calls, each with its label (correctable; the corrections export as the reference's
-//! label records), its arguments and output (folded), its tokens (§8.6), the session's usage (§8.7),
-//! and, when the session's task is a Cabrito task, the task beside it with the functions each call
-//! touched highlighted in the code and the call graph. With many sessions: the paper's figure 3 and
-//! table 2. Labels come from the core's offline rules (`cabrito_analysis::traces::classify`).
+//! The Traces view (`#/traces`): drop agent traces and see each session as a timeline of labelled
+//! tool calls (labels correctable and exported), its usage, the task beside it with the functions each
+//! call touched, and figure 3 and table 2 over many sessions, all from `cabrito_analysis::traces`. Its
+//! state is [`TracesState`]'s reducer.
 
 use super::app::{now, show, Shown};
 use super::files::{self, Read};

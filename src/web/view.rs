@@ -19,8 +19,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// A link that could not be opened: the reason, and a link to the nearest valid task (which the
-/// page also shows below). A plain function, not a component: it has no state (a component is
-/// about 2 KB of Yew's generic lifecycle code in the first download).
+/// page also shows below).
 pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     let href = route::fragment(nearest);
     html! {
@@ -35,9 +34,7 @@ pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     }
 }
 
-/// Run `f` after a render with a spec other than the last render's (and after the first). One
-/// effect type for the views' effects on a new spec: each `use_effect_with` closure is its own copy
-/// of Yew's effect code in the first download.
+/// Run `f` after a render with a spec other than the last render's (and after the first).
 #[hook]
 pub fn use_spec_effect(spec: &TaskSpec, f: Box<dyn FnOnce(&TaskSpec)>) {
     use_effect_with(spec.clone(), move |s| f(s));
@@ -400,13 +397,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
     let task = &p.shown.generated.task;
     let s = &task.sizes;
-    // What the page works out once per task (one memo for all: each `use_memo` type is its own copy of
-    // Yew's hook code).
+    // What the page works out once per task.
     let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
     let Derived { record, states, reqs, llm } = &*derived;
     // The task's hash (`data-hash`, which tests compare with the native generator's) serialises and
-    // digests the whole task (16 ms at n = 1,000; a task from the `gen` module has its graph read from
-    // its tape first, `Made::hash`): written once the browser is idle, not in the render.
+    // digests the whole task: written once the browser is idle, not in the render.
     let section = use_node_ref();
     {
         let (section, shown) = (section.clone(), p.shown.clone());
@@ -729,7 +724,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         </div>
                     </div>
                     { text_el("p", Some("hint"), "The statement and the codebase in file-block format, as a model is given it.") }
-                    // (In the page only while on show: at n = 1,000 it is 100 KB of text.)
+                    // (In the page only while on show: it holds the whole program.)
                     if shown_panel == SidePanel::Prompt {
                         <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
                     }
@@ -789,9 +784,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 }
 
-/// An element holding only text (`<h2>…</h2>`, `<p class="hint">…</p>`, a table's header cell): one
-/// function for the views' many such elements, each of which would otherwise be its own copy of Yew's
-/// element-building code. No class when `class` is `None`.
+/// An element holding only text (`<h2>…</h2>`, `<p class="hint">…</p>`); no class when `class` is
+/// `None`.
 pub(super) fn text_el(tag: &'static str, class: Option<&'static str>, text: impl Into<AttrValue>) -> Html {
     text_node(tag, class, text.into())
 }
@@ -800,7 +794,7 @@ fn text_node(tag: &'static str, class: Option<&'static str>, text: AttrValue) ->
     html! { <@{tag} class={class}>{ text }</@> }
 }
 
-/// `"true"` or `"false"`, for an aria attribute (without `bool`'s formatting code).
+/// `"true"` or `"false"`, for an aria attribute.
 pub(super) fn bool_str(b: bool) -> &'static str {
     if b {
         "true"
@@ -819,8 +813,7 @@ pub(super) fn pick_str(on: bool, off_value: &'static str, on_value: &'static str
     }
 }
 
-/// A graph panel's head: its title and the zoom buttons (out, fit, in). One callback type for the
-/// three: a factor, or 0 to fit the box.
+/// A graph panel's head: its title and the zoom buttons (out, fit, in).
 fn zoom_head(title: &'static str, zoom: f64, act: &Callback<TaskAction>) -> Html {
     let by = |factor: Option<f64>| act.reform(move |_: MouseEvent| TaskAction::Zoom(factor));
     html! {
