@@ -236,8 +236,9 @@ fn mutate(v: &mut Value, path: &[Step], m: &Mutation) -> bool {
 /// keys) and a value deeper than the reader reads.
 fn named<'a>(path: &'a [Step], m: &Mutation) -> Option<&'a str> {
     let item_removed = matches!((m, path.last()), (Mutation::Remove | Mutation::Rename, Some(Step::Index(_))));
-    // An answer without its one field is empty: neither a task nor an error.
-    let emptied = matches!(m, Mutation::Remove) && path.len() == 1;
+    // An enum's one key taken out (the answer's `ok`, the view's kind) leaves an empty map: neither
+    // variant is there to name.
+    let emptied = matches!(m, Mutation::Remove) && (path.len() == 1 || (path.len() == 3 && starts_with(path, &["ok", "view"])));
     // A spec that reads but is not the one asked for is named by its link keys.
     let spec = starts_with(path, &["ok", "task", "spec"]);
     if item_removed || emptied || spec || matches!(m, Mutation::Deep) {
@@ -259,18 +260,24 @@ fn well_said(e: &str, key: Option<&str>) -> Result<(), TestCaseError> {
 
 // ---- the gen module's task -------------------------------------------------------------------------
 
-/// A valid answer: what it was made for, the answer as a JSON value (`{"ok": {task, view, graph}}`,
-/// the graph's bytes a list of numbers), and every path in it.
+/// A valid answer: what it was made for, the answer as a JSON value (`{"ok": {task, view}}`), and
+/// every path in it.
 type Base<T> = (T, Value, Vec<Vec<Step>>);
 
-/// A task's answer as a JSON value (what the module sends, in a form the tests can change).
+/// A task's answer as a JSON value (what the module sends before the graph, in a form the tests can
+/// change).
 fn answer_value(made: Made) -> Value {
     serde_json::to_value(GenAnswer::Ok(Box::new(SentTask::from(made)))).expect("an answer is a JSON value")
 }
 
-/// A JSON value as the module sends its answer (MessagePack, structs as maps).
-fn sent(v: &Value) -> Vec<u8> {
+/// A JSON value as MessagePack (structs as maps, as the module writes them).
+fn msgpack(v: &Value) -> Vec<u8> {
     rmp_serde::to_vec_named(v).expect("a JSON value is MessagePack")
+}
+
+/// An answer as the module sends it: the answer, then a graph.
+fn sent(v: &Value) -> Vec<u8> {
+    [msgpack(v), msgpack(&json!({"directed": true, "nodes": [{"id": "f1"}]}))].concat()
 }
 
 /// Read an answer as the page does: the task, then (once idle) its hash, which reads its graph.
@@ -280,7 +287,6 @@ fn read(bytes: &[u8], spec: &TaskSpec) -> Result<Made, String> {
 
 /// A task's answer per part of the generator (plain graph, runtime, instructions, merge, renaming,
 /// comment).
-
 fn encodings() -> &'static [Base<TaskSpec>] {
     static ALL: OnceLock<Vec<Base<TaskSpec>>> = OnceLock::new();
     ALL.get_or_init(|| {
@@ -331,8 +337,10 @@ proptest! {
         prop_assert_eq!(back.hash().map_err(TestCaseError::fail)?, task_hash(&made.task), "{}", spec.canonical());
         let record = back.record().map_err(TestCaseError::fail)?;
         prop_assert_eq!(serde_json::to_string(&record).unwrap(), serde_json::to_string(&made.task).unwrap());
-        // The answer as a JSON value, sent again, is read the same (the tests below change that value).
-        let again = gen_answer::read_answer(&sent(&answer_value(made.clone())), &spec).map_err(TestCaseError::fail)?;
+        // The answer as a JSON value, sent again with its graph, is read the same (the tests below
+        // change that value).
+        let bytes = [msgpack(&answer_value(made.clone())), msgpack(&made.task.graph)].concat();
+        let again = gen_answer::read_answer(&bytes, &spec).map_err(TestCaseError::fail)?;
         prop_assert_eq!(again.hash().map_err(TestCaseError::fail)?, task_hash(&made.task));
     }
 }
@@ -367,9 +375,9 @@ fn truncated_nested_and_random_answers_are_refused() {
             assert!(e.starts_with("the generator module's answer cannot be read"), "{e}");
             well_said(&e, None).unwrap();
         }
-        // A byte after it.
+        // A byte after its graph.
         let e = read(&[bytes.as_slice(), &[0xc0]].concat(), spec).expect_err("a byte after it");
-        assert!(e.contains("1 bytes after the value"), "{e}");
+        assert!(e.contains("graph: 1 bytes after the value"), "{e}");
     }
     let spec = &encodings()[0].0;
     // MessagePack written by hand: `{"ok": [[[…]]]}` 100,000 lists deep, a map as deep, a string or a
@@ -380,16 +388,22 @@ fn truncated_nested_and_random_answers_are_refused() {
     let huge_text = ok(&[0xdb, 0xff, 0xff, 0xff, 0xff]);
     let huge_list = ok(&[0xdd, 0xff, 0xff, 0xff, 0xff]);
     let huge_map = ok(&[0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, b'a']);
-    let error_no_text = [0x81, 0xa5, b'e', b'r', b'r', b'o', b'r', 0x07].to_vec();
+    let error_no_text = vec![0x81, 0xa5, b'e', b'r', b'r', b'o', b'r', 0x07];
     for bad in [deep_lists, deep_maps, huge_text, huge_list, huge_map, error_no_text, vec![], vec![0xc1], vec![0x80], vec![0xc0]] {
         let e = read(&bad, spec).expect_err("refused");
         assert!(!e.contains('\n') && e.len() <= 600, "{}", &e[..e.len().min(300)]);
     }
-    // A graph nested deeper than the reader allows, inside the answer's graph bytes.
-    let mut v = encodings()[0].1.clone();
-    v["ok"]["graph"] = json!([0x91; 10_000].iter().chain(&[0xc0]).copied().collect::<Vec<u8>>());
-    let e = read(&sent(&v), spec).expect_err("refused");
-    assert!(e.contains("graph") && e.contains("depth limit exceeded"), "{e}");
+    // A graph missing, nested deeper than the reader allows, cut short, or of a type no graph is.
+    let v = &encodings()[0].1;
+    for (graph, says) in [
+        (vec![], "no graph after the task"),
+        ([vec![0x91; 10_000], vec![0xc0]].concat(), "depth limit exceeded"),
+        (msgpack(&json!({"nodes": [1, 2, 3]}))[..5].to_vec(), "graph: not a MessagePack value"),
+        (vec![0xc1], "graph: not a MessagePack value"),
+    ] {
+        let e = read(&[msgpack(v), graph].concat(), spec).expect_err("refused");
+        assert!(e.contains(says) && !e.contains('\n'), "{e}");
+    }
 }
 
 /// A merge line's piece travels as its code (`b3`, `d0`, `r`): a code that names nothing, a block or

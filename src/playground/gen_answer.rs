@@ -1,7 +1,9 @@
 //! What the app keeps of a generated task ([`Made`]), and the `gen` module's answer that carries one
 //! to the page: MessagePack (`rmp-serde`) of derived serde types, one `Uint8Array` across. A binary,
 //! self-describing format keeps a float's exact bits, `1` against `1.0` and a map's order, which the
-//! task's hash needs. The why panel's request and answer to the module are JSON text.
+//! task's hash needs. The page reads it into a JSON value, then into the types with
+//! `serde_path_to_error` (one MessagePack reader for every type, so the first download stays small).
+//! The why panel's request and answer to the module are JSON text.
 
 use crate::playground::branches::{Outcome, StepRow};
 use cabrito_gen::axes::runtime::guard::Call;
@@ -101,15 +103,12 @@ pub enum GenAnswer {
     Error(String),
 }
 
-/// A task as the module sends it.
+/// A task as the module sends it. Its record's graph is `null` here: the graph follows the answer,
+/// a MessagePack value of its own that the page keeps unread until it hashes the task.
 #[derive(Serialize, Deserialize)]
 pub struct SentTask {
-    /// The record, its `graph` `null` (it is in [`SentTask::graph`]).
     pub task: Task,
     pub view: SentView,
-    /// The record's graph, itself in MessagePack: the page keeps it unread until it hashes the task.
-    #[serde(with = "serde_bytes")]
-    pub graph: Vec<u8>,
 }
 
 /// [`Drawn`] as it crosses (indices and piece codes the reader checks).
@@ -169,11 +168,9 @@ pub struct SentFlow {
 pub const MAX_DEPTH: usize = 128;
 
 impl From<Made> for SentTask {
+    /// The task as sent (its record's graph left `null`: [`answer_bytes`] sends it after).
     fn from(mut made: Made) -> SentTask {
-        let graph = match made.graph.take() {
-            Some(bytes) => bytes,
-            None => encode(&std::mem::take(&mut made.task.graph)),
-        };
+        made.task.graph = serde_json::Value::Null;
         let view = match made.view {
             Drawn::Graph { graph, roles } => SentView::Graph {
                 nodes: (0..graph.len())
@@ -211,7 +208,7 @@ impl From<Made> for SentTask {
             }
             Drawn::Renaming { renames, panel } => SentView::Renaming { renames, panel },
         };
-        SentTask { task: made.task, view, graph }
+        SentTask { task: made.task, view }
     }
 }
 
@@ -221,16 +218,23 @@ fn encode<T: Serialize + ?Sized>(x: &T) -> Vec<u8> {
     rmp_serde::to_vec_named(x).unwrap_or_default()
 }
 
-/// Read one MessagePack value that is all of `bytes`; an error names the field by its path.
-fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+/// The first MessagePack value of `bytes` as a JSON value, and the bytes after it.
+fn first_value(bytes: &[u8]) -> Result<(serde_json::Value, &[u8]), String> {
     let mut rest = bytes;
     let mut de = rmp_serde::Deserializer::new(&mut rest);
     de.set_max_depth(MAX_DEPTH);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
-    match rest.len() {
-        0 => Ok(value),
-        n => Err(format!("{n} bytes after the value")),
+    let value = serde_json::Value::deserialize(&mut de)
+        .map_err(|e| format!("not a MessagePack value ({})", one_line(&e.to_string())))?;
+    Ok((value, rest))
+}
+
+/// Read one MessagePack value that is all of `bytes`, as `T`; an error names the field by its path.
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let (value, rest) = first_value(bytes)?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after the value", rest.len()));
     }
+    serde_path_to_error::deserialize(value).map_err(path_error)
 }
 
 /// A serde error with the path to its field (`ok.task.sizes.functions: invalid type: …`), on one line.
@@ -252,12 +256,21 @@ pub fn made_for(query: &str) -> Result<Made, String> {
     }
 }
 
-/// The module's answer to a `generate` call, as it crosses.
+/// The module's answer to a `generate` call, as it crosses: the [`GenAnswer`], and for a task its
+/// record's graph after it.
 pub fn answer_bytes(made: Result<Made, String>) -> Vec<u8> {
-    encode(&match made {
-        Ok(made) => GenAnswer::Ok(Box::new(SentTask::from(made))),
-        Err(e) => GenAnswer::Error(one_line(&e)),
-    })
+    match made {
+        Ok(mut made) => {
+            let graph = match made.graph.take() {
+                Some(bytes) => bytes,
+                None => encode(&made.task.graph),
+            };
+            let mut out = encode(&GenAnswer::Ok(Box::new(SentTask::from(made))));
+            out.extend(graph);
+            out
+        }
+        Err(e) => encode(&GenAnswer::Error(one_line(&e))),
+    }
 }
 
 /// [`answer_bytes`] of [`made_for`] a spec query.
@@ -273,9 +286,11 @@ pub fn cannot_read(e: String) -> String {
 /// Read the module's answer for `spec`, as the app gets it: the task, the module's error, or why
 /// the answer cannot be read (naming the field). The task's graph stays unread ([`Made::hash`]).
 pub fn read_answer(bytes: &[u8], spec: &TaskSpec) -> Result<Made, String> {
-    match decode::<GenAnswer>(bytes).map_err(cannot_read)? {
+    let (value, graph) = first_value(bytes).map_err(cannot_read)?;
+    match serde_path_to_error::deserialize(value).map_err(|e| cannot_read(path_error(e)))? {
         GenAnswer::Error(e) => Err(e),
-        GenAnswer::Ok(sent) => sent.into_made(spec).map_err(cannot_read),
+        GenAnswer::Ok(_) if graph.is_empty() => Err(cannot_read("no graph after the task".into())),
+        GenAnswer::Ok(sent) => sent.into_made(spec, graph.to_vec()).map_err(cannot_read),
     }
 }
 
@@ -287,13 +302,13 @@ fn bad<T>(at: impl std::fmt::Display, what: impl std::fmt::Display) -> Result<T,
 impl SentTask {
     /// The task, once what serde cannot see holds: it is the spec's, and every index the app will
     /// use is below what it indexes.
-    fn into_made(self, spec: &TaskSpec) -> Result<Made, String> {
-        let SentTask { task, view, graph } = self;
+    fn into_made(self, spec: &TaskSpec, graph: Vec<u8>) -> Result<Made, String> {
+        let SentTask { task, view } = self;
         if task.spec != *spec {
             return bad("ok.task.spec", spec_difference(&task.spec, spec));
         }
         if !task.graph.is_null() {
-            return bad("ok.task.graph", "is not null (the graph is sent apart)");
+            return bad("ok.task.graph", "is not null (the graph is sent after the answer)");
         }
         if cabrito_gen::task::extra_of(spec) == Some(cabrito_gen::task::Extra::Comment)
             && !task.metadata.get("comment").is_some_and(serde_json::Value::is_string)
@@ -616,7 +631,7 @@ mod tests {
             let bytes = answer(&spec.to_query());
             assert!(read(&bytes).is_ok());
             let longer = [bytes.as_slice(), &[0]].concat();
-            assert!(read(&longer).unwrap_err().contains("1 bytes after the value"));
+            assert!(read(&longer).unwrap_err().contains("graph: 1 bytes after the value"));
             for end in 0..bytes.len() {
                 let e = read(&bytes[..end]).unwrap_err();
                 assert!(!e.contains('\n') && e.len() <= 700, "{end}: {e}");
