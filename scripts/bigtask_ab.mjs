@@ -68,7 +68,7 @@ try {
         await page.waitForFunction(() => performance.getEntriesByName('cabrito-task-rendered').length > 0, {
           timeout: 30000,
         });
-        // Long tasks after the mark (the grade module, the checker) count too.
+        // Long tasks after the mark (the worker probe, the checker) count too.
         await new Promise((done) => setTimeout(done, 1500));
         const [mark, longest, painted] = await page.evaluate(() => [
           performance.getEntriesByName('cabrito-task-rendered')[0].startTime,

@@ -1,8 +1,7 @@
 //! One binary: the Yew app when built for wasm, the `cabrito` CLI and worker natively.
 
-/// The app's allocator: talc, which takes memory from `memory.grow` (the app is one thread), in place
-/// of dlmalloc (the app's wasm 2.7 KB smaller in gzip; BENCHMARKS.md, "Wave 8"). The lazily loaded
-/// modules are binaries of their own and keep the standard one.
+/// The app's allocator: talc, which takes memory from `memory.grow` (the app is one thread). The lazily
+/// loaded modules are binaries of their own and keep the standard one.
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static ALLOC: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };

@@ -1,7 +1,5 @@
-//! The agents page as the playground's fourth wasm module, fetched only when a reader opens
-//! `#/agents` (Trunk builds it from index.html's `data-type="worker"` link, for its no-modules glue,
-//! but it runs on the page's main thread). See `cabrito::web::agents`. Natively it only points at
-//! `cabrito agent` and `cabrito solve`.
+//! The agents page as a wasm module whose app draws the whole page (`web::pages`). See
+//! `cabrito::web::agents`. Natively it only points at `cabrito agent` and `cabrito solve`.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

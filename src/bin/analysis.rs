@@ -1,8 +1,5 @@
-//! The Results and Traces views as the playground's third wasm module, fetched only when a reader
-//! opens `#/results` or `#/traces` (Trunk builds it from index.html's `data-type="worker"` link, for
-//! its no-modules glue, but it runs on the page's main thread): the app's first download carries
-//! neither the views nor the results and traces readers. See `cabrito::web::analysis`. Natively it
-//! only points at `cabrito report` and `cabrito traces`.
+//! The Results and Traces pages as a wasm module whose app draws the whole page (`web::pages`). See
+//! `cabrito::web::analysis`. Natively it only points at `cabrito report` and `cabrito traces`.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

@@ -1,6 +1,5 @@
-//! The static checker as a web worker: the playground's second wasm module (Trunk builds it from
-//! index.html's `data-type="worker"` link). It holds the Python parser, so the app's first download
-//! does not; see `cabrito::web::checker`. Natively it only points at `cabrito check`.
+//! The static checker's web worker (it holds the Python parser). See `cabrito::web::checker`. Natively
+//! it only points at `cabrito check`.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

@@ -125,8 +125,7 @@ impl Page {
 /// The page keys of `fragment` as they are written there (`&strategy=reader&prices=1,0.1,4.5`), to
 /// follow another spec's query in a link to the same page. Unlike [`Page::fragment`] it reads no
 /// value (the agents page does, and says what it cannot use): the app's knobs carry the page keys
-/// this way, and its first download needs no parser of decimal numbers (about 12 KB gzip of code and
-/// tables).
+/// this way.
 pub fn carried(fragment: &str) -> String {
     let query = fragment.split_once('?').map_or("", |(_, q)| q);
     query
@@ -136,14 +135,13 @@ pub fn carried(fragment: &str) -> String {
         .collect()
 }
 
+/// What a link value holds raw: letters, digits and `-_.,/`; the rest is percent-encoded.
+const RAW: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b',').remove(b'/');
+
 /// Percent-encode what a link value must not hold raw.
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b',' | b'/' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+pub(crate) fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, RAW).to_string()
 }
 
 #[cfg(test)]

@@ -116,7 +116,7 @@ fn block(
 }
 
 /// One row of the steps of a `check` call: the value before the step, its parity, what the step does.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StepRow {
     /// 1-based step.
     pub step: u32,
@@ -153,7 +153,7 @@ pub fn steps_page(call: &GuardCall, from: u32, count: u32) -> Vec<StepRow> {
 }
 
 /// A call's outcome: the final value (shortened), its parity, the largest number of digits on the way.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GuardOutcome {
     pub last: String,
     pub parity: u8,

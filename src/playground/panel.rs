@@ -1,13 +1,6 @@
-//! The grade panel's state: one struct changed only through [`Action`]s by a pure reducer
-//! ([`Panel::reduce`]), as in Yew's `function_todomvc` example. `web::grade` holds it with
-//! `use_reducer`, dispatches what the page, the checker worker and the grading worker say, and
-//! draws what [`Panel::static_view`] and the typed statuses describe.
-//!
-//! Two rules the reducer keeps:
-//! - a static verdict is shown only when it answers the newest request, so an old verdict never
-//!   stands for a new answer;
-//! - a worker message about another job than the current one (after a reset, a new task or a new
-//!   run) is dropped.
+//! The grade panel's state: one struct, its [`PanelAction`]s and a pure reducer ([`Panel::reduce`]).
+//! A static verdict is shown only when it answers the newest request, and a worker message about
+//! another job than the current one is dropped.
 
 use cabrito_check::protocol::checker::Reply;
 use cabrito_check::protocol::{ErrorCode, FunctionReport, GradeResult, HelloReply, ServerMessage};
@@ -133,7 +126,7 @@ pub struct Panel {
 
 /// Everything that changes the panel.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Action {
+pub enum PanelAction {
     /// Another task is shown: start from this answer (a solution shared in the link, or empty).
     NewTask(String),
     /// The answer was typed, pasted, dropped or filled in.
@@ -199,36 +192,36 @@ impl Panel {
     }
 
     /// The panel after an action.
-    pub fn reduce(mut self, action: Action) -> Panel {
+    pub fn reduce(mut self, action: PanelAction) -> Panel {
         match action {
-            Action::NewTask(text) => {
+            PanelAction::NewTask(text) => {
                 self.text = text;
                 self.share_link = None;
                 self.job = Job::None;
             }
-            Action::SetText(text) => {
+            PanelAction::SetText(text) => {
                 if text != self.text {
                     self.share_link = None;
                 }
                 self.text = text;
             }
-            Action::Shared(link) => self.share_link = Some(link),
-            Action::Checker(status) => self.checker = status,
-            Action::Asked(asked) => self.asked = asked,
-            Action::CheckerReply(reply, at) => match reply {
+            PanelAction::Shared(link) => self.share_link = Some(link),
+            PanelAction::Checker(status) => self.checker = status,
+            PanelAction::Asked(asked) => self.asked = asked,
+            PanelAction::CheckerReply(reply, at) => match reply {
                 // A checker that stopped is a status, not a verdict.
                 Reply::Failed { why } => self.checker = CheckerStatus::Failed(why),
                 Reply::Ready => self.checker = CheckerStatus::Ready,
                 reply => self.reply = Some((reply, at)),
             },
-            Action::Worker(w) => self.worker = w,
-            Action::JobStarted(id) => self.job = Job::Sent { id },
-            Action::Lost { id, why } => {
+            PanelAction::Worker(w) => self.worker = w,
+            PanelAction::JobStarted(id) => self.job = Job::Sent { id },
+            PanelAction::Lost { id, why } => {
                 if self.job.pending_id() == Some(id.as_str()) {
                     self.job = Job::Failed { failure: JobFailure::Connection, message: why };
                 }
             }
-            Action::Server(msg) => {
+            PanelAction::Server(msg) => {
                 // Replies to an earlier job (after a reset or a new task) are dropped.
                 if msg.id().is_some() && msg.id() != self.job.pending_id() {
                     return self;
@@ -345,26 +338,26 @@ mod tests {
         r
     }
 
-    fn run(actions: impl IntoIterator<Item = Action>) -> Panel {
+    fn run(actions: impl IntoIterator<Item = PanelAction>) -> Panel {
         actions.into_iter().fold(Panel::default(), Panel::reduce)
     }
 
     #[test]
     fn only_the_reply_to_the_newest_request_is_shown() {
         let p = run([
-            Action::SetText("x = 1".into()),
-            Action::Asked(Some(Asked { id: 1, at: Some(10.0) })),
-            Action::SetText("x = 2".into()),
-            Action::Asked(Some(Asked { id: 2, at: Some(20.0) })),
-            Action::Checker(CheckerStatus::Ready),
-            Action::CheckerReply(
+            PanelAction::SetText("x = 1".into()),
+            PanelAction::Asked(Some(Asked { id: 1, at: Some(10.0) })),
+            PanelAction::SetText("x = 2".into()),
+            PanelAction::Asked(Some(Asked { id: 2, at: Some(20.0) })),
+            PanelAction::Checker(CheckerStatus::Ready),
+            PanelAction::CheckerReply(
                 Reply::Verdict { id: 1, how: "read as bare".into(), items: vec![item("a", true, true)], ms: None },
                 Some(25.0),
             ),
         ]);
         assert_eq!(p.static_view(), StaticView::Pending(&CheckerStatus::Ready));
         let items = vec![item("a", true, true), item("b", false, false)];
-        let p = p.reduce(Action::CheckerReply(
+        let p = p.reduce(PanelAction::CheckerReply(
             Reply::Verdict { id: 2, how: "read as diff".into(), items: items.clone(), ms: Some(1.5) },
             Some(26.0),
         ));
@@ -372,24 +365,24 @@ mod tests {
             p.static_view(),
             StaticView::Verdict { how: "read as diff", items: &items, passed: true, ms: Some(1.5), waited: Some(6.0) }
         );
-        let p = p.reduce(Action::CheckerReply(
+        let p = p.reduce(PanelAction::CheckerReply(
             Reply::Verdict { id: 2, how: String::new(), items: vec![item("c", true, false)], ms: None },
             None,
         ));
         assert!(matches!(p.static_view(), StaticView::Verdict { passed: false, waited: None, .. }));
-        let p = p.reduce(Action::CheckerReply(Reply::Unreadable { id: 2, why: "no hunk".into() }, None));
+        let p = p.reduce(PanelAction::CheckerReply(Reply::Unreadable { id: 2, why: "no hunk".into() }, None));
         assert_eq!(p.static_view(), StaticView::Unreadable("no hunk"));
         // An emptied answer shows nothing, whatever came before.
-        let p = p.reduce(Action::Asked(None));
+        let p = p.reduce(PanelAction::Asked(None));
         assert_eq!(p.static_view(), StaticView::Empty);
     }
 
     #[test]
     fn a_checker_that_fails_is_a_status() {
         let p = run([
-            Action::Asked(Some(Asked { id: 1, at: None })),
-            Action::Checker(CheckerStatus::Loading),
-            Action::CheckerReply(Reply::Failed { why: "no wasm".into() }, None),
+            PanelAction::Asked(Some(Asked { id: 1, at: None })),
+            PanelAction::Checker(CheckerStatus::Loading),
+            PanelAction::CheckerReply(Reply::Failed { why: "no wasm".into() }, None),
         ]);
         assert_eq!(p.checker, CheckerStatus::Failed("no wasm".into()));
         assert_eq!(p.static_view(), StaticView::Pending(&CheckerStatus::Failed("no wasm".into())));
@@ -397,9 +390,9 @@ mod tests {
 
     #[test]
     fn a_job_goes_through_typed_stages_and_ignores_other_jobs() {
-        let p = run([Action::Worker(WorkerStatus::Connected(hello())), Action::SetText("code".into())]);
+        let p = run([PanelAction::Worker(WorkerStatus::Connected(hello())), PanelAction::SetText("code".into())]);
         assert!(p.can_run());
-        let p = p.reduce(Action::JobStarted("j1".into()));
+        let p = p.reduce(PanelAction::JobStarted("j1".into()));
         assert!(p.busy() && !p.can_run());
         let accepted = ServerMessage::Accepted(Accepted {
             v: 1,
@@ -410,10 +403,10 @@ mod tests {
             queued_ahead: None,
             note: None,
         });
-        let p = p.reduce(Action::Server(accepted));
+        let p = p.reduce(PanelAction::Server(accepted));
         assert_eq!(p.job, Job::Running { id: "j1".into(), done: 0, total: 0, stage: Stage::Queued });
         let progress = |id: &str, done, stage: &str| {
-            Action::Server(ServerMessage::Progress(Progress {
+            PanelAction::Server(ServerMessage::Progress(Progress {
                 v: PROTOCOL_VERSION,
                 id: id.into(),
                 done,
@@ -427,20 +420,20 @@ mod tests {
         // A message about another job changes nothing.
         let p2 = p.clone().reduce(progress("old", 3, "candidate"));
         assert_eq!(p2, p);
-        let p2 = p.clone().reduce(Action::Server(ServerMessage::Result(result("old", true))));
+        let p2 = p.clone().reduce(PanelAction::Server(ServerMessage::Result(result("old", true))));
         assert_eq!(p2, p);
-        let p2 = p.clone().reduce(Action::Lost { id: "old".into(), why: "gone".into() });
+        let p2 = p.clone().reduce(PanelAction::Lost { id: "old".into(), why: "gone".into() });
         assert_eq!(p2, p);
         let p = p.reduce(progress("j1", 3, "warp"));
         assert!(matches!(&p.job, Job::Running { stage: Stage::Other(s), .. } if s == "warp"));
-        let done = p.clone().reduce(Action::Server(ServerMessage::Result(result("j1", true))));
+        let done = p.clone().reduce(PanelAction::Server(ServerMessage::Result(result("j1", true))));
         assert!(matches!(&done.job, Job::Done(r) if r.passed) && done.can_run());
         let Job::Done(r) = &done.job else { panic!() };
         assert!(!all_functions_pass(r), "no functions is not all passing");
         let failed =
-            p.clone().reduce(Action::Server(ServerMessage::error(Some("j1".into()), ErrorCode::Timeout, "slow")));
+            p.clone().reduce(PanelAction::Server(ServerMessage::error(Some("j1".into()), ErrorCode::Timeout, "slow")));
         assert_eq!(failed.job, Job::Failed { failure: JobFailure::Worker(ErrorCode::Timeout), message: "slow".into() });
-        let lost = p.reduce(Action::Lost { id: "j1".into(), why: "closed".into() });
+        let lost = p.reduce(PanelAction::Lost { id: "j1".into(), why: "closed".into() });
         assert_eq!(lost.job, Job::Failed { failure: JobFailure::Connection, message: "closed".into() });
         assert_eq!(JobFailure::Connection.as_str(), "connection");
     }
@@ -448,26 +441,26 @@ mod tests {
     #[test]
     fn a_new_task_resets_the_answer_the_link_and_the_job() {
         let p = run([
-            Action::SetText("a".into()),
-            Action::Shared("#/task?solution=x".into()),
-            Action::JobStarted("j".into()),
+            PanelAction::SetText("a".into()),
+            PanelAction::Shared("#/task?solution=x".into()),
+            PanelAction::JobStarted("j".into()),
         ]);
         assert!(p.share_link.is_some() && p.busy());
         // The same text keeps the link; another text drops it.
-        let same = p.clone().reduce(Action::SetText("a".into()));
+        let same = p.clone().reduce(PanelAction::SetText("a".into()));
         assert!(same.share_link.is_some());
-        assert!(p.clone().reduce(Action::SetText("b".into())).share_link.is_none());
-        let p = p.reduce(Action::NewTask("shared".into()));
+        assert!(p.clone().reduce(PanelAction::SetText("b".into())).share_link.is_none());
+        let p = p.reduce(PanelAction::NewTask("shared".into()));
         assert_eq!((p.text.as_str(), p.share_link.as_ref(), &p.job), ("shared", None, &Job::None));
         // A late reply to the old job is dropped.
-        let p = p.reduce(Action::Server(ServerMessage::Result(result("j", true))));
+        let p = p.reduce(PanelAction::Server(ServerMessage::Result(result("j", true))));
         assert_eq!(p.job, Job::None);
-        assert!(!p.clone().reduce(Action::SetText("  \n".into())).has_answer());
+        assert!(!p.clone().reduce(PanelAction::SetText("  \n".into())).has_answer());
     }
 
     #[test]
     fn the_hello_connects_and_stages_read_back() {
-        let p = run([Action::Server(ServerMessage::Hello(hello()))]);
+        let p = run([PanelAction::Server(ServerMessage::Hello(hello()))]);
         assert!(matches!(p.worker, WorkerStatus::Connected(_)));
         for s in ["queued", "static", "reference", "candidate", "later"] {
             assert_eq!(Stage::from_wire(s).as_str(), s);

@@ -1,44 +1,26 @@
 //! "Share with solution": the solution travels in the link's fragment only (never to a server),
 //! deflated and base64url-encoded, as `&solution=…` after the spec.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use cabrito_check::response::MAX_RESPONSE_BYTES;
 
 /// The fragment key that carries a solution.
 pub const SOLUTION_KEY: &str = "solution";
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 /// Deflate and base64url-encode (no padding) a solution.
 pub fn encode_solution(text: &str) -> String {
-    let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
-    let mut out = String::with_capacity(packed.len() * 4 / 3 + 4);
-    for chunk in packed.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9))
 }
 
 /// Read a solution back; a one-line reason when the text is not one this app wrote.
 pub fn decode_solution(encoded: &str) -> Result<String, String> {
-    let mut bits: u32 = 0;
-    let mut count = 0;
-    let mut packed = Vec::with_capacity(encoded.len() * 3 / 4);
-    for c in encoded.trim().bytes() {
-        let v = ALPHABET.iter().position(|&a| a == c).ok_or_else(|| {
-            format!("the solution in the link is damaged: '{}' is not a base64url character", c as char)
-        })? as u32;
-        bits = bits << 6 | v;
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            packed.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
+    let packed = URL_SAFE_NO_PAD.decode(encoded.trim()).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(_, b) => {
+            format!("the solution in the link is damaged: '{}' is not a base64url character", b as char)
         }
-    }
+        e => format!("the solution in the link is damaged ({e})"),
+    })?;
     let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_RESPONSE_BYTES)
         .map_err(|e| format!("the solution in the link is damaged or too large ({:?})", e.status))?;
     String::from_utf8(raw).map_err(|_| "the solution in the link is not UTF-8 text".to_string())
@@ -49,9 +31,8 @@ pub fn solution_in(fragment: &str) -> Option<Result<String, String>> {
     solution_param(fragment).map(|encoded| decode_solution(&encoded))
 }
 
-/// The solution a fragment carries as the link writes it (deflated, base64url; not yet read). The
-/// page hands it to the grade module, which reads it ([`decode_solution`]), so the inflater is not in
-/// the first download.
+/// The solution a fragment carries as the link writes it (deflated, base64url; not yet read: the grade
+/// panel reads it with [`decode_solution`]).
 pub fn solution_param(fragment: &str) -> Option<String> {
     let query = fragment.split_once('?')?.1;
     query.split('&').find_map(|item| {
@@ -101,16 +82,10 @@ mod tests {
     }
 
     fn encode_bytes(packed: &[u8]) -> String {
-        let mut out = String::new();
-        for chunk in packed.chunks(3) {
-            let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-            let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-            for i in 0..=chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            }
-        }
-        out
+        URL_SAFE_NO_PAD.encode(packed)
     }
+
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
@@ -138,3 +113,4 @@ mod tests {
         }
     }
 }
+

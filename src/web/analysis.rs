@@ -1,19 +1,14 @@
-//! The Results and Traces views, loaded lazily.
-//!
-//! ```text
-//!  app (first download)                               analysis module (src/bin/analysis.rs)
-//!  AnalysisHost renders <div id="analysis-root">
-//!    ensure_loaded() ── <script src=analysis.js> ──►  start(): window.cabritoAnalysis = { mount }
-//!                    ── wasm_bindgen(analysis_bg.wasm)
-//!    mount(root, "results" | "traces") ───────────►  a Yew app (ResultsView or TracesView) in root
-//! ```
-//!
-//! The module keeps its loaded results and traces (thread-locals in its own memory) while the page
-//! lives, so leaving for a task and coming back finds them again. Opening a task sets the address
-//! bar's fragment, which the app follows.
+//! The Results and Traces pages as a module of their own (`src/bin/analysis.rs`), loaded when a
+//! reader opens `#/results` or `#/traces` (`web::pages`): its app draws the whole page, header
+//! included. It keeps its loaded results and traces while the page lives, so leaving for a task and
+//! coming back finds them again.
 
+use super::frame::Frame;
 use super::lazy::{self, Module};
+use super::route::{self, Route};
+use cabrito_gen::TaskSpec;
 use std::cell::RefCell;
+use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 /// The module: its glue script and wasm, next to index.html (Trunk's worker outputs keep their names).
@@ -26,82 +21,50 @@ pub static MODULE: Module = Module {
 /// The mark set when the module is ready (for the benchmarks).
 pub const READY_MARK: &str = "cabrito-analysis-ready";
 
-// ---- the app's side ---------------------------------------------------------------------------
-
 #[derive(Properties, PartialEq)]
-pub struct HostProps {
-    /// `results` or `traces`.
-    pub view: AttrValue,
+struct PageProps {
+    /// The page's fragment (`#/results` or `#/traces`).
+    fragment: AttrValue,
 }
 
-/// Where the lazily loaded view goes; loads the module, then mounts the view into itself.
-#[function_component(AnalysisHost)]
-pub fn analysis_host(p: &HostProps) -> Html {
-    let root = use_node_ref();
-    let error = use_state(|| None::<String>);
-    {
-        let (root, error) = (root.clone(), error.clone());
-        use_effect_with(p.view.clone(), move |view| {
-            let view = view.to_string();
-            lazy::ensure_loaded(&MODULE, move |r| {
-                let r = r.and_then(|_| match root.cast::<web_sys::Element>() {
-                    Some(el) => lazy::mount(&MODULE, &el, &view),
-                    // The reader already left the page.
-                    None => Ok(()),
-                });
-                if let Err(e) = r {
-                    error.set(Some(e));
-                }
-            });
-        });
-    }
+#[function_component(AnalysisPage)]
+fn analysis_page(p: &PageProps) -> Html {
+    let traces = route::parse(&p.fragment) == Route::Traces;
+    let title = if traces { "Traces · Cabrito" } else { "Results · Cabrito" };
     html! {
-        <>
-            if let Some(e) = &*error {
-                <section id="analysis-error" class="error" role="alert"><h2>{ "This view cannot be shown" }</h2><p>{ e.clone() }</p></section>
+        <Frame spec={TaskSpec::default()} title={title}>
+            if traces {
+                <super::traces::TracesView />
+            } else {
+                <super::results::ResultsView />
             }
-            <div id="analysis-root" ref={root} data-view={p.view.clone()}>
-                <p class="loading">{ "Loading the results and traces views…" }</p>
-            </div>
-        </>
-    }
-}
-
-// ---- the module's side ------------------------------------------------------------------------
-
-#[derive(Properties, PartialEq)]
-struct RootProps {
-    view: AttrValue,
-}
-
-#[function_component(AnalysisRoot)]
-fn analysis_root(p: &RootProps) -> Html {
-    if p.view == "traces" {
-        html! { <super::traces::TracesView /> }
-    } else {
-        html! { <super::results::ResultsView /> }
+        </Frame>
     }
 }
 
 thread_local! {
-    static HANDLE: RefCell<Option<yew::AppHandle<AnalysisRoot>>> = const { RefCell::new(None) };
+    static HANDLE: RefCell<Option<yew::AppHandle<AnalysisPage>>> = const { RefCell::new(None) };
 }
 
-/// The module's entry: set `window.cabritoAnalysis = { mount(root, view) }`.
+fn unmount() {
+    if let Some(old) = HANDLE.with(|h| h.borrow_mut().take()) {
+        old.destroy();
+    }
+}
+
+/// The module's entry: `window.cabritoAnalysis = { mount(root, fragment), unmount() }`.
 pub fn start() {
     lazy::panic_hook("results and traces views");
-    // Its app is mounted inside the app's tree (`#analysis-root`): its subtrees must not share the app's numbers.
-    lazy::separate_subtree_ids();
-    lazy::expose(MODULE.global, |root: web_sys::Element, view: String| {
-        HANDLE.with(|h| {
-            if let Some(old) = h.borrow_mut().take() {
-                old.destroy();
-            }
-            root.set_inner_html("");
-            let app =
-                yew::Renderer::<AnalysisRoot>::with_root_and_props(root, RootProps { view: view.into() }).render();
-            *h.borrow_mut() = Some(app);
-        });
+    lazy::expose(MODULE.global, |root: web_sys::Element, fragment: String| {
+        unmount();
+        root.set_inner_html("");
+        let app = yew::Renderer::<AnalysisPage>::with_root_and_props(root, PageProps { fragment: fragment.into() })
+            .render();
+        HANDLE.with(|h| *h.borrow_mut() = Some(app));
+    });
+    lazy::expose_value(MODULE.global, "unmount", |_| {
+        unmount();
+        JsValue::UNDEFINED
     });
     super::files::mark(READY_MARK);
 }

@@ -1,15 +1,13 @@
-//! The app's state, its actions, and the top component.
-//!
-//! One state type ([`State`]) changed only through [`Action`]s by a reducer, as in Yew's
-//! function_todomvc example. The URL fragment is the source of truth: the controls write a new
-//! fragment, the `hashchange` listener turns it into [`Action::Navigate`], and the reducer parses it
-//! and generates the task.
+//! The app: one [`State`] changed by [`AppAction`]s, and its top component. The URL fragment is the
+//! source of truth: the controls write a new fragment, the `hashchange` listener turns it into
+//! [`AppAction::Navigate`], and the reducer parses it and generates the task.
 
 use super::route::{self, Route};
 use super::scale::ScaleView;
+use super::frame::Frame;
+use super::pages::{PageHost, PageModule};
 use super::view::{bad_link_banner, page_url, Controls, Gallery, TaskView};
-pub use crate::playground::handover::{Drawn, Made};
-use crate::playground::keys::Command;
+pub use crate::playground::gen_answer::{Drawn, Made};
 use cabrito_gen::spec::TaskSpec;
 use cabrito_gen::task::{generate_full, Extra};
 use gloo::events::EventListener;
@@ -49,14 +47,14 @@ pub struct State {
     /// The task's spec needs a part of the generator the first download left out, which is loading
     /// (`web::gen`); `shown` is `None` meanwhile.
     pub waiting: Option<Extra>,
-    /// A task with a big call graph, just generated here, waits for [`Action::Release`] before its
+    /// A task with a big call graph, just generated here, waits for [`AppAction::Release`] before its
     /// view renders ([`super::bigraph::Holding`]): generating and rendering it are then two tasks
     /// of the browser, not one long one, and the clustered graph's module, fetched meanwhile,
     /// starts between them, so the graph draws in the view's first render.
     pub held: bool,
 }
 
-pub enum Action {
+pub enum AppAction {
     /// The address bar's fragment changed (or was read at start).
     Navigate(String),
     /// The generator module generated the task a page waited for (or could not).
@@ -110,11 +108,11 @@ impl State {
 }
 
 impl Reducible for State {
-    type Action = Action;
+    type Action = AppAction;
 
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+    fn reduce(self: Rc<Self>, action: AppAction) -> Rc<Self> {
         match action {
-            Action::Navigate(fragment) => {
+            AppAction::Navigate(fragment) => {
                 if fragment == self.fragment {
                     return self;
                 }
@@ -124,7 +122,7 @@ impl Reducible for State {
                 };
                 Rc::new(State::build(&fragment, previous))
             }
-            Action::Generated(spec, result) => {
+            AppAction::Generated(spec, result) => {
                 // Only for the page still waiting for that task.
                 if self.waiting.is_none() || self.spec() != spec {
                     return self;
@@ -133,7 +131,7 @@ impl Reducible for State {
                 // big one is held for a turn like one generated here.
                 Rc::new(State { waiting: None, held: held_first(&result), shown: Some(result), ..(*self).clone() })
             }
-            Action::Release(spec) => {
+            AppAction::Release(spec) => {
                 if !self.held || self.spec() != spec {
                     return self;
                 }
@@ -217,130 +215,39 @@ pub fn title(spec: &TaskSpec) -> String {
     format!("{} · {} · n={} · seed {} · Cabrito", spec.kind.label(), spec.domain, spec.n, spec.seed)
 }
 
-/// The colour theme: the system's unless the reader chose one (kept in localStorage).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Theme {
-    Light,
-    Dark,
-}
-
-const THEME_KEY: &str = "cabrito-theme";
-
-fn stored_theme() -> Option<Theme> {
-    let v = web_sys::window()?.local_storage().ok()??.get_item(THEME_KEY).ok()??;
-    match v.as_str() {
-        "dark" => Some(Theme::Dark),
-        "light" => Some(Theme::Light),
-        _ => None,
-    }
-}
-
-fn system_theme() -> Theme {
-    let dark = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches());
-    if dark {
-        Theme::Dark
-    } else {
-        Theme::Light
-    }
-}
-
-/// Put a theme on the page (`<html data-theme>`) and, when chosen, remember it.
-fn apply_theme(theme: Theme, remember: bool) {
-    let name = match theme {
-        Theme::Dark => "dark",
-        Theme::Light => "light",
-    };
-    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
-        let _ = el.set_attribute("data-theme", name);
-    }
-    if remember {
-        if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
-            let _ = storage.set_item(THEME_KEY, name);
-        }
-    }
-}
-
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_fragment(&current_fragment()));
-    let theme = use_state(|| stored_theme().unwrap_or_else(system_theme));
-    {
-        let chosen = stored_theme().is_some();
-        use_effect_with(*theme, move |t| apply_theme(*t, chosen));
-    }
-
-    // Large type for projectors: remembered like the theme.
-    let large = use_state(super::keys::stored_large);
-    use_effect_with(*large, |on| super::keys::apply_large(*on, false));
-    let toggle_large = {
-        let large = large.clone();
-        Callback::from(move |_: ()| {
-            super::keys::apply_large(!*large, true);
-            large.set(!*large);
-        })
-    };
-    // The page-wide shortcuts (the task page's own are in TaskView).
-    {
-        let toggle_large = toggle_large.clone();
-        super::keys::use_shortcuts(Callback::from(move |c: Command| match c {
-            Command::LargeType => {
-                toggle_large.emit(());
-                true
-            }
-            Command::Help => {
-                super::keys::open_help();
-                true
-            }
-            _ => false,
-        }));
-    }
 
     // Follow the address bar.
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
-                EventListener::new(&w, "hashchange", move |_| dispatcher.dispatch(Action::Navigate(current_fragment())))
+                EventListener::new(&w, "hashchange", move |_| dispatcher.dispatch(AppAction::Navigate(current_fragment())))
             });
             move || drop(listener)
         });
     }
 
     // One title per page.
-    {
-        let page_title = match &state.route {
-            Route::Gallery => "Cabrito: Cabra coding tasks in your browser".to_string(),
-            Route::Results => "Results · Cabrito".to_string(),
-            Route::Traces => "Traces · Cabrito".to_string(),
-            Route::Agents(s) => format!("Agents · {}", title(s)),
-            _ => title(&state.spec()),
-        };
-        use_effect_with(page_title, |t| {
-            if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-                doc.set_title(t);
-            }
-        });
-    }
+    let page_title = match &state.route {
+        Route::Gallery => "Cabrito: Cabra coding tasks in your browser".to_string(),
+        Route::Results => "Results · Cabrito".to_string(),
+        Route::Traces => "Traces · Cabrito".to_string(),
+        Route::Agents(s) => format!("Agents · {}", title(s)),
+        _ => title(&state.spec()),
+    };
 
     let on_navigate = Callback::from(|fragment: String| navigate(&fragment));
-    let toggle_theme = {
-        let theme = theme.clone();
-        Callback::from(move |_: MouseEvent| {
-            let next = if *theme == Theme::Dark { Theme::Light } else { Theme::Dark };
-            apply_theme(next, true);
-            theme.set(next);
-        })
-    };
     let spec = state.spec();
     let on_generated = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |(spec, r)| dispatcher.dispatch(Action::Generated(spec, r)))
+        Callback::from(move |(spec, r)| dispatcher.dispatch(AppAction::Generated(spec, r)))
     };
     let on_release = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |spec| dispatcher.dispatch(Action::Release(spec)))
+        Callback::from(move |spec| dispatcher.dispatch(AppAction::Release(spec)))
     };
     let body = match &state.shown {
         None if state.waiting.is_some() => {
@@ -348,9 +255,10 @@ pub fn app() -> Html {
             html! { <super::gen::Waiting spec={spec.clone()} part={part} on_done={on_generated} /> }
         }
         None if matches!(state.route, Route::Scale(_)) => html! { <ScaleView spec={spec.clone()} /> },
-        None if state.route == Route::Results => html! { <super::analysis::AnalysisHost view="results" /> },
-        None if state.route == Route::Traces => html! { <super::analysis::AnalysisHost view="traces" /> },
-        None if matches!(state.route, Route::Agents(_)) => html! { <super::agents::AgentsHost spec={spec.clone()} /> },
+        None if matches!(state.route, Route::Results | Route::Traces) => {
+            html! { <PageHost page={PageModule::Analysis} /> }
+        }
+        None if matches!(state.route, Route::Agents(_)) => html! { <PageHost page={PageModule::Agents} /> },
         None => html! { <Gallery /> },
         Some(Ok(shown)) if state.held => {
             let asked = route::panel_in(&state.fragment).and_then(Result::ok);
@@ -372,7 +280,7 @@ pub fn app() -> Html {
     if state.embed {
         let full = page_url(&route::fragment(&spec));
         return html! {
-            <main class="page embed">
+            <Frame spec={spec.clone()} title={page_title} embed=true>
                 <p class="embed-bar">
                     <a href={full} target="_blank" rel="noopener">{ "Open in Cabrito ↗" }</a>
                 </p>
@@ -380,43 +288,19 @@ pub fn app() -> Html {
                     { bad_link_banner(message, nearest) }
                 }
                 { body }
-            </main>
+            </Frame>
         };
     }
 
     html! {
-        <>
-            <header class="topbar">
-                <a class="brand" href="#/">{ "Cabrito" }</a>
-                { super::view::text_el("span", Some("tagline"), "Cabra coding tasks from random call graphs, generated in your browser") }
-                <nav class="nav">
-                    <a id="nav-gallery" href="#/">{ "Gallery" }</a>
-                    <a id="nav-task" href={route::fragment(&spec)}>{ "Task" }</a>
-                    <a id="nav-scale" href={route::scale_fragment(&spec)}>{ "Scale" }</a>
-                    <a id="nav-agents" href={route::agents_fragment(&spec)}>{ "Agents" }</a>
-                    <a id="nav-results" href={format!("#{}", route::RESULTS_PATH)}>{ "Results" }</a>
-                    <a id="nav-traces" href={format!("#{}", route::TRACES_PATH)}>{ "Traces" }</a>
-                    <button id="theme-toggle" type="button" class="button small ghost" onclick={toggle_theme}
-                        title={if *theme == Theme::Dark { "Switch to the light theme" } else { "Switch to the dark theme" }}>
-                        { if *theme == Theme::Dark { "☀ Light" } else { "☾ Dark" } }
-                    </button>
-                    <button id="large-toggle" type="button" class="button small ghost" aria-pressed={super::view::bool_str(*large)}
-                        onclick={ { let t = toggle_large.clone(); Callback::from(move |_: MouseEvent| t.emit(())) } }
-                        title="Large type for projectors (shortcut: l)">{ "A+ Large type" }</button>
-                    <button id="help-open" type="button" class="button small ghost" title="Keyboard shortcuts (shortcut: ?)"
-                        onclick={Callback::from(|_: MouseEvent| super::keys::open_help())}>{ "? Keys" }</button>
-                </nav>
-            </header>
-            <main class="page">
-                if let Route::BadLink { message, nearest } = &state.route {
-                    { bad_link_banner(message, nearest) }
-                }
-                if !matches!(state.route, Route::Gallery | Route::Results | Route::Traces) {
-                    <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} agents={matches!(state.route, Route::Agents(_))} />
-                }
-                { body }
-            </main>
-            { super::keys::help_dialog() }
-        </>
+        <Frame spec={spec.clone()} title={page_title}>
+            if let Route::BadLink { message, nearest } = &state.route {
+                { bad_link_banner(message, nearest) }
+            }
+            if !matches!(state.route, Route::Gallery | Route::Results | Route::Traces) {
+                <Controls spec={spec} on_navigate={on_navigate} scale={matches!(state.route, Route::Scale(_))} agents={matches!(state.route, Route::Agents(_))} />
+            }
+            { body }
+        </Frame>
     }
 }

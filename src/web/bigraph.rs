@@ -1,30 +1,7 @@
-//! A big call graph (more than [`CLUSTER_FROM`] functions) drawn in clusters, by the playground's
-//! `bigraph` module (`src/bin/bigraph.rs`), fetched only when a task with one is shown: the app's
-//! first download carries neither the clustering nor the clustered drawing. The core's `cluster`
-//! groups each band of layers' functions of one role into boxes with their counts, coloured by role,
-//! with the calls between boxes bundled (thicker for more calls). Clicking a box (or Enter on it)
-//! opens it: its functions appear in its place, in a frame whose heading closes it again. The
-//! selected function's box opens by itself, so a click in the code finds its vertex.
-//!
-//! The app keeps the drawing's state (the open boxes, the selection, the zoom) in [`BigCallGraph`],
-//! and asks the module for the markup of each state ([`cabrito_gen::graph::bigsvg`]: the request is text,
-//! the answer markup); the markup is shown, and its clicks, keys and hovering handled, by the same
-//! [`super::graph::drawing`] as the small graph's. For the keyboard and screen readers it is the same
-//! named group as the small graph: one tab stop, the arrow keys move between boxes, headings and
-//! functions row by row (each item's `data-nav`), each named ("40 functions, to edit, layers 3–5:
-//! press Enter to show them").
-//!
-//! ```text
-//!  app (first download)                                   bigraph module (src/bin/bigraph.rs)
-//!  a spec with n > 400: prefetch (before generating)
-//!  BigCallGraph: ensure_loaded ──────────────────────────►  start(): window.cabritoBigraph = { draw }
-//!    (a loading line meanwhile)
-//!    draw("zoom\nselected\nopen\n{graph}") ─────────────►  parse, cluster (once per graph), draw
-//!    drawing(): the markup ◄──────────────────────────────  "<p …>…</p><svg …>…</svg>" or an error
-//! ```
-//!
-//! The task view's `cabrito-task-rendered` mark means the graph is drawn: while the module is on its
-//! way, the task view leaves the mark to the graph ([`mark_rendered`]).
+//! A call graph of more than [`CLUSTER_FROM`] functions drawn in clusters (boxes of one role and band
+//! of layers that open on a click or Enter), by the lazy `bigraph` module, which answers each state's
+//! markup ([`cabrito_gen::graph::bigsvg`]); [`super::graph::drawing`] shows it and handles its events.
+//! Lazy for Lighthouse mobile ≥ 90 on the gallery and `n = 25` pages, which never draw one.
 
 use super::app::Shown;
 use super::graph::{drawing, Boxes, Handlers};

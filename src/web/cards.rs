@@ -1,13 +1,6 @@
-//! The gallery's cards, generated a card at a time: the first card is generated while the gallery
-//! first renders, every other card in a task of its own just after (a zero-delay
-//! timeout each, in page order), so the page is painted and answers input while the rest of the
-//! gallery fills in. One long task of every card's generation and drawing was the gallery's total
-//! blocking time on a phone (BENCHMARKS.md, "First download and phones").
-//!
-//! A card whose task needs the generator module (`web::gen`: the merge and renaming cards, the
-//! comment, runtime and instructions rows) says "loading …" until it comes near the viewport
-//! ([`when_near`]), and only then asks for the module: a gallery visit that is not scrolled down
-//! never fetches it (none of them is in a first screen, on a phone or a desktop window).
+//! The gallery's cards, generated one per task of the browser (the first with the gallery, the others
+//! in zero-delay timeouts), so the page answers input while it fills in; a card that needs the `gen`
+//! module asks for it only when it comes near the viewport ([`when_near`]).
 
 use super::app::{show_here, Shown};
 use super::graph::CallGraphSvg;

@@ -1,22 +1,7 @@
-//! The static checker as a second wasm module, loaded lazily. It links the Python parser
-//! (`ruff_python_parser`, about half of all the wasm), so the app's first download leaves it out:
-//! Trunk builds `src/bin/checker.rs` as a web worker (`checker_loader.js`, `checker.js`,
-//! `checker_bg.wasm` in `dist/`), and the page starts it when the grade panel is idle after its
-//! first paint, or at the first paste, whichever comes first.
-//!
-//! ```text
-//! page (app wasm)                                   worker (checker wasm)
-//!   ensure_started() ── new Worker(checker_loader.js) ──► serve(): onmessage, then posts Ready
-//!   check(Request) ── {id, kind, domain, starter, reference, response} ──► answer_value()
-//!   listener ◄── Reply::Verdict {id, how, items, ms} | Reply::Unreadable {id, why} ──┘
-//! ```
-//!
-//! Messages are structured values, not JSON text: `serde-wasm-bindgen` turns a [`Request`] into a
-//! plain JavaScript object, `postMessage` copies it to the other thread (the structured clone), and
-//! the other side reads it back with serde. The messages and the checker itself
-//! ([`cabrito_check::protocol::checker::answer_timed`]: response parsing and the rubric) are in the core,
-//! with native tests; this module is only the message passing. Requests made before the worker says Ready wait in a queue (a message posted
-//! before the worker's wasm has installed its handler would be lost).
+//! The static checker in a web worker (`src/bin/checker.rs`, with the Python parser), started once the
+//! grade panel is idle or at the first paste. Messages cross as structured values (`serde-wasm-bindgen`);
+//! the checker itself is `cabrito_check::protocol::checker`, tested natively. Requests made before the
+//! worker is ready wait in a queue.
 
 pub use cabrito_check::protocol::checker::{Reply, Request};
 use std::cell::RefCell;

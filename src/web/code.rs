@@ -378,8 +378,7 @@ pub fn use_lines(text: &AttrValue, total: usize, full: usize) -> Lines {
         use_effect_with((total, full, *rendered), move |&(total, full, _)| {
             let listeners = (total > full).then(|| {
                 // At the next frame, with the frame's own layout: read here, where the block is
-                // would lay the whole new page out inside the render's task, before the view's
-                // other effects (at `n = 1,000`, about 20 ms).
+                // would lay the whole new page out inside the render's task.
                 {
                     let (a, b, c) = (pre.clone(), code.clone(), rendered.clone());
                     super::lazy::next_frame(Box::new(move || follow_view(&a, &b, total, full, &c)));
@@ -466,99 +465,15 @@ pub struct DiffProps {
     pub new: AttrValue,
 }
 
-/// The global the grade module puts the diff's `mount(root, texts)` on (the module that has it; the
-/// app loads it as `grade::MODULE`).
-static DIFF: super::lazy::Module =
-    super::lazy::Module { global: "cabritoDiff", what: "the diff view", ..super::grade::MODULE };
-
-/// A unified diff of two programs (three lines of context). The Diff tab is never on a first paint
-/// (it waits behind the reference's reveal), so its rows (the `similar` crate, about 8 KB gzip) are
-/// drawn by the grade module, which a task page loads once it is idle: this is the `<pre>` and its
-/// `<code>`, into which the module's [`DiffRows`] app draws the rows.
+/// A unified diff of two programs (three lines of context), one `<span>` a row.
 #[function_component(DiffView)]
 pub fn diff_view(p: &DiffProps) -> Html {
-    let code = use_node_ref();
-    let failed = use_state(|| None::<String>);
-    {
-        let (code, failed) = (code.clone(), failed.clone());
-        use_effect_with((p.old.clone(), p.new.clone()), move |(old, new)| {
-            let texts = diff_texts(old, new);
-            super::lazy::ensure_loaded(&super::grade::MODULE, move |r| {
-                let r = r.and_then(|()| match code.cast::<web_sys::Element>() {
-                    Some(el) => super::lazy::mount(&DIFF, &el, &texts),
-                    // The tab was left meanwhile.
-                    None => Ok(()),
-                });
-                if let Err(e) = r {
-                    failed.set(Some(e));
-                }
-            });
-        });
-    }
+    let rows = use_memo((p.old.clone(), p.new.clone()), |(old, new)| diff_rows(old, new));
     html! {
-        <pre id={p.id.clone()} class="code diff"><code ref={code}>
-            if let Some(e) = &*failed {
-                <span class="diff-same">{ format!("The diff cannot be shown: {e}\n") }</span>
-            }
+        <pre id={p.id.clone()} class="code diff"><code>
+            { for rows.iter().map(|(class, text)| html! { <span class={*class}>{ text.clone() }</span> }) }
         </code></pre>
     }
-}
-
-/// The two programs as one text for the module: the first's length in bytes, a newline, then both.
-fn diff_texts(old: &str, new: &str) -> String {
-    format!("{}\n{old}{new}", old.len())
-}
-
-/// [`diff_texts`] read back (`None` when the text is not one).
-fn read_diff_texts(texts: &str) -> Option<(&str, &str)> {
-    let (len, rest) = texts.split_once('\n')?;
-    let len: usize = len.parse().ok()?;
-    Some((rest.get(..len)?, rest.get(len..)?))
-}
-
-#[derive(Properties, PartialEq)]
-pub struct DiffRowsProps {
-    pub old: AttrValue,
-    pub new: AttrValue,
-}
-
-/// The grade module's side: a diff's rows, one `<span>` each.
-#[function_component(DiffRows)]
-pub fn diff_rows_view(p: &DiffRowsProps) -> Html {
-    let rows = use_memo((p.old.clone(), p.new.clone()), |(old, new)| diff_rows(old, new));
-    html! { <>{ for rows.iter().map(|(class, text)| html! { <span class={*class}>{ text.clone() }</span> }) }</> }
-}
-
-thread_local! {
-    /// The diff's app in the grade module and the element it is in.
-    static DIFF_APP: std::cell::RefCell<Option<(web_sys::Element, yew::AppHandle<DiffRows>)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// In the grade module's start: put the diff's `mount(code, texts)` on `window.cabritoDiff`. A mount
-/// into the element the rows are already in gives them the new texts; into another, it starts there.
-pub fn expose_diff() {
-    super::lazy::expose(DIFF.global, |root: web_sys::Element, texts: String| {
-        let Some((old, new)) = read_diff_texts(&texts) else {
-            root.set_text_content(Some("The diff cannot be shown: its texts cannot be read"));
-            return;
-        };
-        let props = DiffRowsProps { old: old.to_string().into(), new: new.to_string().into() };
-        DIFF_APP.with(|d| {
-            let mut d = d.borrow_mut();
-            match d.as_mut() {
-                Some((el, app)) if *el == root => app.update(props),
-                _ => {
-                    if let Some((_, old)) = d.take() {
-                        old.destroy();
-                    }
-                    root.set_inner_html("");
-                    let app = yew::Renderer::<DiffRows>::with_root_and_props(root.clone(), props).render();
-                    *d = Some((root, app));
-                }
-            }
-        });
-    });
 }
 
 /// Rows of a unified diff, each with its class: `diff-add`, `diff-del`, `diff-hunk` or `diff-same`.

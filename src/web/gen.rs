@@ -1,38 +1,13 @@
-//! The generator's extra parts ([`Extra`]: Merge Codebases, variable renaming, the
-//! runtime-resolution, instruction-following and comment-copying axes) as a wasm module of their
-//! own, so the app's first download carries none of them. The app's wasm is built without the cargo feature `gen-extra` (index.html), so its
-//! `generate_full` answers a spec that needs one with an error naming it ([`cabrito_gen::task::require`]);
-//! the page then loads this module (built with every feature, like the CLI) after its first paint,
-//! and the module generates the task with the same code and hands it over as one byte buffer
-//! (`playground::handover`: what the app keeps of a task, read by hand; `playground::tape`: the
-//! answer's `Value` as bytes, a `Uint8Array` across, with no JSON parser in the app), so the page
-//! shows the same task byte for byte.
-//!
-//! ```text
-//!  app (first download)                               gen module (src/bin/gen.rs, every feature)
-//!  generate_full(spec) ─► Err(needs: Some(extra))
-//!  show_there(spec) ── ensure_loaded(MODULE) ───────►  start(): window.cabritoGen = { generate, why, spawn }
-//!                   ── call_value("spawn", query) ──►  spawn: [id, query] to the module's worker ─┐
-//!   (await the promise: the main thread is free)                                                  │
-//!                                                      worker (the same module): made_for(query)  │
-//!  Shown ◄── read_answer_tape(bytes) ◄── Uint8Array ◄── answer_tape({ ok: encode(made) } | { error })
-//!   (the task's graph after the answer, kept unread)
-//!  scale page, why panel: call_value("generate" | "why", ..), synchronously on the main thread
-//! ```
-//!
-//! The task page ([`Waiting`]) and the gallery's cards ask for a task with [`show_there`], which the
-//! module's worker generates (the `worker` module below: made at the first request, one for the
-//! page's life unless it fails); the scale page's rows ([`generate`], in a loop) and the why panel
-//! ([`why`]) call the module's main-thread instance synchronously. A page opened fresh on such a
-//! task's link has its task on the way before the app starts: index.html's first script starts a
-//! worker of the module, which makes the link's task ([`EARLY`]); the task page takes that answer
-//! and never loads the module on the page for it (the why panel loads it when opened).
+//! The generator's extra parts ([`Extra`]) as a lazy wasm module: the app's first download is built
+//! without them (Lighthouse mobile ≥ 90 on the gallery and task pages), and the module makes a task that
+//! needs one with the same code, in a Web Worker, sending it back as bytes ([`gen_answer`]).
+//! `index.html`'s first script starts that worker at once for a link that needs it ([`EARLY`]).
 
 use super::app::{now, Made, Shown};
 use super::files::mark;
 use super::lazy::{self, Module};
 use crate::playground::branches::{GuardOutcome, StepRow};
-use crate::playground::handover;
+use crate::playground::gen_answer;
 use cabrito_gen::axes::runtime::guard::GuardCall;
 use cabrito_gen::spec::TaskSpec;
 use cabrito_gen::task::Extra;
@@ -66,28 +41,24 @@ pub fn load(part: Extra, then: impl FnOnce(Result<(), String>) + 'static) {
     });
 }
 
-/// The `performance.mark` the module sets on the page when a task is generated and its hand-over
-/// starts: for [`show_there`], when the worker's reply (the tape) arrives on the page (the worker's
-/// own marks are on the worker's timeline, not the page's); for [`generate`] on the main thread, once
-/// the task is generated, before it is written on the tape.
+/// The `performance.mark` set on the page when a task is generated and its hand-over starts: for
+/// [`show_there`], when the worker's reply arrives on the page; for [`generate`] on the main thread,
+/// once the task is generated, before it is written.
 pub const HANDOFF_START_MARK: &str = "cabrito-gen-handoff-start";
-/// The `performance.measure` from [`HANDOFF_START_MARK`] to the task read in the app (the hand-over's
-/// cost on the page: from the worker's reply, the app copies the tape in and reads it; on the main
-/// thread, the module also writes the tape and copies it out).
+/// The `performance.measure` from [`HANDOFF_START_MARK`] to the task read in the app.
 pub const HANDOFF_MEASURE: &str = "cabrito-gen-handoff";
 
 /// Generate a spec's task in the loaded module, on the main thread (the scale page's rows).
 pub fn generate(spec: &TaskSpec) -> Result<Made, String> {
-    // The spec as its link writes it, read by the link's parser; the task back on a tape, one copy
-    // into the app's memory.
+    // The spec as its link writes it, read by the link's parser.
     read(lazy::call_value(&MODULE, "generate", &spec.to_query())?, spec)
 }
 
-/// Read the module's answer (a tape) into the app: one copy into the app's memory.
+/// Read the module's answer (bytes) into the app.
 fn read(answer: JsValue, spec: &TaskSpec) -> Result<Made, String> {
     let made = match answer.dyn_ref::<js_sys::Uint8Array>() {
-        Some(bytes) => handover::read_answer_tape(bytes.to_vec(), spec),
-        None => Err(handover::cannot_read("not bytes".into())),
+        Some(bytes) => gen_answer::read_answer(&bytes.to_vec(), spec),
+        None => Err(gen_answer::cannot_read("not bytes".into())),
     };
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.measure_with_start_mark(HANDOFF_MEASURE, HANDOFF_START_MARK);
@@ -100,7 +71,7 @@ type Done = Box<dyn FnOnce(Result<Rc<Shown>, String>)>;
 
 /// Generate a spec's task in the module's worker (loading the module first), timed like
 /// [`super::app::show`] (from the request to the reply read, not the load): the page's main thread
-/// only reads the tape.
+/// only reads the answer.
 pub fn show_there(spec: TaskSpec, part: Extra, done: impl FnOnce(Result<Rc<Shown>, String>) + 'static) {
     there(spec, part, Box::new(done));
 }
@@ -121,20 +92,20 @@ fn there(spec: TaskSpec, part: Extra, done: Done) {
 fn from_early(spec: TaskSpec, part: Extra, (answer, record): (js_sys::Promise, JsValue), done: Done) {
     wasm_bindgen_futures::spawn_local(async move {
         match settled(Ok(answer.into())).await {
-            Ok(tape) => {
+            Ok(bytes) => {
                 mark(HANDOFF_START_MARK);
                 // As if asked now: what generating took in the worker, not the wait for the app.
                 let took = js_sys::Reflect::get(&record, &"took".into()).ok().and_then(|t| t.as_f64());
-                done(shown(tape, spec, now().zip(took).map(|(now, took)| now - took)))
+                done(shown(bytes, spec, now().zip(took).map(|(now, took)| now - took)))
             }
             Err(_) => there(spec, part, done),
         }
     });
 }
 
-/// The task read from the module's tape, timed from `start` (when it was asked) to now.
-fn shown(tape: JsValue, spec: TaskSpec, start: Option<f64>) -> Result<Rc<Shown>, String> {
-    let generated = read(tape, &spec)?;
+/// The task read from the module's answer, timed from `start` (when it was asked) to now.
+fn shown(bytes: JsValue, spec: TaskSpec, start: Option<f64>) -> Result<Rc<Shown>, String> {
+    let generated = read(bytes, &spec)?;
     let millis = match (start, now()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
@@ -152,7 +123,7 @@ async fn settled(promise: Result<JsValue, String>) -> Result<JsValue, String> {
 /// The global index.html's first script sets when the page opens on a task link whose task this
 /// module makes: it starts the module's worker at once, beside the app's own download, and the worker
 /// makes the link's task as soon as the module has started, without waiting for the page
-/// (`{ query, answer, took }`: the link's query, a promise of the worker's tape, and once it has
+/// (`{ query, answer, took }`: the link's query, a promise of the worker's answer, and once it has
 /// answered with one, the milliseconds the worker took to make it). The app marks it `taken`.
 pub const EARLY: &str = "cabritoEarly";
 
@@ -174,11 +145,9 @@ fn early(spec: &TaskSpec) -> Option<(js_sys::Promise, JsValue)> {
 }
 
 /// "Why this branch?" for a `check` call: its outcome and a page of its steps, asked of the loaded
-/// module. The grade module's why panel calls it (`web::why`): the call's exact arithmetic (big
-/// integers) belongs to the runtime axis, which the module has, and the runtime task on the page
-/// came from the module, so it is loaded.
+/// module (`web::why`; the call's exact arithmetic belongs to the runtime axis, which it has).
 pub fn why(c: &GuardCall, from: u32, count: u32) -> Result<(GuardOutcome, Vec<StepRow>), String> {
-    handover::read_why(&lazy::call(&MODULE, "why", &handover::why_request(c, from, count))?)
+    gen_answer::read_why(&lazy::call(&MODULE, "why", &gen_answer::why_request(c, from, count))?)
 }
 
 #[derive(Properties, PartialEq)]
@@ -224,38 +193,38 @@ pub fn waiting(p: &WaitingProps) -> Html {
 // ---- the module's side ------------------------------------------------------------------------
 
 /// The module's entry. On the page: set `window.cabritoGen = { generate(spec query), why(call),
-/// spawn(spec query) }` ([`handover::answer_tape`] as a `Uint8Array`, [`handover::why_answer`]: any
-/// text gets a task or an error; `spawn` the same tape from the module's worker, as a promise). In
-/// the worker `spawn` starts (the same module, its compiled wasm passed on): answer its requests.
+/// spawn(spec query) }` ([`gen_answer::answer_bytes`] as a `Uint8Array`, [`gen_answer::why_answer`]:
+/// any text gets a task or an error; `spawn` the same answer from the module's worker, as a
+/// promise). In the worker `spawn` starts (the same module, its compiled wasm passed on): answer its
+/// requests.
 pub fn start() {
     if let Ok(scope) = js_sys::global().dyn_into::<web_sys::DedicatedWorkerGlobalScope>() {
         return worker::serve(scope);
     }
-    lazy::expose_value(MODULE.global, "generate", |arg: String| tape(&arg, true).into());
-    lazy::expose_call(MODULE.global, "why", |arg: String| handover::why_answer(&arg));
+    lazy::expose_value(MODULE.global, "generate", |arg: String| answer(&arg, true).into());
+    lazy::expose_call(MODULE.global, "why", |arg: String| gen_answer::why_answer(&arg));
     lazy::expose_value(MODULE.global, "spawn", |arg: String| worker::spawn(arg).into());
 }
 
-/// A spec query's task (or error) on a tape; on the page, [`HANDOFF_START_MARK`] once generated.
-fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
-    let made = handover::made_for(query);
+/// A spec query's task (or error) as the module answers; on the page, [`HANDOFF_START_MARK`] once
+/// generated.
+fn answer(query: &str, on_page: bool) -> js_sys::Uint8Array {
+    let made = gen_answer::made_for(query);
     if on_page {
         mark(HANDOFF_START_MARK);
     }
-    js_sys::Uint8Array::from(handover::answer_tape(made).as_slice())
+    js_sys::Uint8Array::from(gen_answer::answer_bytes(made).as_slice())
 }
 
-/// The generator's worker: the page's `spawn` and the worker's side. Generating a big task takes
-/// the main thread for a fifth of a second or more (Merge Codebases at n = 1,000: about 200 ms on a
-/// first call);
-/// in the worker, the page only reads the tape.
+/// The generator's worker: the page's `spawn` and the worker's side. Generating a big task would hold
+/// the main thread; in the worker, the page only reads the answer.
 ///
 /// ```text
 ///  page (this module, main thread)                     worker (this module again)
 ///  spawn(query) ─ new Worker(blob: importScripts(gen.js))
 ///               ─ postMessage(wasm_bindgen::module()) ► wasm_bindgen({module_or_path}) ─► start():
 ///  (requests wait in a queue) ◄──────────────────────── "ready"        onmessage = serve
-///               ─ [id, query] ─────────────────────────► made_for(query), answer_tape
+///               ─ [id, query] ─────────────────────────► made_for(query), answer_bytes
 ///  mark HANDOFF_START_MARK, resolve ◄────────────────── [id, Uint8Array, ms] (its buffer transferred;
 ///                                                        ms: what making it took, read by index.html)
 ///  reject every pending request, drop the worker ◄───── any other text (a panic, a failed start)
@@ -267,7 +236,7 @@ fn tape(query: &str, on_page: bool) -> js_sys::Uint8Array {
 /// Without `Worker` (or when the browser refuses to make one) `spawn` generates on the main thread,
 /// as `generate` does.
 mod worker {
-    use super::{mark, tape, HANDOFF_START_MARK, MODULE};
+    use super::{answer, mark, HANDOFF_START_MARK, MODULE};
     use js_sys::{Array, Function, Promise, Uint8Array};
     use std::cell::RefCell;
     use std::collections::HashMap;
@@ -280,7 +249,7 @@ mod worker {
 
     // ---- the worker's side ----
 
-    /// Answer every `[id, query]` with `[id, tape, milliseconds it took]` (`[id, text]` for a message
+    /// Answer every `[id, query]` with `[id, answer bytes, milliseconds it took]` (`[id, text]` for a message
     /// that is not one), after saying [`READY`]; a panic posts its text (the page then drops the worker).
     pub fn serve(scope: DedicatedWorkerGlobalScope) {
         {
@@ -297,7 +266,7 @@ mod worker {
             match js_sys::Reflect::get(&data, &1.into()).ok().and_then(|q| q.as_string()) {
                 Some(query) => {
                     let start = js_sys::Date::now();
-                    let bytes = tape(&query, false);
+                    let bytes = answer(&query, false);
                     let took = JsValue::from(js_sys::Date::now() - start);
                     let _ =
                         reply.post_message_with_transfer(&Array::of3(&id, &bytes, &took), &Array::of1(&bytes.buffer()));
@@ -337,11 +306,11 @@ mod worker {
         e.as_string().unwrap_or_else(|| format!("{e:?}"))
     }
 
-    /// A spec query's tape from the worker (made at the first call), as a promise: it resolves with
+    /// A spec query's answer from the worker (made at the first call), as a promise: it resolves with
     /// the `Uint8Array` and rejects with a text saying what failed.
     pub fn spawn(query: String) -> Promise {
         // Without a worker (none in this browser, or it refused to make one): here, on the page.
-        let here = |query: &str| Promise::resolve(&JsValue::from(tape(query, true)));
+        let here = |query: &str| Promise::resolve(&JsValue::from(answer(query, true)));
         if !js_sys::Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false) {
             return here(&query);
         }

@@ -1,33 +1,16 @@
-//! Grading in the page: paste a solution, see the static rubric at once (computed in the browser
-//! by the checker web worker, [`super::checker`], loaded after the first paint), and run the hidden
-//! tests on the native worker over the WebSocket `/ws` of the server that served the page. Without
-//! a worker the page says so and still shows the static verdict.
-//!
-//! The panel is the playground's fifth wasm module (`src/bin/grade.rs`), so the app's first
-//! download carries neither it nor the worker and checker protocols and their serde. The task page
-//! holds a [`GradeHost`] in its Grade tab, which loads the module once the page is idle after its
-//! first paint, or at once when the Grade tab is shown, and hands it the task:
-//!
-//! ```text
-//!  app (first download)                                grade module (src/bin/grade.rs)
-//!  GradeHost renders <div id="grade-root">
-//!    ensure_loaded() ── <script src=grade.js> ───────►  start(): window.cabritoGrade = { mount }
-//!                    ── wasm_bindgen(grade_bg.wasm)
-//!    mount(root, GradeTask JSON) ───────────────────►  GradePanel in root (a new app, or new props
-//!    … again for each new task or shared solution       for the one already in root)
-//! ```
-//!
-//! The hand-off's one definition is [`crate::playground::handoff::GradeTask`]: the page's spec, the
-//! task's texts as generated (the module never regenerates) and the link's shared solution.
+//! Grading in the task page: paste a solution, see the static rubric at once (computed in the
+//! browser by the checker web worker, [`super::checker`], started once the page is idle), and run the
+//! hidden tests on the native worker over the WebSocket `/ws` of the server that served the page.
+//! Without a worker the page says so and still shows the static verdict. The state is the pure
+//! [`Panel`] reducer.
 
 use super::app::Shown;
 use super::checker;
-use super::lazy::{self, Module};
-use crate::playground::handoff::GradeTask;
 use crate::playground::panel::{
-    all_functions_pass, failing_functions, Action, Asked, CheckerStatus, Job, Panel, StaticView, WorkerStatus,
+    all_functions_pass, failing_functions, Asked, CheckerStatus, Job, Panel, PanelAction, StaticView, WorkerStatus,
 };
 use crate::playground::requirements::findings;
+use cabrito_check::protocol::checker::Request;
 use cabrito_check::protocol::{ClientMessage, ServerMessage};
 use cabrito_check::RubricItem;
 use futures_util::{SinkExt, StreamExt};
@@ -49,9 +32,9 @@ pub fn worker_url() -> Option<String> {
 pub struct PanelState(pub Panel);
 
 impl Reducible for PanelState {
-    type Action = Action;
+    type Action = PanelAction;
 
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+    fn reduce(self: Rc<Self>, action: PanelAction) -> Rc<Self> {
         Rc::new(PanelState(Rc::unwrap_or_clone(self).0.reduce(action)))
     }
 }
@@ -70,50 +53,50 @@ async fn open(url: &str) -> Result<WebSocket, String> {
 }
 
 /// Ask the worker who it is; reports `Connected` or `Absent`.
-fn probe(report: Callback<Action>) {
+fn probe(report: Callback<PanelAction>) {
     let Some(url) = worker_url() else {
-        report.emit(Action::Worker(WorkerStatus::Absent("this page has no host to reach a worker on".into())));
+        report.emit(PanelAction::Worker(WorkerStatus::Absent("this page has no host to reach a worker on".into())));
         return;
     };
     spawn_local(async move {
         let ws = match open(&url).await {
             Ok(ws) => ws,
             Err(e) => {
-                report.emit(Action::Worker(WorkerStatus::Absent(e)));
+                report.emit(PanelAction::Worker(WorkerStatus::Absent(e)));
                 return;
             }
         };
         let (mut tx, mut rx) = ws.split();
         if tx.send(Message::Text(ClientMessage::hello().to_json())).await.is_err() {
-            report.emit(Action::Worker(WorkerStatus::Absent(format!("no worker answers at {url}"))));
+            report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}"))));
             return;
         }
         match rx.next().await {
             Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
-                Ok(ServerMessage::Hello(h)) => report.emit(Action::Worker(WorkerStatus::Connected(h))),
+                Ok(ServerMessage::Hello(h)) => report.emit(PanelAction::Worker(WorkerStatus::Connected(h))),
                 _ => report
-                    .emit(Action::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
+                    .emit(PanelAction::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
             },
-            _ => report.emit(Action::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
+            _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
         }
         let _ = tx.close().await;
     });
 }
 
 /// Send one grade job on its own connection and report every reply until the final one.
-fn run_job(id: String, message: String, report: Callback<Action>) {
+fn run_job(id: String, message: String, report: Callback<PanelAction>) {
     let Some(url) = worker_url() else { return };
     spawn_local(async move {
         let ws = match open(&url).await {
             Ok(ws) => ws,
             Err(e) => {
-                report.emit(Action::Lost { id, why: e });
+                report.emit(PanelAction::Lost { id, why: e });
                 return;
             }
         };
         let (mut tx, mut rx) = ws.split();
         if tx.send(Message::Text(message)).await.is_err() {
-            report.emit(Action::Lost { id, why: format!("no worker answers at {url}") });
+            report.emit(PanelAction::Lost { id, why: format!("no worker answers at {url}") });
             return;
         }
         while let Some(item) = rx.next().await {
@@ -121,32 +104,28 @@ fn run_job(id: String, message: String, report: Callback<Action>) {
             match ServerMessage::parse(&t) {
                 Ok(msg) => {
                     let last = msg.is_final() && msg.id() == Some(id.as_str());
-                    report.emit(Action::Server(msg));
+                    report.emit(PanelAction::Server(msg));
                     if last {
                         let _ = tx.close().await;
                         return;
                     }
                 }
                 Err(e) => {
-                    report.emit(Action::Lost { id, why: e });
+                    report.emit(PanelAction::Lost { id, why: e });
                     return;
                 }
             }
         }
-        report.emit(Action::Lost { id, why: "the worker closed the connection before the result".into() });
+        report.emit(PanelAction::Lost { id, why: "the worker closed the connection before the result".into() });
     });
-}
-
-/// The checker request for a response to the task shown, as the grade module builds it from what
-/// the page hands it.
-pub fn check_request(id: u64, shown: &Shown, response: &str) -> checker::Request {
-    GradeTask::of(&shown.spec, &shown.generated.task, None).request(id, response)
 }
 
 #[derive(Properties, PartialEq)]
 pub struct GradeProps {
-    /// The task, and a solution shared in the link (or why it cannot be read).
-    pub task: Rc<GradeTask>,
+    pub shown: Rc<Shown>,
+    /// A solution shared in the link, as the link carries it.
+    #[prop_or_default]
+    pub solution: Option<String>,
 }
 
 /// Paste a solution; the static rubric, and the hidden tests on the worker.
@@ -155,15 +134,22 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     let state = use_reducer_eq(|| PanelState(Panel::new(checker::status())));
     let panel = &state.0;
     let area = use_node_ref();
+    let spec = &p.shown.spec;
+    let task = &p.shown.generated.task;
+    // The link's solution, read (or why it cannot be).
+    let shared = use_memo(p.solution.clone(), |s| s.as_deref().map(super::share::decode_solution));
     {
+        // Once the page is idle: the worker is not part of what a first paint shows.
         let dispatcher = state.dispatcher();
-        use_effect_with((), move |_| probe(Callback::from(move |a| dispatcher.dispatch(a))));
+        use_effect_with((), move |_| {
+            super::lazy::when_idle(Box::new(move || probe(Callback::from(move |a| dispatcher.dispatch(a)))))
+        });
     }
     // A new task clears the answer and the job (or starts from the solution in the link).
     {
         let dispatcher = state.dispatcher();
-        use_effect_with((p.task.spec.clone(), p.task.shared.clone()), move |(_, shared)| {
-            dispatcher.dispatch(Action::NewTask(match shared {
+        use_effect_with((spec.clone(), (*shared).clone()), move |(_, shared)| {
+            dispatcher.dispatch(PanelAction::NewTask(match shared {
                 Some(Ok(s)) => s.clone(),
                 _ => String::new(),
             }));
@@ -176,8 +162,8 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         use_effect_with((), move |_| {
             let token = checker::listen(Callback::from(move |e| {
                 dispatcher.dispatch(match e {
-                    checker::Event::Status(s) => Action::Checker(s),
-                    checker::Event::Reply(r, at) => Action::CheckerReply(r, at),
+                    checker::Event::Status(s) => PanelAction::Checker(s),
+                    checker::Event::Reply(r, at) => PanelAction::CheckerReply(r, at),
                 })
             }));
             checker::start_when_idle();
@@ -185,21 +171,21 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         });
     }
     {
-        let (dispatcher, task) = (state.dispatcher(), p.task.clone());
-        use_effect_with((panel.text.clone(), p.task.spec.clone()), move |(t, _)| {
+        let (dispatcher, shown) = (state.dispatcher(), p.shown.clone());
+        use_effect_with((panel.text.clone(), spec.clone()), move |(t, _)| {
             if t.trim().is_empty() {
-                dispatcher.dispatch(Action::Asked(None));
+                dispatcher.dispatch(PanelAction::Asked(None));
             } else {
                 let id = checker::next_id();
-                dispatcher.dispatch(Action::Asked(Some(Asked { id, at: super::app::now() })));
-                checker::check(&task.request(id, t));
+                dispatcher.dispatch(PanelAction::Asked(Some(Asked { id, at: super::app::now() })));
+                checker::check(&Request::for_task(id, &shown.generated.task, t));
             }
         });
     }
 
     let set_text = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |t: String| dispatcher.dispatch(Action::SetText(t)))
+        Callback::from(move |t: String| dispatcher.dispatch(PanelAction::SetText(t)))
     };
     let oninput = {
         let set_text = set_text.clone();
@@ -227,7 +213,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let share = {
         let (text, dispatcher) = (panel.text.clone(), state.dispatcher());
-        let spec = p.task.spec.clone();
+        let spec = spec.clone();
         Callback::from(move |_: MouseEvent| {
             let link = super::view::page_url(&format!(
                 "{}&{}={}",
@@ -236,17 +222,16 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 super::share::encode_solution(&text)
             ));
             super::code::copy_to_clipboard(&link);
-            dispatcher.dispatch(Action::Shared(link));
+            dispatcher.dispatch(PanelAction::Shared(link));
         })
     };
     let fill = |code: String| {
         let set_text = set_text.clone();
         Callback::from(move |_: MouseEvent| set_text.emit(code.clone()))
     };
-    let task = &p.task;
     let run = {
         let text = panel.text.clone();
-        let spec = p.task.spec.clone();
+        let spec = spec.clone();
         let dispatcher = state.dispatcher();
         Rc::new(move || {
             if text.trim().is_empty() {
@@ -254,7 +239,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             }
             let id = format!("job-{:016x}", super::random_u64());
             let message = ClientMessage::grade(id.clone(), &spec, text.clone(), None).to_json();
-            dispatcher.dispatch(Action::JobStarted(id.clone()));
+            dispatcher.dispatch(PanelAction::JobStarted(id.clone()));
             let d = dispatcher.clone();
             run_job(id, message, Callback::from(move |a| d.dispatch(a)));
         })
@@ -432,14 +417,14 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 <div class="actions">
                     <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
                         title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
-                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter().to_string())}>{ "Paste the starter" }</button>
-                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.reference().to_string())}>{ "Paste the reference" }</button>
+                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
+                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
                 </div>
             </div>
             <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
                 placeholder="Paste or drop the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
                 value={panel.text.clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
-            if let Some(Err(why)) = &p.task.shared {
+            if let Some(Err(why)) = &*shared {
                 <p id="shared-error" class="notice">{ why.clone() }</p>
             }
             if let Some(link) = &panel.share_link {
@@ -460,166 +445,3 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     }
 }
 
-// ---- the lazy module: the app's side ----------------------------------------------------------
-
-/// The module: its glue script and wasm, next to index.html (Trunk's worker outputs keep their names).
-pub static MODULE: Module =
-    Module { script: "grade.js", wasm: "./grade_bg.wasm", global: "cabritoGrade", what: "the grade panel's module" };
-/// The `performance.mark` set when the module has started (for the tests and benchmarks).
-pub const READY_MARK: &str = "cabrito-grade-ready";
-/// The `performance.mark` set as the app starts handing a task to the module.
-pub const HANDOFF_MARK: &str = "cabrito-grade-handoff-start";
-/// The `performance.measure` from [`HANDOFF_MARK`] until the module has read the task (the app's
-/// serialising, the text's passage between the two wasm modules, the module's parsing).
-pub const HANDOFF_MEASURE: &str = "cabrito-grade-handoff";
-
-/// Where the host is with the module.
-#[derive(Clone, Debug, PartialEq)]
-enum Hosted {
-    /// Waiting for the page to be idle (or the tab to be shown).
-    Waiting,
-    /// Fetching and starting the module.
-    Loading,
-    /// The panel is in the root.
-    Shown,
-    /// The module could not be fetched or started (why).
-    Failed(String),
-}
-
-#[derive(Properties, PartialEq)]
-pub struct HostProps {
-    pub shown: Rc<Shown>,
-    /// A solution shared in the link, as the link carries it (the module reads it).
-    #[prop_or_default]
-    pub shared: Option<String>,
-    /// Is the Grade tab on show? (Then the module loads at once, else once the page is idle.)
-    pub visible: bool,
-}
-
-/// The Grade tab's body in the first download: loads the grade module after the first paint and
-/// mounts the panel into itself, handing it each new task.
-#[function_component(GradeHost)]
-pub fn grade_host(p: &HostProps) -> Html {
-    let root = use_node_ref();
-    let hosted = use_state(|| Hosted::Waiting);
-    // Set once the module is wanted (the page was idle, or the tab is shown).
-    let wanted = use_state(|| false);
-    // Bumped by `Try again`.
-    let attempt = use_state(|| 0u32);
-    {
-        let wanted = wanted.clone();
-        use_effect_with(p.visible, move |&visible| {
-            let want = move || wanted.set(true);
-            if visible {
-                lazy::after_paint(Box::new(want));
-            } else {
-                lazy::when_idle(Box::new(want));
-            }
-        });
-    }
-    {
-        let (root, hosted) = (root.clone(), hosted.clone());
-        let deps = (*wanted, *attempt, p.shown.clone(), p.shared.clone());
-        use_effect_with(deps, move |(wanted, _, shown, shared)| {
-            if *wanted {
-                if !matches!(*hosted, Hosted::Shown) {
-                    hosted.set(Hosted::Loading);
-                }
-                let (shown, shared) = (shown.clone(), shared.clone());
-                lazy::ensure_loaded(&MODULE, move |r| {
-                    let r = r.and_then(|_| match root.cast::<web_sys::Element>() {
-                        // Built here, once the module is there: the newest task is mounted last.
-                        Some(el) => {
-                            super::files::mark(HANDOFF_MARK);
-                            let json =
-                                GradeTask::with_link_solution(&shown.spec, &shown.generated.task, shared).to_json();
-                            lazy::mount(&MODULE, &el, &json).map(|_| true)
-                        }
-                        // The reader already left the page.
-                        None => Ok(false),
-                    });
-                    match r {
-                        Ok(true) => hosted.set(Hosted::Shown),
-                        Ok(false) => {}
-                        Err(e) => hosted.set(Hosted::Failed(e)),
-                    }
-                });
-            }
-        });
-    }
-    let retry = {
-        let attempt = attempt.clone();
-        Callback::from(move |_: MouseEvent| attempt.set(*attempt + 1))
-    };
-    html! {
-        <>
-            { match &*hosted {
-                Hosted::Waiting | Hosted::Loading => html! {
-                    <p id="grade-loading" class="hint">{ "Loading the grade panel…" }</p>
-                },
-                Hosted::Shown => html! {},
-                Hosted::Failed(why) => html! {
-                    <section id="grade-error" class="notice" role="alert">
-                        <p><strong>{ "The grade panel cannot be loaded: " }</strong>{ why.clone() }{ "." }</p>
-                        <p>{ "The code, the call graph and the other panels still work. " }
-                            <button id="grade-retry" type="button" class="button small" onclick={retry}>{ "Try again" }</button>
-                        </p>
-                    </section>
-                },
-            } }
-            // The module's Yew app owns this element's children; the app's never touches them.
-            <div id="grade-root" ref={root}></div>
-        </>
-    }
-}
-
-// ---- the lazy module: its side ----------------------------------------------------------------
-
-thread_local! {
-    /// The panel's app and the element it is in.
-    static PANEL: std::cell::RefCell<Option<(web_sys::Element, yew::AppHandle<GradePanel>)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// The module's entry: set `window.cabritoGrade = { mount(root, task) }`. A mount into the root
-/// the panel is already in gives it the new task (its state follows, as the reducer says); a mount
-/// into another root (the page was left and opened again) starts a new panel there.
-pub fn start() {
-    lazy::panic_hook("grade panel");
-    // The panel is mounted inside the app's tree: its subtrees must not share the app's numbers.
-    lazy::separate_subtree_ids();
-    // The task page's diff rows and its "why this branch?" panel are drawn here too
-    // (`code::DiffView`, `why::WhyPanel`).
-    super::code::expose_diff();
-    super::why::expose_why();
-    lazy::expose(MODULE.global, |root: web_sys::Element, json: String| {
-        let task = match GradeTask::from_json(&json) {
-            Ok(t) => {
-                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-                    let _ = perf.measure_with_start_mark(HANDOFF_MEASURE, HANDOFF_MARK);
-                }
-                Rc::new(t)
-            }
-            Err(e) => {
-                root.set_text_content(Some(&e));
-                return;
-            }
-        };
-        PANEL.with(|p| {
-            let mut p = p.borrow_mut();
-            match p.as_mut() {
-                Some((el, app)) if *el == root => app.update(GradeProps { task }),
-                _ => {
-                    if let Some((_, old)) = p.take() {
-                        old.destroy();
-                    }
-                    root.set_inner_html("");
-                    let app =
-                        yew::Renderer::<GradePanel>::with_root_and_props(root.clone(), GradeProps { task }).render();
-                    *p = Some((root, app));
-                }
-            }
-        });
-    });
-    super::files::mark(READY_MARK);
-}

@@ -1,21 +1,6 @@
-//! The call graph drawn as SVG in layers (callers above callees), vertices coloured by role.
-//!
-//! The layout is the core's [`layered`] (longest-path layers and barycentre ordering); this module
-//! places the layers on a grid and writes the drawing's markup with the pieces the clustered drawing
-//! shares (`graph::svg`: the vertex, `main()`'s box, the edges' curves). Clicking a vertex selects
-//! its function, which the code view highlights; the selection comes back in through the props.
-//!
-//! For the keyboard and screen readers the drawing is a named group of buttons, one per function
-//! ("f12: to edit"), with one tab stop (a roving tab index: the selected vertex, else the first):
-//! the arrow keys move along a layer and to the nearest vertex of the layer above or below, Enter
-//! or Space selects. The gallery's small drawings are pictures (`interactive = false`).
-//!
-//! Both drawings, this one and the clustered one, are markup shown by [`Drawing`], which handles
-//! their clicks, keys and hovering by delegation: each item says what it is (`data-name` for a
-//! function, `data-cluster` for a box) and where the arrow keys go from it (`data-nav`).
-//!
-//! A graph of more than [`super::bigraph::CLUSTER_FROM`] functions is drawn in clusters instead, by
-//! a lazily loaded module (`bigraph.rs`).
+//! The call graph drawn as SVG in layers (callers above callees), vertices coloured by role: a named
+//! group of buttons with one tab stop (arrow keys move, Enter selects), shown by [`Drawing`], which also
+//! shows the clustered drawing of big graphs (`bigraph.rs`) and handles both by delegation.
 
 use super::app::Shown;
 use cabrito_gen::graph::layout::{arrow_target, layered};

@@ -1,17 +1,9 @@
-//! Wasm modules the app loads only when a page needs them (the Results and Traces views, the
-//! agents page, the generator's extra parts: `gen.rs`, the task page's grade panel: `grade.rs`, the
-//! clustered call graph of big tasks: `bigraph.rs`, which [`prefetch`]es its module while the task is
-//! generated). Trunk builds each from index.html's
-//! `data-type="worker"` link, for its no-modules glue; the app fetches its script and runs it in a function of its own (so that two modules' glue,
-//! each declaring `wasm_bindgen`, never clash), starts its wasm on the main thread, and calls the
-//! `mount` its start function put on `window`.
-//!
-//! ```text
-//!  app (first download)                                  module (src/bin/<name>.rs)
-//!  ensure_loaded(M) ── fetch M.script, run in a function ►  start(): window[M.global] = { mount }
-//!                   ── wasm_bindgen(M.wasm)
-//!  mount(M, root, arg) ─────────────────────────────────►  a Yew app in root
-//! ```
+//! Wasm modules the app loads when a page needs them (the Results and Traces pages and the agents
+//! page: `pages.rs`; the generator's extra parts: `gen.rs`; the clustered call graph: `bigraph.rs`).
+//! Trunk builds each from index.html's `data-type="worker"` link for its no-modules glue, which the
+//! app runs in a function of its own (two modules' glue each declare `wasm_bindgen`), and the
+//! module's start function puts its calls on `window` (`mount`, `generate`, `draw`…).
+//! Also the page's timing helpers ([`when_idle`], [`next_frame`], [`after_paint`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -124,7 +116,7 @@ pub fn ensure_loaded(m: &'static Module, then: impl FnOnce(Result<(), String>) +
     });
 }
 
-/// The text of a `fetch`'s response (the browser's: gloo's request builder cost the first download 3 KB).
+/// The text of a `fetch`'s response.
 async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
     use wasm_bindgen_futures::JsFuture;
     let said = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
@@ -136,8 +128,7 @@ async fn fetch_text(response: js_sys::Promise) -> Result<String, String> {
 }
 
 /// Run `f` once the browser is idle (after the first paint), or in 200 ms without `requestIdleCallback`:
-/// work the page does not need to be on screen and usable. (This and [`next_frame`] take a box:
-/// one copy of the callback's glue for all their callers.)
+/// work the page does not need to be on screen and usable.
 pub fn when_idle(f: Box<dyn FnOnce()>) {
     let Some(window) = web_sys::window() else { return };
     let f = Closure::once_into_js(f);
@@ -256,27 +247,4 @@ pub fn panic_hook(what: &'static str) {
             }
         }
     }));
-}
-
-#[yew::function_component(Nothing)]
-fn nothing() -> yew::Html {
-    yew::Html::default()
-}
-
-/// How many subtree numbers [`separate_subtree_ids`] uses up.
-const SUBTREE_IDS_SKIPPED: u32 = 64;
-
-/// For a module whose app is mounted inside the app's own tree (the grade panel in the task page):
-/// use up this module's first subtree numbers. Each wasm module's Yew numbers its subtrees from 1
-/// and brands its elements with that number, and the app, which sees every event first (it listens
-/// in the capture phase on its root), takes an event to be its own when the nearest branded element
-/// bears its number: an inner app numbered 1 too would have its clicks run the app's handlers. Call
-/// it once, before the module renders anything.
-pub fn separate_subtree_ids() {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    for _ in 0..SUBTREE_IDS_SKIPPED {
-        if let Ok(host) = doc.create_element("div") {
-            yew::Renderer::<Nothing>::with_root(host).render().destroy();
-        }
-    }
 }

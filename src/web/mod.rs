@@ -1,5 +1,5 @@
-//! The playground: a Yew app (wasm only) that reads a task spec from the URL fragment, generates
-//! the task in the browser and shows it.
+//! The playground in the browser (wasm only): a Yew app that reads a task spec from the URL
+//! fragment, generates the task and shows it, and the lazily loaded modules' sides.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)] // the shell: the DOM, the browser's clock
 
 pub mod agents;
@@ -10,12 +10,14 @@ pub mod cards;
 pub mod checker;
 pub mod code;
 pub mod files;
+pub mod frame;
 pub mod gen;
 pub mod grade;
 pub mod graph;
 pub mod keys;
 pub mod lazy;
 pub mod merge;
+pub mod pages;
 pub mod results;
 pub mod route;
 pub mod scale;
@@ -29,23 +31,14 @@ pub use app::App;
 /// Id of the element the app renders into (index.html holds it, with a loading notice).
 pub const ROOT_ID: &str = "app";
 
-/// Start the app: install the panic notice, then render into `#app` (or the body).
+/// Start the app: install the panic notice, then draw the page in `#app` (`pages`).
 pub fn start() {
     yew::set_custom_panic_hook(Box::new(|info| {
         let text = format!("Cabrito stopped with an internal error: {info}");
         web_sys::console::error_1(&text.clone().into());
         show_fatal(&text);
     }));
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    match doc.get_element_by_id(ROOT_ID) {
-        Some(root) => {
-            root.set_inner_html("");
-            yew::Renderer::<App>::with_root(root).render();
-        }
-        None => {
-            yew::Renderer::<App>::new().render();
-        }
-    }
+    pages::start();
 }
 
 /// A random 64-bit number from the browser's `crypto.getRandomValues` (through `getrandom`), for new

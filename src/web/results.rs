@@ -1,10 +1,7 @@
-//! The Results view (`#/results`): drop or open result files (the reference's result JSONL, Cabrito's
-//! results and `summary.json`, responses and tasks beside them, gzipped or not, files or folders),
-//! and see accuracy against `n` per axis with Wilson intervals, by kind and by domain, the checks
-//! that fail as `n` grows, the counts behind every point, the tasks of a point (each opening in the
-//! task view with the model's answer when the files carry it), and the comparison of two result
-//! sets. Every number and figure comes from the core (`cabrito_analysis::results`), the same code as
-//! `cabrito report`; nothing leaves the browser.
+//! The Results view (`#/results`): drop result files or folders and see accuracy against `n` with Wilson
+//! intervals, the failing checks, a point's tasks (each opening in the task view) and the comparison of
+//! two sets, all from `cabrito_analysis::results` (the code of `cabrito report`). Its state is
+//! [`ResultsState`]'s reducer.
 
 use super::app::{navigate, now};
 use super::files::{self, Read};
@@ -16,6 +13,7 @@ use cabrito_analysis::results::{
     aggregate::{all_series, Facet, Filter, Point, Series},
 };
 use cabrito_analysis::results::{csv, figures, plot, Problem};
+use crate::playground::results_view::{Cell, ResultsAction, ResultsData, ResultsState};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -24,29 +22,20 @@ use web_sys::HtmlInputElement;
 use yew::platform::spawn_local;
 use yew::prelude::*;
 
-/// Everything loaded, kept while the page lives (so coming back from a task finds it again).
-#[derive(Default)]
-pub struct Loaded {
-    pub ds: Dataset,
-    /// Bumped at every load; the views' memos key on it.
-    pub generation: u64,
-    pub read_ms: Option<f64>,
-}
-
 thread_local! {
-    static DATA: RefCell<Rc<Loaded>> = RefCell::new(Rc::new(Loaded::default()));
+    static DATA: RefCell<Rc<ResultsData>> = RefCell::new(Rc::new(ResultsData::default()));
     static FINDER: RefCell<SpecFinder> = RefCell::new(SpecFinder::new(DEFAULT_MAX_SEED));
 }
 
-fn current() -> Rc<Loaded> {
+fn current() -> Rc<ResultsData> {
     DATA.with(|d| d.borrow().clone())
 }
 
 /// Add files to the loaded results (into a new set when asked, or when none is loaded).
-fn load(read: Vec<Result<Read, String>>, new_set: bool) -> Rc<Loaded> {
+fn load(read: Vec<Result<Read, String>>, new_set: bool) -> Rc<ResultsData> {
     let t0 = now();
-    let old = DATA.with(|d| d.replace(Rc::new(Loaded::default())));
-    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| Loaded {
+    let old = DATA.with(|d| d.replace(Rc::new(ResultsData::default())));
+    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| ResultsData {
         ds: rc.ds.clone(),
         generation: rc.generation,
         read_ms: rc.read_ms,
@@ -106,31 +95,6 @@ fn task_fragment(ds: &Dataset, i: usize) -> Result<String, String> {
     Ok(frag)
 }
 
-/// A point picked on a figure or in a table.
-#[derive(Clone, Debug, PartialEq)]
-struct Cell {
-    series: String,
-    axis: String,
-    kind: String,
-    domain: String,
-    n: String,
-}
-
-impl Cell {
-    fn of(p: &Point) -> Cell {
-        Cell {
-            series: p.series.key(),
-            axis: p.axis.to_string(),
-            kind: p.kind.to_string(),
-            domain: p.domain.to_string(),
-            n: format_n(p.n),
-        }
-    }
-    fn matches(&self, p: &Point) -> bool {
-        *self == Cell::of(p)
-    }
-}
-
 /// The clicked element's point, from its `data-*` attributes.
 fn cell_of_click(e: &MouseEvent) -> Option<Cell> {
     let t: web_sys::Element = e.target()?.dyn_into().ok()?;
@@ -188,29 +152,24 @@ fn svg_html(svg: &str) -> Html {
 
 #[function_component(ResultsView)]
 pub fn results_view() -> Html {
-    let data = use_state(current);
-    let busy = use_state(|| None::<String>);
-    let facet = use_state(|| Facet::All);
-    let hidden = use_state(BTreeSet::<String>::new);
-    let cell = use_state(|| None::<Cell>);
-    let cmp = use_state(|| (String::new(), String::new()));
-    let new_set = use_state(|| false);
-    let note = use_state(|| None::<String>);
+    let state = use_reducer(|| View(ResultsState::new(current())));
+    let v = &state.0;
+    let act = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |a: ResultsAction| dispatcher.dispatch(a))
+    };
     let plot_ms = use_mut_ref(|| None::<f64>);
 
     let start_load = {
-        let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
+        let (act, new_set) = (act.clone(), v.new_set);
         Rc::new(move |what: String, fut: files::Reading| {
-            let (data, busy, new_set, cell) = (data.clone(), busy.clone(), new_set.clone(), cell.clone());
-            busy.set(Some(what));
+            let act = act.clone();
+            act.emit(ResultsAction::Busy(what));
             spawn_local(async move {
                 let read = fut.await;
-                busy.set(Some(format!("Reading {} files…", read.len())));
+                act.emit(ResultsAction::Busy(format!("Reading {} files…", read.len())));
                 files::yield_now().await;
-                let loaded = load(read, *new_set);
-                cell.set(None);
-                data.set(loaded);
-                busy.set(None);
+                act.emit(ResultsAction::Loaded(load(read, new_set)));
             });
         })
     };
@@ -234,31 +193,25 @@ pub fn results_view() -> Html {
             input.set_value("");
         })
     };
-    let clear = {
-        let (data, cell) = (data.clone(), cell.clone());
-        Callback::from(move |_: MouseEvent| {
-            DATA.with(|d| {
-                let generation = d.borrow().generation + 1;
-                *d.borrow_mut() = Rc::new(Loaded { generation, ..Loaded::default() });
-            });
-            cell.set(None);
-            data.set(current());
-        })
-    };
-    let toggle_new_set = {
-        let new_set = new_set.clone();
-        Callback::from(move |e: Event| {
-            let el: HtmlInputElement = e.target_unchecked_into();
-            new_set.set(el.checked());
-        })
-    };
+    let clear = act.reform(|_: MouseEvent| {
+        DATA.with(|d| {
+            let generation = d.borrow().generation + 1;
+            *d.borrow_mut() = Rc::new(ResultsData { generation, ..ResultsData::default() });
+        });
+        ResultsAction::Loaded(current())
+    });
+    let toggle_new_set = act.reform(|e: Event| {
+        let el: HtmlInputElement = e.target_unchecked_into();
+        ResultsAction::NewSet(el.checked())
+    });
 
+    let data = &v.data;
     let ds = &data.ds;
     let series = all_series(ds);
     // The figures: recomputed when the data, the facet or the shown series change.
     let figs = {
         let plot_ms = plot_ms.clone();
-        use_memo((Gen((*data).clone()), *facet, (*hidden).clone()), move |(g, facet, hidden)| {
+        use_memo((Gen(data.clone()), v.facet, v.hidden.clone()), move |(g, facet, hidden)| {
             let ds = &g.0.ds;
             let t0 = now();
             let filter = Filter {
@@ -280,7 +233,7 @@ pub fn results_view() -> Html {
     {
         let generation = data.generation;
         let has = !ds.records.is_empty() || !ds.counts.is_empty();
-        use_effect_with((generation, *facet), move |_| {
+        use_effect_with((generation, v.facet), move |_| {
             if has {
                 files::mark("cabrito-results-plotted");
             }
@@ -289,32 +242,31 @@ pub fn results_view() -> Html {
     let (points, acc_svg, acc_csv, rates, checks_svg, checks_csv) = &*figs;
 
     let onfigclick = {
-        let cell = cell.clone();
+        let act = act.clone();
         Callback::from(move |e: MouseEvent| {
             if let Some(c) = cell_of_click(&e) {
-                cell.set(Some(c));
+                act.emit(ResultsAction::Pick(Some(c)));
             }
         })
     };
     let set_facet = {
-        let (facet, cell) = (facet.clone(), cell.clone());
+        let act = act.clone();
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
             if let Some(f) = Facet::parse(&el.value()) {
-                facet.set(f);
-                cell.set(None);
+                act.emit(ResultsAction::Facet(f));
             }
         })
     };
     let open = {
-        let note = note.clone();
+        let act = act.clone();
         Callback::from(move |i: usize| match task_fragment(&current().ds, i) {
             Ok(f) => navigate(&f),
-            Err(m) => note.set(Some(m)),
+            Err(m) => act.emit(ResultsAction::Note(m)),
         })
     };
 
-    let status = match (&*busy, ds.records.is_empty() && ds.counts.is_empty()) {
+    let status = match (&v.busy, ds.records.is_empty() && ds.counts.is_empty()) {
         (Some(b), _) => b.clone(),
         (None, true) => "No results loaded yet.".to_string(),
         (None, false) => format!(
@@ -341,14 +293,14 @@ pub fn results_view() -> Html {
                     { " " }
                     <label class="button small">{ "choose a folder" }<input id="results-folder" type="file" webkitdirectory=true onchange={onpick} /></label>
                 </p>
-                <label class="check"><input id="results-new-set" type="checkbox" checked={*new_set} onchange={toggle_new_set} />{ " load the next files as a new set (to compare before and after)" }</label>
+                <label class="check"><input id="results-new-set" type="checkbox" checked={v.new_set} onchange={toggle_new_set} />{ " load the next files as a new set (to compare before and after)" }</label>
                 { " " }
                 <button id="results-clear" type="button" class="button small ghost" onclick={clear}>{ "Clear" }</button>
             </div>
             <p id="results-status" class="stats" data-records={ds.records.len().to_string()} data-rows={ds.counts.len().to_string()}
                 data-read-ms={data.read_ms.map(|m| format!("{m:.1}"))} data-plot-ms={plot_ms.borrow().map(|m| format!("{m:.1}"))}
-                data-busy={busy.is_some().to_string()} aria-live="polite">{ status }</p>
-            if let Some(n) = &*note {
+                data-busy={v.busy.is_some().to_string()} aria-live="polite">{ status }</p>
+            if let Some(n) = &v.note {
                 <p id="results-note" class="error" role="alert">{ n.clone() }</p>
             }
             { files_and_problems(ds) }
@@ -359,19 +311,19 @@ pub fn results_view() -> Html {
                         <div class="actions">
                             <label>{ "Split " }
                                 <select id="results-facet" onchange={set_facet}>
-                                    { for Facet::ALL.iter().map(|f| html! { <option value={f.as_str()} selected={*f == *facet}>{ f.label() }</option> }) }
+                                    { for Facet::ALL.iter().map(|f| html! { <option value={f.as_str()} selected={*f == v.facet}>{ f.label() }</option> }) }
                                 </select>
                             </label>
                             <ExportButtons id="export-accuracy" title="accuracy" svg={acc_svg.clone()} csv={acc_csv.clone()} />
                         </div>
                     </div>
-                    { series_toggles(ds, &series, &hidden) }
+                    { series_toggles(ds, &series, &v.hidden, &act) }
                     <div id="fig-accuracy-wrap" class="figure-wrap" onclick={onfigclick.clone()}>{ svg_html(acc_svg) }</div>
                     <p class="hint">{ "Click a point to list its tasks. Error bars are Wilson 95% intervals." }</p>
-                    { cell_panel(ds, points, &cell, &open) }
+                    { cell_panel(ds, points, &v.cell, &open, &act) }
                     <details class="counts">
                         <summary>{ "The counts behind every point" }</summary>
-                        { points_table(ds, points, &cell) }
+                        { points_table(ds, points, &v.cell, &act) }
                     </details>
                 </section>
                 <section class="panel" aria-label="Failing checks">
@@ -382,14 +334,26 @@ pub fn results_view() -> Html {
                     <div id="fig-checks-wrap" class="figure-wrap">{ svg_html(checks_svg) }</div>
                     { worst_table(rates) }
                 </section>
-                { compare_panel(ds, &series, &cmp, *facet, &open) }
+                { compare_panel(ds, &series, &v.compare, v.facet, &open, &act) }
             }
         </section>
     }
 }
 
+/// The Results view's state in Yew: the pure reducer [`ResultsState::reduce`].
+#[derive(Clone)]
+struct View(ResultsState);
+
+impl Reducible for View {
+    type Action = ResultsAction;
+
+    fn reduce(self: Rc<Self>, action: ResultsAction) -> Rc<Self> {
+        Rc::new(View(Rc::unwrap_or_clone(self).0.reduce(action)))
+    }
+}
+
 /// The loaded data as a memo key: equal when it is the same generation.
-struct Gen(Rc<Loaded>);
+struct Gen(Rc<ResultsData>);
 
 impl PartialEq for Gen {
     fn eq(&self, other: &Self) -> bool {
@@ -429,7 +393,7 @@ fn files_and_problems(ds: &Dataset) -> Html {
     }
 }
 
-fn series_toggles(ds: &Dataset, series: &[Series], hidden: &UseStateHandle<BTreeSet<String>>) -> Html {
+fn series_toggles(ds: &Dataset, series: &[Series], hidden: &BTreeSet<String>, act: &Callback<ResultsAction>) -> Html {
     let colours = figures::colours(ds);
     html! {
         <div id="series-toggles" class="series-toggles" role="group" aria-label="Lines shown">
@@ -437,14 +401,8 @@ fn series_toggles(ds: &Dataset, series: &[Series], hidden: &UseStateHandle<BTree
                 let key = s.key();
                 let on = !hidden.contains(&key);
                 let onchange = {
-                    let (hidden, key) = (hidden.clone(), key.clone());
-                    Callback::from(move |_: Event| {
-                        let mut h = (*hidden).clone();
-                        if !h.remove(&key) {
-                            h.insert(key.clone());
-                        }
-                        hidden.set(h);
-                    })
+                    let key = key.clone();
+                    act.reform(move |_: Event| ResultsAction::ToggleSeries(key.clone()))
                 };
                 let colour = plot::colour(colours.get(s).copied().unwrap_or(0));
                 html! {
@@ -458,15 +416,15 @@ fn series_toggles(ds: &Dataset, series: &[Series], hidden: &UseStateHandle<BTree
     }
 }
 
-fn points_table(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>) -> Html {
+fn points_table(ds: &Dataset, points: &[Point], cell: &Option<Cell>, act: &Callback<ResultsAction>) -> Html {
     html! {
         <table id="results-table" class="sizes">
             <thead><tr><th>{ "model" }</th><th>{ "axis" }</th><th>{ "kind" }</th><th>{ "domain" }</th><th>{ "n" }</th><th>{ "tasks" }</th><th>{ "passed" }</th><th>{ "accuracy" }</th><th>{ "Wilson 95%" }</th></tr></thead>
             <tbody>
                 { for points.iter().map(|p| {
                     let pick = {
-                        let (cell, c) = (cell.clone(), Cell::of(p));
-                        Callback::from(move |()| cell.set(Some(c.clone())))
+                        let c = Cell::of(p);
+                        act.reform(move |()| ResultsAction::Pick(Some(c.clone())))
                     };
                     let onclick = pick.reform(|_: MouseEvent| ());
                     let onkeydown = super::on_activate(pick);
@@ -483,23 +441,24 @@ fn points_table(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>) ->
     }
 }
 
-type Cell_ = Option<Cell>;
-
 /// How many tasks a point's list shows (the CSV has them all).
 const SHOWN_TASKS: usize = 200;
 
-fn cell_panel(ds: &Dataset, points: &[Point], cell: &UseStateHandle<Cell_>, open: &Callback<usize>) -> Html {
-    let Some(c) = &**cell else { return html! {} };
+fn cell_panel(
+    ds: &Dataset,
+    points: &[Point],
+    cell: &Option<Cell>,
+    open: &Callback<usize>,
+    act: &Callback<ResultsAction>,
+) -> Html {
+    let Some(c) = cell else { return html! {} };
     let Some(p) = points.iter().find(|p| c.matches(p)) else { return html! {} };
     let csv_text = Rc::new(csv::tasks(ds, Some(&p.records), ""));
     let save = {
         let csv_text = csv_text.clone();
         Callback::from(move |_: MouseEvent| files::download_text("tasks.csv", "text/csv", &csv_text))
     };
-    let close = {
-        let cell = cell.clone();
-        Callback::from(move |_: MouseEvent| cell.set(None))
-    };
+    let close = act.reform(|_: MouseEvent| ResultsAction::Pick(None));
     html! {
         <section id="cell-tasks" class="cell-tasks" data-tasks={p.tasks.to_string()}>
             <div class="panel-head">
@@ -556,9 +515,10 @@ fn worst_table(rates: &[aggregate::CheckRate]) -> Html {
 fn compare_panel(
     ds: &Dataset,
     series: &[Series],
-    cmp: &UseStateHandle<(String, String)>,
+    cmp: &[String; 2],
     facet: Facet,
     open: &Callback<usize>,
+    act: &Callback<ResultsAction>,
 ) -> Html {
     if series.len() < 2 {
         return html! {
@@ -567,16 +527,9 @@ fn compare_panel(
         };
     }
     let pick = |which: usize| {
-        let cmp = cmp.clone();
-        Callback::from(move |e: Event| {
+        act.reform(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let mut v = (*cmp).clone();
-            if which == 0 {
-                v.0 = el.value();
-            } else {
-                v.1 = el.value();
-            }
-            cmp.set(v);
+            ResultsAction::Compare(which, el.value())
         })
     };
     let select = |id: &'static str, which: usize, value: &str| {
@@ -587,7 +540,7 @@ fn compare_panel(
             </select>
         }
     };
-    let (a_key, b_key) = &**cmp;
+    let [a_key, b_key] = cmp;
     let chosen = match (Series::parse_key(a_key), Series::parse_key(b_key)) {
         (Some(a), Some(b)) if a != b => Some((a, b)),
         _ => None,

@@ -1,10 +1,7 @@
-//! The Traces view (`#/traces`): drop agent traces (Copilot `events.jsonl`, Cabrito's plain format;
-//! responses and task files beside them join sessions to tasks), and see a session as a timeline of
-//! turns and tool calls, each with its label (correctable; the corrections export as the reference's
-//! label records), its arguments and output (folded), its tokens (§8.6), the session's usage (§8.7),
-//! and, when the session's task is a Cabrito task, the task beside it with the functions each call
-//! touched highlighted in the code and the call graph. With many sessions: the paper's figure 3 and
-//! table 2. Labels come from the core's offline rules (`cabrito_analysis::traces::classify`).
+//! The Traces view (`#/traces`): drop agent traces and see each session as a timeline of labelled
+//! tool calls (labels correctable and exported), its usage, the task beside it with the functions each
+//! call touched, and figure 3 and table 2 over many sessions, all from `cabrito_analysis::traces`. Its
+//! state is [`TracesState`]'s reducer.
 
 use super::app::{now, show, Shown};
 use super::files::{self, Read};
@@ -14,6 +11,7 @@ use cabrito_analysis::traces::figures as tf;
 use cabrito_analysis::traces::join::{sessions_of_responses, TaskIndex};
 use cabrito_analysis::traces::touch::{spans, touched};
 use cabrito_analysis::traces::{read_trace, Label, Session, ToolCall};
+use crate::playground::traces_view::{Corrections, TracesAction, TracesData, TracesState, PAGE};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -21,27 +19,15 @@ use web_sys::HtmlInputElement;
 use yew::platform::spawn_local;
 use yew::prelude::*;
 
-/// Everything loaded, kept while the page lives.
-#[derive(Default)]
-pub struct Loaded {
-    pub sessions: Vec<Session>,
-    pub problems: Vec<Problem>,
-    pub generation: u64,
-    /// Reading and labelling, milliseconds.
-    pub label_ms: Option<f64>,
-}
-
-/// Hand corrections: (session index, call index) → label.
-pub type Corrections = BTreeMap<(usize, usize), Label>;
-
 thread_local! {
-    static DATA: RefCell<Rc<Loaded>> = RefCell::new(Rc::new(Loaded::default()));
-    static FIXES: RefCell<Corrections> = const { RefCell::new(BTreeMap::new()) };
+    static DATA: RefCell<Rc<TracesData>> = RefCell::new(Rc::new(TracesData::default()));
+    /// The hand corrections, kept while the page lives like the data.
+    static FIXES: RefCell<Rc<Corrections>> = RefCell::new(Rc::default());
     static FINDER: RefCell<cabrito_analysis::results::specs::SpecFinder> =
         RefCell::new(cabrito_analysis::results::specs::SpecFinder::new(cabrito_analysis::results::specs::DEFAULT_MAX_SEED));
 }
 
-fn current() -> Rc<Loaded> {
+fn current() -> Rc<TracesData> {
     DATA.with(|d| d.borrow().clone())
 }
 
@@ -58,9 +44,9 @@ fn is_tasks(path: &str) -> bool {
 }
 
 /// Add files: traces are read and labelled; responses and task files join sessions to tasks.
-fn load(read: Vec<Result<Read, String>>) -> Rc<Loaded> {
-    let old = DATA.with(|d| d.replace(Rc::new(Loaded::default())));
-    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| Loaded {
+fn load(read: Vec<Result<Read, String>>) -> Rc<TracesData> {
+    let old = DATA.with(|d| d.replace(Rc::new(TracesData::default())));
+    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| TracesData {
         sessions: rc.sessions.clone(),
         problems: rc.problems.clone(),
         generation: rc.generation,
@@ -137,7 +123,7 @@ fn label_of(fixes: &Corrections, si: usize, c: &ToolCall) -> Label {
 }
 
 /// The sessions with the hand corrections applied (for the figures and the export).
-fn corrected(data: &Loaded, fixes: &Corrections) -> Vec<Session> {
+fn corrected(data: &TracesData, fixes: &Corrections) -> Vec<Session> {
     let mut v = data.sessions.clone();
     for ((si, ci), l) in fixes {
         if let Some(c) = v.get_mut(*si).and_then(|s| s.calls.get_mut(*ci)) {
@@ -148,7 +134,7 @@ fn corrected(data: &Loaded, fixes: &Corrections) -> Vec<Session> {
 }
 
 /// The corrected calls as the reference's label records (§8.5), `reason` saying so.
-pub fn corrections_jsonl(data: &Loaded, fixes: &Corrections) -> String {
+pub fn corrections_jsonl(data: &TracesData, fixes: &Corrections) -> String {
     let fixed = corrected(data, fixes);
     let mut out = String::new();
     for (si, ci) in fixes.keys() {
@@ -216,31 +202,41 @@ fn tokens(x: Option<f64>) -> String {
     }
 }
 
-/// How many calls the timeline shows at first (more on request).
-const PAGE: usize = 200;
+/// The Traces view's state in Yew: the pure reducer [`TracesState::reduce`].
+#[derive(Clone)]
+struct View(TracesState);
+
+impl Reducible for View {
+    type Action = TracesAction;
+
+    fn reduce(self: Rc<Self>, action: TracesAction) -> Rc<Self> {
+        Rc::new(View(Rc::unwrap_or_clone(self).0.reduce(action)))
+    }
+}
 
 #[function_component(TracesView)]
 pub fn traces_view() -> Html {
-    let data = use_state(current);
-    let fixes = use_state(|| FIXES.with(|f| f.borrow().clone()));
-    let busy = use_state(|| None::<String>);
-    let selected = use_state(|| if current().sessions.is_empty() { None } else { Some(0usize) });
+    let state = use_reducer(|| View(TracesState::new(current(), FIXES.with(|f| f.borrow().clone()))));
+    let v = &state.0;
+    let act = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |a: TracesAction| dispatcher.dispatch(a))
+    };
+    // The corrections outlive the view (a task opened from a session, then back).
+    {
+        let fixes = v.fixes.clone();
+        use_effect_with(fixes, |f| FIXES.with(|x| *x.borrow_mut() = f.clone()));
+    }
     let start_load = {
-        let (data, busy, selected) = (data.clone(), busy.clone(), selected.clone());
+        let act = act.clone();
         Rc::new(move |what: String, fut: files::Reading| {
-            let (data, busy, selected) = (data.clone(), busy.clone(), selected.clone());
-            busy.set(Some(what));
+            let act = act.clone();
+            act.emit(TracesAction::Busy(what));
             spawn_local(async move {
                 let read = fut.await;
-                busy.set(Some(format!("Reading and labelling {} files…", read.len())));
+                act.emit(TracesAction::Busy(format!("Reading and labelling {} files…", read.len())));
                 files::yield_now().await;
-                let before = current().sessions.len();
-                let loaded = load(read);
-                if loaded.sessions.len() > before {
-                    selected.set(Some(before));
-                }
-                data.set(loaded);
-                busy.set(None);
+                act.emit(TracesAction::Loaded(load(read)));
             });
         })
     };
@@ -264,51 +260,32 @@ pub fn traces_view() -> Html {
             input.set_value("");
         })
     };
-    let clear = {
-        let (data, fixes, selected) = (data.clone(), fixes.clone(), selected.clone());
-        Callback::from(move |_: MouseEvent| {
-            DATA.with(|d| {
-                let generation = d.borrow().generation + 1;
-                *d.borrow_mut() = Rc::new(Loaded { generation, ..Loaded::default() });
-            });
-            FIXES.with(|f| f.borrow_mut().clear());
-            fixes.set(BTreeMap::new());
-            selected.set(None);
-            data.set(current());
-        })
-    };
-    let fix = {
-        let fixes = fixes.clone();
-        Callback::from(move |(si, ci, l): (usize, usize, Option<Label>)| {
-            let mut f = (*fixes).clone();
-            match l {
-                Some(l) => {
-                    f.insert((si, ci), l);
-                }
-                None => {
-                    f.remove(&(si, ci));
-                }
-            }
-            FIXES.with(|x| *x.borrow_mut() = f.clone());
-            fixes.set(f);
-        })
-    };
+    let clear = act.reform(|_: MouseEvent| {
+        DATA.with(|d| {
+            let generation = d.borrow().generation + 1;
+            *d.borrow_mut() = Rc::new(TracesData { generation, ..TracesData::default() });
+        });
+        TracesAction::Cleared(current())
+    });
+    let fix = act.reform(|(session, call, label): (usize, usize, Option<Label>)| TracesAction::Fix { session, call, label });
     let export = {
-        let (data, fixes) = (data.clone(), fixes.clone());
+        let (data, fixes) = (v.data.clone(), v.fixes.clone());
         Callback::from(move |_: MouseEvent| {
             files::download_text("label-corrections.jsonl", "application/x-ndjson", &corrections_jsonl(&data, &fixes))
         })
     };
     let export_all = {
-        let (data, fixes) = (data.clone(), fixes.clone());
+        let (data, fixes) = (v.data.clone(), v.fixes.clone());
         Callback::from(move |_: MouseEvent| {
             let fixed = corrected(&data, &fixes);
             let text: String = fixed.iter().flat_map(tf::label_records).map(|r| format!("{r}\n")).collect();
             files::download_text("labels.jsonl", "application/x-ndjson", &text)
         })
     };
+    let data = &v.data;
+    let fixes = &v.fixes;
     // Figure 3 and table 2 over every loaded session (corrections applied).
-    let figs = use_memo((data.generation, (*fixes).clone()), {
+    let figs = use_memo((data.generation, (**fixes).clone()), {
         let data = data.clone();
         move |(_, fixes)| {
             let fixed = corrected(&data, fixes);
@@ -328,7 +305,7 @@ pub fn traces_view() -> Html {
     });
     let (calls_svg, tokens_svg, labels_svg, fig3_csv, t2_csv, placed) = &*figs;
     let n_calls: usize = data.sessions.iter().map(|s| s.calls.len()).sum();
-    let status = match &*busy {
+    let status = match &v.busy {
         Some(b) => b.clone(),
         None if data.sessions.is_empty() => "No traces loaded yet.".into(),
         None => format!(
@@ -353,21 +330,22 @@ pub fn traces_view() -> Html {
                 </p>
             </div>
             <p id="traces-status" class="stats" data-sessions={data.sessions.len().to_string()} data-calls={n_calls.to_string()}
-                data-label-ms={data.label_ms.map(|m| format!("{m:.1}"))} data-busy={busy.is_some().to_string()} aria-live="polite">{ status }</p>
+                data-label-ms={data.label_ms.map(|m| format!("{m:.1}"))} data-busy={v.busy.is_some().to_string()} aria-live="polite">{ status }</p>
             if !data.problems.is_empty() {
                 <details id="traces-problems" class="files"><summary>{ format!("{} problems", data.problems.len()) }</summary>
                     <ul class="problems">{ for data.problems.iter().take(200).map(|p| html! { <li>{ p.to_string() }</li> }) }</ul></details>
             }
             if !data.sessions.is_empty() {
-                { sessions_table(&data, &fixes, &selected) }
+                { sessions_table(data, fixes, v.selected, &act) }
                 <p class="actions">
                     <button id="export-corrections" type="button" class="button small" onclick={export} disabled={fixes.is_empty()}>{ format!("Export {} corrections", fixes.len()) }</button>
                     { " " }
                     <button id="export-labels" type="button" class="button small ghost" onclick={export_all}>{ "Export every label (JSONL)" }</button>
                 </p>
-                if let Some(si) = *selected {
+                if let Some(si) = v.selected {
                     if let Some(s) = data.sessions.get(si) {
-                        <SessionView key={format!("{}-{si}", data.generation)} index={si} session={Rc::new(s.clone())} fixes={Rc::new((*fixes).clone())} on_fix={fix.clone()} />
+                        <SessionView key={format!("{}-{si}", data.generation)} index={si} session={Rc::new(s.clone())} fixes={fixes.clone()} on_fix={fix.clone()}
+                            shown={v.shown} picked={v.picked} cumulative={v.cumulative} link={v.link.clone()} act={act.clone()} />
                     }
                 }
                 <section class="panel" aria-label="Figure 3 and table 2">
@@ -387,19 +365,19 @@ pub fn traces_view() -> Html {
     }
 }
 
-fn sessions_table(data: &Loaded, fixes: &Corrections, selected: &UseStateHandle<Option<usize>>) -> Html {
+fn sessions_table(data: &TracesData, fixes: &Corrections, selected: Option<usize>, act: &Callback<TracesAction>) -> Html {
     html! {
         <table id="sessions" class="sizes sessions">
             <thead><tr><th>{ "session" }</th><th>{ "model" }</th><th>{ "task" }</th><th>{ "axis · n" }</th><th>{ "calls" }</th><th>{ "labels" }</th></tr></thead>
             <tbody>
                 { for data.sessions.iter().enumerate().take(1000).map(|(si, s)| {
-                    let pick = { let selected = selected.clone(); Callback::from(move |()| selected.set(Some(si))) };
+                    let pick = act.reform(move |()| TracesAction::Select(si));
                     let (onclick, onkeydown) = (pick.reform(|_: MouseEvent| ()), super::on_activate(pick));
                     let p = tf::place(s);
                     let mut counts: BTreeMap<Label, usize> = BTreeMap::new();
                     for c in &s.calls { *counts.entry(label_of(fixes, si, c)).or_default() += 1; }
                     html! {
-                        <tr id={format!("session-{si}")} class={classes!("clickable", (**selected == Some(si)).then_some("selected"))} {onclick} {onkeydown} tabindex="0">
+                        <tr id={format!("session-{si}")} class={classes!("clickable", (selected == Some(si)).then_some("selected"))} {onclick} {onkeydown} tabindex="0">
                             <td class="l"><code>{ clip(&s.id, 40) }</code></td>
                             <td class="l">{ p.model.clone() }</td>
                             <td class="l">{ if s.task.task_type.is_empty() { "?".to_string() } else { format!("{} · {}", s.task.task_type, cabrito_analysis::results::runs::domain_of(&s.task.task_set)) } }</td>
@@ -422,17 +400,20 @@ struct SessionProps {
     session: Rc<Session>,
     fixes: Rc<Corrections>,
     on_fix: Callback<(usize, usize, Option<Label>)>,
+    /// The timeline's calls on show, the call picked, and whether the calls up to it are marked.
+    shown: usize,
+    picked: Option<usize>,
+    cumulative: bool,
+    /// The session's task link (its own, or typed).
+    link: Option<String>,
+    act: Callback<TracesAction>,
 }
 
 #[function_component(SessionView)]
 fn session_view(p: &SessionProps) -> Html {
     let s = &p.session;
-    let shown = use_state(|| PAGE);
-    let picked = use_state(|| None::<usize>);
-    let cumulative = use_state(|| false);
-    let link_text = use_state(String::new);
-    let link = use_state(|| s.task.link.clone());
-    let task: Rc<Option<Result<Rc<Shown>, String>>> = use_memo((*link).clone(), |l| {
+    let (shown, picked, cumulative, act) = (p.shown, p.picked, p.cumulative, &p.act);
+    let task: Rc<Option<Result<Rc<Shown>, String>>> = use_memo(p.link.clone(), |l| {
         l.as_ref().map(|q| {
             let q = cabrito_analysis::results::read::link_query(q);
             let pairs: Vec<(String, String)> =
@@ -447,43 +428,26 @@ fn session_view(p: &SessionProps) -> Html {
     let place = tf::place(s);
     let calls = &s.calls;
     // The functions to highlight: the picked call's, or every call's up to it.
-    let marked: BTreeSet<String> = match (&*task, *picked) {
+    let marked: BTreeSet<String> = match (&*task, picked) {
         (Some(Ok(t)), Some(ci)) => {
             let code = &t.generated.task.starter_code;
             let sp = spans(code);
             let range: Vec<&ToolCall> =
-                if *cumulative { calls.iter().take(ci + 1).collect() } else { calls.get(ci).into_iter().collect() };
+                if cumulative { calls.iter().take(ci + 1).collect() } else { calls.get(ci).into_iter().collect() };
             range.into_iter().flat_map(|c| touched(c, code, &sp)).collect()
         }
         _ => BTreeSet::new(),
     };
-    let set_link = {
-        let (link, link_text) = (link.clone(), link_text.clone());
-        Callback::from(move |_: MouseEvent| {
-            let t = (*link_text).trim().to_string();
-            if !t.is_empty() {
-                link.set(Some(t));
-            }
-        })
-    };
-    let on_link_input = {
-        let link_text = link_text.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: HtmlInputElement = e.target_unchecked_into();
-            link_text.set(el.value());
-        })
-    };
-    let toggle_cumulative = {
-        let cumulative = cumulative.clone();
-        Callback::from(move |e: Event| {
-            let el: HtmlInputElement = e.target_unchecked_into();
-            cumulative.set(el.checked());
-        })
-    };
-    let more = {
-        let shown = shown.clone();
-        Callback::from(move |_: MouseEvent| shown.set(*shown + PAGE))
-    };
+    let set_link = act.reform(|_: MouseEvent| TracesAction::AttachLink);
+    let on_link_input = act.reform(|e: InputEvent| {
+        let el: HtmlInputElement = e.target_unchecked_into();
+        TracesAction::LinkText(el.value())
+    });
+    let toggle_cumulative = act.reform(|e: Event| {
+        let el: HtmlInputElement = e.target_unchecked_into();
+        TracesAction::Cumulative(el.checked())
+    });
+    let more = act.reform(|_: MouseEvent| TracesAction::ShowMore);
     let call_row = |c: &ToolCall| -> Html {
         let label = label_of(&p.fixes, si, c);
         let fixed = p.fixes.contains_key(&(si, c.index));
@@ -498,7 +462,7 @@ fn session_view(p: &SessionProps) -> Html {
             })
         };
         let onclick = {
-            let picked = picked.clone();
+            let act = act.clone();
             Callback::from(move |e: MouseEvent| {
                 // Clicks on the label menu and the folds do not pick the call.
                 let inner = e
@@ -506,18 +470,15 @@ fn session_view(p: &SessionProps) -> Html {
                     .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
                     .and_then(|el| el.closest("select, summary, details").ok().flatten());
                 if inner.is_none() {
-                    picked.set(Some(ci));
+                    act.emit(TracesAction::PickCall(ci));
                 }
             })
         };
-        let onkeydown = {
-            let picked = picked.clone();
-            super::on_activate(Callback::from(move |()| picked.set(Some(ci))))
-        };
+        let onkeydown = super::on_activate(act.reform(move |()| TracesAction::PickCall(ci)));
         let args_pretty = serde_json::to_string_pretty(&c.arguments).unwrap_or_default();
         let out_lines = c.output.as_deref().map_or(0, |o| o.lines().count());
         html! {
-            <li id={format!("call-{ci}")} class={classes!("call", format!("label-{label}"), (*picked == Some(ci)).then_some("picked"), fixed.then_some("corrected"))}
+            <li id={format!("call-{ci}")} class={classes!("call", format!("label-{label}"), (picked == Some(ci)).then_some("picked"), fixed.then_some("corrected"))}
                 data-label={label.as_str()} data-rule-label={c.label.as_str()} data-index={ci.to_string()} {onclick} {onkeydown} tabindex="0">
                 <div class="call-head">
                     <select id={format!("label-{ci}")} class="label-select" style={format!("border-color:{}", label_colour(label))} onchange={onchange} title={format!("rule: {}", c.rule)} aria-label="label">
@@ -537,7 +498,7 @@ fn session_view(p: &SessionProps) -> Html {
         }
     };
     // Turns, each with its calls, up to the page limit.
-    let mut remaining = *shown;
+    let mut remaining = shown;
     let turns = s.turns.iter().map_while(|t| {
         if remaining == 0 {
             return None;
@@ -590,14 +551,14 @@ fn session_view(p: &SessionProps) -> Html {
             <div class="trace-grid">
                 <div class="timeline-col">
                     <ol id="timeline" class="timeline">{ for turns }</ol>
-                    if calls.len() > *shown {
-                        <button id="timeline-more" type="button" class="button small" onclick={more}>{ format!("Show {} more calls (of {})", PAGE.min(calls.len() - *shown), calls.len() - *shown) }</button>
+                    if calls.len() > shown {
+                        <button id="timeline-more" type="button" class="button small" onclick={more}>{ format!("Show {} more calls (of {})", PAGE.min(calls.len() - shown), calls.len() - shown) }</button>
                     }
                 </div>
                 <div id="trace-task" class="task-col">
-                    <label class="check"><input id="trace-cumulative" type="checkbox" checked={*cumulative} onchange={toggle_cumulative} />{ " every call up to the picked one" }</label>
+                    <label class="check"><input id="trace-cumulative" type="checkbox" checked={cumulative} onchange={toggle_cumulative} />{ " every call up to the picked one" }</label>
                     <p id="touched" class="hint" data-functions={marked.iter().cloned().collect::<Vec<_>>().join(",")}>
-                        { match *picked {
+                        { match picked {
                             None => "Click a call to see the functions it looked at or changed.".to_string(),
                             Some(ci) if marked.is_empty() => format!("Call #{ci} touched no function of the task."),
                             Some(ci) => format!("Call #{ci}: {}", marked.iter().cloned().collect::<Vec<_>>().join(", ")),

@@ -4,12 +4,14 @@ use super::app::Drawn;
 use super::app::Shown;
 use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
-use super::grade::GradeHost;
+use super::grade::GradePanel;
 use super::graph::{legend, CallGraphSvg};
 use super::route::{self, PanelSet, SidePanel};
 use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::requirements::{requirements, Listed};
+use crate::playground::task_view::{CodeTab, TaskAction, TaskViewState, WhyOpen};
+use super::why::WhyPanel;
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use cabrito_gen::TaskSpec;
 use std::rc::Rc;
@@ -17,8 +19,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// A link that could not be opened: the reason, and a link to the nearest valid task (which the
-/// page also shows below). A plain function, not a component: it has no state (a component is
-/// about 2 KB of Yew's generic lifecycle code in the first download).
+/// page also shows below).
 pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     let href = route::fragment(nearest);
     html! {
@@ -33,9 +34,7 @@ pub fn bad_link_banner(message: &str, nearest: &TaskSpec) -> Html {
     }
 }
 
-/// Run `f` after a render with a spec other than the last render's (and after the first). One
-/// effect type for the views' effects on a new spec: each `use_effect_with` closure is its own copy
-/// of Yew's effect code in the first download.
+/// Run `f` after a render with a spec other than the last render's (and after the first).
 #[hook]
 pub fn use_spec_effect(spec: &TaskSpec, f: Box<dyn FnOnce(&TaskSpec)>) {
     use_effect_with(spec.clone(), move |s| f(s));
@@ -247,11 +246,16 @@ pub struct TaskViewProps {
     pub panel: Option<Result<SidePanel, String>>,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum CodeTab {
-    Starter,
-    Reference,
-    Diff,
+/// The task view's state in Yew: the pure reducer [`TaskViewState::reduce`].
+#[derive(Clone, Debug, PartialEq)]
+struct ViewState(TaskViewState);
+
+impl Reducible for ViewState {
+    type Action = TaskAction;
+
+    fn reduce(self: Rc<Self>, action: TaskAction) -> Rc<Self> {
+        Rc::new(ViewState(Rc::unwrap_or_clone(self).0.reduce(action)))
+    }
 }
 
 /// Each line's place in its function's if/else tree (runtime tasks).
@@ -336,98 +340,68 @@ pub fn page_url(fragment: &str) -> String {
 /// problem statement and the full LLM prompt with copy buttons, and the task as a 4-tuple.
 #[function_component(TaskView)]
 pub fn task_view(p: &TaskViewProps) -> Html {
-    let selected = use_state(|| None::<AttrValue>);
-    let hovered = use_state(|| None::<AttrValue>);
-    let on_hover = {
-        let hovered = hovered.clone();
-        Callback::from(move |name: Option<AttrValue>| hovered.set(name))
-    };
-    let tab = use_state(|| CodeTab::Starter);
-    let revealed = use_state(|| false);
-    // Merge Codebases: the whole file's block under the two classes is rendered only while its
-    // `<details>` is open (at `n = 1,000` it is 1,735 lines the page would build unseen).
-    let whole_open = use_state(|| false);
-    let zoom = use_state(|| 1.0f64);
-    // Runtime tasks: whether the Why tab shows "why this branch?" for a guard (drawn by the grade
-    // module in `why_root`) rather than the list of functions.
-    let why = use_state(|| false);
-    let why_root = use_node_ref();
-    // Instruction following: the requirement picked in the list (its number).
-    let picked = use_state(|| None::<usize>);
-    // The side panel on show (the link's, else the first the task has).
-    let panels = task_panels(&p.shown, p.embed);
+    // The side panel the link asks for (a shared link, back and forward, a panel switch written back).
     let asked = match &p.panel {
         Some(Ok(want)) => Some(*want),
         _ => None,
     };
-    let panel = use_state(|| asked);
+    let state = use_reducer_eq(|| ViewState(TaskViewState::new(asked)));
+    let v = &state.0;
+    let act = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |a: TaskAction| dispatcher.dispatch(a))
+    };
     {
-        // The link changed its panel (a shared link, back and forward, a panel switch written back).
-        let panel = panel.clone();
+        let (act, current) = (act.clone(), v.panel);
         use_effect_with(asked, move |a| {
-            if a.is_some() && *panel != *a {
-                panel.set(*a);
+            if let Some(to) = *a {
+                if current != Some(to) {
+                    act.emit(TaskAction::Panel(to));
+                }
             }
         });
     }
-    let shown_panel = panel_on_show(&panels, *panel);
+    let selected: Option<AttrValue> = v.selected.clone().map(AttrValue::from);
+    let hovered: Option<AttrValue> = v.hovered.clone().map(AttrValue::from);
+    let on_hover = act.reform(|name: Option<AttrValue>| TaskAction::Hover(name.map(|n| Rc::from(n.as_str()))));
+    let on_select = act.reform(|name: Option<AttrValue>| TaskAction::Select(name.map(|n| Rc::from(n.as_str()))));
+    // The side panel on show (the one asked for, else the first the task has).
+    let panels = task_panels(&p.shown, p.embed);
+    let shown_panel = panel_on_show(&panels, v.panel);
     // Switching a panel writes it into the link (replacing the history entry) so a copied link
     // reopens it.
     let switch = {
-        let panel = panel.clone();
+        let act = act.clone();
         Callback::from(move |to: SidePanel| {
             let next = route::with_panel(&super::app::current_fragment(), to);
             if let Some(w) = web_sys::window() {
                 let _ = w.location().replace(&next);
             }
-            panel.set(Some(to));
+            act.emit(TaskAction::Panel(to));
         })
     };
-    // A new task starts with nothing selected and the reference hidden. The performance mark
-    // times the page (BENCHMARKS: time to an interactive task view).
+    // A new task starts with nothing selected and the reference hidden (the reducer changes only
+    // what differs, so a first task renders once). The performance mark times the page
+    // (BENCHMARKS: time to an interactive task view).
     {
-        let (selected, tab, revealed, why, picked) =
-            (selected.clone(), tab.clone(), revealed.clone(), why.clone(), picked.clone());
-        let shown = p.shown.clone();
+        let (act, shown) = (act.clone(), p.shown.clone());
         let graph_on_show = shown_panel == SidePanel::Graph;
         use_spec_effect(
             &p.shown.spec,
             Box::new(move |_| {
                 // A big graph on show and still on its way sets the mark once drawn.
                 super::bigraph::mark_rendered(&shown, graph_on_show);
-                // Only what differs: a `set` renders the view again, which at n = 1,000 costs
-                // as much as a third of the first render (and on a first task nothing differs).
-                if selected.is_some() {
-                    selected.set(None);
-                }
-                if *tab != CodeTab::Starter {
-                    tab.set(CodeTab::Starter);
-                }
-                if *revealed {
-                    revealed.set(false);
-                }
-                if *why {
-                    why.set(false);
-                }
-                if picked.is_some() {
-                    picked.set(None);
-                }
+                act.emit(TaskAction::NewTask);
             }),
         );
     }
-    let on_select = {
-        let selected = selected.clone();
-        Callback::from(move |name: Option<AttrValue>| selected.set(name))
-    };
     let task = &p.shown.generated.task;
     let s = &task.sizes;
-    // What the page works out once per task (one memo for all: each `use_memo` type is its own copy of
-    // Yew's hook code).
+    // What the page works out once per task.
     let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
     let Derived { record, states, reqs, llm } = &*derived;
     // The task's hash (`data-hash`, which tests compare with the native generator's) serialises and
-    // digests the whole task (16 ms at n = 1,000; a task from the `gen` module has its graph read from
-    // its tape first, `Made::hash`): written once the browser is idle, not in the render.
+    // digests the whole task: written once the browser is idle, not in the render.
     let section = use_node_ref();
     {
         let (section, shown) = (section.clone(), p.shown.clone());
@@ -453,64 +427,59 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         );
     }
     let explain = {
-        let (why, switch, root, shown) = (why.clone(), switch.clone(), why_root.clone(), p.shown.clone());
-        Callback::from(move |(f, g): (AttrValue, usize)| {
-            super::why::show(&root, &shown.generated.task, &f, g, why.clone());
-            why.set(true);
+        let (act, switch) = (act.clone(), switch.clone());
+        Callback::from(move |(f, guard): (AttrValue, usize)| {
             switch.emit(SidePanel::Why);
+            act.emit(TaskAction::Explain(WhyOpen { function: Rc::from(f.as_str()), guard }));
         })
     };
     let on_why = record.as_ref().map(|_| explain.clone());
     let explain_selected = {
         let (explain, selected) = (explain.clone(), selected.clone());
         Callback::from(move |_: MouseEvent| {
-            if let Some(f) = &*selected {
+            if let Some(f) = &selected {
                 explain.emit((f.clone(), 0));
             }
         })
     };
     let marked: Option<Rc<Vec<usize>>> =
-        picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
+        v.picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
 
     let tab_button = |which: CodeTab, id: &'static str, label: &'static str| {
-        let active = *tab == which;
-        let tab = tab.clone();
-        let onclick = Callback::from(move |_: MouseEvent| tab.set(which));
+        let active = v.code_tab == which;
+        let onclick = act.reform(move |_: MouseEvent| TaskAction::CodeTab(which));
         html! {
             <button {id} type="button" role="tab" class={pick_str(active, "tab", "tab active")}
                 aria-selected={bool_str(active)} {onclick}>{ label }</button>
         }
     };
-    let reveal = {
-        let revealed = revealed.clone();
-        Callback::from(move |_: MouseEvent| revealed.set(true))
-    };
+    let reveal = act.reform(|_: MouseEvent| TaskAction::Reveal);
     let merge = match &p.shown.generated.view {
         Drawn::Merge(m) => Some(m.clone()),
         Drawn::Graph { .. } | Drawn::Renaming { .. } => None,
     };
-    let code = match (*tab, &merge) {
+    let code = match (v.code_tab, &merge) {
         (CodeTab::Starter, Some(m)) => html! {
             <>
                 <super::merge::MergeClasses code={task.starter_code.clone()} view={m.clone()} />
-                <details class="whole-file" open={*whole_open} ontoggle={{
-                    let whole_open = whole_open.clone();
+                <details class="whole-file" open={v.whole_open} ontoggle={{
+                    let act = act.clone();
                     Callback::from(move |e: Event| {
                         if let Some(d) = e.target_dyn_into::<web_sys::Element>() {
-                            whole_open.set(d.has_attribute("open"));
+                            act.emit(TaskAction::WholeFile(d.has_attribute("open")));
                         }
                     })
                 }}>
                     { text_el("summary", None, "The whole solution.py") }
-                    if *whole_open {
+                    if v.whole_open {
                         <CodeBlock id="starter-code" code={task.starter_code.clone()} />
                     }
                 </details>
             </>
         },
-        (CodeTab::Reference | CodeTab::Diff, _) if !*revealed => html! {
+        (CodeTab::Reference | CodeTab::Diff, _) if !v.revealed => html! {
             <div class="reveal">
                 { text_el("p", None, "The reference solution is hidden so that you can try the task first.") }
                 <button id="reveal" type="button" class="button" onclick={reveal}>{ "Reveal the reference solution" }</button>
@@ -518,11 +487,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         },
         // The starter (without a merge view) and the reference: one block, its code and marks by tab.
         (CodeTab::Starter | CodeTab::Reference, _) => {
-            let reference = *tab == CodeTab::Reference;
+            let reference = v.code_tab == CodeTab::Reference;
             let (id, code) =
                 if reference { ("reference-code", &task.solution_code) } else { ("starter-code", &task.starter_code) };
             html! {
-                <CodeBlock {id} code={code.clone()} selected={(*selected).clone()} hovered={(*hovered).clone()} on_select={on_select.clone()}
+                <CodeBlock {id} code={code.clone()} selected={selected.clone()} hovered={hovered.clone()} on_select={on_select.clone()}
                     states={states.as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
                     marked={if reference { marked.clone() } else { None }} />
             }
@@ -537,13 +506,13 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         Drawn::Graph { roles, .. } => {
             html! {
                     <section class="panel graph-panel" aria-label="Call graph">
-                        { zoom_head("Call graph", &zoom) }
+                        { zoom_head("Call graph", v.zoom, &act) }
                         { legend(roles, task.runtime.as_ref().map_or(0, |r| r.inactive_calls.len())) }
                         <div class="graph-scroll">
-                            <CallGraphSvg shown={p.shown.clone()} selected={(*selected).clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={*zoom} />
+                            <CallGraphSvg shown={p.shown.clone()} selected={selected.clone()} on_select={on_select.clone()} on_hover={on_hover.clone()} zoom={v.zoom} />
                         </div>
                         <p class="hint">
-                            { match &*selected {
+                            { match &selected {
                                 Some(f) => format!("Selected: {f} (click it again to clear)"),
                                 None => "Click a function to find it in the code; click a function in the code to find it here.".to_string(),
                             } }
@@ -563,13 +532,13 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         Drawn::Merge(m) => {
             html! {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
-                    { zoom_head("Data flow", &zoom) }
+                    { zoom_head("Data flow", v.zoom, &act) }
                     { super::merge::flow_legend(m) }
                     <div class="graph-scroll">
                         // Drawn only while its panel is open: about 7 elements per variable, `n` +
                         // 10 variables, never clustered.
                         if shown_panel == SidePanel::Graph {
-                            { super::merge::flow_svg(&m.flow, *zoom, "data-flow") }
+                            { super::merge::flow_svg(&m.flow, v.zoom, "data-flow") }
                         }
                     </div>
                     { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
@@ -582,19 +551,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let requirements_panel = if reqs.is_empty() {
         html! {}
     } else {
-        let pick = |n: usize| {
-            let (picked, tab, revealed) = (picked.clone(), tab.clone(), revealed.clone());
-            Callback::from(move |_: MouseEvent| {
-                if *picked == Some(n) {
-                    picked.set(None);
-                } else {
-                    // Asking where a requirement is met shows the reference.
-                    revealed.set(true);
-                    tab.set(CodeTab::Reference);
-                    picked.set(Some(n));
-                }
-            })
-        };
+        let pick = |n: usize| act.reform(move |_: MouseEvent| TaskAction::Pick(n));
         html! {
             <section id="requirements" class="panel requirements-panel" aria-label="Requirements">
                 <div class="panel-head">
@@ -603,7 +560,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 { text_el("p", Some("hint"), "Click a requirement to mark the lines of the reference solution that satisfy it (one in every function it applies to).") }
                 <ol class="requirements">
                     { for reqs.iter().map(|r| {
-                        let active = *picked == Some(r.number);
+                        let active = v.picked == Some(r.number);
                         let lines = r.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
                         html! {
                             <li value={r.number.to_string()}>
@@ -622,7 +579,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
 
     // The task page's shortcuts (large type and the help are the app's).
     {
-        let (panels, switch, tab) = (panels.clone(), switch.clone(), tab.clone());
+        let (panels, switch, act) = (panels.clone(), switch.clone(), act.clone());
         super::keys::use_shortcuts(Callback::from(move |c: Command| match c {
             Command::Panel(to) if panels.contains(&to) => {
                 switch.emit(to);
@@ -636,11 +593,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 true
             }
             Command::CodeTab(i) => {
-                tab.set(match i {
+                act.emit(TaskAction::CodeTab(match i {
                     0 => CodeTab::Starter,
                     1 => CodeTab::Reference,
                     _ => CodeTab::Diff,
-                });
+                }));
                 true
             }
             Command::Code => {
@@ -651,34 +608,44 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         }));
     }
 
-    // The "why this branch?" panel: the chosen guard worked out (by the grade module, in its host),
-    // else a button per function.
+    // The "why this branch?" panel: the chosen guard worked out, else a button per function.
     let why_panel = match record.as_ref() {
-        Some(r) => html! {
-            <>
-                <div id="why-root" ref={why_root.clone()} hidden={!*why}></div>
-                if !*why {
-                    <section class="panel why-pick" aria-label="Why this branch?">
-                        { text_el("h2", None, "Why this branch?") }
-                        { text_el("p", Some("hint"), "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out.") }
-                        <ul class="why-functions">
-                            { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
-                                let explain = explain.clone();
-                                let name = AttrValue::from(f.name.clone());
-                                html! {
-                                    <li>
-                                        <button type="button" id={format!("why-fn-{}", f.name)} class="button small ghost"
-                                            onclick={Callback::from(move |_: MouseEvent| explain.emit((name.clone(), 0)))}>
-                                            { format!("{}() runs {}", f.name, f.describe()) }
-                                        </button>
-                                    </li>
-                                }
-                            }) }
-                        </ul>
-                    </section>
-                }
-            </>
-        },
+        Some(r) => {
+            let open = v.why.as_ref().and_then(|w| {
+                let f = r.functions.iter().find(|f| *f.name == *w.function)?;
+                Some((w, Rc::new(f.clone())))
+            });
+            html! {
+                <>
+                    <div id="why-root" hidden={open.is_none()}>
+                        if let Some((w, f)) = open.clone() {
+                            <WhyPanel key={format!("{}-{}", w.function, w.guard)} function={f} guard={w.guard}
+                                on_close={act.reform(|()| TaskAction::CloseWhy)} />
+                        }
+                    </div>
+                    if open.is_none() {
+                        <section class="panel why-pick" aria-label="Why this branch?">
+                            { text_el("h2", None, "Why this branch?") }
+                            { text_el("p", Some("hint"), "Each function runs one branch of its if/else, decided by check(). Pick a function (or click a condition in the code) to see check() worked out.") }
+                            <ul class="why-functions">
+                                { for r.functions.iter().filter(|f| !f.guards.is_empty()).map(|f| {
+                                    let explain = explain.clone();
+                                    let name = AttrValue::from(f.name.clone());
+                                    html! {
+                                        <li>
+                                            <button type="button" id={format!("why-fn-{}", f.name)} class="button small ghost"
+                                                onclick={Callback::from(move |_: MouseEvent| explain.emit((name.clone(), 0)))}>
+                                                { format!("{}() runs {}", f.name, f.describe()) }
+                                            </button>
+                                        </li>
+                                    }
+                                }) }
+                            </ul>
+                        </section>
+                    }
+                </>
+            }
+        }
         None => html! {},
     };
 
@@ -723,7 +690,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let side_content = |which: SidePanel| -> Html {
         match which {
             SidePanel::Grade => html! {
-                <GradeHost shown={p.shown.clone()} shared={p.solution.clone()} visible={shown_panel == SidePanel::Grade} />
+                <GradePanel shown={p.shown.clone()} solution={p.solution.clone()} />
             },
             SidePanel::Graph | SidePanel::Renames => side_panel.clone(),
             SidePanel::Requirements => requirements_panel.clone(),
@@ -753,7 +720,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         </div>
                     </div>
                     { text_el("p", Some("hint"), "The statement and the codebase in file-block format, as a model is given it.") }
-                    // (In the page only while on show: at n = 1,000 it is 100 KB of text.)
+                    // (In the page only while on show: it holds the whole program.)
                     if shown_panel == SidePanel::Prompt {
                         <pre id="llm-prompt" class="prompt">{ llm.clone() }</pre>
                     }
@@ -813,19 +780,17 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
 }
 
-/// An element holding only text (`<h2>…</h2>`, `<p class="hint">…</p>`, a table's header cell): one
-/// function for the views' many such elements, each of which would otherwise be its own copy of Yew's
-/// element-building code. No class when `class` is `None`.
+/// An element holding only text (`<h2>…</h2>`, `<p class="hint">…</p>`); no class when `class` is
+/// `None`.
 pub(super) fn text_el(tag: &'static str, class: Option<&'static str>, text: impl Into<AttrValue>) -> Html {
     text_node(tag, class, text.into())
 }
 
-#[inline(never)]
 fn text_node(tag: &'static str, class: Option<&'static str>, text: AttrValue) -> Html {
     html! { <@{tag} class={class}>{ text }</@> }
 }
 
-/// `"true"` or `"false"`, for an aria attribute (without `bool`'s formatting code).
+/// `"true"` or `"false"`, for an aria attribute.
 pub(super) fn bool_str(b: bool) -> &'static str {
     if b {
         "true"
@@ -844,22 +809,16 @@ pub(super) fn pick_str(on: bool, off_value: &'static str, on_value: &'static str
     }
 }
 
-/// A graph panel's head: its title and the zoom buttons (out, fit, in). One callback type for the
-/// three: a factor, or 0 to fit the box.
-fn zoom_head(title: &'static str, zoom: &UseStateHandle<f64>) -> Html {
-    let by = |factor: f64| {
-        let zoom = zoom.clone();
-        Callback::from(move |_: MouseEvent| {
-            zoom.set(if factor == 0.0 { 1.0 } else { (*zoom * factor).clamp(0.2, 4.0) })
-        })
-    };
+/// A graph panel's head: its title and the zoom buttons (out, fit, in).
+fn zoom_head(title: &'static str, zoom: f64, act: &Callback<TaskAction>) -> Html {
+    let by = |factor: Option<f64>| act.reform(move |_: MouseEvent| TaskAction::Zoom(factor));
     html! {
         <div class="panel-head">
             { text_el("h2", None, title) }
             <div class="zoom">
-                <button id="zoom-out" type="button" class="button small ghost" onclick={by(1.0 / 1.25)} title="Zoom out">{ "−" }</button>
-                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(0.0)} title="Fit the box">{ if (**zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", **zoom * 100.0) } }</button>
-                <button id="zoom-in" type="button" class="button small ghost" onclick={by(1.25)} title="Zoom in">{ "+" }</button>
+                <button id="zoom-out" type="button" class="button small ghost" onclick={by(Some(1.0 / 1.25))} title="Zoom out">{ "−" }</button>
+                <button id="zoom-reset" type="button" class="button small ghost" onclick={by(None)} title="Fit the box">{ if (zoom - 1.0).abs() < 1e-9 { "Fit".to_string() } else { format!("{:.0}%", zoom * 100.0) } }</button>
+                <button id="zoom-in" type="button" class="button small ghost" onclick={by(Some(1.25))} title="Zoom in">{ "+" }</button>
             </div>
         </div>
     }

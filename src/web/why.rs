@@ -1,90 +1,16 @@
 //! "Why this branch?": a runtime task's guard worked out, so a class can see what an agent would have to
 //! compute. For a function: the guards on the way to the branch that runs, each with its value; for
 //! the chosen guard: each `check` call's start value, its steps a page at a time (10,000 steps are never
-//! drawn at once), the final parity against the target, and the XOR of the calls.
-//!
-//! The panel is never on a first paint (runtime tasks come from the `gen` module, and it opens on a
-//! click), so the grade module draws it, as it draws the Diff tab's rows (`code::DiffView`). The app
-//! keeps a host element in the Why tab (`view::TaskView`, `#why-root`, hidden while the tab lists the
-//! functions) and [`show`]: on each click that opens the panel it hands the grade module the guard,
-//! the function and the task ([`handover::why_task`]: the task as the app already writes it for its
-//! hash) through `window.cabritoWhy.mount`, loading the module first if the page's idle load has not
-//! (saying so in the panel meanwhile), and the `gen` module, which works each call out. The module draws a new panel for each mount; picking another
-//! guard and paging are the module's own. What the app must hear back is the panel's Close button
-//! (`#why-close`): it listens for clicks on the host itself, since the module's elements are not the
-//! app's Yew's.
-//!
-//! ```text
-//!  app (first download)                                 grade module (src/bin/grade.rs)
-//!  <div id="why-root" hidden>
-//!  show(): ensure_loaded(grade) ─────────────────────►  start(): window.cabritoWhy = { mount }
-//!          mount(root, "guard\nfunction\n{task}") ───►  WhyBody in root (a new one each time)
-//!                                                          each call's steps: window.cabritoGen.why
-//!  a click on #why-root #why-close ─► close (the function list again)
-//! ```
+//! drawn at once), the final parity against the target, and the XOR of the calls. Each call is worked
+//! out by the `gen` module (`gen::why`), which has the runtime axis's exact arithmetic.
 
-use super::lazy::{self, Module};
-use crate::playground::handover;
 use cabrito_gen::axes::runtime::FunctionBranches;
-use cabrito_gen::task::Task;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Steps shown per page.
 pub const PAGE: u32 = 50;
-
-/// The global the grade module puts the panel's `mount(root, task)` on (the module that has it; the
-/// app loads it as `grade::MODULE`).
-static WHY: Module = Module { global: "cabritoWhy", what: "the why panel", ..super::grade::MODULE };
-
-/// The attribute that marks a host the app listens on.
-const HEARD: &str = "data-heard";
-
-/// Put a notice in `el` (the app's loading and error notices, the module's error): a paragraph
-/// with the text and, for an error, the panel's Close button.
-fn notice(el: &web_sys::Element, error: bool, text: &str) {
-    el.set_inner_html(if error {
-        r#"<p id="why-error" class="error" role="alert"><span></span> <button id="why-close" type="button" class="button small ghost">Close</button></p>"#
-    } else {
-        r#"<p id="why-loading" class="hint" role="status"><span></span></p>"#
-    });
-    if let Ok(Some(span)) = el.query_selector("span") {
-        span.set_text_content(Some(text));
-    }
-}
-
-/// The app's side: open the panel in the host `root` for `function`'s guard (pre-order index) of
-/// `task`; `open` is the Why tab's state, which a click on the panel's Close button sets to false.
-pub fn show(root: &NodeRef, task: &Task, function: &str, guard: usize, open: UseStateHandle<bool>) {
-    let Some(el) = root.cast::<web_sys::Element>() else { return };
-    if !el.has_attribute(HEARD) {
-        let _ = el.set_attribute(HEARD, "");
-        gloo::events::EventListener::new(&el, "click", move |e| {
-            let target = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-            if target.is_some_and(|t| t.closest("#why-close").ok().flatten().is_some()) {
-                open.set(false);
-            }
-        })
-        .forget();
-    }
-    if !lazy::loaded(&super::grade::MODULE) || !lazy::loaded(&super::gen::MODULE) {
-        notice(&el, false, "Loading the “why this branch?” panel…");
-    }
-    let text = handover::why_task(task, function, guard);
-    // The panel works each call out with the generator module (`gen::why`), which a task opened by
-    // its link never loaded on the page (its worker made the task: `gen::EARLY`).
-    lazy::ensure_loaded(&super::gen::MODULE, move |g| {
-        lazy::ensure_loaded(&super::grade::MODULE, move |r| {
-            if let Err(e) = g.and(r).and_then(|()| lazy::mount(&WHY, &el, &text)) {
-                notice(&el, true, &format!("“Why this branch?” cannot be shown: {e}."));
-            }
-        })
-    });
-}
-
-// ---- the grade module's side ------------------------------------------------------------------
 
 fn side(v: bool) -> &'static str {
     if v {
@@ -106,20 +32,47 @@ fn path_guards(f: &FunctionBranches) -> Vec<(usize, bool)> {
 }
 
 #[derive(Properties, PartialEq)]
-pub struct BodyProps {
-    /// The function's runtime record, as read by [`handover::why_task_read`] (so every guard the
-    /// panel walks is there).
+pub struct WhyProps {
+    /// The function's runtime record.
     pub function: Rc<FunctionBranches>,
     /// The guard to explain first (pre-order index).
     pub guard: usize,
+    /// The Close button.
+    pub on_close: Callback<()>,
 }
 
-/// The grade module's panel: the guard worked out, a page of each call's steps at a time.
-#[function_component(WhyBody)]
-pub fn why_body(p: &BodyProps) -> Html {
-    // A new panel is drawn for each mount, so these start from the props.
+/// The guard worked out, a page of each call's steps at a time (a new panel for each guard the page
+/// opens it on: its `key`). It loads the `gen` module first if the page has not (a task opened by
+/// its link was made by the module's early worker, `gen::EARLY`).
+#[function_component(WhyPanel)]
+pub fn why_panel(p: &WhyProps) -> Html {
+    // The `gen` module: loaded (`Some(Ok)`), or why it cannot be.
+    let module = use_state(|| super::gen::loaded().then_some(Ok::<(), String>(())));
     let chosen = use_state(|| p.guard);
     let page = use_state(|| 1u32);
+    {
+        let module = module.clone();
+        use_effect_with((), move |_| {
+            if module.is_none() {
+                super::gen::load(cabrito_gen::task::Extra::Runtime, move |r| module.set(Some(r)));
+            }
+        });
+    }
+    let close = p.on_close.reform(|_: MouseEvent| ());
+    match &*module {
+        None => {
+            return html! { <p id="why-loading" class="hint" role="status">{ "Loading the “why this branch?” panel…" }</p> }
+        }
+        Some(Err(e)) => {
+            return html! {
+                <p id="why-error" class="error" role="alert">
+                    { format!("“Why this branch?” cannot be shown: {e}.") }{ " " }
+                    <button id="why-close" type="button" class="button small ghost" onclick={close}>{ "Close" }</button>
+                </p>
+            }
+        }
+        Some(Ok(())) => {}
+    }
     let f = &*p.function;
     let Some(guard) = f.guards.get(*chosen) else { return html! {} };
     let steps = guard.calls.first().map_or(0, |c| c.steps);
@@ -144,8 +97,7 @@ pub fn why_body(p: &BodyProps) -> Html {
         <section id="why" class="panel why" aria-label="Why this branch?">
             <div class="panel-head">
                 <h2>{ format!("Why does {}() run {}?", f.name, f.describe()) }</h2>
-                // The app hears a click on it (`show`).
-                <button id="why-close" type="button" class="button small ghost">{ "Close" }</button>
+                <button id="why-close" type="button" class="button small ghost" onclick={close}>{ "Close" }</button>
             </div>
             <p class="why-path">
                 { "On the way to the branch that runs: " }
@@ -221,31 +173,3 @@ pub fn why_body(p: &BodyProps) -> Html {
     }
 }
 
-thread_local! {
-    /// The panel's app in the grade module.
-    static WHY_APP: std::cell::RefCell<Option<yew::AppHandle<WhyBody>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Draw a new panel in `root` (the last one goes, wherever it was), or say why it cannot be read.
-fn draw(root: web_sys::Element, text: &str) {
-    WHY_APP.with(|d| {
-        if let Some(old) = d.borrow_mut().take() {
-            old.destroy();
-        }
-        root.set_inner_html("");
-        match handover::why_task_read(text) {
-            Ok((function, guard)) => {
-                let props = BodyProps { function: Rc::new(function), guard };
-                *d.borrow_mut() = Some(yew::Renderer::<WhyBody>::with_root_and_props(root, props).render());
-            }
-            Err(e) => notice(&root, true, &e),
-        }
-    });
-}
-
-/// In the grade module's start: put the panel's `mount(root, task)` on `window.cabritoWhy`. Each
-/// mount draws a new panel there. Each call's steps come from the `gen` module's `why`: the page
-/// loaded that module to make the runtime task it shows.
-pub fn expose_why() {
-    lazy::expose(WHY.global, |root: web_sys::Element, text: String| draw(root, &text));
-}

@@ -1052,8 +1052,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     )
     .await?;
     driver.screenshot(&shots.join("e2e-runtime-why.png")).await?;
-    // A guard on the way is a button that explains it from its first step (the grade module draws the
-    // panel; picking a guard is its own).
+    // A guard on the way is a button that explains it from its first step.
     driver.find(By::Css("#why .why-path button[data-guard='0']")).await?.click().await?;
     wait_for(
         driver,
@@ -1061,7 +1060,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         "const e = document.getElementById('why-page'); return e && e.textContent === 'steps 1–50 of 200';",
     )
     .await?;
-    // Close (the app hears it): the list of functions again, the panel's host hidden.
+    // Close: the list of functions again, the panel's holder hidden.
     browser::click_id(driver, "why-close").await?;
     wait_for(
         driver,

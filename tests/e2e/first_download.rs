@@ -5,9 +5,8 @@
 //! BENCHMARKS.md. There is no byte budget (D13): Lighthouse and the stories in view rule. The test
 //! checks what the first download holds: the app's glue and wasm, and none of the lazily loaded modules
 //! (the checker worker, the Results and Traces module, the agents module, the generator module `gen`,
-//! the grade module, `bigraph`). The lazily loaded modules (the checker worker, the Results and
-//! Traces module, the agents module, the generator module `gen`, the grade module, `bigraph`) are not in it:
-//! index.html links them with `data-type="worker"`, which Trunk turns into files and no tag.
+//! `bigraph`): index.html links them with `data-type="worker"`, which Trunk turns into files and no
+//! tag.
 //!
 //! Needs the built app (`trunk build --release`, or `CABRITO_DIST`); without it the test is skipped
 //! with a message, except under CI. Run after the app build (scripts/test.sh does).
@@ -132,7 +131,7 @@ fn e2e_first_download_is_the_app_alone() {
         total9 += z9;
     }
     eprintln!("  {total:>9} B  ({total9:>9} B)  in all");
-    for lazy in ["checker", "analysis", "agents", "gen", "grade", "bigraph"] {
+    for lazy in ["checker", "analysis", "agents", "gen", "bigraph"] {
         assert!(
             !files.iter().any(|f| f.starts_with(&format!("{lazy}-")) && !f.ends_with(".css")),
             "the lazily loaded module {lazy} is in the first download: {files:?}"

@@ -199,7 +199,9 @@ fn highlighting_keeps_every_character() {
 fn static_verdicts_in_the_browser() {
     use cabrito::web::app::show;
     use cabrito::web::checker::{answer_value, read_reply, to_value};
-    use cabrito::web::grade::check_request;
+    use cabrito_check::protocol::checker::Request;
+    let check_request =
+        |id: u64, shown: &cabrito::web::app::Shown, response: &str| Request::for_task(id, &shown.generated.task, response);
     use cabrito_check::protocol::checker::Reply;
     use wasm_bindgen::{JsCast, JsValue};
     // What the checker worker answers to the page's request, through the same structured values
@@ -307,7 +309,7 @@ fn shared_solutions_round_trip_and_damage_is_reported() {
 /// panel in its link), and a release for another spec changes nothing.
 #[wasm_bindgen_test]
 fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
-    use cabrito::web::app::{Action, State};
+    use cabrito::web::app::{AppAction, State};
     use yew::Reducible;
     let small = State::from_fragment(&route::fragment(&spec("v=1&kind=add_parameter&n=25&seed=3")));
     assert!(matches!(small.shown, Some(Ok(_))) && !small.held, "a small task renders at once");
@@ -316,12 +318,12 @@ fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
     let big = std::rc::Rc::new(State::from_fragment(&fragment));
     let Some(Ok(shown)) = &big.shown else { panic!("the big task is generated while held") };
     assert!(cabrito::web::bigraph::is_big(shown) && big.held, "a big task is held");
-    let other = big.clone().reduce(Action::Release(spec("v=1&kind=add_parameter&n=450&seed=4")));
+    let other = big.clone().reduce(AppAction::Release(spec("v=1&kind=add_parameter&n=450&seed=4")));
     assert!(other.held, "a release for another spec does not show this one");
-    let released = big.clone().reduce(Action::Release(big_spec.clone()));
+    let released = big.clone().reduce(AppAction::Release(big_spec.clone()));
     assert!(!released.held && released.shown == big.shown);
     let panel = route::with_panel(&fragment, route::SidePanel::Graph);
-    let same = big.reduce(Action::Navigate(panel));
+    let same = big.reduce(AppAction::Navigate(panel));
     assert!(
         !same.held && same.shown == released.shown,
         "the same task with another panel is not generated or held again"
@@ -338,7 +340,7 @@ fn big_tasks_are_held_for_one_turn_and_released_by_their_spec() {
             waiting: Some(cabrito_gen::task::Extra::Runtime),
             ..page
         });
-        let done = waiting.reduce(Action::Generated(s, Ok(made)));
+        let done = waiting.reduce(AppAction::Generated(s, Ok(made)));
         assert!(done.waiting.is_none() && matches!(done.shown, Some(Ok(_))), "{query}");
         assert_eq!(done.held, big, "{query}: held only when big");
     }

@@ -48,7 +48,7 @@ pub struct Task {
 
 /// A task record's fields by reference, in order: how a [`Task`] serialises (its one `Serialize`),
 /// with its graph given apart, so that a record whose graph is kept elsewhere (the app's
-/// `playground::handover::Made`) serialises and hashes whole without a copy of the task.
+/// `playground::gen_answer::Made`) serialises and hashes whole without a copy of the task.
 #[derive(Serialize)]
 struct RecordOut<'a> {
     name: &'a str,

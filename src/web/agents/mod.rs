@@ -1,6 +1,6 @@
-//! The agents page (`#/agents?<spec>[&strategy=…&window=…]`), a fourth wasm module loaded only when
-//! the page opens (it carries the Python parser the interface's lint gate and checks need, and the
-//! scripted agents; see [`super::lazy`]):
+//! The agents page (`#/agents?<spec>[&strategy=…&window=…]`), a module of its own loaded when the page
+//! opens (`web::pages`; it carries the Python parser the interface's lint gate and checks need, and
+//! the scripted agents), whose app draws the whole page:
 //!
 //! - **Watch an agent**: pick a strategy and the interface's settings, then step through its calls
 //!   (next, back, play): the call and its output, `solution.py` with the lines the call viewed,
@@ -47,87 +47,27 @@ impl<T> PartialEq for Shared<T> {
     }
 }
 
-// ---- the app's side ---------------------------------------------------------------------------
-
-#[derive(Properties, PartialEq)]
-pub struct HostProps {
-    pub spec: TaskSpec,
-}
-
-/// Id of the element the module's app is mounted in: a sibling of the app's own root, not inside it.
-/// Two Yew apps from two wasm modules must not nest: each brands its root and its elements with
-/// ids counted in its own memory, so the outer app, which sees every event first (Yew listens in the
-/// capture phase on its root), would take the inner app's elements for its own and run its own
-/// listeners on them (a select of the agents page once set the task controls' `n_init`).
-pub const PORTAL_ID: &str = "agents-portal";
-
-/// The module's own root after the app's root (made once).
-fn portal() -> Result<web_sys::Element, String> {
-    let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
-    if let Some(e) = doc.get_element_by_id(PORTAL_ID) {
-        return Ok(e);
-    }
-    let el = doc.create_element("div").map_err(|_| "cannot create the agents page's root")?;
-    el.set_id(PORTAL_ID);
-    el.set_class_name("page agents-portal");
-    let body = doc.body().ok_or("no body")?;
-    let after = doc.get_element_by_id(super::ROOT_ID).and_then(|a| a.next_sibling());
-    body.insert_before(&el, after.as_ref()).map_err(|_| "cannot place the agents page")?;
-    Ok(el)
-}
-
-/// Take the page down (the reader left it).
-fn close_portal() {
-    if let Some(w) = web_sys::window() {
-        if let Ok(api) = js_sys::Reflect::get(&w, &MODULE.global.into()) {
-            if let Ok(f) = js_sys::Reflect::get(&api, &"unmount".into()) {
-                use wasm_bindgen::JsCast;
-                if let Ok(f) = f.dyn_into::<js_sys::Function>() {
-                    let _ = f.call0(&api);
-                }
-            }
-        }
-        if let Some(e) = w.document().and_then(|d| d.get_element_by_id(PORTAL_ID)) {
-            e.remove();
-        }
-    }
-}
-
-/// Loads the module, then mounts the page beside the app (again when the spec changes).
-#[function_component(AgentsHost)]
-pub fn agents_host(p: &HostProps) -> Html {
-    let error = use_state(|| None::<String>);
-    let mounted = use_state(|| false);
-    {
-        let (error, mounted) = (error.clone(), mounted.clone());
-        use_effect_with(p.spec.clone(), move |_| {
-            lazy::ensure_loaded(&MODULE, move |r| {
-                match r.and_then(|_| portal()).and_then(|el| lazy::mount(&MODULE, &el, &super::app::current_fragment()))
-                {
-                    Ok(()) => mounted.set(true),
-                    Err(e) => error.set(Some(e)),
-                }
-            });
-        });
-    }
-    use_effect_with((), |_| close_portal);
-    html! {
-        <>
-            if let Some(e) = &*error {
-                <section id="agents-error" class="error" role="alert"><h2>{ "The agents page cannot be shown" }</h2><p>{ e.clone() }</p></section>
-            }
-            if !*mounted {
-                <p id="agents-loading" class="loading">{ "Loading the agents…" }</p>
-            }
-        </>
-    }
-}
-
 // ---- the module's side ------------------------------------------------------------------------
 
 #[derive(Properties, PartialEq)]
 struct RootProps {
     fragment: AttrValue,
+}
+
+/// The page: the header, the task's controls and the agents.
+#[function_component(AgentsPage)]
+fn agents_page(p: &RootProps) -> Html {
+    let spec = match route::parse(&p.fragment) {
+        Route::Agents(s) => s,
+        _ => TaskSpec::default(),
+    };
+    let on_navigate = Callback::from(|fragment: String| super::app::navigate(&fragment));
+    html! {
+        <super::frame::Frame spec={spec.clone()} title={format!("Agents · {}", super::app::title(&spec))}>
+            <super::view::Controls spec={spec} {on_navigate} agents=true />
+            <AgentsRoot fragment={p.fragment.clone()} />
+        </super::frame::Frame>
+    }
 }
 
 /// Put the page's keys in the address bar without a new history entry.
@@ -194,10 +134,10 @@ fn agents_root(p: &RootProps) -> Html {
 }
 
 thread_local! {
-    static HANDLE: RefCell<Option<yew::AppHandle<AgentsRoot>>> = const { RefCell::new(None) };
+    static HANDLE: RefCell<Option<yew::AppHandle<AgentsPage>>> = const { RefCell::new(None) };
 }
 
-/// The module's entry: set `window.cabritoAgents = { mount(root, fragment) }`.
+/// The module's entry: set `window.cabritoAgents = { mount(root, fragment), unmount() }`.
 pub fn start() {
     lazy::panic_hook("agents page");
     lazy::expose(MODULE.global, |root: web_sys::Element, fragment: String| {
@@ -206,22 +146,17 @@ pub fn start() {
                 old.destroy();
             }
             root.set_inner_html("");
-            let app = yew::Renderer::<AgentsRoot>::with_root_and_props(root, RootProps { fragment: fragment.into() })
+            let app = yew::Renderer::<AgentsPage>::with_root_and_props(root, RootProps { fragment: fragment.into() })
                 .render();
             *h.borrow_mut() = Some(app);
         });
     });
-    // `unmount()`: destroy the page's app (the host calls it when the reader leaves).
-    let unmount = wasm_bindgen::closure::Closure::<dyn Fn()>::new(|| {
-        HANDLE.with(|h| {
-            if let Some(old) = h.borrow_mut().take() {
-                old.destroy();
-            }
-        })
+    // `unmount()`: destroy the page's app (when the reader leaves the page).
+    lazy::expose_value(MODULE.global, "unmount", |_| {
+        if let Some(old) = HANDLE.with(|h| h.borrow_mut().take()) {
+            old.destroy();
+        }
+        wasm_bindgen::JsValue::UNDEFINED
     });
-    if let Some(api) = web_sys::window().and_then(|w| js_sys::Reflect::get(&w, &MODULE.global.into()).ok()) {
-        let _ = js_sys::Reflect::set(&api, &"unmount".into(), unmount.as_ref());
-    }
-    unmount.forget();
     super::files::mark(READY_MARK);
 }

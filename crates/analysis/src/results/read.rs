@@ -96,6 +96,9 @@ type AnswerKey = (usize, Arc<str>, Arc<str>, Arc<str>, Arc<str>, String);
 /// Set, model, run, task set, task type, name, dag_id: a result's identity (the last one wins).
 type RecordKey = (usize, Arc<str>, Arc<str>, Arc<str>, Arc<str>, String, String);
 
+/// A check's name and its counts.
+type CheckCount = (Arc<str>, Counts);
+
 /// Everything loaded: per-task results, summary rows, the problems met.
 #[derive(Clone, Debug, Default)]
 pub struct Dataset {
@@ -115,7 +118,8 @@ pub struct Dataset {
     index: HashMap<u64, usize>,
     collided: HashMap<RecordKey, usize>,
     strings: HashMap<String, Arc<str>>,
-    check_lists: HashMap<Vec<(Arc<str>, Counts)>, Arc<[(Arc<str>, Counts)]>>,
+    /// Each distinct list of check counts, shared by the records that have it.
+    check_lists: HashMap<Vec<CheckCount>, Arc<[CheckCount]>>,
     /// Keep no answers (responses are not read, a record's `answer` is dropped): the static report
     /// shows none, and they are most of a results folder's bytes.
     pub lean: bool,

@@ -1233,29 +1233,29 @@ pub fn classify(tool: &str, raw_args: &Value) -> Labelled {
         return v(Label::Plan, "a planning or todo tool");
     }
     if SUBAGENT_TOOLS.contains(&t) {
-        return subagent(&args);
+        return subagent(args);
     }
     if OTHER_TOOLS.contains(&t) || ["web", "browser", "url", "memory"].iter().any(|w| t.contains(w)) {
         return v(Label::Other, "web, intent reporting, a shell's output, or another tool outside the code");
     }
     if EDITOR_TOOLS.contains(&t) {
-        let path = s(&args, PATH_KEYS).unwrap_or("");
-        return match s(&args, &["command"]).unwrap_or("") {
+        let path = s(args, PATH_KEYS).unwrap_or("");
+        return match s(args, &["command"]).unwrap_or("") {
             "view" => v(Label::Read, "views a file or folder"),
-            "create" => by_file_create(path, &content_of(&args)),
-            _ => by_file_edit(path, Some(&content_of(&args))),
+            "create" => by_file_create(path, &content_of(args)),
+            _ => by_file_edit(path, Some(&content_of(args))),
         };
     }
     if SHELL_TOOLS.contains(&t) {
-        return shell_tool(&args);
+        return shell_tool(args);
     }
     if t == "apply_patch" || t == "apply_diff" {
-        let body = s(&args, &["input", "patch", "diff", "raw"]).unwrap_or("");
+        let body = s(args, &["input", "patch", "diff", "raw"]).unwrap_or("");
         return patch_intent(body);
     }
     if EDIT_TOOLS.contains(&t) {
-        let path = s(&args, PATH_KEYS).unwrap_or("");
-        let content = content_of(&args);
+        let path = s(args, PATH_KEYS).unwrap_or("");
+        let content = content_of(args);
         let is_create = matches!(t, "create" | "create_file" | "write" | "write_file" | "write_to_file")
             || args.get("file_text").is_some()
             || (args.get("content").is_some() && args.get("old_str").is_none() && args.get("old_string").is_none());
@@ -1274,16 +1274,16 @@ pub fn classify(tool: &str, raw_args: &Value) -> Labelled {
         return v(Label::Test, "runs the checks");
     }
     // Unknown tools: what the arguments look like.
-    if command_text(&args).is_some() && args.get("raw").is_none() {
-        return shell_tool(&args);
+    if command_text(args).is_some() && args.get("raw").is_none() {
+        return shell_tool(args);
     }
     if args.get("old_str").is_some() || args.get("old_string").is_some() {
-        return by_file_edit(s(&args, PATH_KEYS).unwrap_or(""), Some(&content_of(&args)));
+        return by_file_edit(s(args, PATH_KEYS).unwrap_or(""), Some(&content_of(args)));
     }
     if args.get("pattern").is_some() || args.get("query").is_some() || args.get("regex").is_some() {
         return v(Label::Search, "an unknown tool given a pattern");
     }
-    if s(&args, PATH_KEYS).is_some() {
+    if s(args, PATH_KEYS).is_some() {
         return v(Label::Read, "an unknown tool given a path");
     }
     v(Label::Other, format!("an unknown tool ({})", crate::results::input::clip(t, 40)))

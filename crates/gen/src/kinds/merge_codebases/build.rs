@@ -141,7 +141,6 @@ pub fn perturb(rng: &mut Rng, canon: &Line, pool: &[Var], allowed: Perturbations
 
 /// Build a canonical program. Rejected when no perturbation of some difference changes its value
 /// while reading an earlier target.
-#[inline(never)]
 pub fn build(rng: &mut Rng, s: &Shape) -> Result<Program, Reject> {
     let mut names = param_names(s.params);
     let mut env: Vec<Val> = (1..=s.params as i64).map(Val::from_i64).collect();

@@ -336,9 +336,6 @@ impl Envs {
     }
 
     /// Store a line's right-hand side, in every environment, in `target`: [`line_value`] on each.
-    /// (Called once per line, never inlined: the browser compiles a function again with its
-    /// optimising compiler once it has run a while, and uses that code from its next call on.)
-    #[inline(never)]
     pub fn assign(&mut self, l: &Line, target: Var) {
         let w = self.width;
         for f in l.reads() {

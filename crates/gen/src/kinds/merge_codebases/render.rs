@@ -136,7 +136,6 @@ impl Writer {
 }
 
 /// The starter: an abstract `Calculate` and the two calculators, each computing in its own words.
-#[inline(never)]
 pub fn starter(p: &Program, classes: &[ClassCode; 2], spaced: bool) -> Starter {
     let mut w = Writer { text: String::new(), lines: 0 };
     w.push(HEADER);
@@ -196,7 +195,6 @@ fn sum(vars: &[Var], names: &[String]) -> String {
 /// The reference solution: `Calculate.compute()` holds every shared line as the canonical program
 /// writes it and calls `self.custom_compute_<i>(…)` for difference `i`; each child defines only its
 /// side of every difference, as one `return`.
-#[inline(never)]
 pub fn solution(p: &Program) -> String {
     let names = &p.names;
     let diffs: Vec<_> = p.diffs().collect();

@@ -102,7 +102,6 @@ fn coin(rng: &mut Rng) -> bool {
     rng.random::<bool>()
 }
 
-#[inline(never)]
 fn rewrite_block(
     p: &Program,
     lines: &[Line],
@@ -189,7 +188,6 @@ fn same_reads(a: &[Reads], b: &[Reads]) -> bool {
 /// line is not live-out, reads a non-parameter, and its target appears once, in one term of one
 /// later line of the block, whose terms then take the folded line's terms. `reads` are the block's
 /// read counts ([`count_reads`]), kept up to date here: a block of 500 lines may take 500 folds.
-#[inline(never)]
 fn fold_one(p: &Program, lines: &mut Vec<Line>, reads: &mut [Reads], live_out: &[Var], rng: &mut Rng) -> bool {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     shuffle(rng, &mut order);
@@ -256,7 +254,6 @@ fn fold_one(p: &Program, lines: &mut Vec<Line>, reads: &mut [Reads], live_out: &
 }
 
 /// Move a few terms of a long line into a new temporary line just before it.
-#[inline(never)]
 fn split_one(p: &Program, lines: &mut Vec<Line>, rng: &mut Rng, namer: &mut Namer, names: &mut Vec<String>) {
     let candidates: Vec<usize> =
         (0..lines.len()).filter(|&i| lines[i].terms.len() >= 3 && reads_non_param(p, &lines[i].terms)).collect();
@@ -318,7 +315,6 @@ fn split_coeff(c: u64, rng: &mut Rng) -> Vec<u64> {
 }
 
 /// `k * x` written as several terms whose coefficients add up to `k` (one term anywhere in the block).
-#[inline(never)]
 fn expand(lines: &mut [Line], rng: &mut Rng) {
     let candidates: Vec<(usize, usize)> = lines
         .iter()
@@ -338,7 +334,6 @@ fn expand(lines: &mut [Line], rng: &mut Rng) {
 }
 
 /// Like terms of one line (the same factors in any order, the same sign) added up into one.
-#[inline(never)]
 fn collapse(lines: &mut [Line], rng: &mut Rng) {
     if lines.is_empty() {
         return;
@@ -377,7 +372,6 @@ fn collapse(lines: &mut [Line], rng: &mut Rng) {
 
 /// A random order that keeps every line after the lines of the block it reads, then the lines
 /// that read only parameters moved to the front (keeping their order).
-#[inline(never)]
 fn shuffle_lines(p: &Program, lines: Vec<Line>, rng: &mut Rng) -> Vec<Line> {
     let n = lines.len();
     let index: BTreeMap<Var, usize> = lines.iter().enumerate().map(|(i, l)| (l.target, i)).collect();

@@ -43,7 +43,6 @@ pub fn structure(p: &Program, c: &ClassCode, class: usize) -> Result<(), Reject>
 /// Every block of both classes gives the canonical block's live-outs on random inputs. The trials
 /// run side by side ([`Envs`]); their inputs are drawn in the order one-by-one trials draw them, and
 /// the first failure is the one they would meet first (trial, then class, then live-out).
-#[inline(never)]
 pub fn synonyms(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), Reject> {
     let mut rng = stream(key, "merge/synonyms");
     let mut canonical = Envs::zeros(p.names.len(), TRIALS);
@@ -131,7 +130,6 @@ fn solution_values(p: &Program, class: usize, vectors: &[Vec<Val>]) -> Vec<Val> 
 
 /// Both classes of the starter equal the solution's on (1, …, params) and random vectors, and the
 /// two classes differ on at least one of them.
-#[inline(never)]
 pub fn behaviour(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), Reject> {
     let vectors = vectors(p, key);
     let starter = [0, 1].map(|ci| starter_values(p, &classes[ci], ci, &vectors));
@@ -153,7 +151,6 @@ pub fn behaviour(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(),
 }
 
 /// Every check, in the reference's order.
-#[inline(never)]
 pub fn validate(p: &Program, classes: &[ClassCode; 2], key: &str) -> Result<(), Reject> {
     for (ci, c) in classes.iter().enumerate() {
         structure(p, c, ci)?;

@@ -50,7 +50,6 @@ pub struct Flow {
 
 impl Flow {
     /// The canonical program's data flow, with each variable's names in the two classes.
-    #[inline(never)]
     pub fn new(made: &Made) -> Flow {
         let p = &made.program;
         let mut piece_of: Vec<Option<Piece>> = vec![None; p.names.len()];
@@ -134,7 +133,6 @@ impl Flow {
     /// The drawing the app shows ([`FlowDrawing`]): parameters on top, each variable below every
     /// variable it reads, tinted by its block ([`solid`]), differences marked; each vertex titled
     /// with its names in the two classes.
-    #[inline(never)]
     pub fn drawing(&self) -> FlowDrawing {
         let layout = self.layout();
         let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1);
@@ -218,7 +216,6 @@ impl Flow {
         FlowDrawing { markup: out, width, height, vertices: self.nodes.len() }
     }
     /// The networkx node-link form (the record's `graph`).
-    #[inline(never)]
     pub fn node_link(&self) -> serde_json::Value {
         let nodes: Vec<_> = self
             .nodes
@@ -287,7 +284,6 @@ pub struct FlowDrawing {
 }
 
 impl MergeView {
-    #[inline(never)]
     pub fn new(made: &Made, flow: &Flow) -> MergeView {
         let p = &made.program;
         MergeView {
