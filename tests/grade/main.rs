@@ -11,6 +11,7 @@ mod grade_bench;
 mod grade_fixtures;
 mod grade_hostile;
 mod grade_kinds;
+mod grade_memo;
 mod grade_smoke;
 mod merge_fixtures;
 mod merge_grade;

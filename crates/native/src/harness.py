@@ -16,7 +16,9 @@
 # (native/pool.py), whose forked children call `main()` once they are in their sandbox.
 
 import builtins
+import functools
 import json
+import opcode
 import os
 import signal
 import sys
@@ -66,13 +68,27 @@ def emit(obj):
     PENDING.append(json.dumps(obj, ensure_ascii=True, allow_nan=False))
 
 
+ascii_json = json.encoder.encode_basestring_ascii
+
+
 def emit_value(t, i, v):
     """A call's result line; floats (the common case) are formatted without json.dumps: their
     repr is plain ASCII ('0.5', '-1e-05', 'nan', 'inf')."""
     if type(v) is float:
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
-    else:
-        emit({"k": "call", "trial": t, "i": i, "value": encode(v, [MAX_NODES])})
+        return
+    if type(v) is str and v.isascii():
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
+        return
+    numpy = loaded_numpy()
+    # A float64 array (the array domain's results), as `encode` writes it.
+    if numpy is not None and type(v) is numpy.ndarray and v.dtype.char == "d" and v.size < MAX_NODES:
+        PENDING.append(
+            '{"k":"call","trial":%d,"i":%d,"value":{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}}'
+            % (t, i, ",".join(map(str, v.shape)), ",".join(['"%r"' % x for x in v.ravel().tolist()]))
+        )
+        return
+    emit({"k": "call", "trial": t, "i": i, "value": encode(v, [MAX_NODES])})
 
 
 def flush():
@@ -180,6 +196,10 @@ def fast_key(v):
     t = type(v)
     if t in SIMPLE_TYPES:
         return (t, v)
+    if t.__name__ == "ndarray":
+        numpy = loaded_numpy()
+        if numpy is not None and t is numpy.ndarray:
+            return ("ndarray", v.shape, v.dtype.str, v.tobytes())
     return memo_key(v)
 
 
@@ -194,9 +214,45 @@ def raw_key(args, kwargs):
     return key
 
 
-def memoize(fn):
-    """A per-trial cache keyed on the arguments' types and values (ndarrays by shape, dtype and
-    bytes). Unhashable arguments bypass it; exceptions are not cached.
+# functools.lru_cache without its update_wrapper (most of the cost of wrapping every function of
+# every trial); the public decorator where CPython lacks the C constructor.
+LRU = getattr(functools, "_lru_cache_wrapper", None)
+CACHE_INFO = getattr(functools, "_CacheInfo", None)
+if LRU is None or CACHE_INFO is None:
+    LRU = lambda fn, maxsize, typed, info: functools.lru_cache(maxsize=maxsize, typed=typed)(fn)  # noqa: E731
+
+
+def memoize(fn, by_value_too=True):
+    """A per-trial cache of `fn`'s results keyed on its arguments and their types; exceptions are
+    not cached. Hashable arguments (the common case: floats, strings) are looked up by
+    functools.lru_cache, in C; a call with an unhashable argument (an ndarray, a list) goes to
+    `memoize_by_value` when `by_value_too` (keying by value costs more than most array functions:
+    it is kept for those the program calls from more than one place), else to `fn` itself. The C
+    wrapper raises TypeError before `fn` runs when an argument cannot be
+    hashed: such an error has no frame of `fn` in its traceback, one raised by `fn` has."""
+    cached = LRU(fn, None, True, CACHE_INFO)
+    by_value = []
+
+    def wrapper(*args, **kwargs):
+        # Once a call had an unhashable argument (an array function), the next go straight by value.
+        if by_value:
+            return by_value[0](*args, **kwargs)
+        try:
+            return cached(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:
+                raise
+        by_value.append(memoize_by_value(fn) if by_value_too else fn)
+        return by_value[0](*args, **kwargs)
+
+    wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def memoize_by_value(fn):
+    """The memo for calls with an unhashable argument (see `memoize`): keyed on the arguments'
+    types and values, ndarrays by shape, dtype and bytes; other unhashable arguments bypass it.
 
     A call is looked up first by its arguments as written (cheap: the common case is a callee
     reached again the same way), then, on a miss, by the arguments bound to the function's
@@ -276,7 +332,200 @@ def memoize(fn):
     return wrapper
 
 
+# Builtins whose result depends on their arguments alone.
+PURE_BUILTINS = frozenset(
+    "abs all any bin bool chr dict divmod enumerate filter float hex int isinstance issubclass len "
+    "list map max min oct ord pow range repr reversed round set slice sorted str sum tuple type zip "
+    "Exception ValueError TypeError IndexError KeyError ZeroDivisionError ArithmeticError OverflowError".split()
+)
+WRITES_GLOBALS = frozenset(opcode.opmap[n] for n in ("STORE_GLOBAL", "DELETE_GLOBAL") if n in opcode.opmap)
+IMMUTABLE = frozenset([int, float, str, bool, type(None), complex, bytes])
+CODE_NAMES = {}
+
+
+def code_names(code):
+    """(every name a code object and the code nested in it use, whether none writes a global)."""
+    info = CODE_NAMES.get(code)
+    if info is None:
+        names = set(code.co_names)
+        ok = not code.co_freevars
+        raw = code.co_code
+        for j in range(0, len(raw), 2):
+            if raw[j] in WRITES_GLOBALS:
+                ok = False
+                break
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                more, fine = code_names(c)
+                names |= more
+                ok = ok and fine
+        info = CODE_NAMES[code] = (frozenset(names), ok)
+    return info
+
+
+LOAD_GLOBAL = opcode.opmap["LOAD_GLOBAL"]
+EXTENDED_ARG = opcode.opmap["EXTENDED_ARG"]
+# In 3.11 and later LOAD_GLOBAL's argument is the name index shifted left by one.
+GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
+LOOPS = frozenset(opcode.opmap[n] for n in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "FOR_ITER") if n in opcode.opmap)
+GLOBAL_LOADS = {}
+
+
+def global_loads(code, nested=False):
+    """{name: times it is loaded} over a code object and the code nested in it; a name loaded in a
+    loop or in nested code (a comprehension, a lambda) counts twice (it may run many times)."""
+    info = GLOBAL_LOADS.get((code, nested))
+    if info is None:
+        raw = code.co_code
+        names = code.co_names
+        loops = nested
+        loads = []
+        ext = 0
+        for j in range(0, len(raw), 2):
+            op = raw[j]
+            if op == EXTENDED_ARG:
+                ext = (ext | raw[j + 1]) << 8
+                continue
+            arg = ext | raw[j + 1]
+            ext = 0
+            if op == LOAD_GLOBAL:
+                k = arg >> GLOBAL_SHIFT
+                if k < len(names):
+                    loads.append(names[k])
+            elif op in LOOPS:
+                loops = True
+        info = {}
+        for n in loads:
+            info[n] = info.get(n, 0) + (2 if loops else 1)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                for n, k in global_loads(c, True).items():
+                    info[n] = info.get(n, 0) + k
+        GLOBAL_LOADS[(code, nested)] = info
+    return info
+
+
+def shared_callees(g, defs):
+    """The functions the program may call more than once in a trial (from two places, or from a
+    loop): where a memo by value bounds the work of a DAG's shared nodes. One called from one
+    place runs once per run of its caller without it."""
+    counts = {}
+    for name in defs:
+        f = g.get(name)
+        code = getattr(f, "__code__", None)
+        if code is None:
+            continue
+        for n, k in global_loads(code).items():
+            counts[n] = counts.get(n, 0) + k
+    return {n for n, k in counts.items() if k >= 2}
+
+
+def trial_independent(g, defs):
+    """The program's functions whose results cannot depend on the trial: no default values (the
+    stubs may set them), no global written, and every name they use a pure builtin or another such
+    function (never a stub, numpy, or anything else the trial defines)."""
+    cand = {}
+    for name in defs:
+        f = g.get(name)
+        if type(f) is not types.FunctionType or f.__defaults__ or f.__kwdefaults__ or f.__closure__:
+            continue
+        names, ok = code_names(f.__code__)
+        if ok:
+            cand[name] = names
+    changed = True
+    while changed:
+        changed = False
+        for name in list(cand):
+            for n in cand[name]:
+                if (n not in cand) if n in g else (n not in PURE_BUILTINS):
+                    del cand[name]
+                    changed = True
+                    break
+    return cand
+
+
+def immutable(v):
+    t = type(v)
+    if t in IMMUTABLE:
+        return True
+    return (t is tuple or t is frozenset) and all(immutable(x) for x in v)
+
+
+class Unshared(Exception):
+    """A mutable result: returned to its caller, never kept for another trial."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def memoize_across_trials(fn):
+    """The memo of a trial-independent function, kept for the whole run: a pure function of its
+    arguments computes each distinct call once, not once a trial. Only immutable results are kept
+    (a caller in one trial cannot change what another trial gets); calls with an unhashable
+    argument are not cached."""
+
+    def checked(*args, **kwargs):
+        r = fn(*args, **kwargs)
+        if not immutable(r):
+            raise Unshared(r)
+        return r
+
+    cached = LRU(checked, None, True, CACHE_INFO)
+
+    def wrapper(*args, **kwargs):
+        try:
+            return cached(*args, **kwargs)
+        except Unshared as u:
+            return u.value
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:
+                raise
+        return fn(*args, **kwargs)
+
+    wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+SHARED = {}
+
+
+POSITIONAL = {}
+
+
+def positional_ok(fn, params):
+    """Whether `fn(*values)` binds exactly as `fn(**dict(zip(params, values)))`: its first
+    parameters are `params`, in order, none positional-only, the rest with defaults. The harness
+    then calls it positionally, as the program's own callers do, so the memo serves both."""
+    fn = getattr(fn, "__wrapped__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_posonlyargcount:
+        return False
+    n = code.co_argcount
+    k = len(params)
+    if k > n or tuple(code.co_varnames[:k]) != tuple(params):
+        return False
+    return n - k <= len(getattr(fn, "__defaults__", None) or ())
+
+
+def positional_cached(fn, params):
+    """`positional_ok`, remembered per function code (the program is the same every trial; the key
+    holds the code object, so its identity is not reused)."""
+    key = (getattr(getattr(fn, "__wrapped__", fn), "__code__", None), id(params))
+    ok = POSITIONAL.get(key)
+    if ok is None or key[0] is None:
+        ok = POSITIONAL[key] = positional_ok(fn, params)
+    return ok
+
+
+IN_CALL = [False]
+
+
 def on_alarm(signum, frame):
+    # Outside a call (the timer is re-armed at each call, not disarmed after it) there is nothing
+    # to interrupt.
+    if not IN_CALL[0]:
+        return
     # The results so far go out now: if the program swallows the timeout and is killed from
     # outside, the first call without a result is the one that was running.
     try:
@@ -311,12 +560,15 @@ def main():
         np_module = LazyNumpy("numpy")
     timeout = float(req.get("call_timeout", 2.0))
     signal.signal(signal.SIGALRM, on_alarm)
+    memo = req.get("memoize", True)
+    analysed = [None, None, None]
     stop = None
+    # What the program prints goes nowhere, from here to the end (results travel on fd 3).
+    sys.stdout = sys.stderr = sink
     for t, trial in enumerate(req["trials"]):
         if stop is not None:
             break
         flush()
-        sys.stdout = sys.stderr = sink
         g = {"__builtins__": safe, "__name__": "solution"}
         try:
             ns = {"__name__": "mylibrary"}
@@ -329,21 +581,33 @@ def main():
             g.update({k: v for k, v in ns.items() if not k.startswith("__")})
             g["np"] = g["numpy"] = np_module
         except BaseException as e:
-            sys.stdout, sys.stderr = real_stdout, real_stderr
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         try:
+            IN_CALL[0] = True
             signal.setitimer(signal.ITIMER_REAL, timeout * 5)
             exec(code, g)
+            IN_CALL[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            if req.get("memoize", True):
+            if memo:
+                # The same program and library every trial: analysed once a run.
+                shape = (tuple(getattr(g.get(n), "__code__", None) for n in defs), frozenset(g))
+                if shape != analysed[0]:
+                    analysed[:] = [shape, trial_independent(g, defs), shared_callees(g, defs)]
+                independent, shared = analysed[1], analysed[2]
                 for name in defs:
                     f = g.get(name)
-                    if isinstance(f, types.FunctionType):
-                        g[name] = memoize(f)
+                    if name in independent:
+                        key = (name, f.__code__)
+                        w = SHARED.get(key)
+                        if w is None:
+                            w = SHARED[key] = memoize_across_trials(f)
+                        g[name] = w
+                    elif isinstance(f, types.FunctionType):
+                        g[name] = memoize(f, name in shared)
         except BaseException as e:
+            IN_CALL[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            sys.stdout, sys.stderr = real_stdout, real_stderr
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         values = trial["values"]
@@ -354,26 +618,27 @@ def main():
         for i, f, refs in trial["calls"]:
             name, params = functions[f]
             if mutable:
-                kwargs = {p: decode(values[r]) if r in mutable else decoded[r] for p, r in zip(params, refs)}
+                args = [decode(values[r]) if r in mutable else decoded[r] for r in refs]
             else:
-                kwargs = dict(zip(params, [decoded[r] for r in refs]))
+                args = [decoded[r] for r in refs]
             fn = g.get(name)
+            pos = positional_cached(fn, params)
             result = None
             error = None
             try:
+                IN_CALL[0] = True
                 signal.setitimer(signal.ITIMER_REAL, timeout)
                 try:
-                    result = fn(**kwargs)
+                    result = fn(*args) if pos else fn(**dict(zip(params, args)))
                 except CallTimeout:
                     raise
                 except BaseException:
                     # The reference's protocol: retry positionally in parameter order.
-                    result = fn(*[kwargs[p] for p in params])
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                    result = fn(*args)
+                IN_CALL[0] = False
             except BaseException as e:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                IN_CALL[0] = False
                 error = e
-            sys.stdout, sys.stderr = real_stdout, real_stderr
             if error is not None:
                 emit({"k": "call", "trial": t, "i": i, "error": err(error)})
                 if isinstance(error, CallTimeout):
@@ -384,8 +649,8 @@ def main():
                     emit_value(t, i, result)
                 except BaseException as e:
                     emit({"k": "call", "trial": t, "i": i, "error": err(e)})
-            sys.stdout = sys.stderr = sink
-        sys.stdout, sys.stderr = real_stdout, real_stderr
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    sys.stdout, sys.stderr = real_stdout, real_stderr
     emit({"k": "done", "stopped": stop})
     flush()
 
