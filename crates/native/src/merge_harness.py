@@ -35,8 +35,12 @@ class Sink:
 
 
 def emit(obj):
+    """Buffered: the lines go out a vector at a time (`flush`), and at a timeout."""
     OUT.write(json.dumps(obj, ensure_ascii=True, allow_nan=False))
     OUT.write("\n")
+
+
+def flush():
     OUT.flush()
 
 
@@ -73,6 +77,12 @@ def encode(v):
 
 
 def on_alarm(signum, frame):
+    # What is written so far goes out now: if the program swallows the timeout and is killed from
+    # outside, the first call without a result is the one that was running.
+    try:
+        flush()
+    except BaseException:
+        pass
     raise CallTimeout("call timed out")
 
 
@@ -94,11 +104,13 @@ def main():
         sys.stdout, sys.stderr = real_stdout, real_stderr
         emit({"k": "setup", "trial": 0, "error": err(e)})
         emit({"k": "done", "stopped": None})
+        flush()
         return
     stop = None
     for t, vector in enumerate(req["vectors"]):
         if stop is not None:
             break
+        flush()
         for i, name in enumerate(req["classes"]):
             result = None
             error = None
@@ -122,6 +134,7 @@ def main():
                 except BaseException as e:
                     emit({"k": "call", "trial": t, "i": i, "error": err(e)})
     emit({"k": "done", "stopped": stop})
+    flush()
 
 
 main()

@@ -1,6 +1,6 @@
 # Cabrito's grading zygote (native/pool.rs). A pre-started interpreter that holds the harnesses
-# (argv[2]: native/harness.py, argv[3]: native/merge_harness.py, argv[4]: native/script.py, compiled
-# here once) and, once a run needs it, numpy; it forks one fresh child per run. It never reads a
+# (argv[2]: native/harness.py, argv[3]: native/merge_harness.py, argv[4]: native/script.py, each
+# compiled here once, when a run first needs it) and, once a run needs it, numpy; it forks one fresh child per run. It never reads a
 # program, an input or a result: those travel on pipes between the grader and the child, which
 # enters its own sandbox before it reads anything.
 #
@@ -11,9 +11,9 @@
 #                                          stdout, stderr and result channel; MODE is grade, merge or
 #                                          script (which harness the child runs); NUMPY 1 loads numpy
 #                                          first, so the child finds it imported
-#   "numpy"            load numpy now (a worker warming up)
+#   "numpy"            load numpy and the grading harness now (a worker warming up)
 # Messages to the grader:
-#   "ready"            once, when the harnesses are compiled (numpy is loaded later, on demand)
+#   "ready"            once, when the zygote listens (harnesses and numpy are loaded later, on demand)
 #   "started ID PID"   the child is forked (it is its own process group)
 #   "failed ID WHY"    no child was started
 #   "exited PID STATUS"  a child ended (the raw wait status)
@@ -38,10 +38,24 @@ import types
 if len(sys.argv) > 1 and sys.argv[1]:
     sys.path.append(sys.argv[1])
 
-HARNESS = types.ModuleType("cabrito_harness")
-exec(compile(sys.argv[2], "harness.py", "exec"), HARNESS.__dict__)
-MERGE = compile(sys.argv[3], "merge_harness.py", "exec")
-SCRIPT = compile(sys.argv[4], "script.py", "exec")
+# Each harness is compiled the first time a run needs it (a merge job never compiles the grading
+# harness), before the fork, so every later child finds it ready.
+LOADED = {}
+
+
+def harness(mode):
+    code = LOADED.get(mode)
+    if code is None:
+        if mode == b"grade":
+            code = types.ModuleType("cabrito_harness")
+            exec(compile(sys.argv[2], "harness.py", "exec"), code.__dict__)
+        elif mode == b"merge":
+            code = compile(sys.argv[3], "merge_harness.py", "exec")
+        else:
+            code = compile(sys.argv[4], "script.py", "exec")
+        LOADED[mode] = code
+        gc.freeze()
+    return code
 
 
 def load_numpy():
@@ -130,11 +144,11 @@ def child(fds, uid, limits, mode):
     code = 0
     try:
         if mode == b"grade":
-            HARNESS.main()
+            LOADED[mode].main()
         elif mode == b"merge":
-            exec(MERGE, {"__name__": "cabrito_merge_harness"})
+            exec(LOADED[mode], {"__name__": "cabrito_merge_harness"})
         else:
-            exec(SCRIPT, {"__name__": "cabrito_script"})
+            exec(LOADED[mode], {"__name__": "cabrito_script"})
     except SystemExit as e:
         code = exit_code(e)
     except BaseException:
@@ -186,6 +200,7 @@ def main():
             for fd in fds:
                 os.close(fd)
             load_numpy()
+            harness(b"grade")
             return
         if len(words) != 10 or words[0] != b"run" or len(fds) != 4 or words[8] not in MODES:
             for fd in fds:
@@ -199,6 +214,7 @@ def main():
             mode = words[8]
             if words[9] == b"1":
                 load_numpy()
+            harness(mode)
             if uid < 1000:
                 raise ValueError("uid below 1000")
             sys.stdout.flush()
