@@ -20,6 +20,7 @@ import functools
 import json
 import opcode
 import os
+import re
 import signal
 import sys
 import types
@@ -535,6 +536,27 @@ def on_alarm(signum, frame):
     raise CallTimeout("call timed out")
 
 
+STUB_DEF = re.compile(r"(?m)^(?=def )")
+
+
+def compile_stub(src, parts):
+    """A stub block compiled one top-level `def` at a time, each distinct text once a run: the
+    blocks of a run (one drawn per trial) share most of their functions. Executed in order into
+    one namespace, the parts define what the whole block does; a block that does not split
+    cleanly is compiled whole."""
+    try:
+        out = []
+        for text in STUB_DEF.split(src):
+            if text:
+                code = parts.get(text)
+                if code is None:
+                    code = parts[text] = compile(text, "mylibrary.py", "exec")
+                out.append(code)
+        return out
+    except SyntaxError:
+        return [compile(src, "mylibrary.py", "exec")]
+
+
 def main():
     global OUT
     OUT = os.fdopen(3, "w", encoding="utf-8")
@@ -544,7 +566,8 @@ def main():
     sink = Sink()
     code = compile(req["program"], "solution.py", "exec")
     strops_src = req.get("strops")
-    stubs = {int(k): compile(src, "mylibrary.py", "exec") for k, src in req["stubs"].items()}
+    parts = {}
+    stubs = {int(k): compile_stub(src, parts) for k, src in req["stubs"].items()}
     strops_code = compile(strops_src, "strops.py", "exec") if strops_src else None
     if req.get("restrict_builtins", True):
         safe = {n: getattr(builtins, n) for n in SAFE_NAMES}
@@ -577,7 +600,8 @@ def main():
                 exec(strops_code, mod.__dict__)
                 ns.update({k: v for k, v in mod.__dict__.items() if not k.startswith("__")})
                 ns["strops"] = mod
-            exec(stubs[trial["stub"]], ns)
+            for part in stubs[trial["stub"]]:
+                exec(part, ns)
             g.update({k: v for k, v in ns.items() if not k.startswith("__")})
             g["np"] = g["numpy"] = np_module
         except BaseException as e:
