@@ -16,7 +16,8 @@ reaped and counted here). Under load the CPU ratio is what can be trusted. The l
 printed before and after. Every task must pass in every run, and the reference's per-check verdicts
 must equal the fixtures' `verdicts.json` (so the rebuild is faithful); otherwise the script fails.
 
-    python3 scripts/bench_grade.py --reference /work/scratch/cabra-ref --trials 5,50 --repeat 3
+    python3 scripts/bench_grade.py --reference /work/scratch/cabra-ref --trials 5,50 --repeat 3 \\
+        [--before OTHER_CABRITO]
 """
 
 import argparse
@@ -267,6 +268,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cabrito", default=os.path.join(here, "..", "target", "release", "cabrito"))
     ap.add_argument("--reference", metavar="DIR", help="the reference scorer rebuilt in DIR (see BENCHMARKS.md)")
+    ap.add_argument("--before", help="another cabrito binary, run in alternation with --cabrito (a 'before' column)")
     ap.add_argument("--fixtures", default=os.path.join(here, "..", "..", "..", "shared", "fixtures", "cabra-reference"))
     ap.add_argument("--trials", default="5,50", help="comma-separated trial counts for cabrito")
     ap.add_argument("--repeat", type=int, default=3)
@@ -298,6 +300,8 @@ def main():
         for b in roots:
             # Alternate the order every round so that neither side always runs first.
             order = ([("ref", None)] if b in refs else []) + [("cab", t) for t in trials]
+            if args.before:
+                order += [("before", t) for t in trials]
             if r % 2:
                 order.reverse()
             for who, t in order:
@@ -305,6 +309,9 @@ def main():
                 if who == "ref":
                     wall, cpu, passed, tasks = refs[b].score(out)
                     key = (b, "ref")
+                elif who == "before":
+                    wall, cpu, passed, tasks, _ = grade_once(args.before, roots[b], t, out)
+                    key = (b, "before", t)
                 else:
                     wall, cpu, passed, tasks, isolation = grade_once(args.cabrito, roots[b], t, out)
                     key = (b, t)
@@ -314,20 +321,25 @@ def main():
                     sys.exit(f"{b} ({who}, {t}): {passed} of {tasks} passed, {counts[b]} responses")
                 shutil.rmtree(out, ignore_errors=True)
     load = open("/proc/loadavg").read().split()[:3]
-    print(f"load average before: {' '.join(load0)}; after: {' '.join(load)}; isolation: {isolation}; "
-          f"{args.repeat} rounds, medians, wall / CPU")
+    print(f"load average before: {' '.join(load0)}; after: {' '.join(load)}; {args.repeat} rounds, medians, "
+          "wall / CPU (user + system of the process tree)")
+    print(f"isolation: {isolation}")
     head = "| bucket | responses | "
     if refs:
         head += "reference, 5 trials | "
+    if args.before:
+        head += " | ".join(f"before, {t} trials" for t in trials) + " | "
     head += " | ".join(f"Cabrito, {t} trials" for t in trials)
     if refs:
         head += f" | reference ÷ Cabrito at {max(trials)}, CPU (wall)"
     print(head + " | passed |")
-    print("|" + "---|" * (3 + len(trials) + (2 if refs else 0)))
+    print("|" + "---|" * (3 + len(trials) * (2 if args.before else 1) + (2 if refs else 0)))
     for b in roots:
         cells = [b, str(counts[b])]
         if b in refs:
             cells.append(cell(runs[(b, "ref")]))
+        if args.before:
+            cells += [cell(runs[(b, "before", t)]) for t in trials]
         cells += [cell(runs[(b, t)]) for t in trials]
         if b in refs:
             ref_cpu = statistics.median(c for _, c in runs[(b, "ref")])
