@@ -21,11 +21,8 @@ fn task(reference: &str) -> GradeTask {
 /// Every trial's outcome of `code` run on `gt`'s plan, with the memo on or off.
 fn outcomes(gt: &GradeTask, code: &str, trials: usize, memoize: bool) -> Vec<TrialOutcome> {
     let prep = prepare(gt, trials).expect("plan");
-    let defs = cabrito_check::grade::plan::top_defs(code)
-        .expect("parse")
-        .into_iter()
-        .map(|d| d.name)
-        .collect::<Vec<_>>();
+    let defs =
+        cabrito_check::grade::plan::top_defs(code).expect("parse").into_iter().map(|d| d.name).collect::<Vec<_>>();
     let mut opts = GradeOptions { trials, ..Default::default() };
     opts.harness.memoize = memoize;
     let out = run_program(&prep, code, &defs, None, &opts);
