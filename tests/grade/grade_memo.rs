@@ -100,6 +100,6 @@ fn swapped_parameters_are_still_called_by_name() {
     let swapped = "def f(b: float, a: float) -> float:\n    return a - 2.0 * b\n";
     let gt = task(reference);
     let v = grade(&gt, swapped, &GradeOptions { trials: 10, ..Default::default() }, &|_, _| {});
-    let behaviour = v.checks.iter().find(|c| c.kind == "behavioral").map(|c| c.outcome.clone());
+    let behaviour = v.checks.iter().find(|c| c.kind == "behavioral").map(|c| c.outcome);
     assert_eq!(behaviour, Some(cabrito_check::grade::CheckOutcome::Pass), "{}", v.message);
 }
