@@ -197,6 +197,10 @@ fn line(p: &LineProps) -> Html {
             } else {
                 html! { <span class={class}>{ text }</span> }
             }) }
+            // Before the line's newline, so the marker ends this line instead of starting the next.
+            if why.is_some() && branch == Some("guard") {
+                <span class="why-mark" aria-hidden="true"></span>
+            }
             { newline }
         </span>
     }

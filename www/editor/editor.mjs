@@ -22,11 +22,21 @@ function mount(host, text, onChange, onNotice, label) {
   let timer = 0;
   const notify = (m) => { try { onNotice(m); } catch (e) { /* the page went away */ } };
   // Refuse a change that makes the text too long, and say why.
+  // Refuse binary bytes too (a NUL: no Python source holds one), from a paste or a dropped file.
   const limit = EditorState.transactionFilter.of((tr) => {
-    if (!tr.docChanged || tr.newDoc.length <= MAX_CHARS) return tr;
-    const mb = (tr.newDoc.length / 1048576).toFixed(1);
-    notify(`That change was not taken: it would make the solution ${mb} MB, and at most 2 MB can be graded.`);
-    return [];
+    if (!tr.docChanged) return tr;
+    if (tr.newDoc.length > MAX_CHARS) {
+      const mb = (tr.newDoc.length / 1048576).toFixed(1);
+      notify(`That change was not taken: it would make the solution ${mb} MB, and at most 2 MB can be graded. The answer is unchanged.`);
+      return [];
+    }
+    let binary = false;
+    tr.changes.iterChanges((_a, _b, _c, _d, inserted) => { if (!binary && inserted.length && inserted.toString().includes('\0')) binary = true; });
+    if (binary) {
+      notify('That text was not taken: it holds binary bytes (a NUL byte), so it is not a Python file. The answer is unchanged.');
+      return [];
+    }
+    return tr;
   });
   const changed = EditorView.updateListener.of((u) => {
     if (!u.docChanged) return;
