@@ -102,6 +102,11 @@ pub struct EditorProps {
     /// A line to go to (1-based), and a count that makes each ask new.
     #[prop_or_default]
     pub goto: Option<(usize, u32)>,
+    /// On show: the editor's script is fetched the first time this is true.
+    pub active: bool,
+    /// Kept on the page but not shown (the diff against the starter is).
+    #[prop_or_default]
+    pub hidden: bool,
 }
 
 /// What the component keeps between renders without re-rendering.
@@ -131,8 +136,8 @@ pub fn solution_editor(p: &EditorProps) -> Html {
     // Fetch the script when the editor is first shown.
     {
         let load = load.clone();
-        use_effect_with((), move |_| {
-            if global().is_none() {
+        use_effect_with(p.active, move |active| {
+            if *active && *load != Load::Ready && global().is_none() {
                 ensure_loaded(Callback::from(move |r: Result<(), String>| {
                     load.set(match r {
                         Ok(()) => Load::Ready,
@@ -242,9 +247,11 @@ pub fn solution_editor(p: &EditorProps) -> Html {
     };
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let ready = *load == Load::Ready;
+    // `#solution` is what edits the answer: the text box, then the editor (whose host element has
+    // the text as `value`, like the box).
     html! {
-        <div class="solution-editor" {ondrop} {ondragover}>
-            <div id="solution-editor" class="cm-host" ref={host} hidden={!ready} data-ready={ready.to_string()}></div>
+        <div class="solution-editor" hidden={p.hidden} {ondrop} {ondragover}>
+            <div id={if ready { "solution" } else { "solution-editor" }} class="cm-host" ref={host} hidden={!ready}></div>
             if !ready {
                 <textarea id="solution" ref={area} class="solution" spellcheck="false"
                     aria-label="Your solution.py"
@@ -253,7 +260,8 @@ pub fn solution_editor(p: &EditorProps) -> Html {
                 <p id="editor-status" class="hint" role="status">
                     { match &*load {
                         Load::Failed(why) => format!("The code editor could not load ({why}); this plain box edits the same answer."),
-                        _ => "Loading the code editor… (this box works meanwhile)".to_string(),
+                        _ if p.active => "Loading the code editor… (this box works meanwhile)".to_string(),
+                        _ => String::new(),
                     } }
                 </p>
             }

@@ -96,7 +96,10 @@ fn run_job(id: String, message: String, report: Callback<PanelAction>) {
             }
         };
         let (mut tx, mut rx) = ws.split();
-        if tx.send(Message::Text(message)).await.is_err() {
+        // The worker grades only after the client's hello (its answer, the worker's limits, comes
+        // first on the connection and refreshes the worker's status).
+        let hello = ClientMessage::hello().to_json();
+        if tx.send(Message::Text(hello)).await.is_err() || tx.send(Message::Text(message)).await.is_err() {
             report.emit(PanelAction::Lost { id, why: format!("no worker answers at {url}") });
             return;
         }
@@ -217,6 +220,9 @@ pub struct GradeProps {
     pub on_goto: Callback<usize>,
     /// Open the editor ("Your solution").
     pub on_edit: Callback<()>,
+    /// "Your solution" is on show beside the panel (no button to open it then).
+    #[prop_or_default]
+    pub editing: bool,
 }
 
 /// A rubric item's line link.
@@ -250,7 +256,7 @@ fn rubric_item(i: &RubricItem, goto_line: &Callback<usize>) -> Html {
         <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.to_string()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
             <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
             <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
-            <span class="title">{ i.title.clone() }</span>
+            <span class="title">{ super::view::inline_code(&i.title) }</span>
             { reason }
         </li>
     }
@@ -329,7 +335,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     data-check-ms={ms.map(|m| format!("{m:.2}"))} data-wait-ms={waited.map(|w| format!("{w:.1}"))}>
                     <p>
                         <strong>{ headline }</strong>
-                        { format!(" ({how}; checked{took})") }
+                        <span class="verdict-how">{ format!(" · read as {how}; checked{took}") }</span>
                     </p>
                     if !failing.is_empty() {
                         <ul class="rubric failing">
@@ -415,8 +421,14 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             <div class="panel-head">
                 <h2>{ "Grade your solution" }</h2>
                 <div class="actions">
-                    <button id="edit-solution" type="button" class="button small" onclick={p.on_edit.reform(|_: MouseEvent| ())}
-                        title="Open your solution.py in the code editor, beside this panel">{ "Edit your solution" }</button>
+                    <button id="run-hidden" type="button" class="button small" disabled={!panel.can_run()} onclick={onclick_run}
+                        title="Run the task's hidden tests on the worker (Ctrl/Cmd+Enter in the editor)">
+                        { "Run hidden tests" }
+                    </button>
+                    if !p.editing {
+                        <button id="edit-solution" type="button" class="button small ghost" onclick={p.on_edit.reform(|_: MouseEvent| ())}
+                            title="Open your solution.py in the code editor, beside this panel">{ "Edit your solution" }</button>
+                    }
                     <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
                     <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
                     <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
@@ -436,10 +448,6 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 </p>
             }
             <div class="hidden-tests">
-                <button id="run-hidden" type="button" class="button" disabled={!panel.can_run()} onclick={onclick_run}
-                    title="Ctrl/Cmd+Enter in the editor">
-                    { "Run hidden tests" }
-                </button>
                 { worker_view }
             </div>
             <div id="verdicts" class="verdicts">

@@ -448,6 +448,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let marked: Option<Rc<Vec<usize>>> =
         v.picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
+    // variable_renaming: the renamed variables' old names (marked in the starter) and new ones (in the reference).
+    let renamed = use_memo(p.shown.clone(), |shown| match &shown.generated.view {
+        Drawn::Renaming { renames, .. } => Some((
+            Rc::new(renames.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>()),
+            Rc::new(renames.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>()),
+        )),
+        _ => None,
+    });
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
 
@@ -497,56 +505,60 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             html! {
                 <CodeBlock {id} code={code.clone()} selected={selected.clone()} hovered={hovered.clone()} on_select={on_select.clone()}
                     states={states.as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
-                    marked={if reference { marked.clone() } else { None }} />
+                    marked={if reference { marked.clone() } else { None }}
+                    renamed={(*renamed).as_ref().map(|r| if reference { r.1.clone() } else { r.0.clone() })} />
             }
         }
         (CodeTab::Diff, _) => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
         },
-        (CodeTab::Solution, _) => {
-            let toggle = |diff: bool, id: &'static str, label: &'static str| {
-                let on = v.solution_diff == diff;
-                html! {
-                    <button {id} type="button" class={pick_str(on, "button small ghost", "button small ghost active")} aria-pressed={bool_str(on)}
-                        onclick={act.reform(move |_: MouseEvent| TaskAction::SolutionDiff(diff))}>{ label }</button>
-                }
-            };
-            let text = &grade.0.text;
-            let body = if v.solution_diff {
-                match cabrito_check::response::parse_response(text, &task.starter_code) {
-                    _ if text.trim().is_empty() => html! { <p id="solution-diff" class="hint">{ "Your solution is empty: nothing differs from the starter yet." }</p> },
-                    Ok(c) if c.code == task.starter_code => html! { <p id="solution-diff" class="hint">{ "Your solution is the starter, unchanged." }</p> },
-                    Ok(c) => html! { <DiffView id="solution-diff" old={task.starter_code.clone()} new={c.code} /> },
-                    Err(e) => html! { <p id="solution-diff" class="notice">{ format!("Your solution cannot be read as a solution.py: {e}") }</p> },
-                }
-            } else {
-                let dispatcher = grade.dispatcher();
-                let notice = grade.dispatcher();
-                html! {
-                    <SolutionEditor text={AttrValue::from(text.clone())} goto={v.goto}
-                        on_change={Callback::from(move |t: String| dispatcher.dispatch(PanelAction::SetText(t)))}
-                        on_notice={Callback::from(move |m: String| notice.dispatch(PanelAction::Notice(m)))} />
-                }
-            };
-            let start = {
-                let (dispatcher, starter) = (grade.dispatcher(), task.starter_code.clone());
-                Callback::from(move |_: MouseEvent| dispatcher.dispatch(PanelAction::SetText(starter.clone())))
-            };
+        // "Your solution" stays on the page under the other tabs (its editor keeps its undo history).
+        (CodeTab::Solution, _) => html! {},
+    };
+    let solution_pane = if p.embed {
+        html! {}
+    } else {
+        let on_show = v.code_tab == CodeTab::Solution;
+        let toggle = |diff: bool, id: &'static str, label: &'static str| {
+            let on = v.solution_diff == diff;
             html! {
-                <div class="solution-pane">
-                    <div class="solution-bar">
-                        { toggle(false, "solution-edit", "Edit") }
-                        { toggle(true, "solution-diff-tab", "Diff against the starter") }
-                        if grade.0.text.trim().is_empty() {
-                            <button id="start-from-starter" type="button" class="button small" onclick={start}>{ "Start from the starter" }</button>
-                        }
-                        if let Some(why) = &grade.0.notice {
-                            <span id="editor-notice" class="notice" role="alert">{ why.clone() }</span>
-                        }
-                    </div>
-                    { body }
-                </div>
+                <button {id} type="button" class={pick_str(on, "button small ghost", "button small ghost active")} aria-pressed={bool_str(on)}
+                    onclick={act.reform(move |_: MouseEvent| TaskAction::SolutionDiff(diff))}>{ label }</button>
             }
+        };
+        let text = &grade.0.text;
+        let diff = if on_show && v.solution_diff {
+            match cabrito_check::response::parse_response(text, &task.starter_code) {
+                _ if text.trim().is_empty() => html! { <p id="solution-diff" class="hint">{ "Your solution is empty: nothing differs from the starter yet." }</p> },
+                Ok(c) if c.code == task.starter_code => html! { <p id="solution-diff" class="hint">{ "Your solution is the starter, unchanged." }</p> },
+                Ok(c) => html! { <DiffView id="solution-diff" old={task.starter_code.clone()} new={c.code} /> },
+                Err(e) => html! { <p id="solution-diff" class="notice">{ format!("Your solution cannot be read as a solution.py: {e}") }</p> },
+            }
+        } else {
+            html! {}
+        };
+        let (dispatcher, notice) = (grade.dispatcher(), grade.dispatcher());
+        let start = {
+            let (dispatcher, starter) = (grade.dispatcher(), task.starter_code.clone());
+            Callback::from(move |_: MouseEvent| dispatcher.dispatch(PanelAction::SetText(starter.clone())))
+        };
+        html! {
+            <div id="solution-pane" class="solution-pane" hidden={!on_show}>
+                <div class="solution-bar">
+                    { toggle(false, "solution-edit", "Edit") }
+                    { toggle(true, "solution-diff-tab", "Diff against the starter") }
+                    if text.trim().is_empty() {
+                        <button id="start-from-starter" type="button" class="button small" onclick={start}>{ "Start from the starter" }</button>
+                    }
+                    if let Some(why) = &grade.0.notice {
+                        <span id="editor-notice" class="notice" role="alert">{ why.clone() }</span>
+                    }
+                </div>
+                <SolutionEditor text={AttrValue::from(text.clone())} goto={v.goto} active={on_show} hidden={v.solution_diff}
+                    on_change={Callback::from(move |t: String| dispatcher.dispatch(PanelAction::SetText(t)))}
+                    on_notice={Callback::from(move |m: String| notice.dispatch(PanelAction::Notice(m)))} />
+                { diff }
+            </div>
         }
     };
 
@@ -741,7 +753,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         match which {
             SidePanel::Grade => html! {
                 <GradePanel shown={p.shown.clone()} state={grade.clone()} shared_error={shared_error.clone()}
-                    on_goto={act.reform(TaskAction::Goto)} on_edit={act.reform(|()| TaskAction::CodeTab(CodeTab::Solution))} />
+                    on_goto={act.reform(TaskAction::Goto)} on_edit={act.reform(|()| TaskAction::CodeTab(CodeTab::Solution))}
+                    editing={v.code_tab == CodeTab::Solution} />
             },
             SidePanel::Graph | SidePanel::Renames => side_panel.clone(),
             SidePanel::Requirements => requirements_panel.clone(),
@@ -828,7 +841,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         { " " }
                         <CopyButton id="copy-link" label="Copy link" text={share} />
                         { " · " }
-                        <a id="open-agents" href={route::agents_fragment(&task.spec)}>{ "Watch an agent or walk it yourself →" }</a>
+                        <a id="open-agents" href={route::agents_fragment(&task.spec)} title="Watch a scripted agent work on this task, or walk it yourself through the agents' tools">{ "Watch an agent →" }</a>
                     </p>
                 }
             </div>
@@ -846,6 +859,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         { tab_button(CodeTab::Diff, "tab-diff", "Reference diff") }
                     </div>
                     { code }
+                    { solution_pane }
                 </section>
                 <section id="side" class="panel side-panel" aria-label="Panels" data-panel={shown_panel.as_str()}>
                     <div class="tabs side-tabs" role="tablist" aria-label="Panels">

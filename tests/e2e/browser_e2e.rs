@@ -387,27 +387,13 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? == 0 {
         return Err("the starter shows no failing rubric item".into());
     }
-    // Clicking a failing item's line selects that line in the answer and scrolls it into view.
-    let jump = driver
-        .execute(
-            "const b = document.querySelector('#static-verdict .item[data-passed=\"false\"] .line-link'); \
-             if (!b) return null; \
-             const t = document.getElementById('solution'); t.scrollTop = t.scrollHeight; \
-             const line = +b.dataset.line; b.click(); \
-             const lh = parseFloat(getComputedStyle(t).lineHeight) || 20; const top = (line - 1) * lh; \
-             return {line, selected: t.value.slice(t.selectionStart, t.selectionEnd), want: t.value.split('\\n')[line - 1], \
-                     focused: document.activeElement === t, visible: top >= t.scrollTop - lh && top < t.scrollTop + t.clientHeight};",
-            Vec::new(),
-        )
-        .await?
-        .json()
-        .clone();
-    let ok = jump.get("selected").is_some()
-        && jump.get("selected") == jump.get("want")
-        && jump.get("focused") == Some(&Value::Bool(true))
-        && jump.get("visible") == Some(&Value::Bool(true));
-    if !ok {
-        return Err(format!("clicking the starter's first failing line link gave {jump}").into());
+    // Clicking a failing item's line opens the answer in the code editor at that line, selected and
+    // in view.
+    let answer = driver.execute("return document.getElementById('solution').value;", Vec::new()).await?.json().clone();
+    let (line, selected) = browser::follow_line_link(driver, "#static-verdict .item[data-passed=\"false\"] .line-link").await?;
+    let want = answer.as_str().unwrap_or_default().split('\n').nth(line as usize - 1).unwrap_or_default().to_string();
+    if selected != want {
+        return Err(format!("clicking the starter's first failing line link selected {selected:?}, not line {line} {want:?}").into());
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;

@@ -1,7 +1,7 @@
 // The solution editor of the task page: CodeMirror 6 with Python, bundled by esbuild into dist/editor.js
 // (scripts/build_editor.mjs) and fetched by the app only when a reader opens "Your solution"
 // (src/web/editor.rs). It puts one call on `window`: `cabritoEditor.mount(host, text, onChange, onNotice,
-// label)`, which returns a handle { get, set, goto, focus, destroy }; the handle is also kept on the host
+// label)`, which returns a handle { get, set, goto, selected, focus, destroy }; the handle is also kept on the host
 // element (`host.cabritoEditor`) so tests and the page can read the text the reader sees.
 import { EditorState, EditorSelection } from '@codemirror/state';
 import {
@@ -76,10 +76,14 @@ function mount(host, text, onChange, onNotice, label) {
       });
       view.focus();
     },
+    // The text of the main selection (what a rubric line link selected).
+    selected: () => { const r = view.state.selection.main; return view.state.sliceDoc(r.from, r.to); },
     focus: () => view.focus(),
-    destroy: () => { clearTimeout(timer); view.destroy(); delete host.cabritoEditor; },
+    destroy: () => { clearTimeout(timer); view.destroy(); delete host.cabritoEditor; delete host.value; },
   };
   host.cabritoEditor = handle;
+  // The text, read as from the plain text box the editor replaces (`#solution.value`).
+  Object.defineProperty(host, 'value', { get: handle.get, configurable: true });
   return handle;
 }
 
