@@ -21,9 +21,12 @@ enum Load {
     Failed(String),
 }
 
+/// Who waits for the script: called once it has loaded, or failed to.
+type Waiters = Vec<Callback<Result<(), String>>>;
+
 thread_local! {
     /// The script's state and who waits for it (the script is added to the page once).
-    static STATE: RefCell<Option<(Load, Vec<Callback<Result<(), String>>>)>> = const { RefCell::new(None) };
+    static STATE: RefCell<Option<(Load, Waiters)>> = const { RefCell::new(None) };
 }
 
 fn global() -> Option<JsValue> {

@@ -335,7 +335,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     data-check-ms={ms.map(|m| format!("{m:.2}"))} data-wait-ms={waited.map(|w| format!("{w:.1}"))}>
                     <p>
                         <strong>{ headline }</strong>
-                        <span class="verdict-how">{ format!(" · read as {how}; checked{took}") }</span>
+                        <span class="verdict-how">{ format!(" · {how}; checked{took}") }</span>
                     </p>
                     if !failing.is_empty() {
                         <ul class="rubric failing">
@@ -391,9 +391,18 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
                     <p>
                         <strong>{ if r.passed { "Hidden tests: the solution passes (score 1)" } else { "Hidden tests: the solution fails (score 0)" } }</strong>
-                        { format!(" · {} · {} trials per function · {:.2} s", r.message, r.trials, r.seconds) }
+                        <span class="verdict-how">{ format!(" · {} trials per function · {:.2} s", r.trials, r.seconds) }</span>
                     </p>
-                    if !failing.is_empty() {
+                    // What failed, on demand: the static verdict below says why line by line.
+                    if !failing.is_empty() || !r.passed {
+                        <details id="hidden-details" class="hidden-details">
+                            <summary>{ match failing.len() {
+                                0 => "Why".to_string(),
+                                k => format!("{} fail: {}{}", crate::playground::task_view::plural(k, "function", "functions"),
+                                    failing.iter().take(6).map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
+                                    if k > 6 { ", …" } else { "" }),
+                            } }</summary>
+                            <p class="hint">{ super::view::inline_code(&r.message) }</p>
                         <ul class="functions">
                             { for failing.iter().take(20).map(|f| html! {
                                 <li class="fail" data-fn={f.name.clone()}>
@@ -407,6 +416,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                         if failing.len() > 20 {
                             <p class="hint">{ format!("… and {} more failing functions.", failing.len() - 20) }</p>
                         }
+                        </details>
                     }
                     if all_functions_pass(r) {
                         <p class="hint">{ format!("{} give the reference's outputs.", match r.functions.len() { 1 => "The 1 function".to_string(), k => format!("All {k} functions") }) }</p>
@@ -429,10 +439,10 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                         <button id="edit-solution" type="button" class="button small ghost" onclick={p.on_edit.reform(|_: MouseEvent| ())}
                             title="Open your solution.py in the code editor, beside this panel">{ "Edit your solution" }</button>
                     }
-                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
-                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
-                    <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
-                        title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
+                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}
+                        title="Replace your solution with the starter">{ "Paste starter" }</button>
+                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}
+                        title="Replace your solution with the reference solution">{ "Paste reference" }</button>
                 </div>
             </div>
             if let Some(why) = &panel.notice {
@@ -449,6 +459,8 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             }
             <div class="hidden-tests">
                 { worker_view }
+                <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
+                    title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
             </div>
             <div id="verdicts" class="verdicts">
                 { job_view }
