@@ -335,7 +335,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     data-check-ms={ms.map(|m| format!("{m:.2}"))} data-wait-ms={waited.map(|w| format!("{w:.1}"))}>
                     <p>
                         <strong>{ headline }</strong>
-                        <span class="verdict-how">{ format!(" · {how}; checked{took}") }</span>
+                        <span class="verdict-how" title={format!("The response was {how}; checked{took}")}>{ format!(" · {how}") }</span>
                     </p>
                     if !failing.is_empty() {
                         <ul class="rubric failing">
@@ -386,41 +386,35 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         Job::Done(r) => {
             let hidden = r.hidden_passed;
             let failing: Vec<_> = failing_functions(r).collect();
+            let verdict = if r.passed { "Hidden tests: the solution passes (score 1)" } else { "Hidden tests: the solution fails (score 0)" };
+            let summary = match failing.len() {
+                0 if all_functions_pass(r) => format!(" · {} · {} trials each · {:.2} s", match r.functions.len() { 1 => "the 1 function gives the reference's outputs".to_string(), k => format!("all {k} functions give the reference's outputs") }, r.trials, r.seconds),
+                0 => format!(" · {} trials each · {:.2} s", r.trials, r.seconds),
+                k => format!(" · {} of {} fail · {} trials each · {:.2} s", k, r.functions.len(), r.trials, r.seconds),
+            };
+            // One line; what failed on demand (the static verdict below says why, line by line).
             html! {
                 <div id="hidden-verdict" class={classes!("verdict", if r.passed { "pass" } else { "fail" })} data-passed={r.passed.to_string()}
                     data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
-                    <p>
-                        <strong>{ if r.passed { "Hidden tests: the solution passes (score 1)" } else { "Hidden tests: the solution fails (score 0)" } }</strong>
-                        <span class="verdict-how">{ format!(" · {} trials per function · {:.2} s", r.trials, r.seconds) }</span>
-                    </p>
-                    // What failed, on demand: the static verdict below says why line by line.
-                    if !failing.is_empty() || !r.passed {
-                        <details id="hidden-details" class="hidden-details">
-                            <summary>{ match failing.len() {
-                                0 => "Why".to_string(),
-                                k => format!("{} fail: {}{}", crate::playground::task_view::plural(k, "function", "functions"),
-                                    failing.iter().take(6).map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
-                                    if k > 6 { ", …" } else { "" }),
-                            } }</summary>
-                            <p class="hint">{ super::view::inline_code(&r.message) }</p>
-                        <ul class="functions">
-                            { for failing.iter().take(20).map(|f| html! {
-                                <li class="fail" data-fn={f.name.clone()}>
-                                    { format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored) }
-                                    { for f.first_failure.as_ref().map(|ff| html! {
-                                        <span class="reason">{ format!(" first failure, trial {}: {}", ff.trial, ff.message) }</span>
-                                    }) }
-                                </li>
-                            }) }
-                        </ul>
-                        if failing.len() > 20 {
-                            <p class="hint">{ format!("… and {} more failing functions.", failing.len() - 20) }</p>
+                    <details id="hidden-details" class="hidden-details">
+                        <summary><strong>{ verdict }</strong><span class="verdict-how">{ summary }</span></summary>
+                        <p class="hint">{ super::view::inline_code(&r.message) }</p>
+                        if !failing.is_empty() {
+                            <ul class="functions">
+                                { for failing.iter().take(20).map(|f| html! {
+                                    <li class="fail" data-fn={f.name.clone()}>
+                                        { format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored) }
+                                        { for f.first_failure.as_ref().map(|ff| html! {
+                                            <span class="reason">{ format!(" first failure, trial {}: {}", ff.trial, ff.message) }</span>
+                                        }) }
+                                    </li>
+                                }) }
+                            </ul>
+                            if failing.len() > 20 {
+                                <p class="hint">{ format!("… and {} more failing functions.", failing.len() - 20) }</p>
+                            }
                         }
-                        </details>
-                    }
-                    if all_functions_pass(r) {
-                        <p class="hint">{ format!("{} give the reference's outputs.", match r.functions.len() { 1 => "The 1 function".to_string(), k => format!("All {k} functions") }) }</p>
-                    }
+                    </details>
                 </div>
             }
         }
@@ -459,7 +453,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             }
             <div class="hidden-tests">
                 { worker_view }
-                <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
+                <button id="share-solution" type="button" class="link-button" onclick={share} disabled={!panel.has_answer()}
                     title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
             </div>
             <div id="verdicts" class="verdicts">
