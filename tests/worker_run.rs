@@ -5,9 +5,11 @@
 //! next run on the same connection works and no Python process is left behind. The answers are the
 //! ones the native runner gives (the same sandbox, the same text).
 //!
-//! One test, run in sequence, because it counts this process's Python processes.
+//! Its own test crate, one test, because it counts this process's Python processes.
 
 #![cfg(not(target_arch = "wasm32"))]
+
+mod worker_common;
 
 
 use cabrito_agents::aci::Runner;
@@ -18,7 +20,7 @@ use cabrito_gen::Domain;
 use cabrito_native::run_tool::SandboxRunner;
 use cabrito_native::runner::isolation;
 use std::time::{Duration, Instant};
-use crate::worker_common::*;
+use worker_common::*;
 
 const T: Duration = Duration::from_secs(40);
 
