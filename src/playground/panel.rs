@@ -538,7 +538,11 @@ mod tests {
         let huge = "x = 1\n".repeat(cabrito_check::response::MAX_RESPONSE_BYTES / 6 + 10);
         let big = p.clone().reduce(PanelAction::SetText(huge));
         assert_eq!(big.text, p.text);
-        assert!(big.notice.as_deref().is_some_and(|n| n.contains("MB") && n.contains("at most 2 MB")), "{:?}", big.notice);
+        assert!(
+            big.notice.as_deref().is_some_and(|n| n.contains("MB") && n.contains("at most 2 MB")),
+            "{:?}",
+            big.notice
+        );
         let nul = p.clone().reduce(PanelAction::SetText("x = 1\ny = \0\n".into()));
         assert_eq!(nul.text, p.text);
         assert!(nul.notice.as_deref().is_some_and(|n| n.contains("NUL byte on line 2")), "{:?}", nul.notice);
@@ -563,7 +567,10 @@ mod tests {
 
     #[test]
     fn isolation_reads_in_a_word() {
-        assert_eq!(isolation_summary("each run its own process; no network (empty network namespace); minimal read-only root"), "sandboxed");
+        assert_eq!(
+            isolation_summary("each run its own process; no network (empty network namespace); minimal read-only root"),
+            "sandboxed"
+        );
         assert_eq!(
             isolation_summary("rlimits; NETWORK NOT ISOLATED; HOST FILES READABLE (no mount namespace)"),
             "partly sandboxed (network open, host files readable)"

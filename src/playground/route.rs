@@ -282,7 +282,7 @@ pub fn split_query(query: &str) -> Result<Vec<(String, String)>, String> {
                 return Err(format!(
                     "the link part '{}' is not of the form key=value (for example n=25)",
                     shorten(&decode(item), 40)
-                ))
+                ));
             }
         }
     }

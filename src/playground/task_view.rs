@@ -150,7 +150,10 @@ pub fn what_to_do(spec: &TaskSpec, renames: usize) -> String {
     } else if spec.axis == cabrito_gen::spec::Axis::Runtime {
         " Edit only the branches that run: shaded code never does.".to_string()
     } else if def.instructions() {
-        format!(" Obey the {} in every function they apply to.", plural(spec.n as usize, "numbered requirement", "numbered requirements"))
+        format!(
+            " Obey the {} in every function they apply to.",
+            plural(spec.n as usize, "numbered requirement", "numbered requirements")
+        )
     } else if def.copies_comment() {
         " Put the given comment, word for word, in every function you change.".to_string()
     } else {
@@ -188,7 +191,10 @@ mod tests {
             .reduce(TaskAction::WholeFile(true));
         assert_eq!(s.panel, Some(SidePanel::Why));
         let n = s.clone().reduce(TaskAction::NewTask);
-        assert_eq!((n.selected.clone(), n.code_tab, n.revealed, n.why.clone(), n.picked), (None, CodeTab::Starter, false, None, None));
+        assert_eq!(
+            (n.selected.clone(), n.code_tab, n.revealed, n.why.clone(), n.picked),
+            (None, CodeTab::Starter, false, None, None)
+        );
         // The reader's zoom, open fold and panel stay.
         assert_eq!((n.zoom, n.whole_open, n.panel), (2.0, true, Some(SidePanel::Why)));
         // A first task changes nothing (so the view does not render again).
@@ -252,7 +258,9 @@ mod tests {
             }
         }
         let r = TaskSpec::new(Kind::ALL[0], Domain::Math, Axis::Instructions, 1, 0);
-        assert!(what_to_do(&r, 0).contains("the 1 numbered requirement ") || !what_to_do(&r, 0).contains("requirement"));
+        assert!(
+            what_to_do(&r, 0).contains("the 1 numbered requirement ") || !what_to_do(&r, 0).contains("requirement")
+        );
         assert_eq!(plural(1, "function", "functions"), "1 function");
         assert_eq!(plural(0, "function", "functions"), "0 functions");
     }

@@ -171,7 +171,9 @@ fn mark_names(text: &str, renamed: &[String]) -> Html {
         }
         if renamed.iter().any(|r| r == word) {
             out.push(html! { { std::mem::take(plain) } });
-            out.push(html! { <span class="renamed" title="a variable this task renames">{ std::mem::take(word) }</span> });
+            out.push(
+                html! { <span class="renamed" title="a variable this task renames">{ std::mem::take(word) }</span> },
+            );
         } else {
             plain.push_str(word);
             word.clear();

@@ -168,7 +168,13 @@ pub fn solution_editor(p: &EditorProps) -> Html {
                     let handle = call(
                         &api,
                         "mount",
-                        &[el.into(), text.into(), changed.as_ref().clone(), notice.as_ref().clone(), "Your solution.py".into()],
+                        &[
+                            el.into(),
+                            text.into(),
+                            changed.as_ref().clone(),
+                            notice.as_ref().clone(),
+                            "Your solution.py".into(),
+                        ],
                     );
                     let mut k = kept.borrow_mut();
                     k.handle = handle;
@@ -275,8 +281,7 @@ pub fn solution_editor(p: &EditorProps) -> Html {
 /// Select line `line` (1-based) of a text box and scroll it to the middle.
 fn select_line(el: &HtmlTextAreaElement, line: usize) {
     let value = el.value();
-    let start: usize =
-        value.split_inclusive('\n').take(line.saturating_sub(1)).map(|l| l.encode_utf16().count()).sum();
+    let start: usize = value.split_inclusive('\n').take(line.saturating_sub(1)).map(|l| l.encode_utf16().count()).sum();
     let len = value
         .split_inclusive('\n')
         .nth(line.saturating_sub(1))

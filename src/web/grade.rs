@@ -75,8 +75,9 @@ fn probe(report: Callback<PanelAction>) {
         match rx.next().await {
             Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
                 Ok(ServerMessage::Hello(h)) => report.emit(PanelAction::Worker(WorkerStatus::Connected(h))),
-                _ => report
-                    .emit(PanelAction::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
+                _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!(
+                    "{url} did not answer as a Cabrito worker"
+                )))),
             },
             _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
         }
@@ -128,7 +129,11 @@ fn run_job(id: String, message: String, report: Callback<PanelAction>) {
 /// effects that feed it (the worker's probe, the checker, a new task). `active` is false in the
 /// read-only embed, which grades nothing.
 #[hook]
-pub fn use_grade(shown: &Rc<Shown>, solution: Option<String>, active: bool) -> (UseReducerHandle<PanelState>, Option<String>) {
+pub fn use_grade(
+    shown: &Rc<Shown>,
+    solution: Option<String>,
+    active: bool,
+) -> (UseReducerHandle<PanelState>, Option<String>) {
     let state = use_reducer_eq(|| PanelState(Panel::new(checker::status())));
     let spec = &shown.spec;
     // The link's solution, read (or why it cannot be).
@@ -328,7 +333,10 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             let headline = if passed {
                 "Static checks: every must-have passes".to_string()
             } else {
-                format!("Static checks: {} failing", crate::playground::task_view::plural(musts, "must-have", "must-haves"))
+                format!(
+                    "Static checks: {} failing",
+                    crate::playground::task_view::plural(musts, "must-have", "must-haves")
+                )
             };
             html! {
                 <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}
@@ -357,7 +365,9 @@ pub fn grade_panel(p: &GradeProps) -> Html {
 
     // The worker in one line; what isolates a run, and how to start a worker, on demand.
     let worker_view = match &panel.worker {
-        WorkerStatus::Probing => html! { <p id="worker-status" class="hint worker-line">{ "worker: looking for one…" }</p> },
+        WorkerStatus::Probing => {
+            html! { <p id="worker-status" class="hint worker-line">{ "worker: looking for one…" }</p> }
+        }
         WorkerStatus::Absent(why) => html! {
             <details id="worker-details" class="worker-line">
                 <summary id="worker-status" data-worker="absent">{ "No grading worker is connected: the hidden tests cannot run here" }</summary>
@@ -386,9 +396,21 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         Job::Done(r) => {
             let hidden = r.hidden_passed;
             let failing: Vec<_> = failing_functions(r).collect();
-            let verdict = if r.passed { "Hidden tests: the solution passes (score 1)" } else { "Hidden tests: the solution fails (score 0)" };
+            let verdict = if r.passed {
+                "Hidden tests: the solution passes (score 1)"
+            } else {
+                "Hidden tests: the solution fails (score 0)"
+            };
             let summary = match failing.len() {
-                0 if all_functions_pass(r) => format!(" · {} · {} trials each · {:.2} s", match r.functions.len() { 1 => "the 1 function gives the reference's outputs".to_string(), k => format!("all {k} functions give the reference's outputs") }, r.trials, r.seconds),
+                0 if all_functions_pass(r) => format!(
+                    " · {} · {} trials each · {:.2} s",
+                    match r.functions.len() {
+                        1 => "the 1 function gives the reference's outputs".to_string(),
+                        k => format!("all {k} functions give the reference's outputs"),
+                    },
+                    r.trials,
+                    r.seconds
+                ),
                 0 => format!(" · {} trials each · {:.2} s", r.trials, r.seconds),
                 k => format!(" · {} of {} fail · {} trials each · {:.2} s", k, r.functions.len(), r.trials, r.seconds),
             };

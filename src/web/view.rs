@@ -8,12 +8,12 @@ use super::editor::SolutionEditor;
 use super::grade::{use_grade, GradePanel};
 use super::graph::{legend, CallGraphSvg};
 use super::route::{self, PanelSet, SidePanel};
+use super::why::WhyPanel;
 use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
-use crate::playground::requirements::{requirements, Listed};
 use crate::playground::panel::PanelAction;
+use crate::playground::requirements::{requirements, Listed};
 use crate::playground::task_view::{plural, what_to_do, CodeTab, TaskAction, TaskViewState, WhyOpen};
-use super::why::WhyPanel;
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use cabrito_gen::TaskSpec;
 use std::rc::Rc;
@@ -529,10 +529,16 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         let text = &grade.0.text;
         let diff = if on_show && v.solution_diff {
             match cabrito_check::response::parse_response(text, &task.starter_code) {
-                _ if text.trim().is_empty() => html! { <p id="solution-diff" class="hint">{ "Your solution is empty: nothing differs from the starter yet." }</p> },
-                Ok(c) if c.code == task.starter_code => html! { <p id="solution-diff" class="hint">{ "Your solution is the starter, unchanged." }</p> },
+                _ if text.trim().is_empty() => {
+                    html! { <p id="solution-diff" class="hint">{ "Your solution is empty: nothing differs from the starter yet." }</p> }
+                }
+                Ok(c) if c.code == task.starter_code => {
+                    html! { <p id="solution-diff" class="hint">{ "Your solution is the starter, unchanged." }</p> }
+                }
                 Ok(c) => html! { <DiffView id="solution-diff" old={task.starter_code.clone()} new={c.code} /> },
-                Err(e) => html! { <p id="solution-diff" class="notice">{ format!("Your solution cannot be read as a solution.py: {e}") }</p> },
+                Err(e) => {
+                    html! { <p id="solution-diff" class="notice">{ format!("Your solution cannot be read as a solution.py: {e}") }</p> }
+                }
             }
         } else {
             html! {}

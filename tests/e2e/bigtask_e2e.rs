@@ -270,7 +270,9 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // It opens "Your solution" in the code editor at that line, selected and in view.
     let (at, selected) = browser::follow_line_link(driver, item).await?;
     if at != line as u64 || selected != "def not_in_the_task(val):" {
-        return Err(format!("the rubric's line link gave line {at} with {selected:?} selected, expected line {line}").into());
+        return Err(
+            format!("the rubric's line link gave line {at} with {selected:?} selected, expected line {line}").into()
+        );
     }
     console_clean(driver, "the n = 2,000 task").await?;
 

@@ -390,10 +390,14 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // Clicking a failing item's line opens the answer in the code editor at that line, selected and
     // in view.
     let answer = driver.execute("return document.getElementById('solution').value;", Vec::new()).await?.json().clone();
-    let (line, selected) = browser::follow_line_link(driver, "#static-verdict .item[data-passed=\"false\"] .line-link").await?;
+    let (line, selected) =
+        browser::follow_line_link(driver, "#static-verdict .item[data-passed=\"false\"] .line-link").await?;
     let want = answer.as_str().unwrap_or_default().split('\n').nth(line as usize - 1).unwrap_or_default().to_string();
     if selected != want {
-        return Err(format!("clicking the starter's first failing line link selected {selected:?}, not line {line} {want:?}").into());
+        return Err(format!(
+            "clicking the starter's first failing line link selected {selected:?}, not line {line} {want:?}"
+        )
+        .into());
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;

@@ -159,13 +159,23 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
     if panel != json!("graph") {
         return Err(format!("{look}: the task opens on the {panel} panel, not the call graph").into());
     }
-    wait_for(driver, "the call graph", "return !!document.querySelector('#panel-graph svg .node, #panel-graph svg g');", 30)
-        .await?;
-    in_view(driver, &format!("{look}: understand"), &["#what-to-do", "#starter-code", "#panel-graph .graph-scroll", "#read-statement"])
-        .await?;
+    wait_for(
+        driver,
+        "the call graph",
+        "return !!document.querySelector('#panel-graph svg .node, #panel-graph svg g');",
+        30,
+    )
+    .await?;
+    in_view(
+        driver,
+        &format!("{look}: understand"),
+        &["#what-to-do", "#starter-code", "#panel-graph .graph-scroll", "#read-statement"],
+    )
+    .await?;
     shot(s, &format!("1-understand-{look}")).await?;
     browser::click_id(driver, "read-statement").await?;
-    wait_for(driver, "the statement", "return document.getElementById('side').dataset.panel === 'statement';", 5).await?;
+    wait_for(driver, "the statement", "return document.getElementById('side').dataset.panel === 'statement';", 5)
+        .await?;
     // The statement is long: its top is in view (the box scrolls inside its panel), with the code.
     in_view(driver, &format!("{look}: the statement"), &["top:#prompt", "#copy-statement", "#starter-code"]).await?;
     shot(s, &format!("1-statement-{look}")).await?;
@@ -174,18 +184,35 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
     open_editor(driver).await?;
     browser::click_id(driver, "start-from-starter").await?;
     let starter = generate(task)?.starter_code;
-    wait_for(driver, "the starter in the editor", "return document.getElementById('solution').value.length > 0;", 10).await?;
+    wait_for(driver, "the starter in the editor", "return document.getElementById('solution').value.length > 0;", 10)
+        .await?;
     if answer(driver).await? != starter {
         return Err(format!("{look}: 'Start from the starter' did not put the starter in the editor").into());
     }
-    in_view(driver, &format!("{look}: the editor"), &["#solution", "#solution .cm-line", "top:#solution .cm-gutters", "#solution .tok-keyword", "#solution-diff-tab"])
-        .await?;
+    in_view(
+        driver,
+        &format!("{look}: the editor"),
+        &[
+            "#solution",
+            "#solution .cm-line",
+            "top:#solution .cm-gutters",
+            "#solution .tok-keyword",
+            "#solution-diff-tab",
+        ],
+    )
+    .await?;
     if first {
         // Typing at the end, then undoing it.
         js(driver, "document.querySelector('#solution .cm-content').focus(); return true;", vec![]).await?;
         driver.action_chain().key_down(Key::Control).send_keys(Key::End).key_up(Key::Control).perform().await?;
         driver.action_chain().send_keys(Key::Enter).send_keys("x_typed = 1").perform().await?;
-        wait_for(driver, "the typed line", "return document.getElementById('solution').value.includes('x_typed = 1');", 5).await?;
+        wait_for(
+            driver,
+            "the typed line",
+            "return document.getElementById('solution').value.includes('x_typed = 1');",
+            5,
+        )
+        .await?;
         // Undo (the editor may have kept the line break and the text as two steps).
         for _ in 0..3 {
             driver.action_chain().key_down(Key::Control).send_keys("z").key_up(Key::Control).perform().await?;
@@ -210,11 +237,22 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         )
         .await?;
         driver.action_chain().send_keys(Key::End).send_keys(Key::Enter).send_keys("return x").perform().await?;
-        let indented = wait_for(driver, "the indented line", "const v = document.getElementById('solution').value; return v.includes('\\n') ? v : null;", 5).await?;
+        let indented = wait_for(
+            driver,
+            "the indented line",
+            "const v = document.getElementById('solution').value; return v.includes('\\n') ? v : null;",
+            5,
+        )
+        .await?;
         if indented != json!("def f(x):\n    return x") {
             return Err(format!("{look}: Enter after a def line gave {indented}").into());
         }
-        js(driver, "document.getElementById('solution').cabritoEditor.set(arguments[0]); return true;", vec![json!(starter)]).await?;
+        js(
+            driver,
+            "document.getElementById('solution').cabritoEditor.set(arguments[0]); return true;",
+            vec![json!(starter)],
+        )
+        .await?;
     }
     browser::click_id(driver, "solution-diff-tab").await?;
     wait_for(driver, "the diff against the starter", "return !!document.getElementById('solution-diff');", 5).await?;
@@ -230,8 +268,13 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         60,
     )
     .await?;
-    wait_for(driver, "the worker", "const w = document.getElementById('worker-status'); return w && w.dataset.worker === 'connected';", 30)
-        .await?;
+    wait_for(
+        driver,
+        "the worker",
+        "const w = document.getElementById('worker-status'); return w && w.dataset.worker === 'connected';",
+        30,
+    )
+    .await?;
     let worker = js(driver, "return document.getElementById('worker-status').textContent;", vec![]).await?;
     if !worker.as_str().is_some_and(|w| w.starts_with("worker: connected, ") && w.len() < 80) {
         return Err(format!("{look}: the worker's line reads {worker}").into());
@@ -254,7 +297,8 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         return Err(format!("{look}: the rubric's order: {order}").into());
     }
     // Every failing item's reason at once (in large type, fewer lines fit: the first one).
-    let reasons = if look == "large" { "#static-verdict .item.fail .reason" } else { "all:#static-verdict .item.fail .reason" };
+    let reasons =
+        if look == "large" { "#static-verdict .item.fail .reason" } else { "all:#static-verdict .item.fail .reason" };
     in_view(
         driver,
         &format!("{look}: the static verdict"),
@@ -262,9 +306,15 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
     )
     .await?;
     browser::click_id(driver, "run-hidden").await?;
-    wait_for(driver, "the hidden tests' verdict", "const v = document.getElementById('hidden-verdict'); return v && v.dataset.passed;", 60)
+    wait_for(
+        driver,
+        "the hidden tests' verdict",
+        "const v = document.getElementById('hidden-verdict'); return v && v.dataset.passed;",
+        60,
+    )
+    .await?;
+    in_view(driver, &format!("{look}: both verdicts"), &["#hidden-verdict summary", "#static-verdict > p", reasons])
         .await?;
-    in_view(driver, &format!("{look}: both verdicts"), &["#hidden-verdict summary", "#static-verdict > p", reasons]).await?;
     shot(s, &format!("3-grade-{look}")).await?;
     // A rubric line link selects its line in the editor, in view.
     let jump = js(
@@ -285,7 +335,8 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         if got.as_str().map(str::trim) != Some(want.trim()) {
             return Err(format!("{look}: the line link {line} selected {got}, not {want:?}").into());
         }
-        in_view(driver, &format!("{look}: the linked line"), &["#solution .cm-activeLine", "#static-verdict > p"]).await?;
+        in_view(driver, &format!("{look}: the linked line"), &["#solution .cm-activeLine", "#static-verdict > p"])
+            .await?;
     }
     Ok(())
 }
@@ -300,7 +351,13 @@ async fn hostile(s: &Session) -> Res {
                  c.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true})); return true;";
     let huge = "x = 1  # a long paste\n".repeat(200_000);
     js(driver, paste, vec![json!(huge)]).await?;
-    let notice = wait_for(driver, "the refusal of a huge paste", "const n = document.getElementById('editor-notice'); return n && n.textContent;", 10).await?;
+    let notice = wait_for(
+        driver,
+        "the refusal of a huge paste",
+        "const n = document.getElementById('editor-notice'); return n && n.textContent;",
+        10,
+    )
+    .await?;
     if !notice.as_str().is_some_and(|n| n.contains("MB") && n.contains("not taken")) {
         return Err(format!("a 4 MB paste said {notice}").into());
     }
@@ -309,8 +366,13 @@ async fn hostile(s: &Session) -> Res {
     }
     shot(s, "hostile-huge-paste").await?;
     js(driver, paste, vec![json!("x = 1\u{0}\u{1}\u{2}y")]).await?;
-    wait_for(driver, "the refusal of binary bytes", "const n = document.getElementById('editor-notice'); return n && n.textContent.includes('binary');", 10)
-        .await?;
+    wait_for(
+        driver,
+        "the refusal of binary bytes",
+        "const n = document.getElementById('editor-notice'); return n && n.textContent.includes('binary');",
+        10,
+    )
+    .await?;
     if answer(driver).await? != before {
         return Err("pasted binary bytes changed the answer".into());
     }
@@ -322,14 +384,23 @@ async fn hostile(s: &Session) -> Res {
         vec![],
     )
     .await?;
-    wait_for(driver, "the refusal of a binary file", "const n = document.getElementById('editor-notice'); return n && n.textContent.includes('NUL');", 10)
-        .await?;
+    wait_for(
+        driver,
+        "the refusal of a binary file",
+        "const n = document.getElementById('editor-notice'); return n && n.textContent.includes('NUL');",
+        10,
+    )
+    .await?;
     if answer(driver).await? != before {
         return Err("a dropped binary file changed the answer".into());
     }
     // The page still works: typing is taken and clears the notice.
-    js(driver, "document.getElementById('solution').cabritoEditor.set(arguments[0] + '\\n# still alive\\n'); return true;", vec![json!(before)])
-        .await?;
+    js(
+        driver,
+        "document.getElementById('solution').cabritoEditor.set(arguments[0] + '\\n# still alive\\n'); return true;",
+        vec![json!(before)],
+    )
+    .await?;
     wait_for(driver, "the editor after the refusals", "return document.getElementById('solution').value.includes('still alive') && !document.getElementById('editor-notice');", 10)
         .await?;
     console_clean(driver, "hostile input through the editor").await?;
@@ -345,7 +416,12 @@ async fn e2e_classroom_task_page_on_a_projector() {
         // The editor is fetched only once "Your solution" opens.
         driver.goto(format!("{}{}", s.base, link(&task))).await?;
         open(driver, &s.base, &link(&task), &task).await?;
-        let early = js(driver, "return performance.getEntriesByType('resource').some(e => e.name.endsWith('/editor.js'));", vec![]).await?;
+        let early = js(
+            driver,
+            "return performance.getEntriesByType('resource').some(e => e.name.endsWith('/editor.js'));",
+            vec![],
+        )
+        .await?;
         if early != json!(false) {
             return Err("the editor's script was fetched before the reader opened the editor".into());
         }

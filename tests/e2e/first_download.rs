@@ -133,7 +133,10 @@ fn e2e_first_download_is_the_app_alone() {
     eprintln!("  {total:>9} B  ({total9:>9} B)  in all");
     for lazy in ["checker", "analysis", "agents", "gen", "bigraph", "editor"] {
         assert!(
-            !files.iter().any(|f| (f.starts_with(&format!("{lazy}-")) || f.starts_with(&format!("{lazy}."))) && !f.ends_with(".css")),
+            !files
+                .iter()
+                .any(|f| (f.starts_with(&format!("{lazy}-")) || f.starts_with(&format!("{lazy}.")))
+                    && !f.ends_with(".css")),
             "the lazily loaded module {lazy} is in the first download: {files:?}"
         );
     }
