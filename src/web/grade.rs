@@ -402,24 +402,18 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                 "Hidden tests: the solution fails (score 0)"
             };
             let summary = match failing.len() {
-                0 if all_functions_pass(r) => format!(
-                    " · {} · {} trials each · {:.2} s",
-                    match r.functions.len() {
-                        1 => "the 1 function gives the reference's outputs".to_string(),
-                        k => format!("all {k} functions give the reference's outputs"),
-                    },
-                    r.trials,
-                    r.seconds
-                ),
-                0 => format!(" · {} trials each · {:.2} s", r.trials, r.seconds),
-                k => format!(" · {} of {} fail · {} trials each · {:.2} s", k, r.functions.len(), r.trials, r.seconds),
+                0 if all_functions_pass(r) => {
+                    format!(" · all {} functions right · {:.1} s", r.functions.len(), r.seconds)
+                }
+                0 => format!(" · {:.1} s", r.seconds),
+                k => format!(" · {k} of {} functions fail · {:.1} s", r.functions.len(), r.seconds),
             };
             // One line; what failed on demand (the static verdict below says why, line by line).
             html! {
                 <div id="hidden-verdict" class={classes!("verdict", if r.passed { "pass" } else { "fail" })} data-passed={r.passed.to_string()}
                     data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
                     <details id="hidden-details" class="hidden-details">
-                        <summary><strong>{ verdict }</strong><span class="verdict-how">{ summary }</span></summary>
+                        <summary title={format!("{} trials per function", r.trials)}><strong>{ verdict }</strong><span class="verdict-how">{ summary }</span></summary>
                         <p class="hint">{ super::view::inline_code(&r.message) }</p>
                         if !failing.is_empty() {
                             <ul class="functions">
