@@ -323,3 +323,9 @@ pub async fn follow_line_link(driver: &WebDriver, selector: &str) -> Res<(u64, S
     .await?;
     Ok((line, got.as_str().unwrap_or_default().to_string()))
 }
+
+/// JS that replaces the answer with `arguments[0]` as a reader's edit would: in the code editor once
+/// it is there, else in the text box that stands for it until then.
+pub const SET_ANSWER: &str = "const t = document.getElementById('solution'); \
+     if (t.cabritoEditor) t.cabritoEditor.set(arguments[0]); \
+     else { t.value = arguments[0]; t.dispatchEvent(new Event('input', {bubbles: true})); } return true;";

@@ -258,12 +258,7 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.find(By::Id("panel-tab-grade")).await?.click().await?;
     let answer = format!("{}\n\ndef not_in_the_task(val):\n    return val\n", task.solution_code.trim_end());
     let line = answer.lines().position(|l| l.starts_with("def not_in_the_task(")).ok_or("def")? + 1;
-    js(
-        driver,
-        "const t = document.getElementById('solution'); t.value = arguments[0]; t.dispatchEvent(new Event('input', {bubbles: true}));",
-        vec![Value::String(answer.clone())],
-    )
-    .await?;
+    js(driver, browser::SET_ANSWER, vec![Value::String(answer.clone())]).await?;
     let item = "#static-verdict .item[data-passed=\"false\"] .line-link";
     wait_for(driver, "the rubric's line link", &format!("return document.querySelector('{item}') !== null;"), 60)
         .await?;

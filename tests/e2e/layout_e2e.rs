@@ -122,7 +122,7 @@ async fn wrong_answer_to_line(driver: &WebDriver, what: &str) -> Res {
     must_fit(
         driver,
         &format!("{what}: the rubric and its failing item's link, beside the code"),
-        &["#static-verdict", "#static-verdict .item[data-passed=\"false\"] .line-link", "#code-panel"],
+        &["#verdicts", "#static-verdict > p", "#static-verdict .item[data-passed=\"false\"] .line-link", "#code-panel"],
     )
     .await?;
     // Following it opens "Your solution" in the code editor at that line, selected and in view.
@@ -133,7 +133,12 @@ async fn wrong_answer_to_line(driver: &WebDriver, what: &str) -> Res {
     if selected != want {
         return Err(format!("{what}: following the line link {line} selected {selected:?}, not {want:?}").into());
     }
-    must_fit(driver, &format!("{what}: after following the line link"), &["#solution", "#static-verdict"]).await?;
+    must_fit(
+        driver,
+        &format!("{what}: after following the line link"),
+        &["#solution", "#verdicts", "#static-verdict > p"],
+    )
+    .await?;
     Ok(())
 }
 
@@ -288,8 +293,12 @@ async fn large_type(driver: &WebDriver, what: &str) -> Res {
     if after.as_f64().unwrap_or(0.0) < before.as_f64().unwrap_or(0.0) * 1.15 {
         return Err(format!("{what}: large type sets the code at {after} px (was {before})").into());
     }
-    must_fit(driver, &format!("{what}: large type, grade"), &["#run-hidden", "#static-verdict", "#code-panel pre"])
-        .await?;
+    must_fit(
+        driver,
+        &format!("{what}: large type, grade"),
+        &["#run-hidden", "#verdicts", "#static-verdict > p", "#code-panel pre"],
+    )
+    .await?;
     press_panel(driver, "g", "graph").await?;
     must_fit(driver, &format!("{what}: large type, graph"), &["#panel-graph .graph-scroll", "#code-panel pre"]).await?;
     let stored = js(driver, "return localStorage.getItem('cabrito-large-type');", vec![]).await?;
@@ -313,8 +322,9 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
         &["#code-panel", "#side", ".controls", "#panel-tab-graph"],
     )
     .await?;
-    if shown_panel(driver).await? != "grade" {
-        return Err("a task opens on the grade panel".into());
+    // It opens on what explains it: the call graph (beside the code).
+    if shown_panel(driver).await? != "graph" {
+        return Err("a task opens on its call graph".into());
     }
     // The settings that do not apply are folded away.
     let idle = js(driver, "const d = document.getElementById('knobs-idle'); return d ? [d.open, d.querySelectorAll('[disabled]').length, d.querySelector('summary').textContent] : null;", vec![]).await?;
