@@ -97,10 +97,9 @@ fn run_job(id: String, message: String, report: Callback<PanelAction>) {
             }
         };
         let (mut tx, mut rx) = ws.split();
-        // The worker grades only after the client's hello (its answer, the worker's limits, comes
-        // first on the connection and refreshes the worker's status).
-        let hello = ClientMessage::hello().to_json();
-        if tx.send(Message::Text(hello)).await.is_err() || tx.send(Message::Text(message)).await.is_err() {
+        // The worker grades nothing before the connection's hello (its answer goes to the panel).
+        let hello = Message::Text(ClientMessage::hello().to_json());
+        if tx.send(hello).await.is_err() || tx.send(Message::Text(message)).await.is_err() {
             report.emit(PanelAction::Lost { id, why: format!("no worker answers at {url}") });
             return;
         }
