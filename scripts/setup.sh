@@ -98,7 +98,7 @@ fi
 # The Python package's tests run in a virtualenv (python3 -m venv: Debian's python3-venv).
 if command -v python3 >/dev/null && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
-# node_modules: what package-lock.json pins (binaryen's wasm-opt, esbuild, lighthouse); one `npm ci` for all.
+# node_modules: what package-lock.json pins (binaryen's wasm-opt, esbuild, lighthouse, CodeMirror); one `npm ci` for all.
 WASM_OPT_V=$(wasm-opt --version 2>/dev/null || true)
 LIGHTHOUSE_WANT=$(node -p 'require("./package.json").devDependencies.lighthouse' 2>/dev/null || true)
 LIGHTHOUSE_V=$(node -p 'require("./node_modules/lighthouse/package.json").version' 2>/dev/null || true)
@@ -116,6 +116,10 @@ if [ -n "$ESBUILD_V" ] && [ "$ESBUILD_V" = "$ESBUILD_WANT" ]; then
 else
   NEED_NPM=1
 fi
+# The solution editor's CodeMirror packages (bundled by scripts/build_editor.mjs).
+CM_WANT=$(node -p 'require("./package.json").devDependencies["@codemirror/view"]' 2>/dev/null || true)
+CM_V=$(node -p 'require("./node_modules/@codemirror/view/package.json").version' 2>/dev/null || true)
+if [ -n "$CM_V" ] && [ "$CM_V" = "$CM_WANT" ]; then have "@codemirror/view $CM_V (node_modules)"; else NEED_NPM=1; fi
 NEED_NUMPY=
 if python3 -c 'import numpy, sys; sys.exit(0 if numpy.__version__.startswith("2.4.") else 1)' 2>/dev/null; then
   have "numpy $(python3 -c 'import numpy; print(numpy.__version__)')"

@@ -58,6 +58,7 @@ pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut { key: "1", command: Command::CodeTab(0), help: "Code: the starter solution.py" },
     Shortcut { key: "2", command: Command::CodeTab(1), help: "Code: the reference solution" },
     Shortcut { key: "3", command: Command::CodeTab(2), help: "Code: the diff" },
+    Shortcut { key: "4", command: Command::CodeTab(3), help: "Code: your solution, in the editor" },
     Shortcut { key: "l", command: Command::LargeType, help: "Large type on or off (for projectors)" },
     Shortcut { key: "?", command: Command::Help, help: "This list" },
 ];

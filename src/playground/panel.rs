@@ -122,6 +122,8 @@ pub struct Panel {
     pub reply: Option<(Reply, Option<f64>)>,
     pub worker: WorkerStatus,
     pub job: Job,
+    /// Why the last text offered was not taken (too large, or not text), until the answer changes.
+    pub notice: Option<String>,
 }
 
 /// Everything that changes the panel.
@@ -133,6 +135,8 @@ pub enum PanelAction {
     SetText(String),
     /// A share link was made for the current answer.
     Shared(String),
+    /// The editor refused a change (a paste too large), and says why.
+    Notice(String),
     Checker(CheckerStatus),
     /// A request was sent to the checker (`None`: the answer is empty, nothing to check).
     Asked(Option<Asked>),
@@ -188,6 +192,7 @@ impl Panel {
             reply: None,
             worker: WorkerStatus::Probing,
             job: Job::None,
+            notice: None,
         }
     }
 
@@ -198,13 +203,20 @@ impl Panel {
                 self.text = text;
                 self.share_link = None;
                 self.job = Job::None;
+                self.notice = None;
             }
-            PanelAction::SetText(text) => {
-                if text != self.text {
-                    self.share_link = None;
+            PanelAction::SetText(text) => match refusal(&text) {
+                // The answer keeps what it had; the notice says why the new text was not taken.
+                Some(why) => self.notice = Some(why),
+                None => {
+                    if text != self.text {
+                        self.share_link = None;
+                    }
+                    self.text = text;
+                    self.notice = None;
                 }
-                self.text = text;
-            }
+            },
+            PanelAction::Notice(why) => self.notice = Some(why),
             PanelAction::Shared(link) => self.share_link = Some(link),
             PanelAction::Checker(status) => self.checker = status,
             PanelAction::Asked(asked) => self.asked = asked,
@@ -286,6 +298,59 @@ impl Panel {
             },
             Some(_) => StaticView::Pending(&self.checker),
         }
+    }
+}
+
+/// Why a text cannot be the answer, if it cannot: more than the grader reads
+/// ([`MAX_RESPONSE_BYTES`]), or binary bytes (a NUL, which no Python source holds, or the
+/// replacement characters a binary file read as text is full of).
+pub fn refusal(text: &str) -> Option<String> {
+    use cabrito_check::response::MAX_RESPONSE_BYTES;
+    if text.len() > MAX_RESPONSE_BYTES {
+        return Some(format!(
+            "That text was not taken: it is {:.1} MB, and at most {} MB can be graded. The answer is unchanged.",
+            text.len() as f64 / 1_048_576.0,
+            MAX_RESPONSE_BYTES / 1_048_576
+        ));
+    }
+    if let Some(at) = text.find('\0') {
+        let line = text[..at].matches('\n').count() + 1;
+        return Some(format!(
+            "That text was not taken: it holds binary bytes (a NUL byte on line {line}), so it is not a Python file. The answer is unchanged."
+        ));
+    }
+    let replaced = text.matches('\u{FFFD}').count();
+    if replaced > 8 && replaced * 100 > text.chars().count() {
+        return Some(format!(
+            "That text was not taken: {replaced} of its characters are not UTF-8 text, so it looks like a binary file, not Python. The answer is unchanged."
+        ));
+    }
+    None
+}
+
+/// A rubric's items in the order a reader needs them: the failing ones first (must-haves before
+/// nice-to-haves), then the passing ones, each group in the rubric's own order.
+pub fn failing_first(items: &[RubricItem]) -> (Vec<&RubricItem>, Vec<&RubricItem>) {
+    let mut failing: Vec<&RubricItem> = items.iter().filter(|i| !i.passed).collect();
+    failing.sort_by_key(|i| !i.must_have);
+    (failing, items.iter().filter(|i| i.passed).collect())
+}
+
+/// The worker's isolation (its hello's one line, `sandbox::Isolation::describe`) in a word or two for
+/// the grade panel: "sandboxed", or "partly sandboxed (…)" naming what is not isolated.
+pub fn isolation_summary(isolation: &str) -> String {
+    if isolation.trim().is_empty() {
+        return "isolation not reported".to_string();
+    }
+    let gaps: Vec<&str> = [("NETWORK NOT ISOLATED", "network open"), ("HOST FILES READABLE", "host files readable")]
+        .iter()
+        .filter(|(said, _)| isolation.contains(said))
+        .map(|(_, short)| *short)
+        .collect();
+    if gaps.is_empty() {
+        "sandboxed".to_string()
+    } else {
+        format!("partly sandboxed ({})", gaps.join(", "))
     }
 }
 
@@ -465,5 +530,51 @@ mod tests {
         for s in ["queued", "static", "reference", "candidate", "later"] {
             assert_eq!(Stage::from_wire(s).as_str(), s);
         }
+    }
+
+    #[test]
+    fn too_large_or_binary_text_is_refused_and_the_answer_kept() {
+        let p = Panel::default().reduce(PanelAction::SetText("def f(): pass\n".into()));
+        let huge = "x = 1\n".repeat(cabrito_check::response::MAX_RESPONSE_BYTES / 6 + 10);
+        let big = p.clone().reduce(PanelAction::SetText(huge));
+        assert_eq!(big.text, p.text);
+        assert!(
+            big.notice.as_deref().is_some_and(|n| n.contains("MB") && n.contains("at most 2 MB")),
+            "{:?}",
+            big.notice
+        );
+        let nul = p.clone().reduce(PanelAction::SetText("x = 1\ny = \0\n".into()));
+        assert_eq!(nul.text, p.text);
+        assert!(nul.notice.as_deref().is_some_and(|n| n.contains("NUL byte on line 2")), "{:?}", nul.notice);
+        let garbage: String = std::iter::repeat_n('\u{FFFD}', 50).chain("ab".chars()).collect();
+        assert!(p.clone().reduce(PanelAction::SetText(garbage)).notice.is_some());
+        // Accented text and a stray replacement character are text.
+        let ok = p.clone().reduce(PanelAction::SetText("s = 'été \u{FFFD}'\n".into()));
+        assert!(ok.notice.is_none() && ok.text.contains("été"));
+        // The next accepted text clears the notice.
+        let next = big.reduce(PanelAction::SetText("y = 2\n".into()));
+        assert_eq!((next.text.as_str(), next.notice), ("y = 2\n", None));
+    }
+
+    #[test]
+    fn failing_items_come_first_must_haves_before_nice() {
+        let items = [item("a", true, true), item("b", false, false), item("c", true, false), item("d", false, true)];
+        let (failing, passing) = failing_first(&items);
+        let ids = |v: &[&RubricItem]| v.iter().map(|i| i.id.to_string()).collect::<Vec<_>>();
+        assert_eq!(ids(&failing), ["c", "b"]);
+        assert_eq!(ids(&passing), ["a", "d"]);
+    }
+
+    #[test]
+    fn isolation_reads_in_a_word() {
+        assert_eq!(
+            isolation_summary("each run its own process; no network (empty network namespace); minimal read-only root"),
+            "sandboxed"
+        );
+        assert_eq!(
+            isolation_summary("rlimits; NETWORK NOT ISOLATED; HOST FILES READABLE (no mount namespace)"),
+            "partly sandboxed (network open, host files readable)"
+        );
+        assert_eq!(isolation_summary(""), "isolation not reported");
     }
 }

@@ -104,15 +104,32 @@ fn parse_raw(fragment: &str) -> Route {
             p
         }
         Err(message) => {
-            let nearest = nearest_valid(&well_formed_pairs(query));
-            return Route::BadLink { message, nearest };
+            let mut well_formed = well_formed_pairs(query);
+            if agents {
+                well_formed.retain(|(k, _)| !crate::playground::agents_page::is_link_key(k));
+            }
+            let (nearest, mut problems) = nearest_valid_why(&well_formed);
+            problems.insert(0, message);
+            return Route::BadLink { message: every_problem(&problems), nearest };
         }
     };
     match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
         Ok(spec) if scale => Route::Scale(spec),
         Ok(spec) if agents => Route::Agents(spec),
         Ok(spec) => Route::Task(spec),
-        Err(e) => Route::BadLink { message: e.to_string(), nearest: nearest_valid(&pairs) },
+        Err(_) => {
+            let (nearest, problems) = nearest_valid_why(&pairs);
+            Route::BadLink { message: every_problem(&problems), nearest }
+        }
+    }
+}
+
+/// One message naming every problem of a link: the one problem as it is, or "2 problems: …; …".
+fn every_problem(problems: &[String]) -> String {
+    match problems {
+        [] => "this link does not name a valid task".to_string(),
+        [one] => one.clone(),
+        many => format!("{} problems: {}", many.len(), many.join("; ")),
     }
 }
 
@@ -160,13 +177,15 @@ pub struct PanelSet {
 }
 
 impl SidePanel {
+    /// In tab order: what explains the task first (so a task opens on its graph or renames, with the
+    /// code), then grading, then the full prompt.
     pub const ALL: &'static [SidePanel] = &[
-        SidePanel::Grade,
         SidePanel::Graph,
         SidePanel::Renames,
+        SidePanel::Statement,
         SidePanel::Requirements,
         SidePanel::Why,
-        SidePanel::Statement,
+        SidePanel::Grade,
         SidePanel::Prompt,
     ];
 
@@ -263,7 +282,7 @@ pub fn split_query(query: &str) -> Result<Vec<(String, String)>, String> {
                 return Err(format!(
                     "the link part '{}' is not of the form key=value (for example n=25)",
                     shorten(&decode(item), 40)
-                ))
+                ));
             }
         }
     }
@@ -282,12 +301,22 @@ fn well_formed_pairs(query: &str) -> Vec<(String, String)> {
 /// The closest valid spec to some pairs: repeatedly clamp an out-of-range number into its range, or
 /// drop the key the spec parser complains about, until the spec parses. Ends at the default spec.
 pub fn nearest_valid(pairs: &[(String, String)]) -> TaskSpec {
+    nearest_valid_why(pairs).0
+}
+
+/// [`nearest_valid`], with each problem it mended on the way, in the order it met them.
+pub fn nearest_valid_why(pairs: &[(String, String)]) -> (TaskSpec, Vec<String>) {
     let mut pairs: Vec<(String, String)> = pairs.to_vec();
+    let mut problems: Vec<String> = Vec::new();
     // Each round removes a pair or clamps one into range, so this terminates well within the bound.
     for _ in 0..(2 * pairs.len() + 2) {
         match TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
-            Ok(spec) => return spec,
+            Ok(spec) => return (spec, problems),
             Err(e) => {
+                let said = e.to_string();
+                if !problems.contains(&said) {
+                    problems.push(said);
+                }
                 let positions: Vec<usize> =
                     pairs.iter().enumerate().filter(|(_, (k, _))| k.trim() == e.key).map(|(i, _)| i).collect();
                 let Some(&first) = positions.first() else { break };
@@ -307,7 +336,7 @@ pub fn nearest_valid(pairs: &[(String, String)]) -> TaskSpec {
             }
         }
     }
-    TaskSpec::default()
+    (TaskSpec::default(), problems)
 }
 
 /// An integer knob's value moved into the knob's range (for `n`, the range on the axis the pairs
@@ -404,7 +433,7 @@ mod tests {
         // An unknown panel is one line naming the valid ones; the task still opens.
         let f = "#/task?v=1&n=4&panel=no%0dpe%0a";
         let Some(Err(message)) = panel_in(f) else { panic!("{f} was accepted") };
-        assert!(message.contains("'no\\rpe'") && message.contains("grade, graph"), "{message}");
+        assert!(message.contains("'no\\rpe'") && message.contains("graph, renames"), "{message}");
         assert!(!message.contains('\n'));
         assert_eq!(parse(f), Route::Task(spec("v=1&n=4")));
         let Some(Err(message)) = panel_in(&format!("#/task?panel={}", "z".repeat(10_000))) else { panic!() };
@@ -421,14 +450,15 @@ mod tests {
     fn panels_cycle_within_the_tasks_own() {
         let all = PanelSet { graph: true, renames: false, requirements: true, why: false, grade: true };
         let panels = SidePanel::available(all);
+        // The graph first (a task opens on what explains it), grading after the task's own panels.
         assert_eq!(
             panels,
-            [SidePanel::Grade, SidePanel::Graph, SidePanel::Requirements, SidePanel::Statement, SidePanel::Prompt]
+            [SidePanel::Graph, SidePanel::Statement, SidePanel::Requirements, SidePanel::Grade, SidePanel::Prompt]
         );
-        assert_eq!(SidePanel::Grade.cycle(&panels, 1), SidePanel::Graph);
-        assert_eq!(SidePanel::Grade.cycle(&panels, -1), SidePanel::Prompt);
-        assert_eq!(SidePanel::Prompt.cycle(&panels, 1), SidePanel::Grade);
-        assert_eq!(SidePanel::Why.cycle(&panels, 1), SidePanel::Grade, "a panel the task lacks starts over");
+        assert_eq!(SidePanel::Grade.cycle(&panels, 1), SidePanel::Prompt);
+        assert_eq!(SidePanel::Graph.cycle(&panels, -1), SidePanel::Prompt);
+        assert_eq!(SidePanel::Prompt.cycle(&panels, 1), SidePanel::Graph);
+        assert_eq!(SidePanel::Why.cycle(&panels, 1), SidePanel::Graph, "a panel the task lacks starts over");
         let embed = PanelSet { graph: false, renames: true, requirements: false, why: false, grade: false };
         assert_eq!(SidePanel::available(embed), [SidePanel::Renames, SidePanel::Statement, SidePanel::Prompt]);
     }
@@ -586,5 +616,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_link_names_every_problem_it_has() {
+        let (message, nearest) = bad("#/task?v=1&kind=nope&n=-3");
+        assert!(message.starts_with("2 problems: "), "{message}");
+        assert!(message.contains("nope") && message.contains("-3"), "{message}");
+        assert_eq!(u64::from(nearest.n), cabrito_gen::spec::knob("n").and_then(|k| k.range(&nearest)).unwrap().0);
+        // A malformed item and a bad value: both named.
+        let (message, _) = bad("#/task?v=1&oops&seed=x");
+        assert!(message.contains("oops") && message.contains("seed"), "{message}");
+        // One problem reads as before.
+        let (message, _) = bad("#/task?v=1&kind=nope");
+        assert!(!message.contains("problems"), "{message}");
     }
 }

@@ -154,6 +154,42 @@ struct LineProps {
     /// Instruction following: the line carries the requirement picked in the list.
     #[prop_or_default]
     marked: bool,
+    /// variable_renaming: the names to mark where they appear.
+    #[prop_or_default]
+    renamed: Option<Rc<Vec<String>>>,
+}
+
+/// A plain stretch of a line with the names of `renamed` in `<span class="renamed">` (whole
+/// identifiers only).
+fn mark_names(text: &str, renamed: &[String]) -> Html {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out: Vec<Html> = Vec::new();
+    let (mut plain, mut word) = (String::new(), String::new());
+    let flush_word = |word: &mut String, plain: &mut String, out: &mut Vec<Html>| {
+        if word.is_empty() {
+            return;
+        }
+        if renamed.iter().any(|r| r == word) {
+            out.push(html! { { std::mem::take(plain) } });
+            out.push(
+                html! { <span class="renamed" title="a variable this task renames">{ std::mem::take(word) }</span> },
+            );
+        } else {
+            plain.push_str(word);
+            word.clear();
+        }
+    };
+    for c in text.chars() {
+        if is_ident(c) {
+            word.push(c);
+        } else {
+            flush_word(&mut word, &mut plain, &mut out);
+            plain.push(c);
+        }
+    }
+    flush_word(&mut word, &mut plain, &mut out);
+    out.push(html! { { plain } });
+    out.into_iter().collect::<Html>()
 }
 
 /// One line. A component of its own so that a new selection re-renders only the lines it changes.
@@ -193,10 +229,17 @@ fn line(p: &LineProps) -> Html {
         <span class={classes!("line", p.selected.then_some("selected"), p.hovered.then_some("hovered"), p.marked.then_some("marked"), branch)}
             data-fn={p.function.clone()} data-guard={guard} title={why.as_ref().map(|_| "why does this branch run, or not? click to see check() step by step")} {onclick}>
             { for tokens(body).into_iter().map(|(class, text)| if class.is_empty() {
-                html! { { text } }
+                match &p.renamed {
+                    Some(names) if !names.is_empty() => mark_names(&text, names),
+                    _ => html! { { text } },
+                }
             } else {
                 html! { <span class={class}>{ text }</span> }
             }) }
+            // Before the line's newline, so the marker ends this line instead of starting the next.
+            if why.is_some() && branch == Some("guard") {
+                <span class="why-mark" aria-hidden="true"></span>
+            }
             { newline }
         </span>
     }
@@ -225,6 +268,9 @@ pub struct CodeProps {
     /// first scrolled into view.
     #[prop_or_default]
     pub marked: Option<Rc<Vec<usize>>>,
+    /// variable_renaming: the variables the task renames (their names in this code), marked.
+    #[prop_or_default]
+    pub renamed: Option<Rc<Vec<String>>>,
 }
 
 /// The nearest element at or above `el` that scrolls vertically (the block itself when it does),
@@ -452,7 +498,8 @@ pub fn code_block(p: &CodeProps) -> Html {
                     on_select={p.on_select.clone()}
                     state={p.states.as_ref().and_then(|s| s.get(i).cloned())}
                     on_why={p.on_why.clone()}
-                    marked={p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))} />
+                    marked={p.marked.as_ref().is_some_and(|m| m.contains(&(i + 1)))}
+                    renamed={p.renamed.clone()} />
             } }) }
         </code></pre>
     }

@@ -1,13 +1,15 @@
-//! Grading in the task page: paste a solution, see the static rubric at once (computed in the
-//! browser by the checker web worker, [`super::checker`], started once the page is idle), and run the
-//! hidden tests on the native worker over the WebSocket `/ws` of the server that served the page.
-//! Without a worker the page says so and still shows the static verdict. The state is the pure
-//! [`Panel`] reducer.
+//! Grading in the task page: the answer (edited in "Your solution", [`super::editor`]) gets the static
+//! rubric at once (computed in the browser by the checker web worker, [`super::checker`], started once
+//! the page is idle), and the hidden tests run on the native worker over the WebSocket `/ws` of the
+//! server that served the page. Without a worker the page says so and still shows the static verdict.
+//! The state is the pure [`Panel`] reducer, held by the task view ([`use_grade`]) so that the editor
+//! and the grade panel share one answer.
 
 use super::app::Shown;
 use super::checker;
 use crate::playground::panel::{
-    all_functions_pass, failing_functions, Asked, CheckerStatus, Job, Panel, PanelAction, StaticView, WorkerStatus,
+    all_functions_pass, failing_first, failing_functions, isolation_summary, Asked, CheckerStatus, Job, Panel,
+    PanelAction, StaticView, WorkerStatus,
 };
 use crate::playground::requirements::findings;
 use cabrito_check::protocol::checker::Request;
@@ -16,7 +18,6 @@ use cabrito_check::RubricItem;
 use futures_util::{SinkExt, StreamExt};
 use gloo::net::websocket::{futures::WebSocket, Message, State};
 use std::rc::Rc;
-use web_sys::HtmlTextAreaElement;
 use yew::platform::spawn_local;
 use yew::prelude::*;
 
@@ -74,8 +75,9 @@ fn probe(report: Callback<PanelAction>) {
         match rx.next().await {
             Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
                 Ok(ServerMessage::Hello(h)) => report.emit(PanelAction::Worker(WorkerStatus::Connected(h))),
-                _ => report
-                    .emit(PanelAction::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
+                _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!(
+                    "{url} did not answer as a Cabrito worker"
+                )))),
             },
             _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
         }
@@ -122,29 +124,26 @@ fn run_job(id: String, message: String, report: Callback<PanelAction>) {
     });
 }
 
-#[derive(Properties, PartialEq)]
-pub struct GradeProps {
-    pub shown: Rc<Shown>,
-    /// A solution shared in the link, as the link carries it.
-    #[prop_or_default]
-    pub solution: Option<String>,
-}
-
-/// Paste a solution; the static rubric, and the hidden tests on the worker.
-#[function_component(GradePanel)]
-pub fn grade_panel(p: &GradeProps) -> Html {
+/// The task page's grading state: the answer, the checker's verdict and the worker's job, with the
+/// effects that feed it (the worker's probe, the checker, a new task). `active` is false in the
+/// read-only embed, which grades nothing.
+#[hook]
+pub fn use_grade(
+    shown: &Rc<Shown>,
+    solution: Option<String>,
+    active: bool,
+) -> (UseReducerHandle<PanelState>, Option<String>) {
     let state = use_reducer_eq(|| PanelState(Panel::new(checker::status())));
-    let panel = &state.0;
-    let area = use_node_ref();
-    let spec = &p.shown.spec;
-    let task = &p.shown.generated.task;
+    let spec = &shown.spec;
     // The link's solution, read (or why it cannot be).
-    let shared = use_memo(p.solution.clone(), |s| s.as_deref().map(super::share::decode_solution));
+    let shared = use_memo(solution, |s| s.as_deref().map(super::share::decode_solution));
     {
         // Once the page is idle: the worker is not part of what a first paint shows.
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
-            super::lazy::when_idle(Box::new(move || probe(Callback::from(move |a| dispatcher.dispatch(a)))))
+            if active {
+                super::lazy::when_idle(Box::new(move || probe(Callback::from(move |a| dispatcher.dispatch(a)))))
+            }
         });
     }
     // A new task clears the answer and the job (or starts from the solution in the link).
@@ -162,19 +161,29 @@ pub fn grade_panel(p: &GradeProps) -> Html {
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
-            let token = checker::listen(Callback::from(move |e| {
-                dispatcher.dispatch(match e {
-                    checker::Event::Status(s) => PanelAction::Checker(s),
-                    checker::Event::Reply(r, at) => PanelAction::CheckerReply(r, at),
-                })
-            }));
-            checker::start_when_idle();
-            move || checker::unlisten(token)
+            let token = active.then(|| {
+                let token = checker::listen(Callback::from(move |e| {
+                    dispatcher.dispatch(match e {
+                        checker::Event::Status(s) => PanelAction::Checker(s),
+                        checker::Event::Reply(r, at) => PanelAction::CheckerReply(r, at),
+                    })
+                }));
+                checker::start_when_idle();
+                token
+            });
+            move || {
+                if let Some(t) = token {
+                    checker::unlisten(t)
+                }
+            }
         });
     }
     {
-        let (dispatcher, shown) = (state.dispatcher(), p.shown.clone());
-        use_effect_with((panel.text.clone(), spec.clone()), move |(t, _)| {
+        let (dispatcher, shown) = (state.dispatcher(), shown.clone());
+        use_effect_with((state.0.text.clone(), spec.clone()), move |(t, _)| {
+            if !active {
+                return;
+            }
             if t.trim().is_empty() {
                 dispatcher.dispatch(PanelAction::Asked(None));
             } else {
@@ -184,35 +193,87 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             }
         });
     }
+    let shared_error = match &*shared {
+        Some(Err(why)) => Some(why.clone()),
+        _ => None,
+    };
+    (state, shared_error)
+}
 
-    let set_text = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |t: String| dispatcher.dispatch(PanelAction::SetText(t)))
+/// Send the answer to the worker's hidden tests, when they can run (Ctrl/Cmd+Enter and the button).
+pub fn run_hidden(state: &UseReducerHandle<PanelState>, spec: &cabrito_gen::TaskSpec) {
+    if !state.0.can_run() {
+        return;
+    }
+    let id = format!("job-{:016x}", super::random_u64());
+    let message = ClientMessage::grade(id.clone(), spec, state.0.text.clone(), None).to_json();
+    let dispatcher = state.dispatcher();
+    dispatcher.dispatch(PanelAction::JobStarted(id.clone()));
+    run_job(id, message, Callback::from(move |a| dispatcher.dispatch(a)));
+}
+
+#[derive(Properties, PartialEq)]
+pub struct GradeProps {
+    pub shown: Rc<Shown>,
+    /// The task view's grading state ([`use_grade`]).
+    pub state: UseReducerHandle<PanelState>,
+    /// Why the link's solution cannot be read, if it cannot.
+    #[prop_or_default]
+    pub shared_error: Option<String>,
+    /// A rubric line link: open the editor at this line.
+    pub on_goto: Callback<usize>,
+    /// Open the editor ("Your solution").
+    pub on_edit: Callback<()>,
+    /// "Your solution" is on show beside the panel (no button to open it then).
+    #[prop_or_default]
+    pub editing: bool,
+}
+
+/// A rubric item's line link.
+fn line_link(l: usize, goto_line: &Callback<usize>) -> Html {
+    let goto_line = goto_line.clone();
+    html! {
+        <button type="button" class="line-link" data-line={l.to_string()} title={format!("Show line {l} in your solution")}
+            onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button>
+    }
+}
+
+/// One rubric item: its mark, badge, title and reason (with its line).
+fn rubric_item(i: &RubricItem, goto_line: &Callback<usize>) -> Html {
+    // Instruction following: each unmet requirement on its own line, linked to it.
+    let reason = if i.id == "constraint_structure" && !i.passed {
+        html! {
+            <span class="reason">
+                <ul class="findings">
+                    { for findings(&i.reason).into_iter().map(|(text, l)| html! {
+                        <li class="finding" data-line={l.map(|l| l.to_string())}>
+                            { super::view::inline_code(&text) }{ for l.map(|l| line_link(l, goto_line)) }
+                        </li>
+                    }) }
+                </ul>
+            </span>
+        }
+    } else {
+        html! { <span class="reason">{ super::view::inline_code(&i.reason) }{ for i.line.map(|l| line_link(l, goto_line)) }</span> }
     };
-    let oninput = {
-        let set_text = set_text.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: HtmlTextAreaElement = e.target_unchecked_into();
-            set_text.emit(el.value());
-        })
-    };
-    // A dropped file replaces the answer (dropped text is inserted by the browser itself).
-    let ondrop = {
-        let set_text = set_text.clone();
-        Callback::from(move |e: DragEvent| {
-            let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) else { return };
-            e.prevent_default();
-            let set_text = set_text.clone();
-            spawn_local(async move {
-                let blob = gloo::file::Blob::from(file);
-                match gloo::file::futures::read_as_text(&blob).await {
-                    Ok(t) => set_text.emit(t),
-                    Err(e) => set_text.emit(format!("# the dropped file could not be read: {e}\n")),
-                }
-            });
-        })
-    };
-    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    html! {
+        <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.to_string()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
+            <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
+            <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
+            <span class="title">{ super::view::inline_code(&i.title) }</span>
+            { reason }
+        </li>
+    }
+}
+
+/// The grade panel: the answer's actions, the hidden tests (their button, the worker in one line,
+/// their verdict) and the static rubric, failing items first and the passing ones folded.
+#[function_component(GradePanel)]
+pub fn grade_panel(p: &GradeProps) -> Html {
+    let state = &p.state;
+    let panel = &state.0;
+    let spec = &p.shown.spec;
+    let task = &p.shown.generated.task;
     let share = {
         let (text, dispatcher) = (panel.text.clone(), state.dispatcher());
         let spec = spec.clone();
@@ -228,75 +289,28 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         })
     };
     let fill = |code: String| {
-        let set_text = set_text.clone();
-        Callback::from(move |_: MouseEvent| set_text.emit(code.clone()))
-    };
-    let run = {
-        let text = panel.text.clone();
-        let spec = spec.clone();
         let dispatcher = state.dispatcher();
-        Rc::new(move || {
-            if text.trim().is_empty() {
-                return;
-            }
-            let id = format!("job-{:016x}", super::random_u64());
-            let message = ClientMessage::grade(id.clone(), &spec, text.clone(), None).to_json();
-            dispatcher.dispatch(PanelAction::JobStarted(id.clone()));
-            let d = dispatcher.clone();
-            run_job(id, message, Callback::from(move |a| d.dispatch(a)));
-        })
+        Callback::from(move |_: MouseEvent| dispatcher.dispatch(PanelAction::SetText(code.clone())))
     };
-    let connected = matches!(panel.worker, WorkerStatus::Connected(_));
     let onclick_run = {
-        let run = run.clone();
-        Callback::from(move |_: MouseEvent| run())
+        let (state, spec) = (state.clone(), spec.clone());
+        Callback::from(move |_: MouseEvent| run_hidden(&state, &spec))
     };
-    let onkeydown = {
-        let run = run.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if (e.ctrl_key() || e.meta_key()) && e.key() == "Enter" {
-                e.prevent_default();
-                if connected {
-                    run();
-                }
-            }
-        })
-    };
-    let goto_line = {
-        let area = area.clone();
-        Callback::from(move |line: usize| {
-            if let Some(el) = area.cast::<HtmlTextAreaElement>() {
-                let value = el.value();
-                let start: usize =
-                    value.split_inclusive('\n').take(line.saturating_sub(1)).map(|l| l.encode_utf16().count()).sum();
-                let len = value
-                    .split_inclusive('\n')
-                    .nth(line.saturating_sub(1))
-                    .map_or(0, |l| l.trim_end_matches('\n').encode_utf16().count());
-                let _ = el.focus();
-                let _ = el.set_selection_range(start as u32, (start + len) as u32);
-                // Lines are 20 px high (style.css; more in large type): put the target line in the
-                // middle of the box, however few lines it shows.
-                let line_px = web_sys::window()
-                    .and_then(|w| w.get_computed_style(&el).ok().flatten())
-                    .and_then(|c| c.get_property_value("line-height").ok())
-                    .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
-                    .map_or(20, |v| v.round() as i32);
-                let top = (line as i32 - 1).max(0) * line_px;
-                el.set_scroll_top((top - (el.client_height() - line_px).max(0) / 2).max(0));
-            }
-        })
-    };
+    let goto_line = p.on_goto.clone();
 
     let static_view = match panel.static_view() {
-        StaticView::Empty => {
-            html! { <p class="hint">{ "Paste a solution above: a # === solution.py === file block, a bare file or a unified diff. The static checks run at once, here in the browser." }</p> }
-        }
+        StaticView::Empty => html! {
+            <p id="static-empty" class="hint">
+                { "Write your solution in " }
+                <button id="grade-edit" type="button" class="link-button" onclick={p.on_edit.reform(|_: MouseEvent| ())}>{ "Your solution" }</button>
+                { " (or paste one there: a whole file, a # === solution.py === file block or a unified diff). The static checks run at once, here in the browser." }
+            </p>
+        },
         StaticView::Pending(status) => match status {
             CheckerStatus::Failed(why) => html! {
                 <p id="static-pending" class="notice" data-checker="failed">
                     <strong>{ "The static checker could not run here: " }</strong>{ why.clone() }
-                    { " The hidden tests below still grade the solution." }
+                    { " The hidden tests still grade the solution." }
                 </p>
             },
             CheckerStatus::Ready => {
@@ -313,64 +327,57 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         },
         StaticView::Verdict { how, items, passed, ms, waited } => {
             let took = ms.map(|m| format!(" in {m:.1} ms")).unwrap_or_default();
+            let (failing, passing) = failing_first(items);
+            let musts = failing.iter().filter(|i| i.must_have).count();
+            let headline = if passed {
+                "Static checks: every must-have passes".to_string()
+            } else {
+                format!(
+                    "Static checks: {} failing",
+                    crate::playground::task_view::plural(musts, "must-have", "must-haves")
+                )
+            };
             html! {
                 <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}
                     data-check-ms={ms.map(|m| format!("{m:.2}"))} data-wait-ms={waited.map(|w| format!("{w:.1}"))}>
                     <p>
-                        <strong>{ if passed { "Static checks: every must-have passes" } else { "Static checks: some must-haves fail" } }</strong>
-                        { format!(" ({how}; checked{took})") }
+                        <strong>{ headline }</strong>
+                        <span class="verdict-how" title={format!("The response was {how}; checked{took}")}>{ format!(" · {how}") }</span>
                     </p>
-                    <ul class="rubric">
-                        { for items.iter().map(|i: &RubricItem| {
-                            let line = i.line.map(|l| {
-                                let goto_line = goto_line.clone();
-                                html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
-                            });
-                            // Instruction following: each unmet requirement on its own line, linked to it.
-                            let reason = if i.id == "constraint_structure" && !i.passed {
-                                html! {
-                                    <span class="reason">
-                                        <ul class="findings">
-                                            { for findings(&i.reason).into_iter().map(|(text, l)| {
-                                                let link = l.map(|l| {
-                                                    let goto_line = goto_line.clone();
-                                                    html! { <button type="button" class="line-link" data-line={l.to_string()} onclick={Callback::from(move |_: MouseEvent| goto_line.emit(l))}>{ format!("line {l}") }</button> }
-                                                });
-                                                html! { <li class="finding" data-line={l.map(|l| l.to_string())}>{ text }{ for link }</li> }
-                                            }) }
-                                        </ul>
-                                    </span>
-                                }
-                            } else {
-                                html! { <span class="reason">{ i.reason.clone() }{ for line }</span> }
-                            };
-                            html! {
-                                <li class={classes!("item", if i.passed { "pass" } else { "fail" })} data-id={i.id.to_string()} data-passed={i.passed.to_string()} data-must={i.must_have.to_string()}>
-                                    <span class="mark" aria-label={if i.passed { "passed" } else { "failed" }}>{ if i.passed { "✓" } else { "✗" } }</span>
-                                    <span class="badge">{ if i.must_have { "must" } else { "nice" } }</span>
-                                    <span class="title">{ i.title.clone() }</span>
-                                    { reason }
-                                </li>
-                            }
-                        }) }
-                    </ul>
+                    if !failing.is_empty() {
+                        <ul class="rubric failing">
+                            { for failing.iter().map(|i| rubric_item(i, &goto_line)) }
+                        </ul>
+                    }
+                    if !passing.is_empty() {
+                        <details id="rubric-passing" class="rubric-passing" open={failing.is_empty()}>
+                            <summary>{ format!("{} passing", crate::playground::task_view::plural(passing.len(), "item", "items")) }</summary>
+                            <ul class="rubric passing">
+                                { for passing.iter().map(|i| rubric_item(i, &goto_line)) }
+                            </ul>
+                        </details>
+                    }
                 </div>
             }
         }
     };
 
+    // The worker in one line; what isolates a run, and how to start a worker, on demand.
     let worker_view = match &panel.worker {
-        WorkerStatus::Probing => html! { <p id="worker-status" class="hint">{ "Looking for a grading worker…" }</p> },
+        WorkerStatus::Probing => {
+            html! { <p id="worker-status" class="hint worker-line">{ "worker: looking for one…" }</p> }
+        }
         WorkerStatus::Absent(why) => html! {
-            <p id="worker-status" class="notice" data-worker="absent">
-                <strong>{ "No grading worker is connected, " }</strong>
-                { format!("so the hidden tests cannot run here ({why}). The static verdict above still holds. To run them, start the playground with its worker: bash scripts/serve.sh") }
-            </p>
+            <details id="worker-details" class="worker-line">
+                <summary id="worker-status" data-worker="absent">{ "No grading worker is connected: the hidden tests cannot run here" }</summary>
+                <p class="hint">{ format!("{why}. The static verdict still holds. To run the hidden tests, start the playground with its worker: bash scripts/serve.sh") }</p>
+            </details>
         },
         WorkerStatus::Connected(h) => html! {
-            <p id="worker-status" class="hint" data-worker="connected">
-                { format!("Worker: {} · {}", h.server, h.isolation) }
-            </p>
+            <details id="worker-details" class="worker-line">
+                <summary id="worker-status" data-worker="connected">{ format!("worker: connected, {}", isolation_summary(&h.isolation)) }</summary>
+                <p class="hint">{ format!("{} · {}", h.server, h.isolation) }</p>
+            </details>
         },
     };
     let job_view = match &panel.job {
@@ -387,63 +394,87 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         },
         Job::Done(r) => {
             let hidden = r.hidden_passed;
+            let failing: Vec<_> = failing_functions(r).collect();
+            let verdict = if r.passed {
+                "Hidden tests: the solution passes (score 1)"
+            } else {
+                "Hidden tests: the solution fails (score 0)"
+            };
+            let summary = match failing.len() {
+                0 if all_functions_pass(r) => {
+                    format!(" · all {} functions right · {:.1} s", r.functions.len(), r.seconds)
+                }
+                0 => format!(" · {:.1} s", r.seconds),
+                k => format!(" · {k} of {} functions fail · {:.1} s", r.functions.len(), r.seconds),
+            };
+            // One line; what failed on demand (the static verdict below says why, line by line).
             html! {
                 <div id="hidden-verdict" class={classes!("verdict", if r.passed { "pass" } else { "fail" })} data-passed={r.passed.to_string()}
                     data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
-                    <p>
-                        <strong>{ if r.passed { "Graded: the solution passes (score 1)" } else { "Graded: the solution fails (score 0)" } }</strong>
-                        { format!(" · {} · {} trials per function · {:.2} s", r.message, r.trials, r.seconds) }
-                    </p>
-                    <ul class="functions">
-                        { for failing_functions(r).take(20).map(|f| html! {
-                            <li class="fail" data-fn={f.name.clone()}>
-                                { format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored) }
-                                { for f.first_failure.as_ref().map(|ff| html! {
-                                    <span class="reason">{ format!(" first failure, trial {}: {}", ff.trial, ff.message) }</span>
+                    <details id="hidden-details" class="hidden-details">
+                        <summary title={format!("{} trials per function", r.trials)}><strong>{ verdict }</strong><span class="verdict-how">{ summary }</span></summary>
+                        <p class="hint">{ super::view::inline_code(&r.message) }</p>
+                        if !failing.is_empty() {
+                            <ul class="functions">
+                                { for failing.iter().take(20).map(|f| html! {
+                                    <li class="fail" data-fn={f.name.clone()}>
+                                        { format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored) }
+                                        { for f.first_failure.as_ref().map(|ff| html! {
+                                            <span class="reason">{ format!(" first failure, trial {}: {}", ff.trial, ff.message) }</span>
+                                        }) }
+                                    </li>
                                 }) }
-                            </li>
-                        }) }
-                    </ul>
-                    if all_functions_pass(r) {
-                        <p class="hint">{ format!("All {} functions give the reference's outputs.", r.functions.len()) }</p>
-                    }
+                            </ul>
+                            if failing.len() > 20 {
+                                <p class="hint">{ format!("… and {} more failing functions.", failing.len() - 20) }</p>
+                            }
+                        }
+                    </details>
                 </div>
             }
         }
     };
 
     html! {
-        <section id="grade" class="panel grade" aria-label="Grade a solution">
+        <section id="grade" class="panel grade" aria-label="Grade your solution">
             <div class="panel-head">
-                <h2>{ "Grade a solution" }</h2>
+                <h2>{ "Grade your solution" }</h2>
                 <div class="actions">
-                    <button id="share-solution" type="button" class="button small ghost" onclick={share} disabled={!panel.has_answer()}
-                        title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
-                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}>{ "Paste the starter" }</button>
-                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}>{ "Paste the reference" }</button>
+                    <button id="run-hidden" type="button" class="button small" disabled={!panel.can_run()} onclick={onclick_run}
+                        title="Run the task's hidden tests on the worker (Ctrl/Cmd+Enter in the editor)">
+                        { "Run hidden tests" }
+                    </button>
+                    if !p.editing {
+                        <button id="edit-solution" type="button" class="button small ghost" onclick={p.on_edit.reform(|_: MouseEvent| ())}
+                            title="Open your solution.py in the code editor, beside this panel">{ "Edit your solution" }</button>
+                    }
+                    <button id="use-starter" type="button" class="button small ghost" onclick={fill(task.starter_code.clone())}
+                        title="Replace your solution with the starter">{ "Paste starter" }</button>
+                    <button id="use-reference" type="button" class="button small ghost" onclick={fill(task.solution_code.clone())}
+                        title="Replace your solution with the reference solution">{ "Paste reference" }</button>
                 </div>
             </div>
-            <textarea id="solution" ref={area} class="solution" spellcheck="false" rows="14"
-                placeholder="Paste or drop the solution here (Ctrl/Cmd+Enter runs the hidden tests)"
-                value={panel.text.clone()} {oninput} {onkeydown} {ondrop} {ondragover} />
-            if let Some(Err(why)) = &*shared {
+            if let Some(why) = &panel.notice {
+                <p id="answer-notice" class="notice" role="alert">{ why.clone() }</p>
+            }
+            if let Some(why) = &p.shared_error {
                 <p id="shared-error" class="notice">{ why.clone() }</p>
             }
             if let Some(link) = &panel.share_link {
-                <p class="hint">
+                <p class="hint share-made">
                     { "Link with this solution (copied): " }
                     <a id="solution-link" href={link.clone()}>{ super::route::shorten(link, 90) }</a>
                 </p>
             }
-            { static_view }
             <div class="hidden-tests">
-                <button id="run-hidden" type="button" class="button" disabled={!panel.can_run()} onclick={onclick_run}>
-                    { "Run hidden tests" }
-                </button>
                 { worker_view }
+                <button id="share-solution" type="button" class="link-button" onclick={share} disabled={!panel.has_answer()}
+                    title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
+            </div>
+            <div id="verdicts" class="verdicts">
                 { job_view }
+                { static_view }
             </div>
         </section>
     }
 }
-

@@ -9,6 +9,7 @@ pub mod bigraph;
 pub mod cards;
 pub mod checker;
 pub mod code;
+pub mod editor;
 pub mod files;
 pub mod frame;
 pub mod gen;

@@ -4,14 +4,16 @@ use super::app::Drawn;
 use super::app::Shown;
 use super::cards::{CardBody, Picture};
 use super::code::{CodeBlock, CopyButton, DiffView};
-use super::grade::GradePanel;
+use super::editor::SolutionEditor;
+use super::grade::{use_grade, GradePanel};
 use super::graph::{legend, CallGraphSvg};
 use super::route::{self, PanelSet, SidePanel};
+use super::why::WhyPanel;
 use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
+use crate::playground::panel::PanelAction;
 use crate::playground::requirements::{requirements, Listed};
-use crate::playground::task_view::{CodeTab, TaskAction, TaskViewState, WhyOpen};
-use super::why::WhyPanel;
+use crate::playground::task_view::{plural, what_to_do, CodeTab, TaskAction, TaskViewState, WhyOpen};
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use cabrito_gen::TaskSpec;
 use std::rc::Rc;
@@ -397,6 +399,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     }
     let task = &p.shown.generated.task;
     let s = &task.sizes;
+    // The answer and its grading, shared by "Your solution" and the grade panel.
+    let (grade, shared_error) = use_grade(&p.shown, p.solution.clone(), !p.embed);
     // What the page works out once per task.
     let derived = use_memo(p.shown.clone(), |shown| Derived::of(shown));
     let Derived { record, states, reqs, llm } = &*derived;
@@ -444,6 +448,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let marked: Option<Rc<Vec<usize>>> =
         v.picked.and_then(|n| reqs.iter().find(|r| r.number == n)).map(|r| Rc::new(r.lines.clone()));
+    // variable_renaming: the renamed variables' old names (marked in the starter) and new ones (in the reference).
+    let renamed = use_memo(p.shown.clone(), |shown| match &shown.generated.view {
+        Drawn::Renaming { renames, .. } => Some((
+            Rc::new(renames.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>()),
+            Rc::new(renames.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>()),
+        )),
+        _ => None,
+    });
     let took = p.shown.millis.map(|ms| format!(" · generated in {ms:.1} ms")).unwrap_or_default();
     let share = page_url(&task.link);
 
@@ -493,12 +505,67 @@ pub fn task_view(p: &TaskViewProps) -> Html {
             html! {
                 <CodeBlock {id} code={code.clone()} selected={selected.clone()} hovered={hovered.clone()} on_select={on_select.clone()}
                     states={states.as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
-                    marked={if reference { marked.clone() } else { None }} />
+                    marked={if reference { marked.clone() } else { None }}
+                    renamed={(*renamed).as_ref().map(|r| if reference { r.1.clone() } else { r.0.clone() })} />
             }
         }
         (CodeTab::Diff, _) => html! {
             <DiffView id="diff" old={task.starter_code.clone()} new={task.solution_code.clone()} />
         },
+        // "Your solution" stays on the page under the other tabs (its editor keeps its undo history).
+        (CodeTab::Solution, _) => html! {},
+    };
+    let solution_pane = if p.embed {
+        html! {}
+    } else {
+        let on_show = v.code_tab == CodeTab::Solution;
+        let toggle = |diff: bool, id: &'static str, label: &'static str| {
+            let on = v.solution_diff == diff;
+            html! {
+                <button {id} type="button" class={pick_str(on, "button small ghost", "button small ghost active")} aria-pressed={bool_str(on)}
+                    onclick={act.reform(move |_: MouseEvent| TaskAction::SolutionDiff(diff))}>{ label }</button>
+            }
+        };
+        let text = &grade.0.text;
+        let diff = if on_show && v.solution_diff {
+            match cabrito_check::response::parse_response(text, &task.starter_code) {
+                _ if text.trim().is_empty() => {
+                    html! { <p id="solution-diff" class="hint">{ "Your solution is empty: nothing differs from the starter yet." }</p> }
+                }
+                Ok(c) if c.code == task.starter_code => {
+                    html! { <p id="solution-diff" class="hint">{ "Your solution is the starter, unchanged." }</p> }
+                }
+                Ok(c) => html! { <DiffView id="solution-diff" old={task.starter_code.clone()} new={c.code} /> },
+                Err(e) => {
+                    html! { <p id="solution-diff" class="notice">{ format!("Your solution cannot be read as a solution.py: {e}") }</p> }
+                }
+            }
+        } else {
+            html! {}
+        };
+        let (dispatcher, notice) = (grade.dispatcher(), grade.dispatcher());
+        let start = {
+            let (dispatcher, starter) = (grade.dispatcher(), task.starter_code.clone());
+            Callback::from(move |_: MouseEvent| dispatcher.dispatch(PanelAction::SetText(starter.clone())))
+        };
+        html! {
+            <div id="solution-pane" class="solution-pane" hidden={!on_show}>
+                <div class="solution-bar">
+                    { toggle(false, "solution-edit", "Edit") }
+                    { toggle(true, "solution-diff-tab", "Diff against the starter") }
+                    if text.trim().is_empty() {
+                        <button id="start-from-starter" type="button" class="button small" onclick={start}>{ "Start from the starter" }</button>
+                    }
+                    if let Some(why) = &grade.0.notice {
+                        <span id="editor-notice" class="notice" role="alert">{ why.clone() }</span>
+                    }
+                </div>
+                <SolutionEditor text={AttrValue::from(text.clone())} goto={v.goto} active={on_show} hidden={v.solution_diff}
+                    on_change={Callback::from(move |t: String| dispatcher.dispatch(PanelAction::SetText(t)))}
+                    on_notice={Callback::from(move |m: String| notice.dispatch(PanelAction::Notice(m)))} />
+                { diff }
+            </div>
+        }
     };
 
     // What the kind draws beside the code.
@@ -522,7 +589,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                             }
                         </p>
                         if record.is_some() {
-                            { text_el("p", Some("hint"), "Greyed code never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why.") }
+                            { text_el("p", Some("hint"), "Shaded, italic code (barred at its left) never runs: each function runs one branch of its if/else, decided by check(). Click a condition to see why.") }
                         }
                     </section>
             }
@@ -566,7 +633,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                             <li value={r.number.to_string()}>
                                 <button type="button" id={format!("req-{}", r.number)} class={pick_str(active, "req", "req active")}
                                     data-lines={lines} aria-pressed={bool_str(active)} onclick={pick(r.number)}>
-                                    { text_el("span", Some("req-sentence"), r.sentence.clone()) }
+                                    <span class="req-sentence">{ inline_code(&r.sentence) }</span>
                                     <span class="req-count">{ match r.lines.len() { 1 => " · 1 line".to_string(), k => format!(" · {k} lines") } }</span>
                                 </button>
                             </li>
@@ -596,7 +663,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 act.emit(TaskAction::CodeTab(match i {
                     0 => CodeTab::Starter,
                     1 => CodeTab::Reference,
-                    _ => CodeTab::Diff,
+                    2 => CodeTab::Diff,
+                    _ => CodeTab::Solution,
                 }));
                 true
             }
@@ -690,7 +758,9 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     let side_content = |which: SidePanel| -> Html {
         match which {
             SidePanel::Grade => html! {
-                <GradePanel shown={p.shown.clone()} solution={p.solution.clone()} />
+                <GradePanel shown={p.shown.clone()} state={grade.clone()} shared_error={shared_error.clone()}
+                    on_goto={act.reform(TaskAction::Goto)} on_edit={act.reform(|()| TaskAction::CodeTab(CodeTab::Solution))}
+                    editing={v.code_tab == CodeTab::Solution} />
             },
             SidePanel::Graph | SidePanel::Renames => side_panel.clone(),
             SidePanel::Requirements => requirements_panel.clone(),
@@ -729,20 +799,44 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         }
     };
 
+    // Ctrl/Cmd+Enter anywhere in the workspace (the editor included) runs the hidden tests.
+    let run_keys = {
+        let (grade, spec) = (grade.clone(), task.spec.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if (e.ctrl_key() || e.meta_key()) && e.key() == "Enter" {
+                e.prevent_default();
+                super::grade::run_hidden(&grade, &spec);
+            }
+        })
+    };
+    let renames = match &p.shown.generated.view {
+        Drawn::Renaming { renames, .. } => renames.len(),
+        _ => 0,
+    };
     html! {
         <section id="task" class="task" ref={section} data-spec={task.spec.canonical()}>
             <div class="task-head">
                 { text_el("h1", Some("task-title"), title(&task.spec)) }
+                <p id="what-to-do" class="what-to-do">
+                    { inline_code(&what_to_do(&task.spec, renames)) }
+                    { " " }
+                    <button id="read-statement" type="button" class="link-button"
+                        onclick={{ let switch = switch.clone(); Callback::from(move |_: MouseEvent| switch.emit(SidePanel::Statement)) }}>
+                        { "The full statement" }
+                    </button>
+                </p>
                 <p id="stats" class="stats">
                     { match &merge {
                         None => format!(
-                            "{} functions · {} to edit · {} lines · {} characters · about {} tokens{}",
-                            s.functions, s.functions_to_edit, s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
+                            "{} · {} to edit · {} · {} · about {}{}",
+                            plural(s.functions, "function", "functions"), s.functions_to_edit,
+                            plural(s.starter_lines, "line", "lines"), plural(s.starter_chars, "character", "characters"),
+                            plural(s.prompt_tokens_estimate, "token", "tokens"), took
                         ),
                         Some(m) => format!(
-                            "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {} tokens{}",
+                            "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {}{}",
                             task.spec.n, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" },
-                            s.starter_lines, s.starter_chars, s.prompt_tokens_estimate, took
+                            s.starter_lines, s.starter_chars, plural(s.prompt_tokens_estimate, "token", "tokens"), took
                         ),
                     } }
                 </p>
@@ -753,21 +847,25 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                         { " " }
                         <CopyButton id="copy-link" label="Copy link" text={share} />
                         { " · " }
-                        <a id="open-agents" href={route::agents_fragment(&task.spec)}>{ "Watch an agent or walk it yourself →" }</a>
+                        <a id="open-agents" href={route::agents_fragment(&task.spec)} title="Watch a scripted agent work on this task, or walk it yourself through the agents' tools">{ "Watch an agent →" }</a>
                     </p>
                 }
             </div>
             if let Some(Err(message)) = &p.panel {
                 <p id="panel-error" class="notice" role="alert">{ format!("This link's panel cannot be opened: {message}. Showing {} instead.", side_label(shown_panel)) }</p>
             }
-            <div class={pick_str(merge.is_some(), "workspace", "workspace merge")}>
+            <div class={pick_str(merge.is_some(), "workspace", "workspace merge")} onkeydown={run_keys}>
                 <section id="code-panel" class="panel code-panel" aria-label="Code">
                     <div class="tabs" role="tablist" aria-label="Code">
                         { tab_button(CodeTab::Starter, "tab-starter", "Starter solution.py") }
-                        { tab_button(CodeTab::Reference, "tab-reference", "Reference solution") }
-                        { tab_button(CodeTab::Diff, "tab-diff", "Diff") }
+                        if !p.embed {
+                            { tab_button(CodeTab::Solution, "tab-solution", "Your solution") }
+                        }
+                        { tab_button(CodeTab::Reference, "tab-reference", "Reference") }
+                        { tab_button(CodeTab::Diff, "tab-diff", "Reference diff") }
                     </div>
                     { code }
+                    { solution_pane }
                 </section>
                 <section id="side" class="panel side-panel" aria-label="Panels" data-panel={shown_panel.as_str()}>
                     <div class="tabs side-tabs" role="tablist" aria-label="Panels">
@@ -777,6 +875,26 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 </section>
             </div>
         </section>
+    }
+}
+
+/// Text whose `backticked` parts are inline code (`<code>`); an unpaired backtick stays as it is.
+pub fn inline_code(text: &str) -> Html {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() < 3 {
+        return html! { { text.to_string() } };
+    }
+    // With an even number of parts the last backtick has no pair: it joins the last part as text.
+    let paired = if parts.len() % 2 == 1 { parts.len() } else { parts.len() - 1 };
+    html! {
+        <>
+            { for parts[..paired].iter().enumerate().map(|(i, part)| {
+                if i % 2 == 1 { html! { <code>{ part.to_string() }</code> } } else { html! { { part.to_string() } } }
+            }) }
+            if paired < parts.len() {
+                { format!("`{}", parts[paired]) }
+            }
+        </>
     }
 }
 

@@ -298,3 +298,34 @@ pub const STARTER_TEXT: &str = "const d = document.querySelector('details.whole-
      if (d && !d.open) { d.open = true; d.dataset.testOpened = '1'; } \
      const e = document.getElementById('starter-code'); if (!e) return null; const t = e.textContent; \
      if (d && d.dataset.testOpened) { delete d.dataset.testOpened; d.open = false; } return t;";
+
+/// Click the rubric line link `selector` and wait until "Your solution" shows that line in the code
+/// editor (fetched on first use): selected, in view inside the editor, with the focus. Returns the
+/// link's line and the selected text.
+pub async fn follow_line_link(driver: &WebDriver, selector: &str) -> Res<(u64, String)> {
+    let line = js(
+        driver,
+        "const b = document.querySelector(arguments[0]); if (!b) return null; b.click(); return +b.dataset.line;",
+        vec![Value::String(selector.to_string())],
+    )
+    .await?;
+    let line = line.as_u64().ok_or_else(|| format!("no line link {selector}"))?;
+    let got = wait_for(
+        driver,
+        &format!("line {line} selected in the editor"),
+        "const h = document.getElementById('solution'); if (!h || !h.cabritoEditor) return null; \
+         const a = h.querySelector('.cm-activeLine'), sc = h.querySelector('.cm-scroller'); if (!a || !sc) return null; \
+         const r = a.getBoundingClientRect(), s = sc.getBoundingClientRect(); \
+         if (!(r.top >= s.top - 1 && r.bottom <= s.bottom + 1 && h.contains(document.activeElement))) return null; \
+         return h.cabritoEditor.selected();",
+        30,
+    )
+    .await?;
+    Ok((line, got.as_str().unwrap_or_default().to_string()))
+}
+
+/// JS that replaces the answer with `arguments[0]` as a reader's edit would: in the code editor once
+/// it is there, else in the text box that stands for it until then.
+pub const SET_ANSWER: &str = "const t = document.getElementById('solution'); \
+     if (t.cabritoEditor) t.cabritoEditor.set(arguments[0]); \
+     else { t.value = arguments[0]; t.dispatchEvent(new Event('input', {bubbles: true})); } return true;";

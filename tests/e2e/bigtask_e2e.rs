@@ -258,31 +258,16 @@ async fn big_task(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.find(By::Id("panel-tab-grade")).await?.click().await?;
     let answer = format!("{}\n\ndef not_in_the_task(val):\n    return val\n", task.solution_code.trim_end());
     let line = answer.lines().position(|l| l.starts_with("def not_in_the_task(")).ok_or("def")? + 1;
-    js(
-        driver,
-        "const t = document.getElementById('solution'); t.value = arguments[0]; t.dispatchEvent(new Event('input', {bubbles: true}));",
-        vec![Value::String(answer.clone())],
-    )
-    .await?;
+    js(driver, browser::SET_ANSWER, vec![Value::String(answer.clone())]).await?;
     let item = "#static-verdict .item[data-passed=\"false\"] .line-link";
     wait_for(driver, "the rubric's line link", &format!("return document.querySelector('{item}') !== null;"), 60)
         .await?;
-    let jump = js(
-        driver,
-        &format!(
-            "const b = document.querySelector('{item}'); b.click(); const t = document.getElementById('solution'); \
-             const lh = parseFloat(getComputedStyle(t).lineHeight) || 20; const top = (+b.dataset.line - 1) * lh; \
-             return {{line: +b.dataset.line, selected: t.value.slice(t.selectionStart, t.selectionEnd), \
-                      visible: top >= t.scrollTop - lh && top < t.scrollTop + t.clientHeight}};"
-        ),
-        vec![],
-    )
-    .await?;
-    if jump.get("line").and_then(Value::as_u64) != Some(line as u64)
-        || jump.get("selected").and_then(Value::as_str) != Some("def not_in_the_task(val):")
-        || jump.get("visible") != Some(&Value::Bool(true))
-    {
-        return Err(format!("the rubric's line link gave {jump}, expected line {line} selected and in view").into());
+    // It opens "Your solution" in the code editor at that line, selected and in view.
+    let (at, selected) = browser::follow_line_link(driver, item).await?;
+    if at != line as u64 || selected != "def not_in_the_task(val):" {
+        return Err(
+            format!("the rubric's line link gave line {at} with {selected:?} selected, expected line {line}").into()
+        );
     }
     console_clean(driver, "the n = 2,000 task").await?;
 

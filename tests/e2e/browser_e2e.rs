@@ -293,18 +293,18 @@ async fn timing(driver: &WebDriver, base: &str) -> Res {
         );
         // From a paste to the rubric on the page (the checker worker has started while the page
         // was idle), for the reference and then the starter.
-        browser::click_id(driver, "use-reference").await?;
+        grade_click(driver, "use-reference").await?;
         wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
         let first = verdict_times(driver).await?;
-        browser::click_id(driver, "use-starter").await?;
+        grade_click(driver, "use-starter").await?;
         wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
         let second = verdict_times(driver).await?;
         // Three more pastes of the reference (the rubric's "checked in" of each).
         let mut again = Vec::new();
         for _ in 0..3 {
-            browser::click_id(driver, "use-starter").await?;
+            grade_click(driver, "use-starter").await?;
             wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
-            browser::click_id(driver, "use-reference").await?;
+            grade_click(driver, "use-reference").await?;
             wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
             again.push(verdict_times(driver).await?.1);
         }
@@ -367,13 +367,13 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
 
     // The reference: every must-have passes, and so do the hidden tests.
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     let failing_musts = count(driver, "#static-verdict .item[data-must=\"true\"][data-passed=\"false\"]").await?;
     if failing_musts != 0 {
         return Err(format!("the reference fails {failing_musts} must-have items").into());
     }
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         let t = text_of(driver, "hidden-verdict").await?;
@@ -382,36 +382,26 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.screenshot(&shots.join("e2e-grade-pass.png")).await?;
 
     // The starter: failing items and a failing hidden test.
-    browser::click_id(driver, "use-starter").await?;
+    grade_click(driver, "use-starter").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? == 0 {
         return Err("the starter shows no failing rubric item".into());
     }
-    // Clicking a failing item's line selects that line in the answer and scrolls it into view.
-    let jump = driver
-        .execute(
-            "const b = document.querySelector('#static-verdict .item[data-passed=\"false\"] .line-link'); \
-             if (!b) return null; \
-             const t = document.getElementById('solution'); t.scrollTop = t.scrollHeight; \
-             const line = +b.dataset.line; b.click(); \
-             const lh = parseFloat(getComputedStyle(t).lineHeight) || 20; const top = (line - 1) * lh; \
-             return {line, selected: t.value.slice(t.selectionStart, t.selectionEnd), want: t.value.split('\\n')[line - 1], \
-                     focused: document.activeElement === t, visible: top >= t.scrollTop - lh && top < t.scrollTop + t.clientHeight};",
-            Vec::new(),
+    // Clicking a failing item's line opens the answer in the code editor at that line, selected and
+    // in view.
+    let answer = driver.execute("return document.getElementById('solution').value;", Vec::new()).await?.json().clone();
+    let (line, selected) =
+        browser::follow_line_link(driver, "#static-verdict .item[data-passed=\"false\"] .line-link").await?;
+    let want = answer.as_str().unwrap_or_default().split('\n').nth(line as usize - 1).unwrap_or_default().to_string();
+    if selected != want {
+        return Err(format!(
+            "clicking the starter's first failing line link selected {selected:?}, not line {line} {want:?}"
         )
-        .await?
-        .json()
-        .clone();
-    let ok = jump.get("selected").is_some()
-        && jump.get("selected") == jump.get("want")
-        && jump.get("focused") == Some(&Value::Bool(true))
-        && jump.get("visible") == Some(&Value::Bool(true));
-    if !ok {
-        return Err(format!("clicking the starter's first failing line link gave {jump}").into());
+        .into());
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
         let t = text_of(driver, "hidden-verdict").await?;
@@ -436,7 +426,7 @@ async fn grading(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
 
     // Share with solution: the link carries the answer in its fragment and reopens with it.
-    browser::click_id(driver, "share-solution").await?;
+    grade_click(driver, "share-solution").await?;
     let href = wait_for(
         driver,
         "the solution link",
@@ -474,7 +464,7 @@ async fn no_worker(driver: &WebDriver, shots: &Path) -> Res {
     if !notice.contains("No grading worker") {
         return Err(format!("the no-worker notice reads '{notice}'").into());
     }
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     driver.screenshot(&shots.join("e2e-no-worker.png")).await?;
     no_fatal(driver).await?;
@@ -565,6 +555,21 @@ async fn graph_and_code(driver: &WebDriver, spec: &TaskSpec) -> Res {
     driver.screenshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("test-artifacts/e2e-diff.png")).await?;
     open_panel(driver, "grade").await?;
     Ok(())
+}
+
+/// What a script returns, as text.
+async fn js_str(driver: &WebDriver, script: &str) -> Res<String> {
+    Ok(driver.execute(script, Vec::new()).await?.json().as_str().unwrap_or_default().to_string())
+}
+
+/// Click a button of the grade panel (opening its tab first: a task opens on its call graph).
+async fn grade_click(driver: &WebDriver, id: &str) -> Res {
+    let shown =
+        driver.execute("const s = document.getElementById('side'); return s && s.dataset.panel;", Vec::new()).await?;
+    if shown.json() != &Value::String("grade".into()) {
+        browser::click_id(driver, "panel-tab-grade").await?;
+    }
+    browser::click_id(driver, id).await
 }
 
 /// Open a tab of the task page's side panel (grade, graph, statement, …) by clicking it.
@@ -660,20 +665,14 @@ fn gallery_cards() -> usize {
 
 /// Put `text` in the answer box as if typed.
 async fn type_answer(driver: &WebDriver, text: &str) -> Res {
-    driver
-        .execute(
-            "const t = document.getElementById('solution'); t.value = arguments[0]; \
-             t.dispatchEvent(new Event('input', {bubbles: true}));",
-            vec![Value::String(text.to_string())],
-        )
-        .await?;
+    driver.execute(browser::SET_ANSWER, vec![Value::String(text.to_string())]).await?;
     Ok(())
 }
 
 /// Run the hidden tests on the worker and return `data-passed` of the verdict.
 async fn run_hidden(driver: &WebDriver) -> Res<String> {
     wait_for(driver, "the run button", "return document.getElementById('run-hidden').disabled === false;").await?;
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await
 }
 
@@ -701,7 +700,7 @@ async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         return Err("the statement does not quote the comment".into());
     }
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if item_state(driver, "comment_copy").await?.as_deref() != Some("true") {
         return Err("the reference's comment_copy item does not pass".into());
@@ -743,7 +742,7 @@ async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     driver.screenshot(&shots.join("e2e-renaming.png")).await?;
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     let hidden = run_hidden(driver).await?;
     if hidden != "true" {
@@ -753,7 +752,7 @@ async fn appendix(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         )
         .into());
     }
-    browser::click_id(driver, "use-starter").await?;
+    grade_click(driver, "use-starter").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if item_state(driver, "renames").await?.as_deref() != Some("false") {
         return Err("the starter does not fail renames in the page".into());
@@ -873,12 +872,11 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     if columns["diffs"] != serde_json::json!([2, 2]) || !columns["marks"].as_str().unwrap_or("").contains('≠') {
         return Err(format!("expected two marked differing lines per class, got {columns}").into());
     }
-    // The data-flow graph: one vertex per parameter and variable, the differences outlined. It is
-    // drawn only while its panel is open.
-    if count(driver, "#data-flow").await? != 0 {
-        return Err("the data-flow graph is drawn although its panel was never opened".into());
+    // The data-flow graph: one vertex per parameter and variable, the differences outlined. The task
+    // opens on it; it is drawn only while its panel is open.
+    if js_str(driver, "return document.getElementById('side').dataset.panel;").await? != "graph" {
+        return Err("a merge task does not open on its data-flow graph".into());
     }
-    browser::click_id(driver, "panel-tab-graph").await?;
     wait_for(driver, "the data-flow graph", "return document.querySelector('#data-flow .flow-node') ? true : null;")
         .await?;
     let nodes = count(driver, "#data-flow .flow-node").await?;
@@ -930,15 +928,15 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     driver.goto(format!("{base}{}", link(&merge))).await?;
     expect_task(driver, &merge).await?;
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         let t = text_of(driver, "hidden-verdict").await?;
         return Err(format!("the merge reference's hidden tests gave {hidden}: {t}").into());
     }
-    browser::click_id(driver, "use-starter").await?;
+    grade_click(driver, "use-starter").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     if count(driver, "#static-verdict .item[data-passed=\"false\"]").await? != 1 {
         return Err("the merge starter should fail exactly one rubric item (difference_blocks)".into());
@@ -949,7 +947,7 @@ async fn merge_view(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
         let t = text_of(driver, "hidden-verdict").await?;
@@ -1081,12 +1079,12 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
     open_panel(driver, "grade").await?;
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if count(driver, "#static-verdict .item[data-id=\"branch_placement\"][data-passed=\"true\"]").await? != 1 {
         return Err("the runtime rubric has no passing branch_placement item for the reference".into());
     }
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         return Err(format!(
@@ -1117,34 +1115,24 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
         def + lines[def..].iter().position(|l| *l == "    else:").ok_or("else")?
     };
     let idle_line = header + 2;
-    driver
-        .execute(
-            "const t = document.getElementById('solution'); t.value = arguments[0]; \
-             t.dispatchEvent(new Event('input', {bubbles: true}));",
-            vec![Value::String(mutant.clone())],
-        )
-        .await?;
+    driver.execute(browser::SET_ANSWER, vec![Value::String(mutant.clone())]).await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     let item = "#static-verdict .item[data-id=\"branch_placement\"][data-passed=\"false\"]";
     if count(driver, item).await? != 1 {
         return Err("the mutant does not fail branch_placement on the page".into());
     }
-    let jump = driver
-        .execute(
-            &format!(
-                "const b = document.querySelector('{item} .line-link'); if (!b) return null; b.click(); \
-                 const t = document.getElementById('solution'); \
-                 return {{line: +b.dataset.line, selected: t.value.slice(t.selectionStart, t.selectionEnd), \
-                          reason: document.querySelector('{item} .reason').textContent}};"
-            ),
-            Vec::new(),
-        )
+    // Its reason names the function (as code) and its line link opens the answer in the editor there.
+    let reason = driver
+        .execute(format!("return document.querySelector('{item} .reason').textContent;"), Vec::new())
         .await?
         .json()
-        .clone();
-    let ok = jump.get("line").and_then(Value::as_u64) == Some(idle_line as u64)
-        && jump.get("selected").and_then(Value::as_str) == Some(lines[idle_line - 1])
-        && jump.get("reason").and_then(Value::as_str).is_some_and(|r| r.starts_with(&format!("`{}`:", target.name)));
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let (at, selected) = browser::follow_line_link(driver, &format!("{item} .line-link")).await?;
+    let jump = serde_json::json!({"line": at, "selected": selected, "reason": reason});
+    let ok =
+        at == idle_line as u64 && selected == lines[idle_line - 1] && reason.starts_with(&format!("{}:", target.name));
     if !ok {
         return Err(format!(
             "the mutant's branch_placement item gave {jump}, expected line {idle_line} of {}",
@@ -1154,7 +1142,7 @@ async fn runtime(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     }
     wait_for(driver, "the old verdict to clear", "return document.getElementById('run-hidden').disabled === false;")
         .await?;
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["false", "true", "error"]).await?;
     if hidden != "false" {
         return Err(format!("the mutant's hidden verdict is {hidden}, expected false (branch placement)").into());
@@ -1210,12 +1198,12 @@ async fn instructions(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     // The reference passes here and on the worker.
     wait_attr(driver, "worker-status", "data-worker", &["connected"]).await?;
     open_panel(driver, "grade").await?;
-    browser::click_id(driver, "use-reference").await?;
+    grade_click(driver, "use-reference").await?;
     wait_attr(driver, "static-verdict", "data-passed", &["true"]).await?;
     if count(driver, "#static-verdict .item[data-id=\"constraint_structure\"][data-passed=\"true\"]").await? != 1 {
         return Err("the instructions rubric has no passing constraint_structure item for the reference".into());
     }
-    browser::click_id(driver, "run-hidden").await?;
+    grade_click(driver, "run-hidden").await?;
     let hidden = wait_attr(driver, "hidden-verdict", "data-passed", &["true", "false", "error"]).await?;
     if hidden != "true" {
         return Err(format!(
@@ -1237,34 +1225,32 @@ async fn instructions(driver: &WebDriver, base: &str, shots: &Path) -> Res {
     let indent = lines[line - 1].len() - lines[line - 1].trim_start().len();
     lines[line - 1] = format!("{}{wrong}", " ".repeat(indent));
     let mutant = lines.join("\n") + "\n";
-    driver
-        .execute(
-            "const t = document.getElementById('solution'); t.value = arguments[0]; \
-             t.dispatchEvent(new Event('input', {bubbles: true}));",
-            vec![Value::String(mutant.clone())],
-        )
-        .await?;
+    driver.execute(browser::SET_ANSWER, vec![Value::String(mutant.clone())]).await?;
     wait_attr(driver, "static-verdict", "data-passed", &["false"]).await?;
     let item = "#static-verdict .item[data-id=\"constraint_structure\"][data-passed=\"false\"]";
     if count(driver, item).await? != 1 {
         return Err("the mutant does not fail constraint_structure on the page".into());
     }
-    let jump = driver
+    // The finding that names the requirement: its line link opens the answer in the editor there.
+    let found = driver
         .execute(
             &format!(
                 "const f = [...document.querySelectorAll('{item} .finding')]; \
-                 const hit = f.find(x => x.textContent.includes(arguments[0])); if (!hit) return {{findings: f.map(x => x.textContent)}}; \
-                 const b = hit.querySelector('.line-link'); if (!b) return {{finding: hit.textContent}}; b.click(); \
-                 const t = document.getElementById('solution'); \
-                 return {{line: +b.dataset.line, selected: t.value.slice(t.selectionStart, t.selectionEnd), finding: hit.textContent}};"
+                 const k = f.findIndex(x => x.textContent.includes(arguments[0])); \
+                 return k < 0 ? {{findings: f.map(x => x.textContent)}} : {{index: k + 1, finding: f[k].textContent}};"
             ),
             vec![Value::String(format!("requirement {}", a.number))],
         )
         .await?
         .json()
         .clone();
-    let ok = jump.get("line").and_then(Value::as_u64) == Some(line as u64)
-        && jump.get("selected").and_then(Value::as_str) == Some(lines[line - 1].as_str());
+    let Some(k) = found.get("index").and_then(Value::as_u64) else {
+        return Err(format!("no finding names requirement {}: {found}", a.number).into());
+    };
+    let (at, selected) =
+        browser::follow_line_link(driver, &format!("{item} .finding:nth-child({k}) .line-link")).await?;
+    let jump = serde_json::json!({"line": at, "selected": selected, "finding": found.get("finding")});
+    let ok = at == line as u64 && selected == lines[line - 1];
     if !ok {
         return Err(
             format!("the mutant's finding for requirement {} gave {jump}, expected line {line}", a.number).into()

@@ -5,8 +5,8 @@
 //! BENCHMARKS.md. There is no byte budget (D13): Lighthouse and the stories in view rule. The test
 //! checks what the first download holds: the app's glue and wasm, and none of the lazily loaded modules
 //! (the checker worker, the Results and Traces module, the agents module, the generator module `gen`,
-//! `bigraph`): index.html links them with `data-type="worker"`, which Trunk turns into files and no
-//! tag.
+//! `bigraph`, the solution editor `editor.js`): index.html links them with `data-type="worker"`, which
+//! Trunk turns into files and no tag (the editor is bundled by a build hook and not linked at all).
 //!
 //! Needs the built app (`trunk build --release`, or `CABRITO_DIST`); without it the test is skipped
 //! with a message, except under CI. Run after the app build (scripts/test.sh does).
@@ -131,12 +131,19 @@ fn e2e_first_download_is_the_app_alone() {
         total9 += z9;
     }
     eprintln!("  {total:>9} B  ({total9:>9} B)  in all");
-    for lazy in ["checker", "analysis", "agents", "gen", "bigraph"] {
+    for lazy in ["checker", "analysis", "agents", "gen", "bigraph", "editor"] {
         assert!(
-            !files.iter().any(|f| f.starts_with(&format!("{lazy}-")) && !f.ends_with(".css")),
+            !files
+                .iter()
+                .any(|f| (f.starts_with(&format!("{lazy}-")) || f.starts_with(&format!("{lazy}.")))
+                    && !f.ends_with(".css")),
             "the lazily loaded module {lazy} is in the first download: {files:?}"
         );
     }
+    // The solution editor (CodeMirror, scripts/build_editor.mjs) is built beside the app, fetched
+    // only when a reader opens "Your solution" (web::editor).
+    let editor = std::fs::metadata(dist.join("editor.js")).expect("dist/editor.js (the solution editor) is missing");
+    eprintln!("  the solution editor, fetched on first use: editor.js {} B raw", editor.len());
 }
 
 /// index.html's skeleton (painted before the wasm arrives) links where the app's header links for

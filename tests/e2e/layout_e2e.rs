@@ -121,29 +121,24 @@ async fn wrong_answer_to_line(driver: &WebDriver, what: &str) -> Res {
     .await?;
     must_fit(
         driver,
-        &format!("{what}: the answer, the rubric and its failing item's link"),
-        &["#solution", "#static-verdict", "#static-verdict .item[data-passed=\"false\"] .line-link", "#code-panel"],
+        &format!("{what}: the rubric and its failing item's link, beside the code"),
+        &["#verdicts", "#static-verdict > p", "#static-verdict .item[data-passed=\"false\"] .line-link", "#code-panel"],
     )
     .await?;
-    let jump = js(
-        driver,
-        "const b = document.querySelector('#static-verdict .item[data-passed=\"false\"] .line-link'); \
-         const t = document.getElementById('solution'); t.scrollTop = t.scrollHeight; \
-         const line = +b.dataset.line; b.click(); \
-         const lh = parseFloat(getComputedStyle(t).lineHeight) || 20; const pad = parseFloat(getComputedStyle(t).paddingTop) || 0; \
-         const top = pad + (line - 1) * lh; \
-         return {line, selected: t.value.slice(t.selectionStart, t.selectionEnd), want: t.value.split('\\n')[line - 1], \
-                 focused: document.activeElement === t, visible: top >= t.scrollTop && top + lh <= t.scrollTop + t.clientHeight};",
-        vec![],
-    )
-    .await?;
-    let ok = jump.get("selected") == jump.get("want")
-        && jump.get("focused") == Some(&Value::Bool(true))
-        && jump.get("visible") == Some(&Value::Bool(true));
-    if !ok {
-        return Err(format!("{what}: following the line link did not show and select the line: {jump}").into());
+    // Following it opens "Your solution" in the code editor at that line, selected and in view.
+    let answer = js(driver, "return document.getElementById('solution').value;", vec![]).await?;
+    let (line, selected) =
+        browser::follow_line_link(driver, "#static-verdict .item[data-passed=\"false\"] .line-link").await?;
+    let want = answer.as_str().unwrap_or_default().split('\n').nth(line as usize - 1).unwrap_or_default().to_string();
+    if selected != want {
+        return Err(format!("{what}: following the line link {line} selected {selected:?}, not {want:?}").into());
     }
-    must_fit(driver, &format!("{what}: after following the line link"), &["#solution", "#static-verdict"]).await?;
+    must_fit(
+        driver,
+        &format!("{what}: after following the line link"),
+        &["#solution", "#verdicts", "#static-verdict > p"],
+    )
+    .await?;
     Ok(())
 }
 
@@ -188,7 +183,7 @@ async fn keyboard(driver: &WebDriver, what: &str, kind_panel: Option<(&str, &str
     must_fit(driver, &format!("{what}: the statement"), &["top:#prompt"]).await?;
     press_panel(driver, "p", "prompt").await?;
     press_panel(driver, "r", "grade").await?;
-    press_panel(driver, "]", "graph").await?;
+    press_panel(driver, "]", "prompt").await?;
     press_panel(driver, "[", "grade").await?;
     if let Some((key, panel)) = kind_panel {
         press_panel(driver, key, panel).await?;
@@ -212,11 +207,21 @@ async fn keyboard(driver: &WebDriver, what: &str, kind_panel: Option<(&str, &str
     press(driver, "c").await?;
     wait_for(driver, "the focus in the code after c", "return !!document.activeElement.closest('#code-panel');", 5)
         .await?;
-    // Typing in the answer box is text, not shortcuts.
+    // Typing in the answer (4 opens it in the code editor) is text, not shortcuts.
     press_panel(driver, "r", "grade").await?;
-    driver.find(By::Id("solution")).await?.click().await?;
-    js(driver, "const t = document.getElementById('solution'); t.value = ''; t.dispatchEvent(new Event('input', {bubbles: true}));", vec![]).await?;
+    blur(driver).await?;
+    press(driver, "4").await?;
+    wait_for(
+        driver,
+        "the code editor after 4",
+        "const h = document.getElementById('solution'); return !!h && !!h.cabritoEditor && !!h.querySelector('.cm-content');",
+        30,
+    )
+    .await?;
+    js(driver, "document.getElementById('solution').cabritoEditor.set(''); return true;", vec![]).await?;
+    driver.find(By::Css("#solution .cm-content")).await?.click().await?;
     press(driver, "gsp?").await?;
+    wait_for(driver, "the typed text", "return document.getElementById('solution').value === 'gsp?';", 5).await.ok();
     let typed = js(
         driver,
         "return {value: document.getElementById('solution').value, panel: document.getElementById('side').dataset.panel, \
@@ -233,6 +238,9 @@ async fn keyboard(driver: &WebDriver, what: &str, kind_panel: Option<(&str, &str
     if shown_panel(driver).await? != "grade" {
         return Err(format!("{what}: Ctrl+g switched the panel").into());
     }
+    // Back to the starter for what follows.
+    blur(driver).await?;
+    press(driver, "1").await?;
     Ok(())
 }
 
@@ -285,8 +293,12 @@ async fn large_type(driver: &WebDriver, what: &str) -> Res {
     if after.as_f64().unwrap_or(0.0) < before.as_f64().unwrap_or(0.0) * 1.15 {
         return Err(format!("{what}: large type sets the code at {after} px (was {before})").into());
     }
-    must_fit(driver, &format!("{what}: large type, grade"), &["#solution", "#static-verdict", "#code-panel pre"])
-        .await?;
+    must_fit(
+        driver,
+        &format!("{what}: large type, grade"),
+        &["#run-hidden", "#verdicts", "#static-verdict > p", "#code-panel pre"],
+    )
+    .await?;
     press_panel(driver, "g", "graph").await?;
     must_fit(driver, &format!("{what}: large type, graph"), &["#panel-graph .graph-scroll", "#code-panel pre"]).await?;
     let stored = js(driver, "return localStorage.getItem('cabrito-large-type');", vec![]).await?;
@@ -310,8 +322,9 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
         &["#code-panel", "#side", ".controls", "#panel-tab-graph"],
     )
     .await?;
-    if shown_panel(driver).await? != "grade" {
-        return Err("a task opens on the grade panel".into());
+    // It opens on what explains it: the call graph (beside the code).
+    if shown_panel(driver).await? != "graph" {
+        return Err("a task opens on its call graph".into());
     }
     // The settings that do not apply are folded away.
     let idle = js(driver, "const d = document.getElementById('knobs-idle'); return d ? [d.open, d.querySelectorAll('[disabled]').length, d.querySelector('summary').textContent] : null;", vec![]).await?;
@@ -397,11 +410,12 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     )
     .await?;
     let text = banner.as_str().unwrap_or_default();
-    if !(text.contains("'sideways'") && text.contains("grade, graph") && text.contains("statement")) {
+    if !(text.contains("'sideways'") && text.contains("graph, renames") && text.contains("statement")) {
         return Err(format!("the banner for an unknown panel says: {text}").into());
     }
-    if shown_panel(driver).await? != "grade" {
-        return Err("an unknown panel does not fall back to the grade panel".into());
+    // The first panel: the call graph, which explains the task.
+    if shown_panel(driver).await? != "graph" {
+        return Err("an unknown panel does not fall back to the call graph".into());
     }
 
     // The agents page in the same scheme: the run's regions side by side, no page to scroll.

@@ -13,6 +13,7 @@ mod guard;
 mod agents_e2e;
 mod bigtask_e2e;
 mod browser_e2e;
+mod classroom_e2e;
 mod first_download;
 mod gallery_lazy_e2e;
 mod gensplit_e2e;

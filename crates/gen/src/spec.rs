@@ -381,9 +381,10 @@ pub const KNOBS: &[Knob] = &[
     },
     Knob {
         key: "ratio",
-        label: "breadth/depth",
-        help: "runtime: 1.0 makes each guard one check() of n steps; lower values spread the n hops over several \
-               calls joined by ^",
+        // The link key and the CLI flag's name (`--ratio`), so that a reader finds it under one name.
+        label: "ratio",
+        help: "runtime: the guards' breadth/depth ratio; 1.0 makes each guard one check() of n steps, lower values \
+               spread the n hops over several calls joined by ^",
         values: Values::Choice(RATIOS),
         default: Some("1.0"),
         value_label: |_| None,
