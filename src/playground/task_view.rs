@@ -130,7 +130,10 @@ mod tests {
             .reduce(TaskAction::WholeFile(true));
         assert_eq!(s.panel, Some(SidePanel::Why));
         let n = s.clone().reduce(TaskAction::NewTask);
-        assert_eq!((n.selected.clone(), n.code_tab, n.revealed, n.why.clone(), n.picked), (None, CodeTab::Starter, false, None, None));
+        assert_eq!(
+            (n.selected.clone(), n.code_tab, n.revealed, n.why.clone(), n.picked),
+            (None, CodeTab::Starter, false, None, None)
+        );
         // The reader's zoom, open fold and panel stay.
         assert_eq!((n.zoom, n.whole_open, n.panel), (2.0, true, Some(SidePanel::Why)));
         // A first task changes nothing (so the view does not render again).
