@@ -7,11 +7,11 @@ use super::code::{CodeBlock, CopyButton, DiffView};
 use super::grade::GradePanel;
 use super::graph::{legend, CallGraphSvg};
 use super::route::{self, PanelSet, SidePanel};
+use super::why::WhyPanel;
 use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::requirements::{requirements, Listed};
 use crate::playground::task_view::{CodeTab, TaskAction, TaskViewState, WhyOpen};
-use super::why::WhyPanel;
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
 use cabrito_gen::TaskSpec;
 use std::rc::Rc;
@@ -1057,10 +1057,8 @@ pub fn gallery() -> Html {
     html! {
         <>
         <section id="gallery" class="gallery">
-            { text_el("h1", None, "Cabra tasks, generated in your browser") }
-            <p class="lead">
-                { "Each task is a refactoring of a Python program made from a random call graph. Pick a kind and a domain to open a small task (n = 10); every knob can then be changed, and the link always reopens the same task." }
-            </p>
+            <super::gallery::Intro />
+            <h2 class="gallery-more">{ "Every kind in every domain, generated now (n = 10; every knob can then be changed)" }</h2>
             { for Kind::ALL.iter().map(|&kind| html! {
                 <section class="gallery-row" aria-label={kind.label()}>
                     { text_el("h2", None, kind.label()) }
