@@ -23,8 +23,8 @@ if [ -z "$BIN" ]; then
   BIN="$CABRITO_ROOT/target/release/cabrito"
 fi
 
-SIZES="5,10,25,50,100"
-SAMPLES=6
+SIZES="5,10,15,18,20,22,25,50"
+SAMPLES=8
 KINDS="add_parameter,dead_code"
 STRATEGIES="navigator myopic"
 

@@ -186,7 +186,7 @@ fn axis_picture(axis: Axis) -> Html {
         ),
         "instructions" => lines(&[
             ("edit", "1. keep the name"),
-            ("edit", "2. type the new param"),
+            ("edit", "2. name it p"),
             ("edit", "3. …"),
             ("code", "n. document it"),
         ]),
@@ -201,10 +201,12 @@ fn axis_picture(axis: Axis) -> Html {
 }
 
 fn mini_card(id: String, href: String, title: &str, line: &str, picture: Html) -> Html {
+    let mut c = title.chars();
+    let title: String = c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default();
     html! {
         <a class="mini-card" {id} {href}>
             <svg class="pictogram" viewBox="0 0 120 64" width="120" height="64" aria-hidden="true">{ picture }</svg>
-            <span class="mini-title">{ title.to_string() }</span>
+            <span class="mini-title">{ title }</span>
             <span class="mini-line">{ line.to_string() }</span>
         </a>
     }

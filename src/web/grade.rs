@@ -74,8 +74,9 @@ fn probe(report: Callback<PanelAction>) {
         match rx.next().await {
             Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
                 Ok(ServerMessage::Hello(h)) => report.emit(PanelAction::Worker(WorkerStatus::Connected(h))),
-                _ => report
-                    .emit(PanelAction::Worker(WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")))),
+                _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!(
+                    "{url} did not answer as a Cabrito worker"
+                )))),
             },
             _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
         }
@@ -444,4 +445,3 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         </section>
     }
 }
-

@@ -374,7 +374,7 @@ pub fn results_view() -> Html {
         });
     }
     let own = ds.problems.len();
-    let none_read = !ds.files.is_empty() && ds.records.is_empty() && ds.counts.is_empty();
+    let none_read = !ds.problems.is_empty() && ds.records.is_empty() && ds.counts.is_empty();
 
     html! {
         <section id="results" class="results" ondrop={ondrop} ondragover={ondragover}>
@@ -403,8 +403,8 @@ pub fn results_view() -> Html {
             }
             if none_read && v.busy.is_none() {
                 <p id="results-unread" class="error" role="alert">{ format!(
-                    "None of the {} held results. {}",
-                    count(ds.files.len(), "file read", "files read"),
+                    "No results were read{}. {}",
+                    if ds.files.is_empty() { String::new() } else { format!(" from {}", count(ds.files.len(), "file", "files")) },
                     ds.problems.first().map(|p| format!("First problem ({own} in all, listed below): {p}")).unwrap_or_default()
                 ) }</p>
             }
@@ -504,10 +504,10 @@ fn paired_panel(
                     </p>
                     <table id="paired-table" class="sizes paired-table">
                         <caption>{ format!("{} both were graded on", count(p.tasks, "task", "tasks")) }</caption>
-                        <thead><tr><th></th><th>{ format!("{bn} solved") }</th><th>{ format!("{bn} failed") }</th></tr></thead>
+                        <thead><tr><th></th><th>{ "B solved" }</th><th>{ "B failed" }</th></tr></thead>
                         <tbody>
-                            <tr><th class="l">{ format!("{an} solved") }</th><td>{ p.both }</td><td class="only">{ p.only_a }</td></tr>
-                            <tr><th class="l">{ format!("{an} failed") }</th><td class="only">{ p.only_b }</td><td>{ p.neither }</td></tr>
+                            <tr><th class="l">{ "A solved" }</th><td>{ p.both }</td><td class="only">{ p.only_a }</td></tr>
+                            <tr><th class="l">{ "A failed" }</th><td class="only">{ p.only_b }</td><td>{ p.neither }</td></tr>
                         </tbody>
                     </table>
                     <details id="paired-tasks" class="paired-tasks">

@@ -455,17 +455,17 @@ pub fn traces_view() -> Html {
             }
             if !data.sessions.is_empty() {
                 <div class="sessions-wrap">{ sessions_table(data, fixes, v.selected, &act) }</div>
-                <p class="actions">
-                    <button id="export-corrections" type="button" class="button small" onclick={export} disabled={fixes.is_empty()}>{ format!("Export {}", count(fixes.len(), "correction", "corrections")) }</button>
-                    { " " }
-                    <button id="export-labels" type="button" class="button small ghost" onclick={export_all}>{ "Export every label (JSONL)" }</button>
-                </p>
                 if let Some(si) = v.selected {
                     if let Some(s) = data.sessions.get(si) {
                         <SessionView key={format!("{}-{si}", data.generation)} index={si} session={Rc::new(s.clone())} fixes={fixes.clone()} on_fix={fix.clone()}
                             shown={v.shown} picked={v.picked} cumulative={v.cumulative} link={v.link.clone()} act={act.clone()} />
                     }
                 }
+                <p class="actions">
+                    <button id="export-corrections" type="button" class="button small" onclick={export} disabled={fixes.is_empty()}>{ format!("Export {}", count(fixes.len(), "correction", "corrections")) }</button>
+                    { " " }
+                    <button id="export-labels" type="button" class="button small ghost" onclick={export_all}>{ "Export every label (JSONL)" }</button>
+                </p>
                 <section class="panel" aria-label="Figure 3 and table 2">
                     <div class="panel-head"><h2>{ "Many traces: tool calls and tokens per label group against n" }</h2>
                         <super::results::ExportButtons id="export-calls" title="tool calls per label" svg={calls_svg.clone()} csv={fig3_csv.clone()} /></div>
@@ -671,6 +671,16 @@ fn session_view(p: &SessionProps) -> Html {
             if s.turns.iter().any(|t| t.input_tokens.is_some()) {
                 <p id="trace-ledger" class="hint">{ format!("Ledger: {}", cabrito_agents::ledger::Ledger::of(&cabrito_agents::ledger::turns_of(s), cabrito_agents::ledger::Prices::default()).summary()) }</p>
             }
+            <div class="touched-bar">
+                <label class="check"><input id="trace-cumulative" type="checkbox" checked={cumulative} onchange={toggle_cumulative} />{ " every call up to the picked one" }</label>
+                <p id="touched" class="hint" data-functions={marked.iter().cloned().collect::<Vec<_>>().join(",")}>
+                    { match picked {
+                        None => "Click a call to see the functions it looked at or changed.".to_string(),
+                        Some(ci) if marked.is_empty() => format!("Call #{ci} touched no function of the task."),
+                        Some(ci) => format!("Call #{ci}: {}", marked.iter().cloned().collect::<Vec<_>>().join(", ")),
+                    } }
+                </p>
+            </div>
             <div class="trace-grid">
                 <div class="timeline-col">
                     <ol id="timeline" class="timeline">{ for turns }</ol>
@@ -679,14 +689,6 @@ fn session_view(p: &SessionProps) -> Html {
                     }
                 </div>
                 <div id="trace-task" class="task-col">
-                    <label class="check"><input id="trace-cumulative" type="checkbox" checked={cumulative} onchange={toggle_cumulative} />{ " every call up to the picked one" }</label>
-                    <p id="touched" class="hint" data-functions={marked.iter().cloned().collect::<Vec<_>>().join(",")}>
-                        { match picked {
-                            None => "Click a call to see the functions it looked at or changed.".to_string(),
-                            Some(ci) if marked.is_empty() => format!("Call #{ci} touched no function of the task."),
-                            Some(ci) => format!("Call #{ci}: {}", marked.iter().cloned().collect::<Vec<_>>().join(", ")),
-                        } }
-                    </p>
                     { task_panel }
                 </div>
             </div>

@@ -172,4 +172,3 @@ pub fn why_panel(p: &WhyProps) -> Html {
         </section>
     }
 }
-

@@ -62,9 +62,9 @@ fn the_views_comparison_and_frontier_are_the_reports() {
 
     // What the sample shows: one agent copes at every n, the other falls below half inside the sizes.
     let p = &cmp.paired;
-    assert_eq!(p.tasks, 60, "{p:?}");
+    assert_eq!(p.tasks, 128, "{p:?}");
     assert!(p.only_b > 0 && p.diff > 0.0 && p.lo <= p.diff && p.diff <= p.hi, "{p:?}");
     let crossing = |model: &str| frontiers.iter().find(|f| &*f.series.model == model).map(|f| f.crossing).unwrap();
-    assert!(matches!(crossing("scripted/myopic"), Crossing::At { .. } | Crossing::Step { .. }), "{frontiers:?}");
+    assert!(matches!(crossing("scripted/myopic"), Crossing::At { .. }), "{frontiers:?}");
     assert_eq!(crossing("scripted/navigator"), Crossing::AboveThroughout, "{frontiers:?}");
 }

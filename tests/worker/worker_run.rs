@@ -9,7 +9,7 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-
+use crate::worker_common::*;
 use cabrito_agents::aci::Runner;
 use cabrito_check::protocol::run::{Installed, Ran, RunEnd, RunJob, RunTarget};
 use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
@@ -18,7 +18,6 @@ use cabrito_gen::Domain;
 use cabrito_native::run_tool::SandboxRunner;
 use cabrito_native::runner::isolation;
 use std::time::{Duration, Instant};
-use crate::worker_common::*;
 
 const T: Duration = Duration::from_secs(40);
 

@@ -120,7 +120,7 @@ fn agents_root(p: &RootProps) -> Html {
                 <a id="back-to-task" href={task.link.clone()}>{ "Back to the task" }</a>
             </div>
             <p class="hint agents-lead">
-                { "A scripted agent, or you, works on this task through five tools — view, search, edit, check (the public checks only) and submit — and pays for every turn: each turn resends the whole conversation." }
+                { "An agent, or you, works through five tools (view, search, edit, check, submit) and pays for every turn: each turn resends the whole conversation." }
             </p>
             if !problems.is_empty() {
                 <p id="page-problems" class="control-error" role="alert">{ problems.join("; ") }</p>

@@ -256,7 +256,12 @@ pub fn ledger_table(p: &LedgerProps) -> Html {
         <div id={p.id.clone()} class="ledger">
             <div class="ledger-scroll">
             <table class="ledger-table">
-                <thead><tr><th>{ "turn" }</th><th>{ "call" }</th><th>{ "input" }</th><th>{ "cached" }</th><th>{ "output" }</th><th>{ "cost $" }</th><th>{ "Σ input" }</th><th>{ "Σ cost $" }</th></tr></thead>
+                <thead><tr>
+                    <th title="the turn">{ "turn" }</th><th title="the call the agent made">{ "call" }</th>
+                    <th title="input tokens of the turn">{ "input" }</th><th title="of which read from the prompt cache">{ "cached" }</th>
+                    <th title="output tokens">{ "output" }</th><th title="the turn's cost in dollars">{ "$" }</th>
+                    <th title="input tokens so far">{ "Σ input" }</th><th title="dollars so far">{ "Σ $" }</th>
+                </tr></thead>
                 <tbody>
                     if skip > 0 {
                         <tr class="muted"><td colspan="8">{ format!("… {} earlier", crate::playground::words::count(skip, "turn", "turns")) }</td></tr>

@@ -142,7 +142,7 @@ pub fn watch(p: &WatchProps) -> Html {
             <div class="stepper">
                 <label class="knob" for="strategy">
                     <span class="knob-label">{ "Strategy" }</span>
-                    <select id="strategy" onchange={choose}>
+                    <select id="strategy" onchange={choose} title={p.page.strategy.describe()}>
                         { for Strategy::ALL.iter().map(|s| html! { <option value={s.as_str()} selected={*s == p.page.strategy}>{ s.as_str() }</option> }) }
                     </select>
                     <span class="knob-help">{ p.page.strategy.describe() }</span>
