@@ -340,7 +340,8 @@ async fn traces(driver: &WebDriver, base: &str, tag: &str, shots: &Path) -> Res 
         &[
             "#traces-sample .badge-sample",
             "#traces-drop",
-            "#sessions",
+            ".sessions-wrap",
+            "#sessions tbody tr.selected td",
             "#timeline li.call .label-select",
             "#trace-graph",
         ],
@@ -458,7 +459,7 @@ async fn e2e_pages_hostile_samples_and_files() {
                 if !msg.contains("The sample could not be loaded") || !msg.contains(want) {
                     return Err(format!("{view} with a {what} sample says: {msg}").into());
                 }
-                if driver.find(By::Id(&format!("{view}-files"))).await.is_err() {
+                if driver.find(By::Id(format!("{view}-files"))).await.is_err() {
                     return Err(format!("{view} with a {what} sample offers no loader").into());
                 }
                 console_clean(driver, &format!("{view} with a {what} sample")).await?;
@@ -487,10 +488,10 @@ async fn e2e_pages_hostile_samples_and_files() {
                 driver.screenshot(&s.shots.join(format!("pages-hostile-{view}-{name}.png"))).await?;
                 console_clean(driver, &format!("{view}: dropping {name}")).await?;
                 // Clear and go on with the next.
-                driver.find(By::Id(&format!("{view}-clear"))).await?.click().await?;
+                driver.find(By::Id(format!("{view}-clear"))).await?.click().await?;
             }
             // The page lives: its sample comes back on request.
-            driver.find(By::Id(&format!("{view}-show-sample"))).await?.click().await?;
+            driver.find(By::Id(format!("{view}-show-sample"))).await?.click().await?;
             wait_for(driver, "the sample again", &format!("const s = document.getElementById('{view}-status'); return s && s.dataset.sample === 'true' && s.dataset.busy === 'false';"), 60).await?;
             console_clean(driver, &format!("{view}: the sample again")).await?;
         }

@@ -239,7 +239,7 @@ fn k(x: f64) -> String {
 #[function_component(LedgerTable)]
 pub fn ledger_table(p: &LedgerProps) -> Html {
     let l = &p.ledger;
-    const SHOWN: usize = 8;
+    const SHOWN: usize = 6;
     let skip = l.rows.len().saturating_sub(SHOWN);
     let closed = match l.closed_form {
         Some(cf) => format!(
@@ -441,7 +441,7 @@ pub fn grade_box(p: &GradeProps) -> Html {
                 { if rubric.passed() { "Static rubric: every must-have passes.".to_string() } else { format!("Static rubric: {} {}.", crate::playground::words::count(failing.len(), "must-have item", "must-have items"), if failing.len() == 1 { "fails" } else { "fail" }) } }
             </p>
             <ul class="rubric-items">
-                { for failing.iter().map(|i| html! { <li class="fail">{ format!("{}: {}", i.id, i.reason) }</li> }) }
+                { for failing.iter().map(|i| html! { <li class="fail"><code>{ i.id.to_string() }</code>{ ": " }{ super::super::text_with_code(&i.reason) }</li> }) }
             </ul>
             if p.submitted {
                 <button id="run-hidden" type="button" class="button" onclick={run} disabled={matches!(*hidden, Hidden::Running(_))}>{ "Run the hidden tests (worker)" }</button>

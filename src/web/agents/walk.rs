@@ -158,8 +158,7 @@ pub fn walk(p: &WalkProps) -> Html {
                     <CodePane id="walk-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
                 </section>
                 <div class="watch-left walk-right">
-                    if aci.submitted() || *hints { { grade.clone() } }
-                    <section class="panel" aria-label="Ledger">
+                    <section class="panel walk-ledger-panel" aria-label="Ledger">
                         <h2>{ "Your ledger" }</h2>
                         <LedgerTable id="walk-ledger" ledger={ledger.clone()} labels={labels} />
                         <table id="agent-turns" class="ledger-table">
@@ -172,7 +171,7 @@ pub fn walk(p: &WalkProps) -> Html {
                             </tbody>
                         </table>
                     </section>
-                    if !(aci.submitted() || *hints) { { grade } }
+                    { grade }
                 </div>
             </div>
         </section>

@@ -177,7 +177,7 @@ pub fn watch(p: &WatchProps) -> Html {
                 </section>
             </div>
             <section class="panel graph-panel" aria-label="Call graph">
-                <h2>{ "Call graph (the functions this call touched are lit)" }</h2>
+                <h2>{ "Call graph (touched: lit)" }</h2>
                 <GraphPane generated={p.generated.clone()} lit={lit} />
             </section>
         </section>
