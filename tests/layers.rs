@@ -57,3 +57,238 @@ fn an_upward_edge_or_an_unplaced_crate_is_refused() {
         vec!["cabrito-gen depends on cabrito-check, which is not below it", "cabrito-extra is not in LAYERS"]
     );
 }
+
+// ---- The prose names only what exists ----
+
+/// The repository's files (relative paths with `/`), without build output and dependencies.
+fn tree_files(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if [".git", "target", "node_modules", "dist", "test-artifacts"].contains(&name.as_str()) {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(rel) = path.strip_prefix(root) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The spans of a Markdown text written in backticks, fenced code left out.
+fn code_spans(md: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut parts = line.split('`');
+        parts.next();
+        while let Some(span) = parts.next() {
+            out.push(span.to_string());
+            parts.next();
+        }
+    }
+    out
+}
+
+/// Whether `pattern` (a path, maybe with `<placeholder>` segments) names a file or folder of the
+/// tree, from the root or as the tail of a longer path (a module named within its crate's section).
+fn path_exists(files: &[String], pattern: &str) -> bool {
+    let dir = pattern.ends_with('/');
+    let segs: Vec<&str> = pattern.trim_end_matches('/').split('/').collect();
+    let seg_ok = |pat: &str, got: &str| {
+        if let (Some(a), Some(b)) = (pat.find('<'), pat.find('>')) {
+            got.starts_with(&pat[..a]) && got.ends_with(&pat[b + 1..]) && got.len() >= a + pat.len() - b - 1
+        } else {
+            pat == got
+        }
+    };
+    // A path from a top-level folder is read from the root; a shorter one may be a longer path's tail.
+    let anchored = files.iter().any(|f| f.split('/').next() == Some(segs[0]) && f.contains('/'));
+    files.iter().any(|f| {
+        let parts: Vec<&str> = f.split('/').collect();
+        // A folder is matched by the leading parts of a file inside it; a file by its whole path.
+        let ends: Vec<usize> = if dir { (1..parts.len()).collect() } else { (1..=parts.len()).collect() };
+        ends.into_iter().any(|end| {
+            end >= segs.len()
+                && (!anchored || end == segs.len())
+                && segs.iter().zip(&parts[end - segs.len()..end]).all(|(p, g)| seg_ok(p, g))
+        })
+    })
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+/// What a Rust path such as `check::program::Program`, `task::View` or `TaskSpec::from_pairs` names,
+/// checked against the sources: its modules exist (a crate's short name, then `name.rs` or `name/`
+/// below), and every item after them is a word of the last module's source; a path that starts
+/// with a type needs a file defining the type that holds the other names.
+fn rust_path_exists(sources: &[(String, String)], path: &str) -> bool {
+    let segs: Vec<&str> = path.split("::").collect();
+    let crate_dir = |s: &str| match s.trim_start_matches("cabrito_") {
+        "gen" | "check" | "analysis" | "agents" | "native" | "py" => {
+            Some(format!("crates/{}/src/", s.trim_start_matches("cabrito_")))
+        }
+        "cabrito" | "crate" => None,
+        _ => None,
+    };
+    let defines = |text: &str, name: &str| {
+        ["struct ", "enum ", "trait ", "type ", "impl ", "mod ", "fn ", "const ", "static "]
+            .iter()
+            .any(|k| text.match_indices(&format!("{k}{name}")).any(|(i, _)| has_word(&text[i + k.len()..], name)))
+            || text.contains(&format!("{name}: "))
+    };
+    if segs[0].starts_with(char::is_uppercase) {
+        return sources.iter().any(|(_, text)| defines(text, segs[0]) && segs[1..].iter().all(|s| has_word(text, s)));
+    }
+    // Module prefixes: every file whose path holds the segments as consecutive modules.
+    let (prefix, mods) = match crate_dir(segs[0]) {
+        Some(dir) => (dir, &segs[1..]),
+        None => (String::new(), &segs[..]),
+    };
+    (1..=mods.len()).rev().any(|take| {
+        let module = mods[..take].join("/");
+        let rest = &mods[take..];
+        let files: Vec<&(String, String)> = sources
+            .iter()
+            .filter(|(p, _)| {
+                p.starts_with(&prefix) && (p.ends_with(&format!("/{module}.rs")) || p.contains(&format!("/{module}/")))
+            })
+            .collect();
+        !files.is_empty() && rest.iter().all(|s| files.iter().any(|(_, t)| has_word(t, s)))
+    })
+}
+
+/// Every problem with the names a Markdown text gives in backticks: paths that are not in the tree,
+/// Rust paths, types and constants the sources do not define. `repo_paths_only` checks only the paths
+/// that start at a top-level folder of code (for user documents, which also name users' files).
+fn doc_problems(md: &str, files: &[String], sources: &[(String, String)], repo_paths_only: bool) -> Vec<String> {
+    // Files that are not the repository's: the task's workspace, the spec's documents, build output.
+    const ELSEWHERE: &[&str] =
+        &["solution.py", "problem.md", "generation.md", "grading.md", "dist/", "mylibrary", "file.py"];
+    let roots = ["crates/", "src/", "tests/", "scripts/", "benches/", "www/", "deploy/", "docs/"];
+    let mut out = Vec::new();
+    for span in code_spans(md) {
+        let span = span.trim();
+        // A leading `/` is a URL's path (`/ws`), not a file.
+        if span.is_empty() || span.starts_with('/') || span.contains(char::is_whitespace) || ELSEWHERE.contains(&span) {
+            continue;
+        }
+        let looks_like_path = span.chars().all(|c| c.is_alphanumeric() || "_-./<>".contains(c))
+            && (span.contains('/')
+                || [".rs", ".py", ".sh", ".md", ".toml", ".tsv", ".txt", ".html", ".mjs", ".json"]
+                    .iter()
+                    .any(|e| span.ends_with(e)));
+        if looks_like_path {
+            if repo_paths_only && !roots.iter().any(|r| span.starts_with(r)) {
+                continue;
+            }
+            if !path_exists(files, span) {
+                out.push(format!("no file or folder {span}"));
+            }
+            continue;
+        }
+        if repo_paths_only {
+            continue;
+        }
+        let name = span.trim_end_matches("()");
+        let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if name.contains("::") && name.split("::").all(ident) {
+            if !rust_path_exists(sources, name) {
+                out.push(format!("no Rust item {name}"));
+            }
+        } else if ident(name) && name.len() > 2 && name.chars().next().is_some_and(char::is_uppercase) {
+            // A type (CamelCase) or a constant (UPPER_CASE) must be defined somewhere.
+            let upper = name.chars().all(|c| c.is_uppercase() || c.is_ascii_digit() || c == '_');
+            let camel = name.chars().any(char::is_lowercase) && !name.contains('_');
+            if (upper || camel)
+                && !sources.iter().any(|(_, t)| {
+                    ["struct ", "enum ", "trait ", "type ", "const ", "static ", "pub use "]
+                    .iter()
+                    .any(|k| t.contains(&format!("{k}{name}")))
+                    || t.contains(&format!("    {name}: ")) // a registry! enum
+                    || t.contains(&format!("{name} = \"")) // a registry! value
+                })
+            {
+                out.push(format!("no type or constant {name}"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn architecture_md_names_only_what_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = tree_files(root);
+    let sources: Vec<(String, String)> = files
+        .iter()
+        .filter(|f| f.ends_with(".rs"))
+        .filter_map(|f| Some((f.clone(), std::fs::read_to_string(root.join(f)).ok()?)))
+        .collect();
+    let md = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    assert_eq!(doc_problems(&md, &files, &sources, false), Vec::<String>::new(), "ARCHITECTURE.md");
+    for f in files.iter().filter(|f| f.starts_with("docs/") && f.ends_with(".md")) {
+        let md = std::fs::read_to_string(root.join(f)).unwrap();
+        assert_eq!(doc_problems(&md, &files, &sources, true), Vec::<String>::new(), "{f}");
+    }
+}
+
+#[test]
+fn the_name_check_catches_what_does_not_exist() {
+    let files: Vec<String> = [
+        "crates/gen/src/kinds/mod.rs",
+        "crates/gen/src/kinds/toy.rs",
+        "crates/check/src/program.rs",
+        "src/lib.rs",
+        "tests/gen/main.rs",
+    ]
+    .map(String::from)
+    .to_vec();
+    let sources = vec![
+        (
+            "crates/gen/src/kinds/mod.rs".to_string(),
+            "pub trait TaskKind { fn rubric(); }\npub const KNOBS: u8 = 1;".into(),
+        ),
+        ("crates/check/src/program.rs".to_string(), "pub struct Program;\nimpl Program { fn parse() {} }".into()),
+    ];
+    let md = "`crates/gen/src/kinds/toy.rs`, `kinds/<kind>.rs`, `tests/gen/`, `TaskKind`, `KNOBS`,\n\
+              `check::program::Program`, `Program::parse`, `TaskKind::rubric`\n\
+              ```\n`crates/gone.rs` in a fence is not read\n```\n\
+              `crates/gen/src/kinds/gone.rs`, `tests/cli/`, `src/kinds/toy.rs`, `check::program::Gone`,\n\
+              `check::nothing`,\n\
+              `Program::gone`, `GoneKind`, `GONE_LIST`";
+    assert_eq!(
+        doc_problems(md, &files, &sources, false),
+        vec![
+            "no file or folder crates/gen/src/kinds/gone.rs",
+            "no file or folder tests/cli/",
+            "no file or folder src/kinds/toy.rs",
+            "no Rust item check::program::Gone",
+            "no Rust item check::nothing",
+            "no Rust item Program::gone",
+            "no type or constant GoneKind",
+            "no type or constant GONE_LIST",
+        ]
+    );
+}

@@ -96,7 +96,9 @@ fn run_job(id: String, message: String, report: Callback<PanelAction>) {
             }
         };
         let (mut tx, mut rx) = ws.split();
-        if tx.send(Message::Text(message)).await.is_err() {
+        // The worker grades nothing before the connection's hello (its answer goes to the panel).
+        let hello = Message::Text(ClientMessage::hello().to_json());
+        if tx.send(hello).await.is_err() || tx.send(Message::Text(message)).await.is_err() {
             report.emit(PanelAction::Lost { id, why: format!("no worker answers at {url}") });
             return;
         }

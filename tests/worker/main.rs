@@ -16,5 +16,4 @@ mod regress_deep_answer;
 mod worker_appendix;
 mod worker_fair;
 mod worker_protocol;
-mod worker_run;
 mod worker_wall;

@@ -1,29 +1,13 @@
-//! The agent–computer interface: a workspace holding the task's `solution.py` and its statement
-//! (`problem.md`), and six tools over it. Every answer comes from what a real workspace gives: the
-//! files, and what running code in the sandbox shows (decision D12).
+//! The agent–computer interface: a workspace (the task's `solution.py` and `problem.md`) and six
+//! tools over it. Every answer comes from the files and from running code in the sandbox (D12).
 //!
-//! - `view {path, start, end?}`: numbered lines, at most the window's worth;
-//! - `search {pattern, path?, from_line?}`: the lines holding a plain-text pattern, at most the cap,
-//!   with where to continue;
-//! - `edit {path, old, new}` (replace the one place `old` occurs) or `edit {path, start, end, new}`
-//!   (replace those lines; an empty `new` deletes them): refused on a protected path, and, with the
-//!   lint gate on, when the resulting Python would not compile (the compiler's reason is the reply);
-//! - `lint {path?}`: does the file compile, and if not, the line and the reason; nothing more
-//!   (`check` is read as another name for it);
-//! - `run {code}` or `run {path, args?}`: Python run in the sandbox against the workspace as it is,
-//!   through the session's [`Runner`] (the native runner, or the grading worker in the browser);
-//! - `submit {}`: ends the session. The rubric and the hidden tests grade the answer afterwards,
-//!   outside the interface: no tool reads them.
+//! - `view`, `search`: numbered lines, within the window or the cap;
+//! - `edit`: replace text or lines; the lint gate refuses edits that do not compile;
+//! - `lint`: does the file compile, and if not, where and why;
+//! - `run`: Python in the sandbox, through the session's [`Runner`];
+//! - `submit`: ends the session.
 //!
-//! A session holds the task beyond the workspace only as [`Grading`], which no tool reads (the
-//! non-interference test swaps it for another task's and requires every answer to stay the same).
-//!
-//! Every call, good or bad, is a [`Step`]: the call, its output, what it looked at in `solution.py`
-//! (for the app's highlighting) and the file after it. The steps are the session's trace, written in
-//! the plain trace format ([`cabrito_analysis::traces::plain`]).
-//!
-//! Scripted strategies never see an [`Aci`]: they get a [`Tools`] handle, whose only methods are the
-//! tools and whose only answers are the tools' text outputs (see `strategies`).
+//! Every call is a [`Step`] of the trace. No tool reads [`Grading`]. Strategies get [`Tools`].
 
 use super::ledger::{self, TurnTokens};
 use super::settings::{Settings, SOLUTION, STATEMENT};

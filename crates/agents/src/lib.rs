@@ -1,14 +1,12 @@
-//! Agents in the loop (pure core: runs in the browser and natively).
+//! Agents in the loop (pure: runs in the browser and natively).
 //!
-//! - [`aci`]: the agent–computer interface — a workspace with the task's `solution.py` and its
-//!   statement, the tools `view`, `search`, `edit`, `lint`, `run` (Python in the sandbox, through a
-//!   [`Runner`] the shell provides) and `submit`, and every call recorded as a step of a trace in the
-//!   plain trace format; no answer comes from the task's reference or hidden tests (D12);
-//! - [`settings`]: the interface's settings (window, search cap, lint gate, protected paths),
-//!   defined once for the CLI, the links and the app;
-//! - [`strategies`]: scripted agents (`reader`, `navigator`, `myopic`) that act only through the tools;
-//! - [`ledger`]: turns, tokens and cost under a price table, with the closed form `P·T + g·T(T−1)/2`;
-//! - [`console`]: a student's commands (`view 40 80`, `search foo`, …) read into tool calls.
+//! - [`aci`]: the agent–computer interface: a workspace, six tools, every call a step of a trace; no
+//!   answer comes from the task's reference or hidden tests (D12). `run` goes through a [`Runner`]
+//!   the shell provides.
+//! - [`settings`]: the interface's settings, defined once for the CLI, links and the app.
+//! - [`strategies`]: scripted agents that act only through the tools.
+//! - [`ledger`]: turns, tokens and cost under a price table.
+//! - [`console`]: a student's commands read into tool calls; [`replay`]: what the agents page shows.
 
 #![warn(clippy::disallowed_methods, clippy::disallowed_types, clippy::disallowed_macros)]
 

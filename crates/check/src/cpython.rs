@@ -1,24 +1,13 @@
-//! CPython 3.11's compile-time rules that a parser does not apply, and its limits, as Cabrito checks
-//! them: the checker's `compilation` item says what `compile()` would say.
+//! CPython 3.11's compile-time rules and limits that a parser does not apply, so that the
+//! `compilation` item says what `compile()` says. Measured against CPython 3.11.7.
 //!
-//! Measured against CPython 3.11.7 (`python3 -c "compile(open(f, 'rb').read(), f, 'exec')"`), which is
-//! what the tests compare with:
-//!
-//! * The tokenizer refuses more than [`MAX_BRACKETS`] nested brackets and more than
-//!   [`MAX_INDENT_LEVELS`] levels of indentation (see [`super::source`]).
-//! * The symbol table and the AST optimiser count one level per statement, expression and pattern
-//!   node on a path from the module (an `elif` is an `if` inside the previous one's `else`; an f-string
-//!   is a `JoinedStr` holding a `FormattedValue` per field); a path longer than [`MAX_TREE_DEPTH`] is a
-//!   `RecursionError` (the limit is 3 × the recursion limit of 1000, less the caller's frames).
-//! * The PEG parser's stack holds [`MAX_PARSER_LEVELS`] rule calls (`MemoryError` beyond): a bracket
-//!   costs about 24 to 30 of them, a lambda or `**` two, a unary operator one. [`super::source::scan`]
-//!   estimates it; the estimate can be off by a few levels near the limit (a known gap).
-//! * The compiler allows [`MAX_STATIC_BLOCKS`] loops, `with` items and `try` parts inside one another
-//!   in one code object.
-//! * A decimal integer literal over [`MAX_INT_DIGITS`] digits is an error at compile time
-//!   (`sys.int_info.str_digits_check_threshold`); hexadecimal, octal and binary ones are not.
-//! * `return`/`yield`/`await` outside functions, `break`/`continue` outside loops, repeated parameters
-//!   and keyword arguments, misplaced `global`/`nonlocal`, starred targets, `from __future__` rules.
+//! - Tokenizer: [`MAX_BRACKETS`] nested brackets, [`MAX_INDENT_LEVELS`] indentation levels.
+//! - Symbol table and AST optimiser: paths of at most [`MAX_TREE_DEPTH`] nodes.
+//! - Parser: [`MAX_PARSER_LEVELS`] rule calls, estimated by [`super::source::scan`] (a few levels
+//!   off near the limit).
+//! - Compiler: [`MAX_STATIC_BLOCKS`] nested blocks, decimal literals of [`MAX_INT_DIGITS`] digits.
+//! - Placement rules: `return`, `yield`, `await`, `break`, `continue`, `global`, `nonlocal`,
+//!   repeated parameters and keywords, starred targets, `from __future__`.
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Pattern, Stmt};

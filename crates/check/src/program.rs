@@ -1,22 +1,15 @@
-//! The one Python front end: every reader of Python (the static rubric, the grading plan, the verdict,
-//! `cabrito check`, `cabrito grade`, the worker, the browser checker) reads a program through
-//! [`Program::read`] or [`Program::parse`], so they share the same guards and the same answers.
+//! The one Python front end: every reader of Python reads a program through [`Program::read`] or
+//! [`Program::parse`], so all share the same guards and answers.
 //!
 //! ```text
 //! bytes ──source::decode──▶ text ──source::scan──▶ ruff parse ──cpython::tree_depth──▶ Program::read
-//!   (BOM, coding line,        (NUL, tabs, indentation,             (CPython's recursion      │
-//!    UTF-8 outside comments)   brackets, long integers,             limit, walked without    │
-//!                              nesting certainly too deep)          recursion)               ▼
-//!                                                          cpython::compile_errors ──▶ Program::parse
+//!                                                    cpython::compile_errors ──▶ Program::parse
 //! ```
 //!
-//! `read` accepts what `ast.parse` accepts (the grader filters the candidate's functions from it, as the
-//! reference does); `parse` accepts what `compile()` accepts (the `compilation` item). A program deeper
-//! than a few hundred levels is analysed on a stack sized for it ([`Program::with_stack`]) and taken
-//! apart without recursion when dropped, so no input can overflow the stack, natively or in wasm.
-//!
-//! The parser is `ruff_python_parser`; statement equality uses ruff's comparable tree
-//! ([`ComparableStmt`]), which ignores positions, parentheses, comments and quoting.
+//! `read` accepts what `ast.parse` accepts; `parse` what `compile()` accepts (the `compilation`
+//! item). A deep program is analysed on a stack sized for it ([`Program::with_stack`]) and dropped
+//! without recursion, so no input overflows the stack. Statement equality uses ruff's comparable
+//! tree ([`ComparableStmt`]): positions, parentheses, comments and quoting do not count.
 
 use super::cpython;
 pub use super::source::ProgramError;

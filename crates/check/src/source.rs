@@ -1,18 +1,12 @@
 //! Python source before it is parsed: bytes to text, lines, and the checks CPython 3.11's tokenizer
-//! makes that a parser does not (or that must run before any parser sees hostile input).
+//! makes that a parser does not. Every reader of Python starts here ([`super::program::Program`]).
 //!
-//! Every reader of Python goes through here first (see [`super::program::Program`]):
-//!
-//! * [`decode`] turns a file's bytes into text the way `python solution.py` reads them: a UTF-8 byte-order
-//!   mark is dropped, a PEP 263 coding line naming Latin-1 is honoured, and invalid UTF-8 is an error
-//!   naming its line, except inside comments, where CPython 3.11 lets it pass.
-//! * [`LineIndex`] numbers lines as CPython does: `\n`, `\r\n` and a lone `\r` each end a line.
-//! * [`scan`] tokenizes like CPython 3.11 (f-strings are single tokens whose expressions are scanned on
-//!   their own) and reports: NUL bytes, inconsistent tabs and spaces (`TabError`), more than 99 levels of
-//!   indentation, more than 200 nested brackets, decimal integer literals over 4,300 digits. It also
-//!   tracks, token by token, a lower bound of how deeply the syntax tree will nest and an estimate of
-//!   CPython's parser stack, so a file that is certainly too deep for CPython is refused before the
-//!   parser builds a tree millions of levels deep (which would take gigabytes and seconds).
+//! - [`decode`]: bytes to text as `python solution.py` reads them (byte-order mark, PEP 263 Latin-1,
+//!   invalid UTF-8 allowed only in comments).
+//! - [`LineIndex`]: lines as CPython numbers them (`\n`, `\r\n`, a lone `\r`).
+//! - [`scan`]: CPython's tokenizer errors (NUL, `TabError`, indentation, brackets, long integers), and
+//!   a running bound of the tree's depth and the parser's stack. Input certainly too deep for CPython
+//!   is refused before a parser builds a huge tree.
 
 use super::cpython;
 use std::borrow::Cow;

@@ -22,7 +22,7 @@ pub struct Sizes {
 }
 
 /// A task record: the reference's fields first (`name`, `dag_id`, `prompt`, `starter_code`,
-/// `solution_code`, `metadata`), then Cabrito's own. It serialises as [`RecordOut`].
+/// `solution_code`, `metadata`), then Cabrito's own. It serialises as `RecordOut`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Task {
     pub name: String,

@@ -1,14 +1,12 @@
-//! `cabrito agent --strategy NAME <spec flags | --tasks DIR> --out DIR`: run a scripted agent
-//! through the interface on one task or a folder of tasks, in parallel, and write
+//! `cabrito agent --strategy NAME <spec flags | --tasks DIR> --out DIR`: a scripted agent on one task or
+//! a folder of tasks, in parallel. It writes:
 //!
-//! - its answers in the reference's layout, `OUT/responses/<run>/<task_set>/<task_type>/scripted/<strategy>.jsonl`
-//!   (so `cabrito grade --tasks … --responses OUT` grades them; one task given by its spec also gets
-//!   its task file, `OUT/tasks/<run>/<task_set>/<task_type>.json`);
-//! - one plain trace per task, `OUT/traces/<session_id>.jsonl` (so `cabrito traces` and the Trace
-//!   view read them), its header naming the task;
+//! - answers in the reference's layout, `OUT/responses/<run>/<task_set>/<task_type>/scripted/<strategy>.jsonl`,
+//!   for `cabrito grade` (a task given by its spec also gets its task file);
+//! - one plain trace per task, `OUT/traces/<session_id>.jsonl`;
 //! - a summary per run and task type: tasks, static passes, mean calls and tokens, cost.
 //!
-//! The task folder reader and the response records are shared with `cabrito solve`.
+//! The task reader and the response records are shared with `cabrito solve`.
 
 use super::cli::{spec_from, Failure};
 use super::records;

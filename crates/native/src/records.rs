@@ -1,28 +1,17 @@
 //! Records in the reference's layout (D11), read one way for `cabrito check` and `cabrito grade`:
-//! finding the files, reading them (gzip or not) under one set of size caps, reading the records, and
-//! inferring kind, domain, axis and `n` from folder, file and record names. Every problem names its file
-//! (and line or record), and input that could mean two things is an error that lists them, never a guess.
+//! finding the files, reading them under one set of size caps, and inferring kind, domain, axis and
+//! `n` from the names. Every problem names its file and record. Input that could mean two things is
+//! an error listing both, never a guess.
 //!
 //! ```text
-//! tasks:      [DIR/]tasks/<run>/<task_set>/<task_type>.json[.gz]       a JSON list of task records
+//! tasks:      [DIR/]tasks/<run>/<task_set>/<task_type>.json[.gz]
 //! responses:  [DIR/]responses/<run>/<task_set>/<task_type>/<backend>/<model>.jsonl[.gz]
 //! solutions:  DIR/<dag_id or task name>.py
+//! merge:      [DIR/]tasks/<run>.json[.gz], [DIR/]responses/<run>/<backend>/<model>.jsonl[.gz]
 //! ```
 //!
-//! Merge Codebases has a layout of its own (grading.md §1.1, §6.8):
-//!
-//! ```text
-//! tasks:      [DIR/]tasks/<run>.json[.gz]                              a JSON list of merge records
-//! responses:  [DIR/]responses/<run>/<backend>/<model>.jsonl[.gz]      (<run> starts with merge_codebases)
-//! ```
-//!
-//! A merge record (`input`, `input_with_space`, `prompt`, `solution`, …) has no name or id: record `i` of
-//! run `<run>` is `dag_id` `task_0000i`, name `<run>/0000i`; its knobs are in the run name.
-//!
-//! `<task_set>` gives the domain (`math_function`, `string_constraints`, …: the first word), `<task_type>`
-//! the kind, `<run>` the axis and `n` (`function_traversal_…_en=(25,25)…`). A record's name
-//! (`<task_set>_<task_type>_<dag_id>`) says the same; a Cabrito record's `spec` says it exactly. When two
-//! of them disagree the record is refused with both.
+//! The folder names give domain, kind, axis and `n`; a Cabrito record's `spec` says them exactly.
+//! A merge record has no id: record `i` of `<run>` is `task_0000i`.
 
 use cabrito_check::source::MAX_SOURCE_BYTES;
 use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec};

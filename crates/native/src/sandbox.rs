@@ -1,36 +1,15 @@
-//! The sandbox every Python run enters (decision D7): namespaces, a minimal root, a private uid,
-//! rlimits.
+//! The sandbox every Python run enters (D7): namespaces, a minimal root, a private uid, rlimits.
 //!
-//! Rules of this module (keep them when changing it):
+//! Rules:
 //!
-//! 1. **Everything is prepared in the parent.** [`Sandbox::prepare`] builds every C string, path
-//!    and limit value before the fork; [`Sandbox::enter`] runs in the child between `fork` and
-//!    `exec` and only reads what was prepared.
-//! 2. **No allocation after fork**, no lock, no Rust standard-library call that may allocate or
-//!    lock: only async-signal-safe libc calls (`unshare`, `mount`, `umount2`, `pivot_root`,
-//!    `mkdir`, `rmdir`, `open`, `close`, `symlink`, `chdir`, `dup2`, `setrlimit`, `setgroups`,
-//!    `setgid`, `setuid`, `prctl`). Errors are returned as [`std::io::Error::last_os_error`] (an OS
-//!    code, no allocation). Another thread of the grader may hold the allocator's lock at the
-//!    moment of the fork; touching it in the child could hang.
-//! 3. **Order matters**: namespaces and mounts first (they need root), then the result fd, the
-//!    rlimits, the uid change (after which nothing privileged works), then `PR_SET_NO_NEW_PRIVS` and
-//!    `PR_SET_PDEATHSIG` (the uid change clears the death signal, so it is set last).
-//! 4. **Every tier is probed** once per process ([`isolation`]) by starting Python under it; a tier
-//!    this machine refuses is dropped with a note, never half-applied.
+//! 1. **Prepare in the parent.** [`Sandbox::prepare`] builds every string, path and limit before the
+//!    fork; [`Sandbox::enter`] only reads them.
+//! 2. **No allocation or lock after fork**: another thread may hold the lock.
+//! 3. **Order matters**: mounts, the result fd, rlimits, the uid change, then `PR_SET_NO_NEW_PRIVS`
+//!    and `PR_SET_PDEATHSIG` (the uid change clears the death signal).
+//! 4. **Probe every tier** once ([`isolation`]); a refused tier is dropped with a note.
 //!
-//! What a run gets, by tier:
-//! - always: its own process group (set by the runner), `setrlimit` on address space, CPU seconds,
-//!   processes, file size, open files and core size;
-//! - as root with namespaces: a fresh network namespace (only a downed loopback: no network); a
-//!   private mount namespace whose root is a fresh read-only tmpfs holding only what running Python
-//!   needs ([`MinimalRoot`]: the interpreter, its standard library and shared libraries, numpy,
-//!   `/dev/null` and its kin), bound read-only, and private tmpfs `/tmp` (the working directory)
-//!   and `/dev/shm`; nothing else of the host (no `/etc`, `/proc`, `/home`, the project) exists there;
-//!   and a fresh unprivileged uid per run ([`next_uid`]), so `RLIMIT_NPROC` holds and every
-//!   process the run leaves behind, even outside its process group, is killed with [`kill_uid`]
-//!   afterwards.
-//! - otherwise (not root): the host's files stay readable by the run, and [`Isolation::describe`]
-//!   says so.
+//! Without root a run lacks the [`MinimalRoot`] and its own uid; [`Isolation::describe`] says so.
 
 use super::runner::{run_raw, Limits};
 use std::ffi::{CStr, CString};
@@ -209,7 +188,7 @@ fn remember(file: &Path, key: &str, l: &PythonLayout) {
 
 /// The interpreter's layout, resolved once per process. A version manager's shim (pyenv) takes
 /// tens of milliseconds to pick the interpreter, so the answer is kept on disk
-/// (`~/.cache/cabrito/python-layout.tsv`) under what decides it ([`cache_key`]).
+/// (`~/.cache/cabrito/python-layout.tsv`) under what decides it (`cache_key`).
 pub fn python_layout() -> Result<&'static PythonLayout, &'static str> {
     static L: OnceLock<Result<PythonLayout, String>> = OnceLock::new();
     L.get_or_init(|| {

@@ -1,13 +1,9 @@
-//! `cabrito serve`: the built app and the worker on one port.
+//! `cabrito serve`: the built app and the grading worker on one port.
 //!
 //! The app is the static `dist/` folder that `trunk build --release` writes; it uses hash routing,
-//! so serving the files as they are is all it needs. The grading worker's WebSocket (`/ws`) sits
-//! next to it on the same port (see [`router`]).
-//!
-//! The app's files are compressed once, not per request: when the server starts, [`precompress`]
-//! writes `file.br` (brotli) and `file.gz` (gzip) beside each text or wasm file of dist/ whose copies
-//! are missing or stale, and the server sends those to browsers that accept them (the app's wasm,
-//! gzip-compressed per request, took longer to arrive than to compile and start).
+//! so serving the files as they are is enough. The worker's WebSocket (`/ws`) sits beside it
+//! ([`router`]). The files are compressed once: at start, [`precompress`] writes `file.br` and
+//! `file.gz` beside each text or wasm file whose copies are missing or stale.
 
 use super::cli::Failure;
 use axum::http::{header, HeaderValue, Request};
@@ -75,13 +71,10 @@ pub fn check_dist(dist: &Path) -> Result<(), Failure> {
 
 /// Every route of the server.
 pub fn router(dist: &Path) -> Router {
-    // The app: every other path is a file of dist/. A browser that accepts brotli or gzip gets the
-    // file's precompressed copy (`file.br`, `file.gz`, see [`precompress`]); a file without a fresh
-    // copy (written after the server started, or while the copies are being made) is gzip-compressed
-    // on the fly; a client that accepts neither gets the file as it is. Trunk's hashed files
-    // (`name-<hash>.ext`) never change under their name, so browsers keep them for a year without
-    // asking; the others (index.html, the unhashed worker and lazy-module files) get `no-cache`:
-    // browsers revalidate them (a cheap 304 from Last-Modified), so they never outlive an upgrade.
+    // The app: every other path is a file of dist/, sent as its precompressed copy when the browser
+    // accepts one ([`precompress`]), else gzip-compressed on the fly. Trunk's hashed files never
+    // change under their name, so they are cached for a year; the others get `no-cache`, so they
+    // never outlive an upgrade.
     let files = ServeDir::new(dist).append_index_html_on_directories(true).precompressed_br().precompressed_gzip();
     let app = Router::new()
         .fallback_service(files)

@@ -1,20 +1,13 @@
-//! `cabrito solve --endpoint URL --model NAME --tasks DIR --out DIR`: run a language model on a
-//! folder of tasks through any OpenAI-compatible chat-completions server (vLLM, llama.cpp, Ollama,
-//! or a hosted API whose key is read from the environment variable `--api-key-env` names).
+//! `cabrito solve --endpoint URL --model NAME --tasks DIR --out DIR`: a language model on a folder of
+//! tasks, through any OpenAI-compatible chat-completions server.
 //!
-//! - `--mode single` (the default): the full model prompt in, one answer out, as the reference's
-//!   LLM runs (grading.md §7.1); the answer's `<solution>` block is the response's output.
-//! - `--mode agent`: the model drives the tool interface (`view`, `search`, `edit`, `lint`, `run`,
-//!   `submit`) through tool calls, up to `--max-turns` turns; `solution.py` as the session leaves it
-//!   is the response's output.
+//! - `--mode single` (default): the full prompt in, one answer out, as the reference runs models
+//!   (grading.md §7.1).
+//! - `--mode agent`: the model drives the tool interface through tool calls, up to `--max-turns`.
 //!
-//! Requests run concurrently (`--concurrency`); a rate limit (429), a server error (5xx), a
-//! connection failure, a timeout or a body or stream that stops halfway is retried with exponential
-//! backoff, waiting what `Retry-After` asks when the server says. Each answer is appended to its
-//! response file and flushed as soon as it arrives, and each agent call to its trace, so an
-//! interrupted run loses nothing it received; a rerun skips the tasks already answered
-//! (`--retry-errors` retries the failed ones). Token counts come from the server's `usage`.
-//! Nothing is ever sent anywhere but `--endpoint`, and only when it is given.
+//! Requests run concurrently. Rate limits, server errors, timeouts and cut streams are retried with
+//! backoff (and `Retry-After`). Each answer is appended and flushed as it arrives, so a rerun resumes
+//! where the last one stopped. Nothing is sent anywhere but `--endpoint`.
 
 use super::agent::{load_tasks, settings_args, settings_from, write_file, AgentTask};
 use super::cli::Failure;

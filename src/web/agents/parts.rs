@@ -323,6 +323,8 @@ async fn hidden_tests(spec: cabrito_gen::TaskSpec, response: String) -> Result<(
     }
     let (mut tx, mut rx) = ws.split();
     let id = format!("agent-{:016x}", super::super::random_u64());
+    // The worker grades nothing before the connection's hello.
+    tx.send(Message::Text(ClientMessage::hello().to_json())).await.map_err(|_| format!("no worker answers at {url}"))?;
     tx.send(Message::Text(ClientMessage::grade(id.clone(), &spec, response, None).to_json()))
         .await
         .map_err(|_| format!("no worker answers at {url}"))?;
@@ -354,6 +356,7 @@ pub async fn worker_run(job: RunJob) -> Result<Ran, String> {
     }
     let (mut tx, mut rx) = ws.split();
     let id = format!("run-{:016x}", super::super::random_u64());
+    tx.send(Message::Text(ClientMessage::hello().to_json())).await.map_err(|_| no_worker(&url))?;
     tx.send(Message::Text(ClientMessage::run(id.clone(), job).to_json())).await.map_err(|_| no_worker(&url))?;
     while let Some(item) = rx.next().await {
         let Ok(Message::Text(t)) = item else { break };

@@ -1,13 +1,8 @@
-//! Merge Codebases by running code: the two classes' `compute()` lines are copied into a script
-//! that evaluates every variable of both on random integer arguments and pairs variables whose
-//! values agree. A line of one class whose value no line of the other has, while every value it
-//! reads does, is a candidate difference; the pair (one line of each class) that, when both lines
-//! are made to produce the same fresh value, brings the most values of the two classes back into
-//! agreement is a difference. Repeat until the two `compute()` return the same values. The script
-//! runs through the `run` tool and prints what it found; the strategy then writes the template
-//! method (`Calculate.compute()` from `CalculateA`'s lines, one `custom_compute_<i>` per difference
-//! in each subclass, `CalculateB`'s line rewritten in `CalculateA`'s names), and runs the old and
-//! the new classes side by side to check that they return the same values.
+//! Merge Codebases by running code. A script, run through the `run` tool, evaluates every variable of
+//! both classes' `compute()` on random arguments and pairs variables whose values agree. The pair of
+//! lines that, made equal, brings the most values back into agreement is a difference; repeat until
+//! both classes agree. The strategy then writes the template method and runs the old and new
+//! classes side by side to check that they return the same values.
 
 use super::know::Sight;
 use crate::aci::Tools;

@@ -1,21 +1,14 @@
 //! Scripted agents: programs, not language models, that solve a task through the interface.
 //!
-//! A strategy is a function `fn(&mut Tools, &str)`: it gets the [`Tools`] handle (the tools,
-//! answering with text) and the problem statement, and nothing else. It cannot reach the session,
-//! the task record, its graph, roles, edit set or reference: those are not in scope, and the
-//! modules of this folder import nothing of the task (a test reads their sources to keep it so).
-//! Everything a strategy knows it read from tool replies ([`know::Sight`]), understood with the
-//! Python parser ([`know::Model`]), and changed as the statement's rules say ([`recipe::Recipe`]).
+//! A strategy is `fn(&mut Tools, &str)`: the [`Tools`] handle and the statement, nothing else. A
+//! test reads this folder's sources to keep the task out of reach. A strategy knows what tool replies
+//! showed it ([`know::Sight`], [`know::Model`]) and does what the statement asks ([`recipe::Recipe`]).
 //!
-//! - [`Strategy::Reader`] reads the whole file window by window, then edits;
-//! - [`Strategy::Navigator`] lists the `def` lines, starts from what the statement names and
-//!   follows calls with `search` and views of single functions;
-//! - [`Strategy::Myopic`] reads the top of the file, makes one search and one more view, and
-//!   edits as if that were the whole program; it never lints.
+//! - [`Strategy::Reader`] reads the whole file, then edits.
+//! - [`Strategy::Navigator`] follows calls from what the statement names.
+//! - [`Strategy::Myopic`] reads the top, searches once, and edits as if that were all.
 //!
-//! On the instructions axis each also writes the numbered requirements ([`requirements`]) into
-//! every function that carries the values; on Merge Codebases each finds the differing lines by
-//! running the two classes' lines on inputs through `run` ([`merge`]).
+//! Numbered requirements: [`requirements`]; Merge Codebases: [`merge`].
 
 pub mod guards;
 pub mod know;

@@ -1,10 +1,8 @@
-//! `myopic`: read the top of the file (two windows), search once for what the statement names,
-//! view one window at the first hit not yet seen, and edit as if that were the whole program.
-//! Functions it never saw do not exist for it; it submits without checking. It settles an `if`
-//! condition only when that takes a few steps in its head ([`PATIENCE`] statements of the helper);
-//! a longer one it guesses to be true. Of a list of numbered requirements it keeps the first
-//! [`REQUIREMENTS_KEPT`]. On Merge Codebases it reads the same two windows and merges
-//! what it saw: a class that runs past them is missing from its answer.
+//! `myopic`: read the top of the file (two windows), search once for what the statement names, view
+//! one window at the first new hit, and edit as if that were the whole program. It submits without
+//! checking. It settles an `if` only within [`PATIENCE`] statements of the helper, and otherwise
+//! guesses true. It keeps the first [`REQUIREMENTS_KEPT`] numbered requirements. On Merge Codebases a
+//! class longer than its two windows is missing from its answer.
 
 use super::know::{Model, Sight};
 

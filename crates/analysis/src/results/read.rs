@@ -120,8 +120,8 @@ pub struct Dataset {
     strings: HashMap<String, Arc<str>>,
     /// Each distinct list of check counts, shared by the records that have it.
     check_lists: HashMap<Vec<CheckCount>, Arc<[CheckCount]>>,
-    /// Keep no answers (responses are not read, a record's `answer` is dropped): the static report
-    /// shows none, and they are most of a results folder's bytes.
+    /// Keep no answers (responses are read for their ledgers only, a record's `answer` is dropped):
+    /// the static report shows none, and they are most of a results folder's bytes.
     pub lean: bool,
 }
 
@@ -538,7 +538,6 @@ impl Dataset {
         match role {
             FileRole::Summary => self.read_summary(set, file, path, src),
             FileRole::Tasks if list => self.read_task_list(file, path, src),
-            FileRole::Responses if self.lean => {}
             FileRole::Skipped => {}
             _ => {
                 let mut lines = src.lines();
@@ -762,7 +761,9 @@ impl Dataset {
             if let Some(spend) = raw.metadata.as_ref().and_then(Spend::of) {
                 self.spends.insert(key.clone(), spend);
             }
-            self.answers.insert(key, output);
+            if !self.lean {
+                self.answers.insert(key, output);
+            }
             self.files[file].records += 1;
         }
     }

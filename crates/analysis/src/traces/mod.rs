@@ -1,13 +1,11 @@
-//! Agent traces, read and analysed in pure Rust for the app's Trace view and `cabrito traces`.
+//! Agent traces, read and analysed for the app's Trace view and `cabrito traces`.
 //!
-//! - [`copilot`] reads GitHub Copilot CLI `events.jsonl` (grading.md §8.1–§8.2);
-//! - [`plain`] reads and writes Cabrito's plain trace format (one JSON object per tool call), which
-//!   the scripted agents and the model runner write;
-//! - [`classify`] labels tool calls with the paper's taxonomy (§8.3) by rules over the tool's name,
-//!   its arguments and the shell command (with [`shell`] and the Python checks in `classify`);
-//! - tokens per call (§8.6) and session usage (§8.7) are in [`Session`];
-//! - [`touch`] finds the functions of a task a call looked at or changed;
-//! - [`figures`] makes the paper's figure 3 and table 2 from many sessions.
+//! - [`copilot`]: GitHub Copilot CLI `events.jsonl` (grading.md §8.1–§8.2);
+//! - [`plain`]: Cabrito's plain trace format, read and written;
+//! - [`classify`]: the paper's labels for tool calls (§8.3), by rules ([`shell`] reads commands);
+//! - [`Session`]: tokens per call (§8.6) and session usage (§8.7);
+//! - [`touch`]: the functions a call looked at or changed;
+//! - [`figures`]: the paper's figure 3 and table 2.
 
 pub mod classify;
 pub mod copilot;

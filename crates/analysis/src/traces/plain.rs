@@ -1,27 +1,17 @@
-//! Cabrito's plain trace format: JSON Lines, one object per tool call, for any agent (the scripted
-//! agents and the model runner of `cabrito agent` / `cabrito solve` write it; so can anyone).
+//! Cabrito's plain trace format: JSON Lines, one object per tool call, for any agent. The scripted
+//! agents, `cabrito agent` and `cabrito solve` write it; docs/cli.md specifies it.
 //!
 //! ```text
-//! {"type":"session","format":"cabrito-trace/1","session_id":"…","agent":"navigator","model":"scripted/navigator",
-//!  "task":{"name":"…","dag_id":"…","run":"…","task_set":"…","task_type":"…","link":"#/task?v=1&…"}}
+//! {"type":"session","format":"cabrito-trace/1","session_id":"…","agent":"navigator","task":{…}}
 //! {"tool":"view","arguments":{"path":"solution.py","start":1,"end":40},"output":"…","turn":0,
 //!  "tokens":{"input":1520,"cached":0,"output":31}}
-//! {"tool":"search","arguments":{"pattern":"slow("},"output":"…","turn":1,"tokens":{"input":2210,"cached":1520,"output":18}}
 //! {"type":"message","turn":7,"content":"Done.","tokens":{"input":5400,"cached":5100,"output":12}}
 //! {"type":"usage","input":21000,"cached":15000,"output":300}
 //! ```
 //!
-//! - Every line is an object; `type` is `session`, `call` (the default when `tool` is present),
-//!   `message` or `usage`. Unknown keys are ignored; a line that cannot be read is reported with
-//!   its number and skipped.
-//! - A call has `tool` (required), `arguments` (an object or a string), `output` (text), `turn`
-//!   (the 0-based model turn that asked for it: calls of one turn share it; by default each call is
-//!   its own turn), `tokens` of that turn (`input` = tokens sent, `cached` = the part of them read
-//!   from a cache, `output` = tokens generated; give them on the turn's first call, repeating them
-//!   is harmless), and optionally `success`, `thought` (reasoning), `content` (text the model said
-//!   with the call), `intention`, `label` (a label the producer vouches for).
-//! - Tokens per call follow grading.md §8.6: a turn's output tokens split evenly over its calls.
-//! - Session usage: a `usage` line wins; otherwise the turns' figures are summed.
+//! Unknown keys are ignored; an unreadable line is reported with its number and skipped. A turn's
+//! output tokens are split evenly over its calls (grading.md §8.6); a `usage` line wins over the sum
+//! of the turns.
 
 use super::{Format, Label, Session, TaskRef, ToolCall, Turn, Usage};
 use crate::results::{input, input::Problem};

@@ -109,11 +109,9 @@ pub fn answer(req: &Request) -> Reply {
 }
 
 /// A request the worker answers to itself once its wasm has loaded, before it says Ready (the
-/// answer is dropped). The browser compiles wasm with a quick baseline compiler first and optimises
-/// the functions that have run a while, so a fresh worker's first check was slower than later ones;
-/// checking an `add_parameter` answer of about the size of an `n = 200` task first (200 functions,
-/// 800 lines, read as a diff) has the tokenizer, the parser and the rubric optimised before the
-/// first paste.
+/// answer is dropped). The browser optimises wasm functions only after they have run a while, so an
+/// `n = 200`-sized diff checked first has the tokenizer, parser and rubric optimised before the
+/// user's first paste.
 pub fn warm_up() -> Request {
     const FUNCTIONS: usize = 200;
     let program = |extra: bool| {

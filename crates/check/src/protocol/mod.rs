@@ -1,24 +1,14 @@
-//! The grading worker's WebSocket protocol (playground.md, "The worker"): the message types both
-//! ends use, and the one parser of client messages. [`report`] turns a reading of a response and a
-//! grading verdict into these messages; [`checker`] is the page's protocol with its static-checker
-//! web worker.
+//! The grading worker's WebSocket protocol (playground.md, "The worker"): the messages both ends use,
+//! and the one parser of client messages. The native worker and the web app share it.
 //!
-//! Pure (serde only): the native worker (`native::worker`) and the web app share these types.
-//! Every message is a JSON object with a `type` and the protocol version `v` (1); requests carry a
-//! client-chosen `id` that every reply to them repeats.
+//! Every message is a JSON object with a `type` and the version `v`; replies repeat their request's
+//! `id`.
 //!
-//! - client → worker: `hello`; `grade` {id, spec (or a Cabrito `task` record, of which only the
-//!   spec is read), solution, trials?}; `run` {id, solution, library?, target} (the agent
-//!   interface's `run` tool: Python run in the sandbox against a workspace, [`run`]); `cancel` {id}.
-//! - worker → client: `hello` {server, limits}; `accepted`; `progress` {done, total}; `result`
-//!   {passed, checks, functions}; `ran` {end, value?, stdout, stderr} (a run's answer); `error`
-//!   {code, message}.
+//! - client → worker: `hello`, `grade`, `run` ([`run`]), `cancel`;
+//! - worker → client: `hello`, `accepted`, `progress`, `result`, `ran`, `error`.
 //!
-//! Every `grade` gets exactly one final reply: a `result` or an `error` with its id; every `run` a
-//! `ran` or an `error`. A `cancel`
-//! gets no reply of its own: the job it names ends with an `error` of code `cancelled` (when the
-//! job already ended, the cancel is ignored). Fields may be added; the contract's are never
-//! renamed.
+//! Every `grade` and `run` gets one final reply. Fields may be added, never renamed. [`report`] turns
+//! verdicts into messages; [`checker`] is the page's protocol with its checker worker.
 
 use crate::RubricItem;
 use cabrito_gen::spec::{SpecError, TaskSpec};

@@ -182,8 +182,7 @@ mod tests {
         out
     }
 
-    /// The app's sentence about a kind names only the library function its programs import (it once
-    /// told string tasks about `get_multiplier()`, whose helper is `get_key`).
+    /// The app's sentence about a kind names only the library function its programs import.
     #[test]
     fn the_scorer_rule_names_the_tasks_own_library_function() {
         let libs = all_library_functions();

@@ -1,6 +1,10 @@
 //! One connection: the upgrade (origin policy, connection cap, message size caps), then the loop
 //! that reads client messages, answers them, starts jobs ([`super::job`]) and writes what the jobs
 //! send, until the client leaves or times out.
+//!
+//! Its limits, all `cabrito serve` flags: message size (`too_large`; four times over closes the
+//! connection with 1009), jobs per connection and a bounded global queue (`busy`), open connections
+//! (HTTP 503 at the upgrade), handshake, idle and job timeouts (`timeout`), and `max_trials`.
 
 use super::job::{job, Work};
 use super::origin::origin_allowed;

@@ -1,15 +1,11 @@
-//! One job: wait for a grading slot, grade (or run an agent's code, the `run` message) on a thread
-//! of its own, stream progress, and send exactly one final reply.
+//! One job: wait for a grading slot, grade (or run an agent's code) on a thread of its own, stream
+//! progress, and send exactly one final reply.
 //!
-//! The grading work (regenerate the task, read the response, the static rubric, the two Python runs
-//! through [`runner::grade`]) runs on a dedicated thread with a known stack
-//! ([`WorkerConfig::job_stack_bytes`](super::WorkerConfig)), not on tokio's blocking pool, and
-//! under `catch_unwind`: a panic in one job becomes an `internal` error reply with the job's id,
-//! and the server goes on serving everyone else. The job holds its slot until its thread ends.
-//!
-//! A cancel, the job timeout, or a client that goes away answers at once and raises the job's
-//! [`CancelFlag`], which kills its Python runs within milliseconds; whatever the thread still
-//! computes is discarded.
+//! The work runs on a dedicated thread with a known stack
+//! ([`WorkerConfig::job_stack_bytes`](super::WorkerConfig)) under `catch_unwind`: a panic becomes an
+//! `internal` reply and the server goes on. A cancel, the timeout or a client that leaves answers at
+//! once and raises the job's [`CancelFlag`], which kills its Python runs. The job keeps its slot until
+//! its thread ends; whatever the thread still computes is discarded.
 
 use super::connection::Out;
 use super::schedule::Ticket;

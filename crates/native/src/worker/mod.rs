@@ -1,32 +1,14 @@
-//! The grading worker: a WebSocket at `/ws` speaking [`cabrito_check::protocol`] (playground.md, "The
-//! worker").
+//! The grading worker: a WebSocket at `/ws` speaking [`cabrito_check::protocol`].
 //!
-//! A client sends a task spec and a solution; the worker regenerates the task itself (it trusts
-//! nothing else the client sends), reads the response (file block, bare file or diff), runs the
-//! static rubric at once, then the hidden tests through [`runner::grade`], each job on a grading
-//! thread of its own with a known stack, at most `workers` jobs at a time, streaming `progress`.
-//! Every accepted request gets exactly one final reply (`result` or `error`); a job that panics
-//! gets an `internal` error and the server goes on.
+//! A client sends a spec and a solution. The worker regenerates the task itself, runs the static
+//! rubric at once, then the hidden tests through [`runner::grade`]. Every accepted request gets one
+//! final reply; a job that panics gets an `internal` error and the server goes on. Each job logs one
+//! JSON line on stderr.
 //!
-//! - [`config`]: [`WorkerConfig`], its default constants and the flags of `cabrito serve`;
+//! - [`config`]: [`WorkerConfig`], its defaults and `cabrito serve`'s flags;
 //! - [`origin`]: which pages may connect;
-//! - [`connection`]: the upgrade and the loop of one connection (message caps, job caps, timeouts);
-//! - [`job`]: one job, from its slot to its final reply. The translation of a reading and a verdict
-//!   into messages is pure and lives in [`cabrito_check::protocol::report`].
-//!
-//! Limits, all set by `cabrito serve` flags and all enforced:
-//! - `Origin` allow-list at the upgrade ([`origin`]);
-//! - message size (`too_large`; messages over four times the limit close the connection with 1009);
-//! - a per-connection job cap and a bounded global queue (`busy`), and a cap on open connections
-//!   (HTTP 503 at the upgrade);
-//! - handshake (first message), idle and job timeouts (`timeout`), and at most `max_trials`.
-//!
-//! Cancelling a queued job removes it; cancelling a running job (or its timeout, or a client that
-//! goes away) answers at once and raises the job's [`runner::CancelFlag`], which kills its Python
-//! processes within milliseconds; the job keeps its slot until its thread has returned, and its
-//! outcome is discarded.
-//!
-//! Logs: one JSON line per job on stderr (connection, id, spec, trials, outcome, times).
+//! - `connection`: one connection's loop and its limits;
+//! - `schedule`: the fair queue; `job`: one job, from its slot to its reply.
 
 pub mod config;
 mod connection;

@@ -1,19 +1,13 @@
-//! Fair scheduling of jobs onto the grading slots (issue 13: big jobs must not starve small ones).
+//! Fair scheduling of jobs onto the grading slots, so big jobs do not starve small ones.
 //!
-//! Every accepted job is queued with an estimate of its grading time ([`estimate_seconds`], from
-//! its spec and trials, known before the task is generated). When a slot frees, the next job is
-//! the one with the smallest key (connection's running jobs, estimate − seconds waited, arrival):
+//! Each job is queued with an estimate of its grading time ([`estimate_seconds`]). When a slot frees,
+//! the next job has the smallest key:
 //!
-//! - **per-connection share**: a connection with fewer jobs running goes first, so one client
-//!   sending many jobs does not hold every slot;
-//! - **small first, with ageing**: among those, the smallest estimate, less one second per second
-//!   waited, so a large job waits at most about its own estimate behind a stream of small ones;
-//! - **a lane for small jobs**: with two or more slots, large jobs (estimate at least
-//!   [`LARGE_SECONDS`]) hold at most all slots but one, so a small job never waits behind large
-//!   ones for longer than a small job takes.
+//! - **per-connection share**: fewer running jobs on its connection first;
+//! - **small first, with ageing**: the smallest estimate, less the seconds waited;
+//! - **a lane for small jobs**: large jobs ([`LARGE_SECONDS`]) never hold the last free slot.
 //!
-//! The estimate goes to the client in `accepted` (`estimated_seconds`, `queued_ahead`, and a
-//! `note` for a large job), so it knows up front when a job will take long.
+//! The estimate goes to the client in `accepted`, so it knows up front when a job will take long.
 
 use cabrito_gen::spec::TaskSpec;
 use std::collections::HashMap;

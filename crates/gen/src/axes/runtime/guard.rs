@@ -1,14 +1,10 @@
-//! The runtime guards (generation.md §4.3): `check(x, a, b, target, num_steps=d)` runs the map
+//! The runtime guards (generation.md §4.3). `check(x, a, b, target, num_steps=d)` runs the map
 //! `x → x / 2` (even) or `x → a·x + b` (odd) for `d` steps and says whether the final parity is
-//! `target`. A guard is `b` such calls joined by `^`; each function's body is an if/else tree of
-//! guards, and exactly one leaf runs.
+//! `target`. A guard is `b` such calls joined by `^`.
 //!
-//! Exactness for any number of steps: the parity after `d` steps depends only on `x mod 2^(d+1)`.
-//! If `y ≡ x (mod 2^p)` with `p ≥ 1`, then `y` and `x` have the same parity, `a·y + b ≡ a·x + b
-//! (mod 2^p)` and `y / 2 ≡ x / 2 (mod 2^(p−1))`: a step costs at most one bit of the window. So
-//! [`final_parity`] keeps the exact value while it is narrower than the window that is left (it
-//! grows by about one bit a step at worst, the window shrinks by one), and only the window's low bits
-//! once it is wider. [`Trajectory`] keeps full values for the "why this branch?" view.
+//! The parity after `d` steps depends only on `x mod 2^(d+1)`: a step costs at most one bit.
+//! [`final_parity`] keeps the exact value while it is narrower than the window left, then only the
+//! window's low bits, so it is exact for any `d`. [`Trajectory`] keeps full values for the app.
 
 use crate::graph::sample::below;
 use crate::rng::Rng;

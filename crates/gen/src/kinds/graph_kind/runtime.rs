@@ -1,16 +1,11 @@
-//! Runtime resolution for the call-graph kinds (generation.md §4.3): every function body becomes an
-//! if/else tree of `check()` guards with one leaf that runs.
+//! Runtime resolution for the call-graph kinds (generation.md §4.3): every body becomes an if/else
+//! tree of `check()` guards with one leaf that runs.
 //!
-//! The kinds' transforms are not changed: they rewrite the plain bodies, and a plain body is the leaf
-//! that runs. [`branch`] then draws each function's guards (stream `runtime/guards/<name>`, under the
-//! graph's key: the same function gets the same guards in every kind, domain and hop count, only the
-//! targets follow the hops), writes the leaves that never run, and wraps every body of the starter and
-//! the reference into its tree. What a never-running leaf holds is the kind's choice
-//! ([`RuntimeKind::inactive`]): the plain body (add parameter, add return value), the starter's body
-//! (cache and DRY: `slow() +` and the helper call are in every branch of the starter) or, for dead
-//! code, a distractor: the same number of calls to other functions and other operations (stream
-//! `runtime/distractor/<domain>/<name>`), so dead functions are called only from branches that never
-//! run. In the reference, a call left to a deleted function becomes `val`.
+//! The kinds' transforms are unchanged: a plain body is the leaf that runs. [`branch`] draws each
+//! function's guards (stream `runtime/guards/<name>`, so a function has the same guards in every
+//! kind), writes the leaves that never run, and wraps every body. What those leaves hold is the
+//! kind's choice ([`RuntimeKind::inactive`]). Dead code's are distractors, so dead functions are
+//! called only from branches that never run; the reference turns such calls into `val`.
 
 use super::program::{call_line, val_name, Ctx};
 use super::Built;

@@ -1,11 +1,9 @@
 //! The merge program's intermediate form (grading.md §6.1) and its evaluation.
 //!
-//! A variable is an index into a name table: the canonical table holds the parameters, then every
-//! target in program order; a class's table extends it with the temporaries its rewrites create.
-//! Values are evaluated exactly modulo two primes near 2^61 and 2^64 ([`Val`], with 64-bit operations only): two values that
-//! differ there differ as integers, so "this line changes the value" is never wrongly believed, and
-//! two different integers agree on both residues only when their difference is a multiple of a
-//! 125-bit number. CPython, with its exact integers, has the last word in the tests.
+//! A variable is an index into a name table: the parameters, then every target in program order; a
+//! class's table adds its rewrites' temporaries. Values are exact modulo two primes near 2^61 and 2^64
+//! ([`Val`]): values that differ there differ as integers, and two different integers agree on both
+//! only when their difference is a multiple of a 125-bit number. The tests compare with CPython.
 
 /// A variable: an index into a name table.
 pub type Var = usize;

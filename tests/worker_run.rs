@@ -5,11 +5,13 @@
 //! next run on the same connection works and no Python process is left behind. The answers are the
 //! ones the native runner gives (the same sandbox, the same text).
 //!
-//! One test, run in sequence, because it counts this process's Python processes.
+//! Its own test crate, one test, because it counts this process's Python processes.
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use crate::worker_common::*;
+mod worker_common;
+
+
 use cabrito_agents::aci::Runner;
 use cabrito_check::protocol::run::{Installed, Ran, RunEnd, RunJob, RunTarget};
 use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};
@@ -18,6 +20,7 @@ use cabrito_gen::Domain;
 use cabrito_native::run_tool::SandboxRunner;
 use cabrito_native::runner::isolation;
 use std::time::{Duration, Instant};
+use worker_common::*;
 
 const T: Duration = Duration::from_secs(40);
 
