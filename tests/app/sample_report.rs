@@ -1,7 +1,9 @@
 //! The Results view's built-in sample (www/samples/results.json): the paired comparison and the
 //! capability frontier the view shows (`playground::results_view`) are `cabrito report`'s, number
 //! for number, on the same files; and the sample's numbers come from real runs (two scripted
-//! agents, several sizes, a frontier that crosses and one that does not).
+//! agents, several sizes, a frontier that crosses and one that does not). Native only: it runs the CLI.
+
+#![cfg(not(target_arch = "wasm32"))]
 
 use cabrito::playground::results_view::{self as rv, ResultsAction, ResultsData, ResultsState};
 use cabrito::playground::sample;

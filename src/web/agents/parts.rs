@@ -324,7 +324,9 @@ async fn hidden_tests(spec: cabrito_gen::TaskSpec, response: String) -> Result<(
     let (mut tx, mut rx) = ws.split();
     let id = format!("agent-{:016x}", super::super::random_u64());
     // The worker grades nothing before the connection's hello.
-    tx.send(Message::Text(ClientMessage::hello().to_json())).await.map_err(|_| format!("no worker answers at {url}"))?;
+    tx.send(Message::Text(ClientMessage::hello().to_json()))
+        .await
+        .map_err(|_| format!("no worker answers at {url}"))?;
     tx.send(Message::Text(ClientMessage::grade(id.clone(), &spec, response, None).to_json()))
         .await
         .map_err(|_| format!("no worker answers at {url}"))?;
