@@ -408,7 +408,7 @@ async fn e2e_pages_phone() {
 
             open(driver, &s.base, "#/traces").await?;
             wait_for(driver, "the Traces sample", "const s = document.getElementById('traces-status'); return s && s.dataset.sample === 'true' && !!document.querySelector('#timeline li.call');", 60).await?;
-            in_order(driver, "phone: Traces", &["#traces-sample", "#traces-drop", "#sessions", "#timeline"]).await?;
+            in_order(driver, "phone: Traces", &["#traces-sample", "#traces-drop", ".sessions-wrap", "#timeline"]).await?;
             driver.screenshot(&s.shots.join(format!("pages-390x844-{theme}-traces.png"))).await?;
             console_clean(driver, &format!("phone, {theme}")).await?;
         }
