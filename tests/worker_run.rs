@@ -11,7 +11,6 @@
 
 mod worker_common;
 
-
 use cabrito_agents::aci::Runner;
 use cabrito_check::protocol::run::{Installed, Ran, RunEnd, RunJob, RunTarget};
 use cabrito_check::protocol::{ClientMessage, ErrorCode, ServerMessage};

@@ -321,7 +321,13 @@ impl SentTask {
         let view = match view {
             SentView::Graph { nodes, edges, main_levels, edit_levels, main_root, special, excluded_entries, roles } => {
                 let n = nodes.len();
-                let node = |at: String, i: usize| if i < n { Ok(i) } else { bad(at, format!("{i} is not below {n}, the graph's nodes")) };
+                let node = |at: String, i: usize| {
+                    if i < n {
+                        Ok(i)
+                    } else {
+                        bad(at, format!("{i} is not below {n}, the graph's nodes"))
+                    }
+                };
                 for (k, &(a, b)) in edges.iter().enumerate() {
                     node(format!("ok.view.graph.edges[{k}][0]"), a)?;
                     node(format!("ok.view.graph.edges[{k}][1]"), b)?;
@@ -358,7 +364,10 @@ impl SentTask {
             }
             SentView::Merge { lines, blocks, diffs, block_lines, flow } => {
                 if blocks != block_lines.len() {
-                    return bad("ok.view.merge.blocks", format!("{blocks} blocks, but block_lines has {}", block_lines.len()));
+                    return bad(
+                        "ok.view.merge.blocks",
+                        format!("{blocks} blocks, but block_lines has {}", block_lines.len()),
+                    );
                 }
                 let mut read = [Vec::new(), Vec::new()];
                 for (c, class) in lines.into_iter().enumerate() {
@@ -371,7 +380,10 @@ impl SentTask {
                                 let shown: String = code.chars().take(24).collect();
                                 return bad(
                                     format!("ok.view.merge.lines[{c}][{i}][1]"),
-                                    format!("{shown:?} is not a piece of the {blocks} blocks and {} differences", diffs.len()),
+                                    format!(
+                                        "{shown:?} is not a piece of the {blocks} blocks and {} differences",
+                                        diffs.len()
+                                    ),
                                 );
                             }
                         };
@@ -383,7 +395,12 @@ impl SentTask {
                     blocks,
                     diffs: diffs.into_iter().map(|d| DiffInfo { target: d.target, how: d.how }).collect(),
                     block_lines,
-                    flow: FlowDrawing { markup: flow.markup, width: flow.width, height: flow.height, vertices: flow.vertices },
+                    flow: FlowDrawing {
+                        markup: flow.markup,
+                        width: flow.width,
+                        height: flow.height,
+                        vertices: flow.vertices,
+                    },
                 }))
             }
             SentView::Renaming { renames, panel } => Drawn::Renaming { renames, panel },
@@ -415,11 +432,17 @@ fn check_runtime(r: &cabrito_gen::axes::runtime::Record) -> Result<(), String> {
             return bad(format!("{at}.path"), format!("{} levels, more than 16", f.path.len()));
         }
         if f.leaf >= 1 << f.path.len() {
-            return bad(format!("{at}.leaf"), format!("{} is not below {}, the function's leaves", f.leaf, 1 << f.path.len()));
+            return bad(
+                format!("{at}.leaf"),
+                format!("{} is not below {}, the function's leaves", f.leaf, 1 << f.path.len()),
+            );
         }
         for (j, g) in f.guards.iter().enumerate() {
             if g.calls.len() > MAX_GUARD_CALLS as usize {
-                return bad(format!("{at}.guards[{j}].calls"), format!("{} calls, more than {MAX_GUARD_CALLS}", g.calls.len()));
+                return bad(
+                    format!("{at}.guards[{j}].calls"),
+                    format!("{} calls, more than {MAX_GUARD_CALLS}", g.calls.len()),
+                );
             }
             for (k, c) in g.calls.iter().enumerate() {
                 check_call(&format!("{at}.guards[{j}].calls[{k}]"), c)?;
@@ -609,7 +632,12 @@ mod tests {
                 }
             }
         }
-        for bad in ["1,2,3", "", "{}", r#"{"call": {"x": 1, "a": 1, "b": 1, "target": 300, "steps": 1}, "from": 1, "count": 1}"#] {
+        for bad in [
+            "1,2,3",
+            "",
+            "{}",
+            r#"{"call": {"x": 1, "a": 1, "b": 1, "target": 300, "steps": 1}, "from": 1, "count": 1}"#,
+        ] {
             let e = read_why(&why_answer(bad)).unwrap_err();
             assert!(e.starts_with("the call cannot be read") && !e.contains('\n'), "{e}");
         }

@@ -12,10 +12,12 @@ pub mod panel;
 pub mod requirements;
 pub mod results_view;
 pub mod route;
+pub mod sample;
 pub mod share;
 pub mod task_view;
 pub mod traces_view;
 pub mod window;
+pub mod words;
 
 #[cfg(test)]
 mod tests {

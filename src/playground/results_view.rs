@@ -1,7 +1,10 @@
 //! The Results view's state (`web::results`): the loaded results, what the reader picked and typed,
-//! in one struct with its [`ResultsAction`]s and a pure reducer.
+//! in one struct with its [`ResultsAction`]s and a pure reducer; and what the view shows of two
+//! models side by side ([`comparison`], [`frontiers`]), from the code of `cabrito report`.
 
-use cabrito_analysis::results::aggregate::{Facet, Point};
+use cabrito_analysis::results::aggregate::{self, all_series, Facet, Filter, Point, Series};
+use cabrito_analysis::results::frontier::{self, Frontier};
+use cabrito_analysis::results::paired::{self, Paired, PairedTask};
 use cabrito_analysis::results::read::Dataset;
 use cabrito_analysis::results::runs::format_n;
 use std::collections::BTreeSet;
@@ -14,6 +17,47 @@ pub struct ResultsData {
     /// Bumped at every load; the view's memos key on it.
     pub generation: u64,
     pub read_ms: Option<f64>,
+    /// What the built-in sample is, while the data is the sample (and not the reader's own).
+    pub sample: Option<String>,
+}
+
+/// The paired comparison of B against A as the view shows it: `cabrito report --compare A,B`'s
+/// numbers (its bootstrap resamples and seed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub a: Series,
+    pub b: Series,
+    pub paired: Paired,
+    /// Per task both were graded on: the records of A and B.
+    pub tasks: Vec<PairedTask>,
+}
+
+/// The comparison of the two chosen series, when both are chosen, differ and are loaded.
+pub fn comparison(ds: &Dataset, keys: &[String; 2]) -> Option<Comparison> {
+    let (a, b) = (Series::parse_key(&keys[0])?, Series::parse_key(&keys[1])?);
+    let loaded = all_series(ds);
+    if a == b || !loaded.contains(&a) || !loaded.contains(&b) {
+        return None;
+    }
+    let (paired, tasks) = paired::compare_paired(ds, &a, &b, paired::DEFAULT_RESAMPLES, paired::DEFAULT_SEED);
+    Some(Comparison { a, b, paired, tasks })
+}
+
+/// The capability frontier of every shown series on every axis (the report's, over the pooled points).
+pub fn frontiers(ds: &Dataset, hidden: &BTreeSet<String>) -> Vec<Frontier> {
+    let filter = Filter {
+        series: Some(all_series(ds).into_iter().filter(|s| !hidden.contains(&s.key())).collect()),
+        ..Filter::default()
+    };
+    frontier::frontiers(&aggregate::accuracy(ds, Facet::All, &filter))
+}
+
+/// The pair compared when the reader has not chosen one: the first two series loaded.
+fn default_pair(ds: &Dataset) -> Option<[String; 2]> {
+    match all_series(ds).as_slice() {
+        [a, b, ..] => Some([a.key(), b.key()]),
+        _ => None,
+    }
 }
 
 /// A point picked on a figure or in a table.
@@ -102,11 +146,19 @@ impl ResultsState {
 
     pub fn reduce(mut self, action: ResultsAction) -> ResultsState {
         match action {
-            ResultsAction::Busy(what) => self.busy = Some(what),
+            ResultsAction::Busy(what) => {
+                self.busy = Some(what);
+                self.note = None;
+            }
             ResultsAction::Loaded(data) => {
                 self.data = data;
                 self.busy = None;
                 self.cell = None;
+                // A pair no longer loaded gives way to the first two series (none: nothing chosen).
+                let loaded: Vec<String> = all_series(&self.data.ds).iter().map(Series::key).collect();
+                if !self.compare.iter().all(|k| loaded.contains(k)) {
+                    self.compare = default_pair(&self.data.ds).unwrap_or_default();
+                }
             }
             ResultsAction::Facet(facet) => {
                 self.facet = facet;
@@ -135,7 +187,13 @@ mod tests {
     use super::*;
 
     fn cell(n: &str) -> Cell {
-        Cell { series: "m".into(), axis: "traversal".into(), kind: "dead_code".into(), domain: "math".into(), n: n.into() }
+        Cell {
+            series: "m".into(),
+            axis: "traversal".into(),
+            kind: "dead_code".into(),
+            domain: "math".into(),
+            n: n.into(),
+        }
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub struct TracesData {
     pub generation: u64,
     /// Reading and labelling, milliseconds.
     pub label_ms: Option<f64>,
+    /// What the built-in sample is, while the data is the sample (and not the reader's own).
+    pub sample: Option<String>,
 }
 
 /// Hand corrections: (session index, call index) → label.
@@ -43,6 +45,8 @@ pub struct TracesState {
     pub link_text: String,
     /// and its task's link (its own, or the one typed).
     pub link: Option<String>,
+    /// Why something could not be loaded.
+    pub note: Option<String>,
 }
 
 impl PartialEq for TracesState {
@@ -51,6 +55,7 @@ impl PartialEq for TracesState {
             && Rc::ptr_eq(&self.fixes, &o.fixes)
             && (&self.busy, self.selected, self.shown, self.picked, self.cumulative, &self.link_text, &self.link)
                 == (&o.busy, o.selected, o.shown, o.picked, o.cumulative, &o.link_text, &o.link)
+            && self.note == o.note
     }
 }
 
@@ -62,8 +67,15 @@ pub enum TracesAction {
     Loaded(Rc<TracesData>),
     /// Everything cleared: no data, no corrections.
     Cleared(Rc<TracesData>),
+    /// New data in place of the old (the sample, or the reader's files in place of the sample): no
+    /// corrections, the first session on show.
+    Replaced(Rc<TracesData>),
     /// A call's label set by hand (`None`: back to the rules').
-    Fix { session: usize, call: usize, label: Option<Label> },
+    Fix {
+        session: usize,
+        call: usize,
+        label: Option<Label>,
+    },
     Select(usize),
     ShowMore,
     PickCall(usize),
@@ -71,6 +83,7 @@ pub enum TracesAction {
     LinkText(String),
     /// Show the task of the link typed.
     AttachLink,
+    Note(String),
 }
 
 impl TracesState {
@@ -86,6 +99,7 @@ impl TracesState {
             cumulative: false,
             link_text: String::new(),
             link: None,
+            note: None,
         }
         .select(selected)
     }
@@ -106,7 +120,11 @@ impl TracesState {
 
     pub fn reduce(mut self, action: TracesAction) -> TracesState {
         match action {
-            TracesAction::Busy(what) => self.busy = Some(what),
+            TracesAction::Busy(what) => {
+                self.busy = Some(what);
+                self.note = None;
+            }
+            TracesAction::Note(note) => self.note = Some(note),
             TracesAction::Loaded(data) => {
                 let before = self.data.sessions.len();
                 let first_new = (data.sessions.len() > before).then_some(before);
@@ -120,6 +138,13 @@ impl TracesState {
                 self.fixes = Rc::new(Corrections::new());
                 self.busy = None;
                 return self.select(None);
+            }
+            TracesAction::Replaced(data) => {
+                let first = (!data.sessions.is_empty()).then_some(0);
+                self.data = data;
+                self.fixes = Rc::new(Corrections::new());
+                self.busy = None;
+                return self.select(first);
             }
             TracesAction::Fix { session, call, label } => {
                 let mut f = (*self.fixes).clone();
@@ -173,12 +198,17 @@ mod tests {
     fn loading_shows_the_first_new_session_from_its_start() {
         let s = TracesState::new(data(0, &[]), Rc::default());
         assert_eq!(s.selected, None);
-        let s = s.reduce(TracesAction::Busy("Reading…".into())).reduce(TracesAction::Loaded(data(1, &[None, Some("q")])));
+        let s =
+            s.reduce(TracesAction::Busy("Reading…".into())).reduce(TracesAction::Loaded(data(1, &[None, Some("q")])));
         assert_eq!((s.selected, s.busy.clone(), s.link.clone()), (Some(0), None, None));
-        let s = s.reduce(TracesAction::PickCall(3)).reduce(TracesAction::ShowMore).reduce(TracesAction::Cumulative(true));
+        let s =
+            s.reduce(TracesAction::PickCall(3)).reduce(TracesAction::ShowMore).reduce(TracesAction::Cumulative(true));
         assert_eq!((s.picked, s.shown, s.cumulative), (Some(3), 2 * PAGE, true));
         let s = s.reduce(TracesAction::Loaded(data(2, &[None, Some("q"), Some("r")])));
-        assert_eq!((s.selected, s.picked, s.shown, s.cumulative, s.link.as_deref()), (Some(2), None, PAGE, false, Some("r")));
+        assert_eq!(
+            (s.selected, s.picked, s.shown, s.cumulative, s.link.as_deref()),
+            (Some(2), None, PAGE, false, Some("r"))
+        );
         // Nothing new: the session on show stays, its timeline from the start.
         let s = s.reduce(TracesAction::Select(1)).reduce(TracesAction::PickCall(1));
         let s = s.reduce(TracesAction::Loaded(data(3, &[None, Some("q"), Some("r")])));
@@ -194,6 +224,17 @@ mod tests {
         assert_eq!(s.fixes.keys().collect::<Vec<_>>(), [&(0, 3)]);
         let s = s.reduce(TracesAction::Cleared(data(2, &[])));
         assert!(s.fixes.is_empty() && s.selected.is_none() && s.data.sessions.is_empty());
+    }
+
+    #[test]
+    fn new_data_in_place_of_the_old_shows_its_first_session_without_corrections() {
+        let s = TracesState::new(data(1, &[None, None, None]), Rc::default())
+            .reduce(TracesAction::Select(2))
+            .reduce(TracesAction::Fix { session: 2, call: 0, label: Some(Label::ALL[0]) })
+            .reduce(TracesAction::Replaced(data(2, &[Some("q")])));
+        assert_eq!((s.selected, s.fixes.len(), s.link.as_deref()), (Some(0), 0, Some("q")));
+        let s = s.reduce(TracesAction::Replaced(data(3, &[])));
+        assert_eq!(s.selected, None);
     }
 
     #[test]

@@ -58,8 +58,8 @@ pub fn start() {
     lazy::expose(MODULE.global, |root: web_sys::Element, fragment: String| {
         unmount();
         root.set_inner_html("");
-        let app = yew::Renderer::<AnalysisPage>::with_root_and_props(root, PageProps { fragment: fragment.into() })
-            .render();
+        let app =
+            yew::Renderer::<AnalysisPage>::with_root_and_props(root, PageProps { fragment: fragment.into() }).render();
         HANDLE.with(|h| *h.borrow_mut() = Some(app));
     });
     lazy::expose_value(MODULE.global, "unmount", |_| {

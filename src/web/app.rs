@@ -2,10 +2,10 @@
 //! source of truth: the controls write a new fragment, the `hashchange` listener turns it into
 //! [`AppAction::Navigate`], and the reducer parses it and generates the task.
 
-use super::route::{self, Route};
-use super::scale::ScaleView;
 use super::frame::Frame;
 use super::pages::{PageHost, PageModule};
+use super::route::{self, Route};
+use super::scale::ScaleView;
 use super::view::{bad_link_banner, page_url, Controls, Gallery, TaskView};
 pub use crate::playground::gen_answer::{Drawn, Made};
 use cabrito_gen::spec::TaskSpec;
@@ -224,7 +224,9 @@ pub fn app() -> Html {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
-                EventListener::new(&w, "hashchange", move |_| dispatcher.dispatch(AppAction::Navigate(current_fragment())))
+                EventListener::new(&w, "hashchange", move |_| {
+                    dispatcher.dispatch(AppAction::Navigate(current_fragment()))
+                })
             });
             move || drop(listener)
         });

@@ -158,6 +158,21 @@ pub async fn read_drop(items: DropItems) -> Vec<Result<Read, String>> {
     out
 }
 
+/// Fetch a file served beside index.html (a built-in sample), refusing an answer the server says is
+/// over `limit` bytes before reading it.
+pub async fn fetch_bytes(url: &str, limit: usize) -> Result<Vec<u8>, String> {
+    let r = gloo::net::http::Request::get(url).send().await.map_err(|e| format!("{url} could not be fetched ({e})"))?;
+    if !r.ok() {
+        return Err(format!("{url} could not be fetched (HTTP {} {})", r.status(), r.status_text()));
+    }
+    if let Some(len) = r.headers().get("content-length").and_then(|l| l.parse::<usize>().ok()) {
+        if len > limit {
+            return Err(format!("{url} is {} MB, more than the {} MB it may be; not read", len >> 20, limit >> 20));
+        }
+    }
+    r.binary().await.map_err(|e| format!("{url} could not be read ({e})"))
+}
+
 /// Files being read, as the views wait for them.
 pub type Reading = std::pin::Pin<Box<dyn std::future::Future<Output = Vec<Result<Read, String>>>>>;
 

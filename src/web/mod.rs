@@ -12,6 +12,7 @@ pub mod code;
 pub mod editor;
 pub mod files;
 pub mod frame;
+pub mod gallery;
 pub mod gen;
 pub mod grade;
 pub mod graph;
@@ -62,6 +63,16 @@ pub fn on_activate(action: yew::Callback<()>) -> yew::Callback<web_sys::Keyboard
             action.emit(());
         }
     })
+}
+
+/// A text with its `backticked` parts as code (`playground::words::code_spans`).
+pub fn text_with_code(text: &str) -> yew::Html {
+    use yew::html;
+    html! {
+        { for crate::playground::words::code_spans(text).into_iter().map(|(code, part)| {
+            if code { html! { <code>{ part.to_string() }</code> } } else { html! { { part.to_string() } } }
+        }) }
+    }
 }
 
 /// Put a visible notice at the top of the page, so that even an internal error never leaves a

@@ -116,7 +116,9 @@ fn follow() {
         return mount_app();
     }
     if key != old_key {
-        let mounted = fresh_root().ok_or_else(|| "no page".to_string()).and_then(|root| lazy::mount(page.module(), &root, &fragment));
+        let mounted = fresh_root()
+            .ok_or_else(|| "no page".to_string())
+            .and_then(|root| lazy::mount(page.module(), &root, &fragment));
         match mounted {
             Ok(()) => OWNER.with(|o| *o.borrow_mut() = Owner::Module { page, key }),
             Err(_) => mount_app(),
@@ -138,7 +140,9 @@ fn hand_over(page: PageModule) {
         let Some(root) = fresh_root() else { return };
         match lazy::mount(page.module(), &root, &fragment) {
             Ok(()) => OWNER.with(|o| *o.borrow_mut() = Owner::Module { page, key: mount_key(&route) }),
-            Err(e) => root.set_text_content(Some(&format!("{} cannot be shown: {e}. Reload the page.", page.module().what))),
+            Err(e) => {
+                root.set_text_content(Some(&format!("{} cannot be shown: {e}. Reload the page.", page.module().what)))
+            }
         }
     });
     if let Some(w) = web_sys::window() {

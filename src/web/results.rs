@@ -5,6 +5,10 @@
 
 use super::app::{navigate, now};
 use super::files::{self, Read};
+use crate::playground::results_view::{self as rv, Cell, Comparison, ResultsAction, ResultsData, ResultsState};
+use crate::playground::sample::{self, Bundle};
+use crate::playground::words::count;
+use cabrito_analysis::results::frontier::Frontier;
 use cabrito_analysis::results::read::{Dataset, FileRole};
 use cabrito_analysis::results::runs::format_n;
 use cabrito_analysis::results::specs::{SpecFinder, DEFAULT_MAX_SEED};
@@ -13,7 +17,6 @@ use cabrito_analysis::results::{
     aggregate::{all_series, Facet, Filter, Point, Series},
 };
 use cabrito_analysis::results::{csv, figures, plot, Problem};
-use crate::playground::results_view::{Cell, ResultsAction, ResultsData, ResultsState};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -25,6 +28,8 @@ use yew::prelude::*;
 thread_local! {
     static DATA: RefCell<Rc<ResultsData>> = RefCell::new(Rc::new(ResultsData::default()));
     static FINDER: RefCell<SpecFinder> = RefCell::new(SpecFinder::new(DEFAULT_MAX_SEED));
+    /// The built-in sample, once fetched.
+    static SAMPLE: RefCell<Option<Bundle>> = const { RefCell::new(None) };
 }
 
 fn current() -> Rc<ResultsData> {
@@ -35,11 +40,17 @@ fn current() -> Rc<ResultsData> {
 fn load(read: Vec<Result<Read, String>>, new_set: bool) -> Rc<ResultsData> {
     let t0 = now();
     let old = DATA.with(|d| d.replace(Rc::new(ResultsData::default())));
-    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| ResultsData {
-        ds: rc.ds.clone(),
-        generation: rc.generation,
-        read_ms: rc.read_ms,
-    });
+    let mut l = if old.sample.is_some() {
+        // The reader's own files replace the sample.
+        ResultsData { generation: old.generation, ..ResultsData::default() }
+    } else {
+        Rc::try_unwrap(old).unwrap_or_else(|rc| ResultsData {
+            ds: rc.ds.clone(),
+            generation: rc.generation,
+            read_ms: rc.read_ms,
+            sample: None,
+        })
+    };
     let ok: Vec<&Read> = read.iter().filter_map(|r| r.as_ref().ok()).collect();
     // A set is named after the folder its files came from, else by its number.
     let name = ok
@@ -72,6 +83,38 @@ fn load(read: Vec<Result<Read, String>>, new_set: bool) -> Rc<ResultsData> {
     DATA.with(|d| *d.borrow_mut() = rc.clone());
     files::mark("cabrito-results-read");
     rc
+}
+
+/// Show the built-in sample in place of whatever is loaded.
+fn load_sample(bundle: &Bundle) -> Rc<ResultsData> {
+    DATA.with(|d| {
+        let generation = d.borrow().generation;
+        *d.borrow_mut() = Rc::new(ResultsData { generation, ..ResultsData::default() });
+    });
+    let read = bundle.files.iter().map(|(path, bytes)| Ok(Read { path: path.clone(), bytes: bytes.clone() })).collect();
+    let rc = load(read, true);
+    let mut l = Rc::try_unwrap(rc).unwrap_or_else(|rc| ResultsData {
+        ds: rc.ds.clone(),
+        generation: rc.generation,
+        read_ms: rc.read_ms,
+        sample: None,
+    });
+    l.sample = Some(bundle.about.clone());
+    let rc = Rc::new(l);
+    DATA.with(|d| *d.borrow_mut() = rc.clone());
+    files::mark("cabrito-results-sample");
+    rc
+}
+
+/// Fetch the sample (once per page) and read it.
+async fn fetch_sample() -> Result<Bundle, String> {
+    if let Some(b) = SAMPLE.with(|s| s.borrow().clone()) {
+        return Ok(b);
+    }
+    let bytes = files::fetch_bytes(sample::RESULTS_URL, sample::MAX_BUNDLE_BYTES).await?;
+    let b = sample::parse(&bytes)?;
+    SAMPLE.with(|s| *s.borrow_mut() = Some(b.clone()));
+    Ok(b)
 }
 
 /// The fragment that opens a result's task, with its answer in the grade box when there is one.
@@ -219,7 +262,11 @@ pub fn results_view() -> Html {
                 ..Filter::default()
             };
             let points = aggregate::accuracy(ds, *facet, &filter);
-            let chart = plot::render(&figures::accuracy_chart(ds, &points, *facet, "fig-accuracy"));
+            let frontiers = rv::frontiers(ds, hidden);
+            let chart = figures::accuracy_chart(ds, &points, *facet, "fig-accuracy");
+            let overlays =
+                if *facet == Facet::All { figures::frontier_overlays(ds, &chart, &frontiers) } else { Vec::new() };
+            let chart = plot::render_with(&chart, &overlays);
             let rates = aggregate::check_failures(ds, &filter);
             let checks = plot::render(&figures::checks_chart(ds, &rates, "fig-checks"));
             let acc_csv = csv::accuracy(ds, &points);
@@ -227,7 +274,7 @@ pub fn results_view() -> Html {
             if let (Some(a), Some(b)) = (t0, now()) {
                 *plot_ms.borrow_mut() = Some(b - a);
             }
-            (points, Rc::new(chart), Rc::new(acc_csv), rates, Rc::new(checks), Rc::new(checks_csv))
+            (points, Rc::new(chart), Rc::new(acc_csv), rates, Rc::new(checks), Rc::new(checks_csv), frontiers)
         })
     };
     {
@@ -239,7 +286,7 @@ pub fn results_view() -> Html {
             }
         });
     }
-    let (points, acc_svg, acc_csv, rates, checks_svg, checks_csv) = &*figs;
+    let (points, acc_svg, acc_csv, rates, checks_svg, checks_csv, frontiers) = &*figs;
 
     let onfigclick = {
         let act = act.clone();
@@ -268,64 +315,134 @@ pub fn results_view() -> Html {
 
     let status = match (&v.busy, ds.records.is_empty() && ds.counts.is_empty()) {
         (Some(b), _) => b.clone(),
-        (None, true) => "No results loaded yet.".to_string(),
+        (None, true) => "No results loaded.".to_string(),
         (None, false) => format!(
-            "{} task results and {} summary rows from {} files in {} set{}; {} models; {} problems{}{}",
-            ds.records.len(),
-            ds.counts.len(),
-            ds.files.iter().filter(|f| f.records > 0).count(),
-            ds.sets.len(),
-            if ds.sets.len() == 1 { "" } else { "s" },
-            series.len(),
-            ds.problems.len(),
+            "{} and {} from {} in {}; {}; {}{}{}",
+            count(ds.records.len(), "task result", "task results"),
+            count(ds.counts.len(), "summary row", "summary rows"),
+            count(ds.files.iter().filter(|f| f.records > 0).count(), "file", "files"),
+            count(ds.sets.len(), "set", "sets"),
+            count(series.len(), "model", "models"),
+            count(ds.problems.len(), "problem", "problems"),
             data.read_ms.map(|m| format!(" · read in {m:.0} ms")).unwrap_or_default(),
             plot_ms.borrow().map(|m| format!(" · plotted in {m:.0} ms")).unwrap_or_default(),
         ),
     };
+    // The paired comparison and the frontier (the code of `cabrito report`).
+    let cmp: Rc<Option<Comparison>> =
+        use_memo((Gen(data.clone()), v.compare.clone()), |(g, keys)| rv::comparison(&g.0.ds, keys));
+    let show_sample = {
+        let act = act.clone();
+        Callback::from(move |_: MouseEvent| {
+            let act = act.clone();
+            act.emit(ResultsAction::Busy("Loading the sample…".into()));
+            spawn_local(async move {
+                match fetch_sample().await {
+                    Ok(b) => act.emit(ResultsAction::Loaded(load_sample(&b))),
+                    Err(e) => {
+                        act.emit(ResultsAction::Loaded(current()));
+                        act.emit(ResultsAction::Note(format!(
+                            "The sample could not be loaded: {e}. Load your own results instead."
+                        )));
+                    }
+                }
+            });
+        })
+    };
+    // The first visit opens on the sample (unless the reader loads or clears first).
+    {
+        let act = act.clone();
+        use_effect_with((), move |_| {
+            if current().generation == 0 {
+                act.emit(ResultsAction::Busy("Loading the sample…".into()));
+                spawn_local(async move {
+                    let got = fetch_sample().await;
+                    if current().generation != 0 {
+                        return;
+                    }
+                    match got {
+                        Ok(b) => act.emit(ResultsAction::Loaded(load_sample(&b))),
+                        Err(e) => {
+                            act.emit(ResultsAction::Loaded(current()));
+                            act.emit(ResultsAction::Note(format!(
+                                "The sample could not be loaded: {e}. Load your own results instead."
+                            )));
+                        }
+                    }
+                });
+            }
+        });
+    }
+    let own = ds.problems.len();
+    let none_read = !ds.problems.is_empty() && ds.records.is_empty() && ds.counts.is_empty();
 
     html! {
-        <section id="results" class="results">
-            <h1>{ "Results" }</h1>
-            <p class="lead">{ "Drop the results of a grid — the reference's result JSONL, the folder `cabrito grade` writes (with summary.json), responses and tasks beside them, gzipped or not, several models at once — and see accuracy against n as in the paper. Everything is computed in this page; nothing is uploaded." }</p>
-            <div id="results-drop" class="dropzone" ondrop={ondrop} ondragover={ondragover}>
-                <p>{ "Drop result files or folders here, or " }
-                    <label class="button small">{ "choose files" }<input id="results-files" type="file" multiple=true accept=".jsonl,.json,.gz" onchange={onpick.clone()} /></label>
-                    { " " }
-                    <label class="button small">{ "choose a folder" }<input id="results-folder" type="file" webkitdirectory=true onchange={onpick} /></label>
-                </p>
-                <label class="check"><input id="results-new-set" type="checkbox" checked={v.new_set} onchange={toggle_new_set} />{ " load the next files as a new set (to compare before and after)" }</label>
-                { " " }
+        <section id="results" class="results" ondrop={ondrop} ondragover={ondragover}>
+            <div class="results-head">
+                <h1>{ "Results" }</h1>
+                if let Some(about) = &data.sample {
+                    <p id="results-sample" class="sample-note"><span class="badge-sample">{ "Sample" }</span>{ " " }{ about.clone() }</p>
+                }
+            </div>
+            <div id="results-drop" class="dropzone loadbar" role="group" aria-label="Load your own results">
+                <strong>{ if data.sample.is_some() { "Load your own:" } else { "Load results:" } }</strong>
+                <label class="button small">{ "choose files" }<input id="results-files" type="file" multiple=true accept=".jsonl,.json,.gz" onchange={onpick.clone()} /></label>
+                <label class="button small">{ "choose a folder" }<input id="results-folder" type="file" webkitdirectory=true onchange={onpick} /></label>
+                <span class="hint">{ "or drop them on this page" }</span>
+                <label class="check"><input id="results-new-set" type="checkbox" checked={v.new_set} onchange={toggle_new_set} />{ " as a new set" }</label>
                 <button id="results-clear" type="button" class="button small ghost" onclick={clear}>{ "Clear" }</button>
+                if data.sample.is_none() {
+                    <button id="results-show-sample" type="button" class="button small ghost" onclick={show_sample}>{ "Show the sample" }</button>
+                }
             </div>
             <p id="results-status" class="stats" data-records={ds.records.len().to_string()} data-rows={ds.counts.len().to_string()}
                 data-read-ms={data.read_ms.map(|m| format!("{m:.1}"))} data-plot-ms={plot_ms.borrow().map(|m| format!("{m:.1}"))}
-                data-busy={v.busy.is_some().to_string()} aria-live="polite">{ status }</p>
+                data-busy={v.busy.is_some().to_string()} data-sample={data.sample.is_some().to_string()} aria-live="polite">{ status }</p>
             if let Some(n) = &v.note {
                 <p id="results-note" class="error" role="alert">{ n.clone() }</p>
             }
-            { files_and_problems(ds) }
+            if none_read && v.busy.is_none() {
+                <p id="results-unread" class="error" role="alert">{ format!(
+                    "No results were read{}. {}",
+                    if ds.files.is_empty() { String::new() } else { format!(" from {}", count(ds.files.len(), "file", "files")) },
+                    ds.problems.first().map(|p| format!("First problem ({own} in all, listed below): {p}")).unwrap_or_default()
+                ) }</p>
+            }
             if !series.is_empty() {
-                <section class="panel" aria-label="Accuracy">
-                    <div class="panel-head">
-                        <h2>{ "Accuracy against n" }</h2>
-                        <div class="actions">
-                            <label>{ "Split " }
-                                <select id="results-facet" onchange={set_facet}>
-                                    { for Facet::ALL.iter().map(|f| html! { <option value={f.as_str()} selected={*f == v.facet}>{ f.label() }</option> }) }
-                                </select>
-                            </label>
-                            <ExportButtons id="export-accuracy" title="accuracy" svg={acc_svg.clone()} csv={acc_csv.clone()} />
+                <div class="results-first">
+                    <section id="accuracy" class="panel" aria-label="Accuracy">
+                        <div class="panel-head">
+                            <h2>{ "Accuracy against n" }</h2>
+                            <div class="actions">
+                                <label>{ "Split " }
+                                    <select id="results-facet" onchange={set_facet}>
+                                        { for Facet::ALL.iter().map(|f| html! { <option value={f.as_str()} selected={*f == v.facet}>{ f.label() }</option> }) }
+                                    </select>
+                                </label>
+                                <ExportButtons id="export-accuracy" title="accuracy" svg={acc_svg.clone()} csv={acc_csv.clone()} />
+                            </div>
                         </div>
+                        { series_toggles(ds, &series, &v.hidden, &act) }
+                        <div id="fig-accuracy-wrap" class="figure-wrap" onclick={onfigclick.clone()}>{ svg_html(acc_svg) }</div>
+                        <p class="hint">{ "Bars: Wilson 95% intervals. Dashed: each model's logistic fit of success against log n, n50 marked where it crosses 50%. Click a point to list its tasks." }</p>
+                    </section>
+                    <div class="results-side">
+                        { paired_panel(ds, &series, &v.compare, &cmp, &act) }
+                        { frontier_panel(ds, frontiers) }
                     </div>
-                    { series_toggles(ds, &series, &v.hidden, &act) }
-                    <div id="fig-accuracy-wrap" class="figure-wrap" onclick={onfigclick.clone()}>{ svg_html(acc_svg) }</div>
-                    <p class="hint">{ "Click a point to list its tasks. Error bars are Wilson 95% intervals." }</p>
-                    { cell_panel(ds, points, &v.cell, &open, &act) }
-                    <details class="counts">
-                        <summary>{ "The counts behind every point" }</summary>
-                        { points_table(ds, points, &v.cell, &act) }
-                    </details>
-                </section>
+                </div>
+                { cell_panel(ds, points, &v.cell, &open, &act) }
+                <details class="counts panel">
+                    <summary>{ "The counts behind every point" }</summary>
+                    { points_table(ds, points, &v.cell, &act) }
+                </details>
+            }
+            { files_and_problems(ds) }
+            <details class="about-input">
+                <summary>{ "What can be loaded" }</summary>
+                <p>{ super::text_with_code("The results of a grid — the reference's result JSONL, the folder `cabrito grade` writes (with `summary.json`), responses and tasks beside them, gzipped or not, several models at once — shown as accuracy against n as in the paper. Everything is computed in this page; nothing is uploaded. The sample is made by `scripts/sample.sh` with `cabrito grid`, `cabrito agent` and `cabrito grade`.") }</p>
+            </details>
+            if !series.is_empty() {
                 <section class="panel" aria-label="Failing checks">
                     <div class="panel-head">
                         <h2>{ "Which checks fail as n grows" }</h2>
@@ -334,8 +451,120 @@ pub fn results_view() -> Html {
                     <div id="fig-checks-wrap" class="figure-wrap">{ svg_html(checks_svg) }</div>
                     { worst_table(rates) }
                 </section>
-                { compare_panel(ds, &series, &v.compare, v.facet, &open, &act) }
+                { compare_panel(ds, &series, &v.compare, v.facet, &open) }
             }
+        </section>
+    }
+}
+
+/// The paired comparison of two models on the same tasks: the counts, McNemar's exact test, the
+/// accuracy difference with its paired bootstrap interval, and per task who solved it.
+fn paired_panel(
+    ds: &Dataset,
+    series: &[Series],
+    keys: &[String; 2],
+    cmp: &Option<Comparison>,
+    act: &Callback<ResultsAction>,
+) -> Html {
+    let pick = |which: usize| {
+        act.reform(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            ResultsAction::Compare(which, el.value())
+        })
+    };
+    let select = |id: &'static str, which: usize, value: &str| {
+        html! {
+            <select id={id} onchange={pick(which)}>
+                <option value="" selected={value.is_empty()}>{ "choose…" }</option>
+                { for series.iter().map(|s| html! { <option value={s.key()} selected={s.key() == value}>{ s.name(ds) }</option> }) }
+            </select>
+        }
+    };
+    let body = match cmp {
+        _ if series.len() < 2 => html! {
+            <p class="hint">{ "Load two models (or the same model twice, ticking “as a new set” before the second) to compare them task by task." }</p>
+        },
+        None => html! { <p class="hint">{ "Choose two different models A and B." }</p> },
+        Some(c) => {
+            let p = &c.paired;
+            let (an, bn) = (c.a.name(ds), c.b.name(ds));
+            let p_text = if p.p_value < 1e-3 { format!("{:.1e}", p.p_value) } else { format!("{:.3}", p.p_value) };
+            // Per task: the ones only one model solved first.
+            let mut rows: Vec<&cabrito_analysis::results::paired::PairedTask> = c.tasks.iter().collect();
+            rows.sort_by_key(|t| ds.records[t.a].passed == ds.records[t.b].passed);
+            html! {
+                <>
+                    <p id="paired-summary" class="paired-summary" data-tasks={p.tasks.to_string()} data-only-a={p.only_a.to_string()} data-only-b={p.only_b.to_string()}
+                        data-both={p.both.to_string()} data-neither={p.neither.to_string()} data-p={format!("{:e}", p.p_value)} data-diff={format!("{}", p.diff)}
+                        data-lo={format!("{}", p.lo)} data-hi={format!("{}", p.hi)}>
+                        <span class="big">{ format!("{:+.1} points", p.diff * 100.0) }</span>
+                        { format!(" {bn} − {an} ({} vs {}), 95% paired bootstrap interval {:+.1} to {:+.1}.", pct(p.accuracy_b), pct(p.accuracy_a), p.lo * 100.0, p.hi * 100.0) }
+                        <br />
+                        { format!("Solved by one only: {} by {an}, {} by {bn}; exact McNemar p = {p_text}.", p.only_a, p.only_b) }
+                    </p>
+                    <table id="paired-table" class="sizes paired-table">
+                        <caption>{ format!("{} both were graded on", count(p.tasks, "task", "tasks")) }</caption>
+                        <thead><tr><th></th><th>{ "B solved" }</th><th>{ "B failed" }</th></tr></thead>
+                        <tbody>
+                            <tr><th class="l">{ "A solved" }</th><td>{ p.both }</td><td class="only">{ p.only_a }</td></tr>
+                            <tr><th class="l">{ "A failed" }</th><td class="only">{ p.only_b }</td><td>{ p.neither }</td></tr>
+                        </tbody>
+                    </table>
+                    <details id="paired-tasks" class="paired-tasks">
+                        <summary>{ format!("Per task: who solved it ({})", p.tasks) }</summary>
+                        <ol class="task-list">
+                            { for rows.iter().take(SHOWN_TASKS).map(|t| {
+                                let (ra, rb) = (&ds.records[t.a], &ds.records[t.b]);
+                                let who = match (ra.passed, rb.passed) {
+                                    (true, true) => "both".to_string(),
+                                    (true, false) => format!("{an} only"),
+                                    (false, true) => format!("{bn} only"),
+                                    (false, false) => "neither".to_string(),
+                                };
+                                html! {
+                                    <li class="task-row" data-a={ra.passed.to_string()} data-b={rb.passed.to_string()}>
+                                        <span class="who">{ who }</span>{ " " }
+                                        <code>{ format!("n = {} · {} · {}", format_n(ra.n), ra.kind, ra.dag_id) }</code>
+                                    </li>
+                                }
+                            }) }
+                        </ol>
+                    </details>
+                </>
+            }
+        }
+    };
+    html! {
+        <section id="paired" class="panel" aria-label="Two models on the same tasks">
+            <h2>{ "Two models on the same tasks" }</h2>
+            <p class="knobs compare-pick">
+                <label class="knob">{ "A " }{ select("compare-a", 0, &keys[0]) }</label>
+                <label class="knob">{ "B " }{ select("compare-b", 1, &keys[1]) }</label>
+            </p>
+            { body }
+        </section>
+    }
+}
+
+/// Per model and axis, where the fitted success falls to 50% (or that it never does).
+fn frontier_panel(ds: &Dataset, frontiers: &[Frontier]) -> Html {
+    if frontiers.is_empty() {
+        return html! {};
+    }
+    html! {
+        <section id="frontier" class="panel" aria-label="Capability frontier">
+            <h2>{ "Capability frontier" }</h2>
+            <table id="frontier-table" class="sizes">
+                <thead><tr><th class="l">{ "model" }</th><th class="l">{ "axis" }</th><th class="l">{ "where success falls to 50%" }</th></tr></thead>
+                <tbody>
+                    { for frontiers.iter().map(|f| html! {
+                        <tr data-model={f.series.model.to_string()} data-axis={f.axis.to_string()} data-crossing={f.crossing.describe()}>
+                            <td class="l">{ f.series.name(ds) }</td><td class="l">{ f.axis.to_string() }</td><td class="l">{ f.crossing.describe() }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            <p class="hint">{ "A logistic fit of success against ln n per model and axis; n50 with its 95% interval (delta method), as in cabrito report." }</p>
         </section>
     }
 }
@@ -375,7 +604,7 @@ fn files_and_problems(ds: &Dataset) -> Html {
     };
     html! {
         <details id="results-files-list" class="files">
-            <summary>{ format!("{} files ({answers} answers and {links} task links joined)", ds.files.len()) }</summary>
+            <summary>{ format!("{} ({} and {} joined)", count(ds.files.len(), "file", "files"), count(answers, "answer", "answers"), count(links, "task link", "task links")) }</summary>
             <table class="sizes">
                 <thead><tr><th>{ "file" }</th><th>{ "set" }</th><th>{ "read as" }</th><th>{ "records" }</th><th>{ "bad lines" }</th></tr></thead>
                 <tbody>
@@ -512,34 +741,10 @@ fn worst_table(rates: &[aggregate::CheckRate]) -> Html {
     }
 }
 
-fn compare_panel(
-    ds: &Dataset,
-    series: &[Series],
-    cmp: &[String; 2],
-    facet: Facet,
-    open: &Callback<usize>,
-    act: &Callback<ResultsAction>,
-) -> Html {
+fn compare_panel(ds: &Dataset, series: &[Series], cmp: &[String; 2], facet: Facet, open: &Callback<usize>) -> Html {
     if series.len() < 2 {
-        return html! {
-            <section class="panel" aria-label="Compare"><h2>{ "Compare two result sets" }</h2>
-                <p class="hint">{ "Load two models (or the same model twice, ticking “new set” before the second) to compare them." }</p></section>
-        };
+        return html! {};
     }
-    let pick = |which: usize| {
-        act.reform(move |e: Event| {
-            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            ResultsAction::Compare(which, el.value())
-        })
-    };
-    let select = |id: &'static str, which: usize, value: &str| {
-        html! {
-            <select id={id} onchange={pick(which)}>
-                <option value="" selected={value.is_empty()}>{ "choose…" }</option>
-                { for series.iter().map(|s| html! { <option value={s.key()} selected={s.key() == value}>{ s.name(ds) }</option> }) }
-            </select>
-        }
-    };
     let [a_key, b_key] = cmp;
     let chosen = match (Series::parse_key(a_key), Series::parse_key(b_key)) {
         (Some(a), Some(b)) if a != b => Some((a, b)),
@@ -547,7 +752,7 @@ fn compare_panel(
     };
     let body = match chosen {
         None => {
-            html! { <p class="hint">{ "Choose A and B: the figure shows B − A per axis and n with Newcombe 95% intervals, and the tasks that flipped." }</p> }
+            html! { <p class="hint">{ "Choose A and B above: the figure shows B − A per axis and n with Newcombe 95% intervals, and the tasks that flipped." }</p> }
         }
         Some((a, b)) => {
             let pooled = aggregate::compare(ds, &a, &b, Facet::All);
@@ -575,7 +780,7 @@ fn compare_panel(
                             }) }
                         </tbody>
                     </table>
-                    <h3 id="flips-head">{ format!("{} tasks flipped: {up} now pass, {} now fail", flips.len(), flips.len() - up) }
+                    <h3 id="flips-head">{ format!("{} flipped: {up} now pass, {} now fail", count(flips.len(), "task", "tasks"), flips.len() - up) }
                         { " " }<button id="flips-csv" type="button" class="button small ghost" onclick={save_flips}>{ "CSV" }</button></h3>
                     <ol id="flips" class="task-list">
                         { for flips.iter().take(SHOWN_TASKS).map(|f| {
@@ -596,11 +801,7 @@ fn compare_panel(
     };
     html! {
         <section id="compare" class="panel" aria-label="Compare">
-            <h2>{ "Compare two result sets" }</h2>
-            <p class="knobs">
-                <label class="knob">{ "A " }{ select("compare-a", 0, a_key) }</label>
-                <label class="knob">{ "B " }{ select("compare-b", 1, b_key) }</label>
-            </p>
+            <h2>{ "B − A per axis and n" }</h2>
             { body }
         </section>
     }

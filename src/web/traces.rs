@@ -5,13 +5,15 @@
 
 use super::app::{now, show, Shown};
 use super::files::{self, Read};
+use crate::playground::sample::{self, Bundle};
+use crate::playground::traces_view::{Corrections, TracesAction, TracesData, TracesState, PAGE};
+use crate::playground::words::count;
 use cabrito_analysis::results::input::{clip, Problem};
 use cabrito_analysis::results::plot;
 use cabrito_analysis::traces::figures as tf;
 use cabrito_analysis::traces::join::{sessions_of_responses, TaskIndex};
 use cabrito_analysis::traces::touch::{spans, touched};
 use cabrito_analysis::traces::{read_trace, Label, Session, ToolCall};
-use crate::playground::traces_view::{Corrections, TracesAction, TracesData, TracesState, PAGE};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -25,6 +27,8 @@ thread_local! {
     static FIXES: RefCell<Rc<Corrections>> = RefCell::new(Rc::default());
     static FINDER: RefCell<cabrito_analysis::results::specs::SpecFinder> =
         RefCell::new(cabrito_analysis::results::specs::SpecFinder::new(cabrito_analysis::results::specs::DEFAULT_MAX_SEED));
+    /// The built-in sample, once fetched.
+    static SAMPLE: RefCell<Option<Bundle>> = const { RefCell::new(None) };
 }
 
 fn current() -> Rc<TracesData> {
@@ -43,15 +47,65 @@ fn is_tasks(path: &str) -> bool {
         || name.starts_with("tasks-")
 }
 
-/// Add files: traces are read and labelled; responses and task files join sessions to tasks.
-fn load(read: Vec<Result<Read, String>>) -> Rc<TracesData> {
-    let old = DATA.with(|d| d.replace(Rc::new(TracesData::default())));
-    let mut l = Rc::try_unwrap(old).unwrap_or_else(|rc| TracesData {
+/// The action that shows what [`load`] made: the sample, or the reader's files in its place,
+/// replace the sessions; more files add to them.
+fn loaded(replaced: bool, data: Rc<TracesData>) -> TracesAction {
+    if replaced {
+        TracesAction::Replaced(data)
+    } else {
+        TracesAction::Loaded(data)
+    }
+}
+
+/// Fetch the sample (once per page) and read it.
+async fn fetch_sample() -> Result<Bundle, String> {
+    if let Some(b) = SAMPLE.with(|s| s.borrow().clone()) {
+        return Ok(b);
+    }
+    let bytes = files::fetch_bytes(sample::TRACES_URL, sample::MAX_BUNDLE_BYTES).await?;
+    let b = sample::parse(&bytes)?;
+    SAMPLE.with(|s| *s.borrow_mut() = Some(b.clone()));
+    Ok(b)
+}
+
+/// Show the built-in sample in place of whatever is loaded.
+fn load_sample(bundle: &Bundle) -> Rc<TracesData> {
+    DATA.with(|d| {
+        let generation = d.borrow().generation;
+        *d.borrow_mut() = Rc::new(TracesData { generation, ..TracesData::default() });
+    });
+    let read = bundle.files.iter().map(|(path, bytes)| Ok(Read { path: path.clone(), bytes: bytes.clone() })).collect();
+    let (rc, _) = load(read);
+    let mut l = Rc::try_unwrap(rc).unwrap_or_else(|rc| TracesData {
         sessions: rc.sessions.clone(),
         problems: rc.problems.clone(),
         generation: rc.generation,
         label_ms: rc.label_ms,
+        sample: None,
     });
+    l.sample = Some(bundle.about.clone());
+    let rc = Rc::new(l);
+    DATA.with(|d| *d.borrow_mut() = rc.clone());
+    files::mark("cabrito-traces-sample");
+    rc
+}
+
+/// Add files: traces are read and labelled; responses and task files join sessions to tasks. The
+/// reader's files replace the sample (the flag says so).
+fn load(read: Vec<Result<Read, String>>) -> (Rc<TracesData>, bool) {
+    let old = DATA.with(|d| d.replace(Rc::new(TracesData::default())));
+    let replaced = old.sample.is_some();
+    let mut l = if replaced {
+        TracesData { generation: old.generation, ..TracesData::default() }
+    } else {
+        Rc::try_unwrap(old).unwrap_or_else(|rc| TracesData {
+            sessions: rc.sessions.clone(),
+            problems: rc.problems.clone(),
+            generation: rc.generation,
+            label_ms: rc.label_ms,
+            sample: None,
+        })
+    };
     let mut joins = Vec::new();
     let mut tasks = TaskIndex::default();
     let t0 = now();
@@ -115,7 +169,7 @@ fn load(read: Vec<Result<Read, String>>) -> Rc<TracesData> {
     let rc = Rc::new(l);
     DATA.with(|d| *d.borrow_mut() = rc.clone());
     files::mark("cabrito-traces-labelled");
-    rc
+    (rc, replaced)
 }
 
 fn label_of(fixes: &Corrections, si: usize, c: &ToolCall) -> Label {
@@ -234,9 +288,10 @@ pub fn traces_view() -> Html {
             act.emit(TracesAction::Busy(what));
             spawn_local(async move {
                 let read = fut.await;
-                act.emit(TracesAction::Busy(format!("Reading and labelling {} files…", read.len())));
+                act.emit(TracesAction::Busy(format!("Reading and labelling {}…", count(read.len(), "file", "files"))));
                 files::yield_now().await;
-                act.emit(TracesAction::Loaded(load(read)));
+                let (data, replaced) = load(read);
+                act.emit(loaded(replaced, data));
             });
         })
     };
@@ -267,7 +322,8 @@ pub fn traces_view() -> Html {
         });
         TracesAction::Cleared(current())
     });
-    let fix = act.reform(|(session, call, label): (usize, usize, Option<Label>)| TracesAction::Fix { session, call, label });
+    let fix =
+        act.reform(|(session, call, label): (usize, usize, Option<Label>)| TracesAction::Fix { session, call, label });
     let export = {
         let (data, fixes) = (v.data.clone(), v.fixes.clone());
         Callback::from(move |_: MouseEvent| {
@@ -307,47 +363,109 @@ pub fn traces_view() -> Html {
     let n_calls: usize = data.sessions.iter().map(|s| s.calls.len()).sum();
     let status = match &v.busy {
         Some(b) => b.clone(),
-        None if data.sessions.is_empty() => "No traces loaded yet.".into(),
+        None if data.sessions.is_empty() => "No traces loaded.".into(),
         None => format!(
-            "{} sessions, {n_calls} tool calls labelled{}; {} problems; {} corrections",
-            data.sessions.len(),
+            "{}, {} labelled{}; {}; {}",
+            count(data.sessions.len(), "session", "sessions"),
+            count(n_calls, "tool call", "tool calls"),
             data.label_ms.map(|m| format!(" in {m:.0} ms")).unwrap_or_default(),
-            data.problems.len(),
-            fixes.len()
+            count(data.problems.len(), "problem", "problems"),
+            count(fixes.len(), "correction", "corrections")
         ),
     };
+    let show_sample = {
+        let act = act.clone();
+        Callback::from(move |_: MouseEvent| {
+            let act = act.clone();
+            act.emit(TracesAction::Busy("Loading the sample…".into()));
+            spawn_local(async move {
+                match fetch_sample().await {
+                    Ok(b) => act.emit(TracesAction::Replaced(load_sample(&b))),
+                    Err(e) => {
+                        act.emit(TracesAction::Loaded(current()));
+                        act.emit(TracesAction::Note(format!(
+                            "The sample could not be loaded: {e}. Load your own traces instead."
+                        )));
+                    }
+                }
+            });
+        })
+    };
+    // The first visit opens on the sample (unless the reader loads or clears first).
+    {
+        let act = act.clone();
+        use_effect_with((), move |_| {
+            if current().generation == 0 {
+                act.emit(TracesAction::Busy("Loading the sample…".into()));
+                spawn_local(async move {
+                    let got = fetch_sample().await;
+                    if current().generation != 0 {
+                        return;
+                    }
+                    match got {
+                        Ok(b) => act.emit(TracesAction::Replaced(load_sample(&b))),
+                        Err(e) => {
+                            act.emit(TracesAction::Loaded(current()));
+                            act.emit(TracesAction::Note(format!(
+                                "The sample could not be loaded: {e}. Load your own traces instead."
+                            )));
+                        }
+                    }
+                });
+            }
+        });
+    }
+    let none_read = v.busy.is_none() && data.sessions.is_empty() && !data.problems.is_empty();
     html! {
-        <section id="traces" class="traces">
-            <h1>{ "Traces" }</h1>
-            <p class="lead">{ "Drop agent traces — Copilot events.jsonl (a session folder, or a folder of them with the responses that name them) or Cabrito's plain format — to see each session as a timeline of labelled tool calls. Labels come from offline rules in this page; nothing is uploaded." }</p>
-            <div id="traces-drop" class="dropzone" ondrop={ondrop} ondragover={ondragover}>
-                <p>{ "Drop traces or folders here, or " }
-                    <label class="button small">{ "choose files" }<input id="traces-files" type="file" multiple=true accept=".jsonl,.json,.gz" onchange={onpick.clone()} /></label>
-                    { " " }
-                    <label class="button small">{ "choose a folder" }<input id="traces-folder" type="file" webkitdirectory=true onchange={onpick} /></label>
-                    { " " }
-                    <button id="traces-clear" type="button" class="button small ghost" onclick={clear}>{ "Clear" }</button>
-                </p>
+        <section id="traces" class="traces" ondrop={ondrop} ondragover={ondragover}>
+            <div class="results-head">
+                <h1>{ "Traces" }</h1>
+                if let Some(about) = &data.sample {
+                    <p id="traces-sample" class="sample-note"><span class="badge-sample">{ "Sample" }</span>{ " " }{ about.clone() }</p>
+                }
+            </div>
+            <div id="traces-drop" class="dropzone loadbar" role="group" aria-label="Load your own traces">
+                <strong>{ if data.sample.is_some() { "Load your own:" } else { "Load traces:" } }</strong>
+                <label class="button small">{ "choose files" }<input id="traces-files" type="file" multiple=true accept=".jsonl,.json,.gz" onchange={onpick.clone()} /></label>
+                <label class="button small">{ "choose a folder" }<input id="traces-folder" type="file" webkitdirectory=true onchange={onpick} /></label>
+                <span class="hint">{ "or drop them on this page" }</span>
+                <button id="traces-clear" type="button" class="button small ghost" onclick={clear}>{ "Clear" }</button>
+                if data.sample.is_none() {
+                    <button id="traces-show-sample" type="button" class="button small ghost" onclick={show_sample}>{ "Show the sample" }</button>
+                }
+                <details class="about-input">
+                    <summary>{ "What can be loaded" }</summary>
+                    <p>{ super::text_with_code("Copilot `events.jsonl` (a session folder, or a folder of them with the responses that name them) or Cabrito's plain traces (`cabrito agent` writes them). Each session becomes a timeline of labelled tool calls; the labels come from offline rules in this page, and nothing is uploaded.") }</p>
+                </details>
             </div>
             <p id="traces-status" class="stats" data-sessions={data.sessions.len().to_string()} data-calls={n_calls.to_string()}
-                data-label-ms={data.label_ms.map(|m| format!("{m:.1}"))} data-busy={v.busy.is_some().to_string()} aria-live="polite">{ status }</p>
+                data-label-ms={data.label_ms.map(|m| format!("{m:.1}"))} data-busy={v.busy.is_some().to_string()} data-sample={data.sample.is_some().to_string()} aria-live="polite">{ status }</p>
+            if let Some(n) = &v.note {
+                <p id="traces-note" class="error" role="alert">{ n.clone() }</p>
+            }
+            if none_read {
+                <p id="traces-unread" class="error" role="alert">{ format!(
+                    "No trace was read. {}",
+                    data.problems.first().map(|p| format!("First problem ({} in all, listed below): {p}", data.problems.len())).unwrap_or_default()
+                ) }</p>
+            }
             if !data.problems.is_empty() {
-                <details id="traces-problems" class="files"><summary>{ format!("{} problems", data.problems.len()) }</summary>
+                <details id="traces-problems" class="files"><summary>{ count(data.problems.len(), "problem", "problems") }</summary>
                     <ul class="problems">{ for data.problems.iter().take(200).map(|p| html! { <li>{ p.to_string() }</li> }) }</ul></details>
             }
             if !data.sessions.is_empty() {
-                { sessions_table(data, fixes, v.selected, &act) }
-                <p class="actions">
-                    <button id="export-corrections" type="button" class="button small" onclick={export} disabled={fixes.is_empty()}>{ format!("Export {} corrections", fixes.len()) }</button>
-                    { " " }
-                    <button id="export-labels" type="button" class="button small ghost" onclick={export_all}>{ "Export every label (JSONL)" }</button>
-                </p>
+                <div class="sessions-wrap">{ sessions_table(data, fixes, v.selected, &act) }</div>
                 if let Some(si) = v.selected {
                     if let Some(s) = data.sessions.get(si) {
                         <SessionView key={format!("{}-{si}", data.generation)} index={si} session={Rc::new(s.clone())} fixes={fixes.clone()} on_fix={fix.clone()}
                             shown={v.shown} picked={v.picked} cumulative={v.cumulative} link={v.link.clone()} act={act.clone()} />
                     }
                 }
+                <p class="actions">
+                    <button id="export-corrections" type="button" class="button small" onclick={export} disabled={fixes.is_empty()}>{ format!("Export {}", count(fixes.len(), "correction", "corrections")) }</button>
+                    { " " }
+                    <button id="export-labels" type="button" class="button small ghost" onclick={export_all}>{ "Export every label (JSONL)" }</button>
+                </p>
                 <section class="panel" aria-label="Figure 3 and table 2">
                     <div class="panel-head"><h2>{ "Many traces: tool calls and tokens per label group against n" }</h2>
                         <super::results::ExportButtons id="export-calls" title="tool calls per label" svg={calls_svg.clone()} csv={fig3_csv.clone()} /></div>
@@ -365,7 +483,12 @@ pub fn traces_view() -> Html {
     }
 }
 
-fn sessions_table(data: &TracesData, fixes: &Corrections, selected: Option<usize>, act: &Callback<TracesAction>) -> Html {
+fn sessions_table(
+    data: &TracesData,
+    fixes: &Corrections,
+    selected: Option<usize>,
+    act: &Callback<TracesAction>,
+) -> Html {
     html! {
         <table id="sessions" class="sizes sessions">
             <thead><tr><th>{ "session" }</th><th>{ "model" }</th><th>{ "task" }</th><th>{ "axis · n" }</th><th>{ "calls" }</th><th>{ "labels" }</th></tr></thead>
@@ -492,7 +615,7 @@ fn session_view(p: &SessionProps) -> Html {
                 <div class="call-rule">{ format!("#{ci} · {}{}", c.rule, if fixed { " · corrected by hand" } else { "" }) }</div>
                 <details class="fold"><summary>{ "arguments" }</summary><pre>{ clip(&args_pretty, 20_000) }</pre></details>
                 if let Some(o) = &c.output {
-                    <details class="fold"><summary>{ format!("output ({out_lines} lines)") }</summary><pre>{ clip(o, 20_000) }</pre></details>
+                    <details class="fold"><summary>{ format!("output ({})", count(out_lines, "line", "lines")) }</summary><pre>{ clip(o, 20_000) }</pre></details>
                 }
             </li>
         }
@@ -532,7 +655,7 @@ fn session_view(p: &SessionProps) -> Html {
         <section id="session" class="panel session" data-session={s.id.clone()}>
             <div class="panel-head">
                 <h2>{ format!("Session {}", clip(&s.id, 60)) }</h2>
-                <span class="muted">{ format!("{} · {} · {} calls in {} turns", if s.model.is_empty() { &s.agent } else { &s.model }, format!("{} n = {}", place.axis, cabrito_analysis::results::runs::format_n(place.n)), calls.len(), s.turns.len()) }</span>
+                <span class="muted">{ format!("{} · {} n = {} · {} in {}", if s.model.is_empty() { &s.agent } else { &s.model }, place.axis, cabrito_analysis::results::runs::format_n(place.n), count(calls.len(), "call", "calls"), count(s.turns.len(), "turn", "turns")) }</span>
             </div>
             <dl id="usage" class="usage">
                 <dt>{ "input" }</dt><dd>{ tokens(u.input_tokens) }</dd>
@@ -548,6 +671,16 @@ fn session_view(p: &SessionProps) -> Html {
             if s.turns.iter().any(|t| t.input_tokens.is_some()) {
                 <p id="trace-ledger" class="hint">{ format!("Ledger: {}", cabrito_agents::ledger::Ledger::of(&cabrito_agents::ledger::turns_of(s), cabrito_agents::ledger::Prices::default()).summary()) }</p>
             }
+            <div class="touched-bar">
+                <label class="check"><input id="trace-cumulative" type="checkbox" checked={cumulative} onchange={toggle_cumulative} />{ " every call up to the picked one" }</label>
+                <p id="touched" class="hint" data-functions={marked.iter().cloned().collect::<Vec<_>>().join(",")}>
+                    { match picked {
+                        None => "Click a call to see the functions it looked at or changed.".to_string(),
+                        Some(ci) if marked.is_empty() => format!("Call #{ci} touched no function of the task."),
+                        Some(ci) => format!("Call #{ci}: {}", marked.iter().cloned().collect::<Vec<_>>().join(", ")),
+                    } }
+                </p>
+            </div>
             <div class="trace-grid">
                 <div class="timeline-col">
                     <ol id="timeline" class="timeline">{ for turns }</ol>
@@ -556,14 +689,6 @@ fn session_view(p: &SessionProps) -> Html {
                     }
                 </div>
                 <div id="trace-task" class="task-col">
-                    <label class="check"><input id="trace-cumulative" type="checkbox" checked={cumulative} onchange={toggle_cumulative} />{ " every call up to the picked one" }</label>
-                    <p id="touched" class="hint" data-functions={marked.iter().cloned().collect::<Vec<_>>().join(",")}>
-                        { match picked {
-                            None => "Click a call to see the functions it looked at or changed.".to_string(),
-                            Some(ci) if marked.is_empty() => format!("Call #{ci} touched no function of the task."),
-                            Some(ci) => format!("Call #{ci}: {}", marked.iter().cloned().collect::<Vec<_>>().join(", ")),
-                        } }
-                    </p>
                     { task_panel }
                 </div>
             </div>

@@ -1175,10 +1175,8 @@ pub fn gallery() -> Html {
     html! {
         <>
         <section id="gallery" class="gallery">
-            { text_el("h1", None, "Cabra tasks, generated in your browser") }
-            <p class="lead">
-                { "Each task is a refactoring of a Python program made from a random call graph. Pick a kind and a domain to open a small task (n = 10); every knob can then be changed, and the link always reopens the same task." }
-            </p>
+            <super::gallery::Intro />
+            <h2 class="gallery-more">{ "Every kind in every domain, generated now (n = 10; every knob can then be changed)" }</h2>
             { for Kind::ALL.iter().map(|&kind| html! {
                 <section class="gallery-row" aria-label={kind.label()}>
                     { text_el("h2", None, kind.label()) }

@@ -238,7 +238,8 @@ fn named<'a>(path: &'a [Step], m: &Mutation) -> Option<&'a str> {
     let item_removed = matches!((m, path.last()), (Mutation::Remove | Mutation::Rename, Some(Step::Index(_))));
     // An enum's one key taken out (the answer's `ok`, the view's kind) leaves an empty map: neither
     // variant is there to name.
-    let emptied = matches!(m, Mutation::Remove) && (path.len() == 1 || (path.len() == 3 && starts_with(path, &["ok", "view"])));
+    let emptied =
+        matches!(m, Mutation::Remove) && (path.len() == 1 || (path.len() == 3 && starts_with(path, &["ok", "view"])));
     // A spec that reads but is not the one asked for is named by its link keys.
     let spec = starts_with(path, &["ok", "task", "spec"]);
     if item_removed || emptied || spec || matches!(m, Mutation::Deep) {
@@ -320,8 +321,10 @@ fn opaque(spec: &TaskSpec, path: &[Step]) -> bool {
         || (starts_with(path, &["ok", "task", "roles"]) && path.len() == 4)
 }
 fn optional(path: &[Step]) -> bool {
-    let keys: Vec<&str> = path.iter().filter_map(|s| if let Step::Key(k) = s { Some(k.as_str()) } else { None }).collect();
-    path.len() == keys.len() && (keys == ["ok", "task", "runtime"] || keys == ["ok", "task", "runtime", "inactive_calls"])
+    let keys: Vec<&str> =
+        path.iter().filter_map(|s| if let Step::Key(k) = s { Some(k.as_str()) } else { None }).collect();
+    path.len() == keys.len()
+        && (keys == ["ok", "task", "runtime"] || keys == ["ok", "task", "runtime", "inactive_calls"])
 }
 
 proptest! {
@@ -389,7 +392,18 @@ fn truncated_nested_and_random_answers_are_refused() {
     let huge_list = ok(&[0xdd, 0xff, 0xff, 0xff, 0xff]);
     let huge_map = ok(&[0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, b'a']);
     let error_no_text = vec![0x81, 0xa5, b'e', b'r', b'r', b'o', b'r', 0x07];
-    for bad in [deep_lists, deep_maps, huge_text, huge_list, huge_map, error_no_text, vec![], vec![0xc1], vec![0x80], vec![0xc0]] {
+    for bad in [
+        deep_lists,
+        deep_maps,
+        huge_text,
+        huge_list,
+        huge_map,
+        error_no_text,
+        vec![],
+        vec![0xc1],
+        vec![0x80],
+        vec![0xc0],
+    ] {
         let e = read(&bad, spec).expect_err("refused");
         assert!(!e.contains('\n') && e.len() <= 600, "{}", &e[..e.len().min(300)]);
     }

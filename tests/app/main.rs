@@ -5,3 +5,4 @@
 
 mod contrast;
 mod handoff_hostile;
+mod sample_report;

@@ -19,4 +19,5 @@ mod gallery_lazy_e2e;
 mod gensplit_e2e;
 mod grade_e2e;
 mod layout_e2e;
+mod pages_e2e;
 mod results_e2e;

@@ -16,7 +16,6 @@ use cabrito_gen::spec::{Axis, Domain, Kind, Support, TaskSpec};
 use std::cell::RefCell;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-
 const COMMANDS: &[&str] = &[
     "view 1 400",
     "view problem.md 1 30",

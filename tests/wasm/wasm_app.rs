@@ -200,8 +200,9 @@ fn static_verdicts_in_the_browser() {
     use cabrito::web::app::show;
     use cabrito::web::checker::{answer_value, read_reply, to_value};
     use cabrito_check::protocol::checker::Request;
-    let check_request =
-        |id: u64, shown: &cabrito::web::app::Shown, response: &str| Request::for_task(id, &shown.generated.task, response);
+    let check_request = |id: u64, shown: &cabrito::web::app::Shown, response: &str| {
+        Request::for_task(id, &shown.generated.task, response)
+    };
     use cabrito_check::protocol::checker::Reply;
     use wasm_bindgen::{JsCast, JsValue};
     // What the checker worker answers to the page's request, through the same structured values

@@ -73,8 +73,7 @@ fn shown(bytes: &[u8]) -> (String, bool) {
 pub fn run_job(job: &RunJob, cancel: CancelFlag) -> Result<Ran, String> {
     job.validate()?;
     let limits = limits(cancel);
-    let raw =
-        run_raw(isolation(), &request(job), RUN_HARNESS, &limits, Duration::from_secs(WALL_SECONDS));
+    let raw = run_raw(isolation(), &request(job), RUN_HARNESS, &limits, Duration::from_secs(WALL_SECONDS));
     let end = match raw.status {
         RunStatus::Completed => RunEnd::Finished,
         RunStatus::Exited { code } => RunEnd::Exited { code },

@@ -111,18 +111,20 @@ fn agents_root(p: &RootProps) -> Html {
     };
     html! {
         <section id="agents" class="agents" data-spec={task.spec.canonical()}>
-            <h1 class="task-title">{ format!("Agents in the loop · {} · {} · n = {} · seed {}", task.spec.kind.label(), task.spec.domain, task.spec.n, task.spec.seed) }</h1>
-            <p class="hint">
-                { "A scripted agent or you work on this task through five tools — view, search, edit, check (the public checks only) and submit — and pay for every turn. " }
+            <div class="agents-top">
+                <h1 class="task-title">{ format!("Agents in the loop · {} · {} · n = {} · seed {}", task.spec.kind.label(), task.spec.domain, task.spec.n, task.spec.seed) }</h1>
+                <div class="tabs" role="tablist">
+                    { tab_button(Tab::Watch, "tab-watch", "Watch an agent") }
+                    { tab_button(Tab::Walk, "tab-walk", "Walk it yourself") }
+                </div>
                 <a id="back-to-task" href={task.link.clone()}>{ "Back to the task" }</a>
+            </div>
+            <p class="hint agents-lead">
+                { "An agent, or you, works through five tools (view, search, edit, check, submit) and pays for every turn: each turn resends the whole conversation." }
             </p>
             if !problems.is_empty() {
                 <p id="page-problems" class="control-error" role="alert">{ problems.join("; ") }</p>
             }
-            <div class="tabs" role="tablist">
-                { tab_button(Tab::Watch, "tab-watch", "Watch an agent") }
-                { tab_button(Tab::Walk, "tab-walk", "Walk it yourself") }
-            </div>
             <parts::SettingsBar page={(*page).clone()} on_page={on_page.clone()} />
             if page.tab == Tab::Watch {
                 <watch::Watch generated={g.clone()} page={(*page).clone()} on_page={on_page.clone()} />

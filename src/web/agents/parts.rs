@@ -101,8 +101,19 @@ pub fn settings_bar(p: &SettingsProps) -> Html {
             on_page.emit(Page { caching: on, ..page.clone() });
         })
     };
+    // One line saying what is set; the controls one click away.
+    let set_now = SETTINGS
+        .iter()
+        .map(|s| format!("{} {}", s.label.to_lowercase(), (s.get)(&p.page.settings)))
+        .chain([
+            format!("${}/{}/{} per M tokens", p.page.prices.input, p.page.prices.cached_input, p.page.prices.output),
+            format!("prompt cache {}", if p.page.caching { "on" } else { "off" }),
+        ])
+        .collect::<Vec<_>>()
+        .join(" · ");
     html! {
-        <section class="controls agent-settings" aria-label="Interface settings and prices">
+        <details class="controls agent-settings" aria-label="Interface settings and prices" open={error.is_some()}>
+            <summary><span class="knob-label">{ "Interface and prices: " }</span><span id="settings-now" class="hint">{ set_now }</span></summary>
             <div class="knobs">
                 { for controls }
                 { price(0, "Input", "price-input") }
@@ -117,7 +128,7 @@ pub fn settings_bar(p: &SettingsProps) -> Html {
             if let Some(e) = &*error {
                 <p id="settings-error" class="control-error" role="alert">{ e.clone() }</p>
             }
-        </section>
+        </details>
     }
 }
 
@@ -228,7 +239,7 @@ fn k(x: f64) -> String {
 #[function_component(LedgerTable)]
 pub fn ledger_table(p: &LedgerProps) -> Html {
     let l = &p.ledger;
-    const SHOWN: usize = 12;
+    const SHOWN: usize = 6;
     let skip = l.rows.len().saturating_sub(SHOWN);
     let closed = match l.closed_form {
         Some(cf) => format!(
@@ -243,11 +254,17 @@ pub fn ledger_table(p: &LedgerProps) -> Html {
     };
     html! {
         <div id={p.id.clone()} class="ledger">
+            <div class="ledger-scroll">
             <table class="ledger-table">
-                <thead><tr><th>{ "turn" }</th><th>{ "call" }</th><th>{ "input" }</th><th>{ "cached" }</th><th>{ "output" }</th><th>{ "cost $" }</th><th>{ "Σ input" }</th><th>{ "Σ cost $" }</th></tr></thead>
+                <thead><tr>
+                    <th title="the turn">{ "turn" }</th><th title="the call the agent made">{ "call" }</th>
+                    <th title="input tokens of the turn">{ "input" }</th><th title="of which read from the prompt cache">{ "cached" }</th>
+                    <th title="output tokens">{ "output" }</th><th title="the turn's cost in dollars">{ "$" }</th>
+                    <th title="input tokens so far">{ "Σ input" }</th><th title="dollars so far">{ "Σ $" }</th>
+                </tr></thead>
                 <tbody>
                     if skip > 0 {
-                        <tr class="muted"><td colspan="8">{ format!("… {skip} earlier turns") }</td></tr>
+                        <tr class="muted"><td colspan="8">{ format!("… {} earlier", crate::playground::words::count(skip, "turn", "turns")) }</td></tr>
                     }
                     { for l.rows.iter().skip(skip).map(|r| html! {
                         <tr>
@@ -263,10 +280,11 @@ pub fn ledger_table(p: &LedgerProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            </div>
             <p class="ledger-total" data-turns={l.rows.len().to_string()} data-input={format!("{:.0}", l.total.input)} data-output={format!("{:.0}", l.total.output)} data-cost={format!("{:.6}", l.cost)}>
                 { format!(
-                    "{} turns · {} input tokens ({} cached) · {} output tokens · ${:.4} (${:.4} without the cache)",
-                    l.rows.len(), k(l.total.input), k(l.total.cached), k(l.total.output), l.cost, l.cost_without_cache
+                    "{} · {} input tokens ({} cached) · {} output tokens · ${:.4} (${:.4} without the cache)",
+                    crate::playground::words::count(l.rows.len(), "turn", "turns"), k(l.total.input), k(l.total.cached), k(l.total.output), l.cost, l.cost_without_cache
                 ) }
             </p>
             <p class="hint closed-form">{ closed }</p>
@@ -306,7 +324,9 @@ async fn hidden_tests(spec: cabrito_gen::TaskSpec, response: String) -> Result<(
     let (mut tx, mut rx) = ws.split();
     let id = format!("agent-{:016x}", super::super::random_u64());
     // The worker grades nothing before the connection's hello.
-    tx.send(Message::Text(ClientMessage::hello().to_json())).await.map_err(|_| format!("no worker answers at {url}"))?;
+    tx.send(Message::Text(ClientMessage::hello().to_json()))
+        .await
+        .map_err(|_| format!("no worker answers at {url}"))?;
     tx.send(Message::Text(ClientMessage::grade(id.clone(), &spec, response, None).to_json()))
         .await
         .map_err(|_| format!("no worker answers at {url}"))?;
@@ -423,10 +443,10 @@ pub fn grade_box(p: &GradeProps) -> Html {
         <section id="final-grade" class={classes!("panel", "grade-box", (!p.submitted).then_some("hints"))} aria-label="Grade">
             <h2>{ title }</h2>
             <p id="static-verdict" data-passed={rubric.passed().to_string()} class={classes!("verdict", if rubric.passed() { "pass" } else { "fail" })}>
-                { if rubric.passed() { "Static rubric: every must-have passes.".to_string() } else { format!("Static rubric: {} must-have item{} fail.", failing.len(), if failing.len() == 1 { "" } else { "s" }) } }
+                { if rubric.passed() { "Static rubric: every must-have passes.".to_string() } else { format!("Static rubric: {} {}.", crate::playground::words::count(failing.len(), "must-have item", "must-have items"), if failing.len() == 1 { "fails" } else { "fail" }) } }
             </p>
             <ul class="rubric-items">
-                { for failing.iter().map(|i| html! { <li class="fail">{ format!("{}: {}", i.id, i.reason) }</li> }) }
+                { for failing.iter().map(|i| html! { <li class="fail"><code>{ i.id.to_string() }</code>{ ": " }{ super::super::text_with_code(&i.reason) }</li> }) }
             </ul>
             if p.submitted {
                 <button id="run-hidden" type="button" class="button" onclick={run} disabled={matches!(*hidden, Hidden::Running(_))}>{ "Run the hidden tests (worker)" }</button>

@@ -124,34 +124,41 @@ pub fn walk(p: &WalkProps) -> Html {
     let labels = Rc::new(steps.iter().map(describe).collect::<Vec<_>>());
     let you = ledger.rows.len();
 
+    let grade = html! {
+        <GradeBox generated={p.generated.clone()} solution={AttrValue::from(aci.solution().to_string())} submitted={aci.submitted()} hints={*hints} />
+    };
     html! {
         <section id="walk" class="walk" data-steps={steps.len().to_string()}>
-            <div class="watch-grid">
-                <div class="watch-left">
-                    <section class="panel console" aria-label="Console">
-                        <h2>{ "Console" }</h2>
-                        <ol id="console-log" class="console-log" ref={log}>
-                            { for steps.iter().map(|s| html! {
-                                <li class={classes!("console-entry", (!s.ok).then_some("refused"))} data-tool={s.tool.clone()}>
-                                    <span class="mono prompt-line">{ format!("› {}", describe(s)) }</span>
-                                    <pre class="prompt">{ s.output.clone() }</pre>
-                                </li>
-                            }) }
-                        </ol>
-                        <textarea id="console-input" class="console-input" rows="3" spellcheck="false" placeholder="view 1 40" value={(*text).clone()} {oninput} {onkeydown} disabled={aci.submitted() || *running} />
-                        <div class="actions">
-                            <button id="console-run" type="button" class="button" {onclick} disabled={aci.submitted() || *running}>{ "Run (Enter)" }</button>
-                            <button id="console-reset" type="button" class="button ghost" onclick={reset}>{ "Start over" }</button>
-                            <label class="check" for="console-hints" title="For learners: the rubric's reasons before you submit. An agent never gets these; a session with hints is not a fair run.">
-                                <input id="console-hints" type="checkbox" checked={*hints} onchange={toggle_hints} />{ " hints (learners: show the rubric's reasons before submitting)" }
-                            </label>
-                        </div>
-                        <p class="hint">{ HELP }</p>
-                        if let Some(msg) = &*message {
-                            <p id="console-message" class="control-error" role="alert">{ msg.clone() }</p>
-                        }
-                    </section>
-                    <section class="panel" aria-label="Ledger">
+            <div class="watch-grid walk-grid">
+                <section class="panel console" aria-label="Console">
+                    <h2>{ "Console" }</h2>
+                    <ol id="console-log" class="console-log" ref={log}>
+                        { for steps.iter().map(|s| html! {
+                            <li class={classes!("console-entry", (!s.ok).then_some("refused"))} data-tool={s.tool.clone()}>
+                                <span class="mono prompt-line">{ format!("› {}", describe(s)) }</span>
+                                <pre class="prompt">{ s.output.clone() }</pre>
+                            </li>
+                        }) }
+                    </ol>
+                    if let Some(msg) = &*message {
+                        <p id="console-message" class="control-error" role="alert">{ super::super::text_with_code(msg) }</p>
+                    }
+                    <textarea id="console-input" class="console-input" rows="2" spellcheck="false" aria-label="Console command" placeholder="view 1 40" value={(*text).clone()} {oninput} {onkeydown} disabled={aci.submitted() || *running} />
+                    <div class="actions">
+                        <button id="console-run" type="button" class="button" {onclick} disabled={aci.submitted() || *running}>{ "Run (Enter)" }</button>
+                        <button id="console-reset" type="button" class="button ghost" onclick={reset}>{ "Start over" }</button>
+                        <label class="check" for="console-hints" title="For learners: the rubric's reasons before you submit. An agent never gets these; a session with hints is not a fair run.">
+                            <input id="console-hints" type="checkbox" checked={*hints} onchange={toggle_hints} />{ " hints (not a fair run)" }
+                        </label>
+                    </div>
+                    <details class="console-help"><summary>{ "Commands" }</summary><p class="hint mono">{ HELP }</p></details>
+                </section>
+                <section class="panel code-panel" aria-label="solution.py">
+                    <h2>{ "solution.py" }</h2>
+                    <CodePane id="walk-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
+                </section>
+                <div class="watch-left walk-right">
+                    <section class="panel walk-ledger-panel" aria-label="Ledger">
                         <h2>{ "Your ledger" }</h2>
                         <LedgerTable id="walk-ledger" ledger={ledger.clone()} labels={labels} />
                         <table id="agent-turns" class="ledger-table">
@@ -164,13 +171,9 @@ pub fn walk(p: &WalkProps) -> Html {
                             </tbody>
                         </table>
                     </section>
+                    { grade }
                 </div>
-                <section class="panel code-panel" aria-label="solution.py">
-                    <h2>{ "solution.py" }</h2>
-                    <CodePane id="walk-code" code={AttrValue::from(code.to_string())} marks={Rc::new(m)} />
-                </section>
             </div>
-            <GradeBox generated={p.generated.clone()} solution={AttrValue::from(aci.solution().to_string())} submitted={aci.submitted()} hints={*hints} />
         </section>
     }
 }

@@ -142,7 +142,7 @@ pub fn watch(p: &WatchProps) -> Html {
             <div class="stepper">
                 <label class="knob" for="strategy">
                     <span class="knob-label">{ "Strategy" }</span>
-                    <select id="strategy" onchange={choose}>
+                    <select id="strategy" onchange={choose} title={p.page.strategy.describe()}>
                         { for Strategy::ALL.iter().map(|s| html! { <option value={s.as_str()} selected={*s == p.page.strategy}>{ s.as_str() }</option> }) }
                     </select>
                     <span class="knob-help">{ p.page.strategy.describe() }</span>
@@ -177,7 +177,7 @@ pub fn watch(p: &WatchProps) -> Html {
                 </section>
             </div>
             <section class="panel graph-panel" aria-label="Call graph">
-                <h2>{ "Call graph (the functions this call touched are lit)" }</h2>
+                <h2>{ "Call graph (touched: lit)" }</h2>
                 <GraphPane generated={p.generated.clone()} lit={lit} />
             </section>
         </section>

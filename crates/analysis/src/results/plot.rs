@@ -310,16 +310,26 @@ pub fn render_with(c: &Chart, overlays: &[Overlay]) -> String {
                 y + 3.5
             );
         }
+        // A tick whose label would overlap the last one keeps its grid line only.
+        let mut labelled_to = f64::NEG_INFINITY;
         for &t in &x_ticks {
             let x = sx.map(t);
+            let label = fmt_num(t);
+            let half = 3.3 * label.chars().count() as f64;
             let _ = write!(
                 out,
-                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"currentColor\" stroke-opacity=\"0.12\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"currentColor\" fill-opacity=\"0.8\">{}</text>",
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"currentColor\" stroke-opacity=\"0.12\"/>",
                 oy + PT,
                 oy + PH - PB,
-                oy + PH - PB + 13.0,
-                fmt_num(t)
             );
+            if x - half >= labelled_to + 3.0 {
+                labelled_to = x + half;
+                let _ = write!(
+                    out,
+                    "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"currentColor\" fill-opacity=\"0.8\">{label}</text>",
+                    oy + PH - PB + 13.0,
+                );
+            }
         }
         if c.zero_line && y_lo < 0.0 && y_hi > 0.0 {
             let y = sy.map(0.0);
