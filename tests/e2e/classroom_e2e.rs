@@ -198,7 +198,8 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         return Err(format!("{look}: 'Start from the starter' did not put the starter in the editor").into());
     }
     // Python highlighting (the editor parses in the background).
-    wait_for(driver, "the editor's highlighting", "return !!document.querySelector('#solution .tok-keyword');", 10).await?;
+    wait_for(driver, "the editor's highlighting", "return !!document.querySelector('#solution .tok-keyword');", 10)
+        .await?;
     in_view(
         driver,
         &format!("{look}: the editor"),

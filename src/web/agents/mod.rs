@@ -120,7 +120,7 @@ fn agents_root(p: &RootProps) -> Html {
                 <a id="back-to-task" href={task.link.clone()}>{ "Back to the task" }</a>
             </div>
             <p class="hint agents-lead">
-                { "An agent, or you, works through five tools (view, search, edit, check, submit) and pays for every turn: each turn resends the whole conversation." }
+                { format!("An agent, or you, works through the workspace's tools ({}) and pays for every turn: each turn resends the whole conversation.", cabrito_agents::aci::ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")) }
             </p>
             if !problems.is_empty() {
                 <p id="page-problems" class="control-error" role="alert">{ problems.join("; ") }</p>
