@@ -124,12 +124,30 @@ fn parse_raw(fragment: &str) -> Route {
     }
 }
 
-/// One message naming every problem of a link: the one problem as it is, or "2 problems: …; …".
+/// One message naming every problem of a link: the one problem as it is, or "2 problems: …; …",
+/// each problem without its explanation (the text after its first "; ") and cut to a line, so that
+/// a hostile link still gets a message a person can read.
 fn every_problem(problems: &[String]) -> String {
+    const SHOWN: usize = 4;
+    const CHARS: usize = 70;
+    let short = |p: &String| {
+        let head = p.split("; ").next().unwrap_or(p);
+        if head.chars().count() > CHARS {
+            format!("{}…", head.chars().take(CHARS).collect::<String>())
+        } else {
+            head.to_string()
+        }
+    };
     match problems {
         [] => "this link does not name a valid task".to_string(),
         [one] => one.clone(),
-        many => format!("{} problems: {}", many.len(), many.join("; ")),
+        many => {
+            let mut listed: Vec<String> = many.iter().take(SHOWN).map(short).collect();
+            if many.len() > SHOWN {
+                listed.push(format!("and {} more", many.len() - SHOWN));
+            }
+            format!("{} problems: {}", many.len(), listed.join("; "))
+        }
     }
 }
 
@@ -610,6 +628,7 @@ mod tests {
                 Route::Task(s) | Route::Scale(s) | Route::Agents(s) => prop_assert!(s.validate().is_ok()),
                 Route::BadLink { message, nearest } => {
                     prop_assert!(!message.is_empty() && !message.contains('\n'));
+                    prop_assert!(message.chars().count() < 400, "too long: {}", message);
                     prop_assert!(nearest.validate().is_ok());
                     prop_assert!(nearest.n <= MAX_N);
                     prop_assert_eq!(parse(&fragment(&nearest)), Route::Task(nearest.clone()));
