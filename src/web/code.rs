@@ -408,7 +408,9 @@ impl Lines {
 pub fn use_lines(text: &AttrValue, total: usize, full: usize) -> Lines {
     let pre = use_node_ref();
     let code = use_node_ref();
-    let rendered = use_state(|| Rendered { window: Window::initial(total, full), px: GUESS_PX });
+    // `_eq`: the mount's "start at the top" below sets the value it starts with, which must not
+    // render the whole block a second time.
+    let rendered = use_state_eq(|| Rendered { window: Window::initial(total, full), px: GUESS_PX });
     // A new program starts at its top.
     {
         let rendered = rendered.clone();
