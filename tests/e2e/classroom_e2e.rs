@@ -25,15 +25,12 @@
 
 use crate::browser;
 
+use crate::viewport::{in_view, open, outside, spec};
 use browser::*;
 use cabrito_gen::task::{generate, link};
 use cabrito_gen::TaskSpec;
 use serde_json::{json, Value};
 use thirtyfour::prelude::*;
-
-fn spec(query: &str) -> TaskSpec {
-    TaskSpec::from_pairs(query.split('&').filter_map(|kv| kv.split_once('='))).expect("a valid test spec")
-}
 
 /// Make the page (not the window around it) exactly `size`.
 async fn page_size(driver: &WebDriver, size: (u32, u32)) -> Res {
@@ -48,58 +45,6 @@ async fn page_size(driver: &WebDriver, size: (u32, u32)) -> Res {
         return Err(format!("the page is {now}, not {size:?}").into());
     }
     Ok(())
-}
-
-/// Open a fragment and wait for its task.
-async fn open(driver: &WebDriver, base: &str, fragment: &str, s: &TaskSpec) -> Res {
-    driver.goto(format!("{base}{fragment}")).await?;
-    js(driver, "if (location.hash !== arguments[0]) location.hash = arguments[0];", vec![json!(fragment)]).await?;
-    wait_for(
-        driver,
-        &format!("the task {}", s.canonical()),
-        &format!(
-            "const t = document.getElementById('task'); return !!t && t.dataset.spec === {:?} && !!document.getElementById('side');",
-            s.canonical()
-        ),
-        60,
-    )
-    .await?;
-    Ok(())
-}
-
-/// What of `selectors` is missing, not shown or outside the window (and whether the page scrolls,
-/// when `no_scroll`): empty when everything is in view.
-async fn outside(driver: &WebDriver, selectors: &[&str], no_scroll: bool) -> Res<String> {
-    let v = js(
-        driver,
-        "const out = []; const W = innerWidth, H = innerHeight; const se = document.scrollingElement; \
-         if (arguments[1] && se.scrollTop !== 0) out.push(`the page is scrolled to ${se.scrollTop}`); \
-         if (arguments[1] && se.scrollHeight > H + 1) out.push(`the page is ${se.scrollHeight} px high in a ${H} px window`); \
-         if (se.scrollWidth > W + 1) out.push(`the page is ${se.scrollWidth} px wide in a ${W} px window`); \
-         for (const sel of arguments[0]) { const top = sel.startsWith('top:'); const all = sel.startsWith('all:'); \
-           const s = (all || top) ? sel.slice(4) : sel; \
-           const els = all ? [...document.querySelectorAll(s)] : [document.querySelector(s)].filter(Boolean); \
-           if (!els.length) { out.push(`no ${s}`); continue; } \
-           for (const e of els) { const r = e.getBoundingClientRect(); \
-             if (r.width < 1 || r.height < 1) { out.push(`${s} is not shown`); break; } \
-             if (r.top < -0.5 || r.left < -0.5 || (top ? Math.min(r.bottom, r.top + 20) : r.bottom) > H + 0.5 || r.right > W + 0.5) { \
-               out.push(`${s} at ${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)} is outside the ${W}×${H} window`); break; } } } \
-         return out.join('; ');",
-        vec![json!(selectors), json!(no_scroll)],
-    )
-    .await?;
-    Ok(v.as_str().unwrap_or_default().to_string())
-}
-
-/// Every selector's element (`all:` every match; `top:` its top 20 px, for a long box scrolling in its
-/// panel) inside the window, the page unscrolled.
-async fn in_view(driver: &WebDriver, what: &str, selectors: &[&str]) -> Res {
-    let why = outside(driver, selectors, true).await?;
-    if why.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{what}: {why}").into())
-    }
 }
 
 async fn shot(s: &Session, name: &str) -> Res {

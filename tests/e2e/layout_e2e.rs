@@ -15,64 +15,12 @@
 
 use crate::browser;
 
+use crate::viewport::{in_view, open, spec};
 use browser::*;
 use cabrito_gen::task::link;
-use cabrito_gen::TaskSpec;
 use serde_json::{json, Value};
 use std::path::Path;
 use thirtyfour::prelude::*;
-
-fn spec(query: &str) -> TaskSpec {
-    TaskSpec::from_pairs(query.split('&').filter_map(|kv| kv.split_once('='))).expect("a valid test spec")
-}
-
-/// Open a fragment and wait for its task (and its side panel) to be on the page.
-async fn open(driver: &WebDriver, base: &str, fragment: &str, s: &TaskSpec) -> Res {
-    driver.goto(format!("{base}{fragment}")).await?;
-    // goto with only a new fragment does not reload: make sure the page follows it.
-    js(driver, "if (location.hash !== arguments[0]) location.hash = arguments[0];", vec![json!(fragment)]).await?;
-    wait_for(
-        driver,
-        &format!("the task {}", s.canonical()),
-        &format!(
-            "const t = document.getElementById('task'); return !!t && t.dataset.spec === {:?} && !!document.getElementById('side');",
-            s.canonical()
-        ),
-        30,
-    )
-    .await?;
-    Ok(())
-}
-
-/// Each selector's first element has a size and lies inside the window (for `top:selector`, a long
-/// box scrolling inside its panel, its top 20 px), and the page is not scrolled and has nothing to
-/// scroll to. Returns what failed, if anything.
-async fn fits(driver: &WebDriver, selectors: &[&str]) -> Res<Option<String>> {
-    let v = js(
-        driver,
-        "const out = []; const W = innerWidth, H = innerHeight; const se = document.scrollingElement; \
-         if (se.scrollTop !== 0 || se.scrollLeft !== 0) out.push(`the page is scrolled to ${se.scrollLeft},${se.scrollTop}`); \
-         if (se.scrollHeight > H + 1) out.push(`the page is ${se.scrollHeight} px high in a ${H} px window`); \
-         if (se.scrollWidth > W + 1) out.push(`the page is ${se.scrollWidth} px wide in a ${W} px window`); \
-         for (const item of arguments[0]) { const top = item.startsWith('top:'); const sel = top ? item.slice(4) : item; \
-           const e = document.querySelector(sel); \
-           if (!e) { out.push(`no ${sel}`); continue; } const r = e.getBoundingClientRect(); \
-           if (r.width < 1 || r.height < 1) out.push(`${sel} is not shown`); \
-           else if (r.top < -0.5 || r.left < -0.5 || (top ? r.top + 20 : r.bottom) > H + 0.5 || r.right > W + 0.5) \
-             out.push(`${sel} at ${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)} is outside the ${W}×${H} window`); } \
-         return out.join('; ');",
-        vec![json!(selectors)],
-    )
-    .await?;
-    Ok(v.as_str().filter(|s| !s.is_empty()).map(str::to_string))
-}
-
-async fn must_fit(driver: &WebDriver, what: &str, selectors: &[&str]) -> Res {
-    match fits(driver, selectors).await? {
-        None => Ok(()),
-        Some(why) => Err(format!("{what}: {why}").into()),
-    }
-}
 
 /// Which side panel is on show (`#side[data-panel]`), and whether exactly its body is visible.
 async fn shown_panel(driver: &WebDriver) -> Res<String> {
@@ -119,7 +67,7 @@ async fn wrong_answer_to_line(driver: &WebDriver, what: &str) -> Res {
         vec![],
     )
     .await?;
-    must_fit(
+    in_view(
         driver,
         &format!("{what}: the rubric and its failing item's link, beside the code"),
         &["#verdicts", "#static-verdict > p", "#static-verdict .item[data-passed=\"false\"] .line-link", "#code-panel"],
@@ -133,7 +81,7 @@ async fn wrong_answer_to_line(driver: &WebDriver, what: &str) -> Res {
     if selected != want {
         return Err(format!("{what}: following the line link {line} selected {selected:?}, not {want:?}").into());
     }
-    must_fit(
+    in_view(
         driver,
         &format!("{what}: after following the line link"),
         &["#solution", "#verdicts", "#static-verdict > p"],
@@ -178,9 +126,9 @@ async fn press_panel(driver: &WebDriver, key: &str, panel: &str) -> Res {
 async fn keyboard(driver: &WebDriver, what: &str, kind_panel: Option<(&str, &str)>) -> Res {
     let history = js(driver, "return history.length;", vec![]).await?;
     press_panel(driver, "g", "graph").await?;
-    must_fit(driver, &format!("{what}: the graph panel"), &["#panel-graph .graph-scroll", "#code-panel"]).await?;
+    in_view(driver, &format!("{what}: the graph panel"), &["#panel-graph .graph-scroll", "#code-panel"]).await?;
     press_panel(driver, "s", "statement").await?;
-    must_fit(driver, &format!("{what}: the statement"), &["top:#prompt"]).await?;
+    in_view(driver, &format!("{what}: the statement"), &["top:#prompt"]).await?;
     press_panel(driver, "p", "prompt").await?;
     press_panel(driver, "r", "grade").await?;
     press_panel(driver, "]", "prompt").await?;
@@ -293,14 +241,14 @@ async fn large_type(driver: &WebDriver, what: &str) -> Res {
     if after.as_f64().unwrap_or(0.0) < before.as_f64().unwrap_or(0.0) * 1.15 {
         return Err(format!("{what}: large type sets the code at {after} px (was {before})").into());
     }
-    must_fit(
+    in_view(
         driver,
         &format!("{what}: large type, grade"),
         &["#run-hidden", "#verdicts", "#static-verdict > p", "#code-panel pre"],
     )
     .await?;
     press_panel(driver, "g", "graph").await?;
-    must_fit(driver, &format!("{what}: large type, graph"), &["#panel-graph .graph-scroll", "#code-panel pre"]).await?;
+    in_view(driver, &format!("{what}: large type, graph"), &["#panel-graph .graph-scroll", "#code-panel pre"]).await?;
     let stored = js(driver, "return localStorage.getItem('cabrito-large-type');", vec![]).await?;
     if stored != json!("on") {
         return Err(format!("large type is not remembered ({stored})").into());
@@ -316,7 +264,7 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     // A traversal task.
     let trav = spec("v=1&kind=add_parameter&domain=math&axis=traversal&n=25&seed=3");
     open(driver, base, &link(&trav), &trav).await?;
-    must_fit(
+    in_view(
         driver,
         &format!("{tag} traversal: on opening"),
         &["#code-panel", "#side", ".controls", "#panel-tab-graph"],
@@ -362,7 +310,7 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
         5,
     )
     .await?;
-    must_fit(driver, &format!("{tag} runtime: why this branch"), &["#why h2", "#code-panel"]).await?;
+    in_view(driver, &format!("{tag} runtime: why this branch"), &["#why h2", "#code-panel"]).await?;
     driver.screenshot(&shots.join(format!("layout-{tag}-why.png"))).await?;
 
     // An instruction-following task: the requirements beside the code.
@@ -379,7 +327,7 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
         5,
     )
     .await?;
-    must_fit(
+    in_view(
         driver,
         &format!("{tag} instructions: a requirement and its lines"),
         &["#req-1", "#reference-code .line.marked"],
@@ -396,7 +344,7 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
         10,
     )
     .await?;
-    must_fit(driver, &format!("{tag}: panel=statement"), &["top:#prompt"]).await?;
+    in_view(driver, &format!("{tag}: panel=statement"), &["top:#prompt"]).await?;
     let bad = format!("{}&panel=sideways", link(&rt));
     open(driver, base, &bad, &rt).await?;
     // As a freshly opened link (in the same page a link without a known panel keeps the one on show).
@@ -421,7 +369,7 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     // The agents page in the same scheme: the run's regions side by side, no page to scroll.
     driver.goto(format!("{base}#/agents?v=1&n=25&seed=3")).await?;
     wait_for(driver, "the agents page", "return !!document.querySelector('#watch #step-next');", 60).await?;
-    must_fit(
+    in_view(
         driver,
         &format!("{tag}: the agents page, watching"),
         &["#step-next", "#watch .watch-left", "#watch .code-panel", "#watch > .graph-panel"],
@@ -430,7 +378,7 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
     driver.screenshot(&shots.join(format!("layout-{tag}-agents.png"))).await?;
     driver.find(By::Id("tab-walk")).await?.click().await?;
     wait_for(driver, "the console", "return !!document.getElementById('console-input');", 10).await?;
-    must_fit(driver, &format!("{tag}: the agents page, walking"), &["#console-input", "#walk .code-panel"]).await?;
+    in_view(driver, &format!("{tag}: the agents page, walking"), &["#console-input", "#walk .code-panel"]).await?;
     console_clean(driver, &format!("the layout at {tag}")).await?;
     Ok(())
 }

@@ -21,3 +21,4 @@ mod grade_e2e;
 mod layout_e2e;
 mod pages_e2e;
 mod results_e2e;
+mod viewport;
