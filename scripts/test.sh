@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run every test of Cabrito, installing what is missing first (scripts/setup.sh). Stops at the
-# first failure. CI runs this (.ci/run); it takes about 5 minutes once the tools are installed.
+# first failure. CI runs this (.ci/run); BENCHMARKS.md, "The test suite", has its section times.
 #
 #   1. setup            install missing tools (fast when nothing is missing)
 #   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports), and
@@ -10,8 +10,8 @@
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
 #   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
-#   5. app build        trunk build --release into dist/, with its sizes; what the first download
-#                       holds (tests/e2e/first_download.rs)
+#   5. app build        trunk build --release into dist/ (kept when newer than every source, as after
+#                       scripts/serve.sh), its sizes, what the first download holds (first_download.rs)
 #   6. browser e2e      every e2e_… test: headless Chromium against `cabrito serve` serving dist/
 #   7. lighthouse       Lighthouse on every view, light and dark, desktop and mobile for the gallery
 #                       and a task page: fails under 100 for accessibility or best practices
@@ -84,7 +84,12 @@ cargo test --locked --target wasm32-unknown-unknown --test 'wasm*' -- --nocaptur
 done_step
 
 begin "app build (trunk build --release)"
-build_app
+# After `bash scripts/serve.sh` dist/ is already built from this tree: it is tested as it is.
+if dist_is_fresh && [ -z "${CABRITO_REBUILD:-}" ]; then
+  echo "app: dist/ is newer than every source (CABRITO_REBUILD=1 forces a build)"
+else
+  build_app
+fi
 report_dist
 # The first download (what index.html fetches before the page is interactive): its size in gzip, and that
 # it holds the app alone.
