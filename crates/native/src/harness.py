@@ -23,6 +23,7 @@ import os
 import re
 import signal
 import sys
+import time
 import types
 
 # Started with -S (no site: fast start); numpy's folder comes as argv[1] and is imported lazily,
@@ -70,6 +71,7 @@ def emit(obj):
 
 
 ascii_json = json.encoder.encode_basestring_ascii
+SMALL_INT = 1 << 62
 
 
 def emit_value(t, i, v):
@@ -77,6 +79,9 @@ def emit_value(t, i, v):
     repr is plain ASCII ('0.5', '-1e-05', 'nan', 'inf')."""
     if type(v) is float:
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
+        return
+    if type(v) is int and -SMALL_INT < v < SMALL_INT:
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"int","v":"%d"}}' % (t, i, v))
         return
     if type(v) is str and v.isascii():
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
@@ -249,6 +254,43 @@ def memoize(fn, by_value_too=True):
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
     wrapper.__wrapped__ = fn
     return wrapper
+
+
+def memo_slot():
+    """`memoize` kept across trials: `(wrapper, point)`, where `point(fn, by_value_too)` aims the
+    wrapper at this trial's `fn` and empties its cache. The program defines the same functions
+    every trial, so re-aiming one wrapper per function costs far less than wrapping anew."""
+    current = [None, None, True]  # the trial's function, its by-value memo once needed, by_value_too
+
+    def call(*args, **kwargs):
+        return current[0](*args, **kwargs)
+
+    cached = LRU(call, None, True, CACHE_INFO)
+
+    def wrapper(*args, **kwargs):
+        if current[1] is not None:
+            return current[1](*args, **kwargs)
+        try:
+            return cached(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:
+                raise
+        fn = current[0]
+        current[1] = memoize_by_value(fn) if current[2] else fn
+        return current[1](*args, **kwargs)
+
+    def point(fn, by_value_too):
+        current[0] = fn
+        current[1] = None
+        current[2] = by_value_too
+        cached.cache_clear()
+        wrapper.__wrapped__ = fn
+
+    wrapper.__name__ = "wrapper"
+    return wrapper, point
+
+
+SLOTS = {}
 
 
 def memoize_by_value(fn):
@@ -520,12 +562,33 @@ def positional_cached(fn, params):
 
 
 IN_CALL = [False]
+# The running call's deadline, and when the armed timer fires (None: not armed), both on
+# time.monotonic. A call re-arms the timer only when it would fire after the call's deadline; a
+# timer that fires before the deadline is re-armed for the rest (one syscall a trial, not two a call).
+DEADLINE = [0.0]
+FIRES = [None]
+
+
+def start_call(seconds):
+    """Enter a call that may run `seconds` of wall clock before it raises CallTimeout."""
+    d = time.monotonic() + seconds
+    DEADLINE[0] = d
+    IN_CALL[0] = True
+    f = FIRES[0]
+    if f is None or f > d:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        FIRES[0] = d
 
 
 def on_alarm(signum, frame):
-    # Outside a call (the timer is re-armed at each call, not disarmed after it) there is nothing
-    # to interrupt.
+    FIRES[0] = None
+    # Outside a call (the timer is not disarmed after one) there is nothing to interrupt.
     if not IN_CALL[0]:
+        return
+    left = DEADLINE[0] - time.monotonic()
+    if left > 0:
+        signal.setitimer(signal.ITIMER_REAL, left)
+        FIRES[0] = DEADLINE[0]
         return
     # The results so far go out now: if the program swallows the timeout and is killed from
     # outside, the first call without a result is the one that was running.
@@ -608,11 +671,9 @@ def main():
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         try:
-            IN_CALL[0] = True
-            signal.setitimer(signal.ITIMER_REAL, timeout * 5)
+            start_call(timeout * 5)
             exec(code, g)
             IN_CALL[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
             if memo:
                 # The same program and library every trial: analysed once a run.
                 shape = (tuple(getattr(g.get(n), "__code__", None) for n in defs), frozenset(g))
@@ -628,10 +689,13 @@ def main():
                             w = SHARED[key] = memoize_across_trials(f)
                         g[name] = w
                     elif isinstance(f, types.FunctionType):
-                        g[name] = memoize(f, name in shared)
+                        slot = SLOTS.get(name)
+                        if slot is None:
+                            slot = SLOTS[name] = memo_slot()
+                        slot[1](f, name in shared)
+                        g[name] = slot[0]
         except BaseException as e:
             IN_CALL[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         values = trial["values"]
@@ -650,8 +714,7 @@ def main():
             result = None
             error = None
             try:
-                IN_CALL[0] = True
-                signal.setitimer(signal.ITIMER_REAL, timeout)
+                start_call(timeout)
                 try:
                     result = fn(*args) if pos else fn(**dict(zip(params, args)))
                 except CallTimeout:
@@ -673,7 +736,7 @@ def main():
                     emit_value(t, i, result)
                 except BaseException as e:
                     emit({"k": "call", "trial": t, "i": i, "error": err(e)})
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     sys.stdout, sys.stderr = real_stdout, real_stderr
     emit({"k": "done", "stopped": stop})
     flush()
