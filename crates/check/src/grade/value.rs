@@ -167,7 +167,7 @@ pub fn float_text(x: f64) -> String {
     }
 }
 
-fn parse_float(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_float(s: &str) -> Result<f64, String> {
     match s {
         "nan" | "-nan" => Ok(f64::NAN),
         "inf" => Ok(f64::INFINITY),
