@@ -258,9 +258,12 @@ def memoize(fn, by_value_too=True):
 
 def memo_slot():
     """`memoize` kept across trials: `(wrapper, point)`, where `point(fn, by_value_too)` aims the
-    wrapper at this trial's `fn` and empties its cache. The program defines the same functions
-    every trial, so re-aiming one wrapper per function costs far less than wrapping anew."""
-    current = [None, None, True]  # the trial's function, its by-value memo once needed, by_value_too
+    wrapper at this trial's `fn`, empties its cache and returns what to bind the name to. The
+    program defines the same functions every trial, so re-aiming one wrapper per function costs
+    far less than wrapping anew; a function that took an unhashable argument in the last trial
+    (an array function) starts the next one in the memo by value, or bare when that memo is not
+    wanted for it."""
+    current = [None, None, True, False]  # function, by-value memo once needed, by_value_too, unhashable seen
 
     def call(*args, **kwargs):
         return current[0](*args, **kwargs)
@@ -277,14 +280,22 @@ def memo_slot():
                 raise
         fn = current[0]
         current[1] = memoize_by_value(fn) if current[2] else fn
+        current[3] = True
         return current[1](*args, **kwargs)
 
     def point(fn, by_value_too):
         current[0] = fn
-        current[1] = None
         current[2] = by_value_too
         cached.cache_clear()
         wrapper.__wrapped__ = fn
+        if current[3]:
+            if not by_value_too:
+                current[1] = None
+                return fn
+            current[1] = memoize_by_value(fn)
+        else:
+            current[1] = None
+        return wrapper
 
     wrapper.__name__ = "wrapper"
     return wrapper, point
@@ -297,10 +308,10 @@ def memoize_by_value(fn):
     """The memo for calls with an unhashable argument (see `memoize`): keyed on the arguments'
     types and values, ndarrays by shape, dtype and bytes; other unhashable arguments bypass it.
 
-    A call is looked up first by its arguments as written (cheap: the common case is a callee
-    reached again the same way), then, on a miss, by the arguments bound to the function's
-    parameters, so `f(v)`, `f(val=v)` and `f(v, m)` with `m` the default are one entry and a
-    function that every caller reaches with the same `val` runs once per trial."""
+    A call is keyed by the arguments bound to the function's parameters, so `f(v)`, `f(val=v)`
+    and `f(v, m)` with `m` the default are one entry and a function that every caller reaches
+    with the same `val` runs once per trial; a call that does not bind plainly (varargs, an
+    unknown keyword) is keyed as written."""
     cache = {}
     code = fn.__code__
     n = code.co_argcount
@@ -346,28 +357,16 @@ def memoize_by_value(fn):
                 cache[key] = result
                 return result
         try:
-            if kwargs:
-                vals = args + tuple(kwargs.values())
-                kinds = tuple(map(type, vals))
-                key = (kinds, vals, tuple(kwargs)) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
-            else:
-                kinds = tuple(map(type, args))
-                key = (kinds, args) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
+            key = bound_key(args, kwargs)
+            if key is None:
+                key = raw_key(args, kwargs)
             hit = cache.get(key, cache)
             if hit is not cache:
                 return hit
-            bound = bound_key(args, kwargs)
-            if bound is not None:
-                hit = cache.get(bound, cache)
-                if hit is not cache:
-                    cache[key] = hit
-                    return hit
         except Exception:
             return fn(*args, **kwargs)
         result = fn(*args, **kwargs)
         cache[key] = result
-        if bound is not None:
-            cache[bound] = result
         return result
 
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
@@ -692,8 +691,7 @@ def main():
                         slot = SLOTS.get(name)
                         if slot is None:
                             slot = SLOTS[name] = memo_slot()
-                        slot[1](f, name in shared)
-                        g[name] = slot[0]
+                        g[name] = slot[1](f, name in shared)
         except BaseException as e:
             IN_CALL[0] = False
             emit({"k": "setup", "trial": t, "error": err(e)})
@@ -703,10 +701,15 @@ def main():
         # call that mutates its input cannot change another's.
         decoded = [decode(v) for v in values]
         mutable = frozenset(j for j, v in enumerate(values) if v["t"] in ("list", "ndarray"))
+        # A float64 array's fresh copy is a copy of its decoded template (as `decode` would build it).
+        copies = {j for j in mutable if values[j]["t"] == "ndarray" and decoded[j].dtype.char == "d"}
         for i, f, refs in trial["calls"]:
             name, params = functions[f]
             if mutable:
-                args = [decode(values[r]) if r in mutable else decoded[r] for r in refs]
+                args = [
+                    (decoded[r].copy() if r in copies else decode(values[r])) if r in mutable else decoded[r]
+                    for r in refs
+                ]
             else:
                 args = [decoded[r] for r in refs]
             fn = g.get(name)
