@@ -442,11 +442,9 @@ mod request_tests {
     /// arguments; the stubs, the strops and the options are there.
     #[test]
     fn the_request_holds_the_plan() {
-        for (kind, domain) in [
-            (Kind::AddParameter, Domain::Math),
-            (Kind::DeadCode, Domain::String),
-            (Kind::CacheFunction, Domain::Array),
-        ] {
+        for (kind, domain) in
+            [(Kind::AddParameter, Domain::Math), (Kind::DeadCode, Domain::String), (Kind::CacheFunction, Domain::Array)]
+        {
             let t = cabrito_gen::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 12, 5)).unwrap();
             let prep = prepare(&GradeTask::from_task(&t), 7).unwrap();
             let only: BTreeSet<String> = prep.plan.functions.iter().skip(1).map(|f| f.name.clone()).collect();
@@ -491,7 +489,12 @@ mod request_tests {
             Value::Float(-0.5),
             Value::Str("a\"b\n\u{e9}".into()),
             Value::Tuple(vec![Value::Float(1e300), Value::List(vec![])]),
-            Value::Array { shape: vec![2], dtype: "float64".into(), values: Some(vec![0.25, f64::INFINITY]), repr: String::new() },
+            Value::Array {
+                shape: vec![2],
+                dtype: "float64".into(),
+                values: Some(vec![0.25, f64::INFINITY]),
+                repr: String::new(),
+            },
             Value::Array { shape: vec![1], dtype: "<U1".into(), values: None, repr: "array(['x'])".into() },
             Value::Other { type_name: "dict".into(), repr: "{}".into() },
         ];

@@ -250,7 +250,10 @@ mod tests {
             let b = read_results(&slow, &[0, values.len()]).unwrap();
             assert_eq!(format!("{a:?}"), format!("{b:?}"), "{v}");
         }
-        assert!(read_results("{\"k\":\"call\",\"trial\":01,\"i\":0,\"value\":{\"t\":\"int\",\"v\":\"1\"}}\n", &[1, 1]).is_err());
-        assert!(read_results("{\"k\":\"call\",\"trial\":0,\"i\":3,\"value\":{\"t\":\"int\",\"v\":\"1\"}}\n", &[1]).is_err());
+        assert!(read_results("{\"k\":\"call\",\"trial\":01,\"i\":0,\"value\":{\"t\":\"int\",\"v\":\"1\"}}\n", &[1, 1])
+            .is_err());
+        assert!(
+            read_results("{\"k\":\"call\",\"trial\":0,\"i\":3,\"value\":{\"t\":\"int\",\"v\":\"1\"}}\n", &[1]).is_err()
+        );
     }
 }
