@@ -23,6 +23,7 @@ import os
 import re
 import signal
 import sys
+import time
 import types
 
 # Started with -S (no site: fast start); numpy's folder comes as argv[1] and is imported lazily,
@@ -70,6 +71,7 @@ def emit(obj):
 
 
 ascii_json = json.encoder.encode_basestring_ascii
+SMALL_INT = 1 << 62
 
 
 def emit_value(t, i, v):
@@ -77,6 +79,9 @@ def emit_value(t, i, v):
     repr is plain ASCII ('0.5', '-1e-05', 'nan', 'inf')."""
     if type(v) is float:
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
+        return
+    if type(v) is int and -SMALL_INT < v < SMALL_INT:
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"int","v":"%d"}}' % (t, i, v))
         return
     if type(v) is str and v.isascii():
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
@@ -251,14 +256,62 @@ def memoize(fn, by_value_too=True):
     return wrapper
 
 
+def memo_slot():
+    """`memoize` kept across trials: `(wrapper, point)`, where `point(fn, by_value_too)` aims the
+    wrapper at this trial's `fn`, empties its cache and returns what to bind the name to. The
+    program defines the same functions every trial, so re-aiming one wrapper per function costs
+    far less than wrapping anew; a function that took an unhashable argument in the last trial
+    (an array function) starts the next one in the memo by value, or bare when that memo is not
+    wanted for it."""
+    current = [None, None, True, False]  # function, by-value memo once needed, by_value_too, unhashable seen
+
+    def call(*args, **kwargs):
+        return current[0](*args, **kwargs)
+
+    cached = LRU(call, None, True, CACHE_INFO)
+
+    def wrapper(*args, **kwargs):
+        if current[1] is not None:
+            return current[1](*args, **kwargs)
+        try:
+            return cached(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:
+                raise
+        fn = current[0]
+        current[1] = memoize_by_value(fn) if current[2] else fn
+        current[3] = True
+        return current[1](*args, **kwargs)
+
+    def point(fn, by_value_too):
+        current[0] = fn
+        current[2] = by_value_too
+        cached.cache_clear()
+        wrapper.__wrapped__ = fn
+        if current[3]:
+            if not by_value_too:
+                current[1] = None
+                return fn
+            current[1] = memoize_by_value(fn)
+        else:
+            current[1] = None
+        return wrapper
+
+    wrapper.__name__ = "wrapper"
+    return wrapper, point
+
+
+SLOTS = {}
+
+
 def memoize_by_value(fn):
     """The memo for calls with an unhashable argument (see `memoize`): keyed on the arguments'
     types and values, ndarrays by shape, dtype and bytes; other unhashable arguments bypass it.
 
-    A call is looked up first by its arguments as written (cheap: the common case is a callee
-    reached again the same way), then, on a miss, by the arguments bound to the function's
-    parameters, so `f(v)`, `f(val=v)` and `f(v, m)` with `m` the default are one entry and a
-    function that every caller reaches with the same `val` runs once per trial."""
+    A call is keyed by the arguments bound to the function's parameters, so `f(v)`, `f(val=v)`
+    and `f(v, m)` with `m` the default are one entry and a function that every caller reaches
+    with the same `val` runs once per trial; a call that does not bind plainly (varargs, an
+    unknown keyword) is keyed as written."""
     cache = {}
     code = fn.__code__
     n = code.co_argcount
@@ -304,28 +357,16 @@ def memoize_by_value(fn):
                 cache[key] = result
                 return result
         try:
-            if kwargs:
-                vals = args + tuple(kwargs.values())
-                kinds = tuple(map(type, vals))
-                key = (kinds, vals, tuple(kwargs)) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
-            else:
-                kinds = tuple(map(type, args))
-                key = (kinds, args) if SIMPLE_TYPES.issuperset(kinds) else raw_key(args, kwargs)
+            key = bound_key(args, kwargs)
+            if key is None:
+                key = raw_key(args, kwargs)
             hit = cache.get(key, cache)
             if hit is not cache:
                 return hit
-            bound = bound_key(args, kwargs)
-            if bound is not None:
-                hit = cache.get(bound, cache)
-                if hit is not cache:
-                    cache[key] = hit
-                    return hit
         except Exception:
             return fn(*args, **kwargs)
         result = fn(*args, **kwargs)
         cache[key] = result
-        if bound is not None:
-            cache[bound] = result
         return result
 
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
@@ -520,12 +561,33 @@ def positional_cached(fn, params):
 
 
 IN_CALL = [False]
+# The running call's deadline, and when the armed timer fires (None: not armed), both on
+# time.monotonic. A call re-arms the timer only when it would fire after the call's deadline; a
+# timer that fires before the deadline is re-armed for the rest (one syscall a trial, not two a call).
+DEADLINE = [0.0]
+FIRES = [None]
+
+
+def start_call(seconds):
+    """Enter a call that may run `seconds` of wall clock before it raises CallTimeout."""
+    d = time.monotonic() + seconds
+    DEADLINE[0] = d
+    IN_CALL[0] = True
+    f = FIRES[0]
+    if f is None or f > d:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        FIRES[0] = d
 
 
 def on_alarm(signum, frame):
-    # Outside a call (the timer is re-armed at each call, not disarmed after it) there is nothing
-    # to interrupt.
+    FIRES[0] = None
+    # Outside a call (the timer is not disarmed after one) there is nothing to interrupt.
     if not IN_CALL[0]:
+        return
+    left = DEADLINE[0] - time.monotonic()
+    if left > 0:
+        signal.setitimer(signal.ITIMER_REAL, left)
+        FIRES[0] = DEADLINE[0]
         return
     # The results so far go out now: if the program swallows the timeout and is killed from
     # outside, the first call without a result is the one that was running.
@@ -608,11 +670,9 @@ def main():
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         try:
-            IN_CALL[0] = True
-            signal.setitimer(signal.ITIMER_REAL, timeout * 5)
+            start_call(timeout * 5)
             exec(code, g)
             IN_CALL[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
             if memo:
                 # The same program and library every trial: analysed once a run.
                 shape = (tuple(getattr(g.get(n), "__code__", None) for n in defs), frozenset(g))
@@ -628,10 +688,12 @@ def main():
                             w = SHARED[key] = memoize_across_trials(f)
                         g[name] = w
                     elif isinstance(f, types.FunctionType):
-                        g[name] = memoize(f, name in shared)
+                        slot = SLOTS.get(name)
+                        if slot is None:
+                            slot = SLOTS[name] = memo_slot()
+                        g[name] = slot[1](f, name in shared)
         except BaseException as e:
             IN_CALL[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
             emit({"k": "setup", "trial": t, "error": err(e)})
             continue
         values = trial["values"]
@@ -639,10 +701,15 @@ def main():
         # call that mutates its input cannot change another's.
         decoded = [decode(v) for v in values]
         mutable = frozenset(j for j, v in enumerate(values) if v["t"] in ("list", "ndarray"))
+        # A float64 array's fresh copy is a copy of its decoded template (as `decode` would build it).
+        copies = {j for j in mutable if values[j]["t"] == "ndarray" and decoded[j].dtype.char == "d"}
         for i, f, refs in trial["calls"]:
             name, params = functions[f]
             if mutable:
-                args = [decode(values[r]) if r in mutable else decoded[r] for r in refs]
+                args = [
+                    (decoded[r].copy() if r in copies else decode(values[r])) if r in mutable else decoded[r]
+                    for r in refs
+                ]
             else:
                 args = [decoded[r] for r in refs]
             fn = g.get(name)
@@ -650,8 +717,7 @@ def main():
             result = None
             error = None
             try:
-                IN_CALL[0] = True
-                signal.setitimer(signal.ITIMER_REAL, timeout)
+                start_call(timeout)
                 try:
                     result = fn(*args) if pos else fn(**dict(zip(params, args)))
                 except CallTimeout:
@@ -673,7 +739,7 @@ def main():
                     emit_value(t, i, result)
                 except BaseException as e:
                     emit({"k": "call", "trial": t, "i": i, "error": err(e)})
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     sys.stdout, sys.stderr = real_stdout, real_stderr
     emit({"k": "done", "stopped": stop})
     flush()

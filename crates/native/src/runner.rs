@@ -337,10 +337,9 @@ pub fn run_program(
     opts: &GradeOptions,
 ) -> RunOutcome {
     let plan = &prep.plan;
-    let req = grade::request(plan, program, defs, only, &opts.harness);
+    let body = grade::request_body(plan, program, defs, only, &opts.harness);
     let calls: usize = plan.trials.iter().map(|t| t.calls.len()).sum();
     let shape = grade::shape(plan);
-    let body = serde_json::to_vec(&req).unwrap_or_default();
     outcome_from_raw(execute(Harness::Grade, plan.domain == cabrito_gen::Domain::Array, &body, opts, calls), &shape)
 }
 
@@ -486,9 +485,8 @@ pub fn expected_outputs(task: &GradeTask, prep: &Prepared, opts: &GradeOptions) 
         }
     }
     let plan = &prep.plan;
-    let req = grade::request(plan, &prep.reference_program, &prep.reference_defs, None, &opts.harness);
+    let body = grade::request_body(plan, &prep.reference_program, &prep.reference_defs, None, &opts.harness);
     let calls: usize = plan.trials.iter().map(|t| t.calls.len()).sum();
-    let body = serde_json::to_vec(&req).unwrap_or_default();
     let raw = execute(Harness::Grade, plan.domain == cabrito_gen::Domain::Array, &body, opts, calls);
     let text = raw.result.clone();
     let out = Arc::new(outcome_from_raw(raw, &grade::shape(plan)));

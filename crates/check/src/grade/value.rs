@@ -152,6 +152,97 @@ impl Value {
     }
 }
 
+impl Value {
+    /// [`Value::to_json`]'s text, written straight to `out`.
+    pub fn write_json(&self, out: &mut String) {
+        use std::fmt::Write;
+        let seq = |out: &mut String, tag: &str, xs: &[Value]| {
+            let _ = write!(out, "{{\"t\":\"{tag}\",\"v\":[");
+            for (i, x) in xs.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                x.write_json(out);
+            }
+            out.push_str("]}");
+        };
+        match self {
+            Value::None => out.push_str("{\"t\":\"none\"}"),
+            Value::Bool(b) => {
+                let _ = write!(out, "{{\"t\":\"bool\",\"v\":{b}}}");
+            }
+            Value::Int(i) => {
+                out.push_str("{\"t\":\"int\",\"v\":");
+                write_json_str(out, &i.text);
+                out.push('}');
+            }
+            Value::Float(f) => {
+                out.push_str("{\"t\":\"float\",\"v\":\"");
+                write_float_text(out, *f);
+                out.push_str("\"}");
+            }
+            Value::Str(s) => {
+                out.push_str("{\"t\":\"str\",\"v\":");
+                write_json_str(out, s);
+                out.push('}');
+            }
+            Value::Tuple(xs) => seq(out, "tuple", xs),
+            Value::List(xs) => seq(out, "list", xs),
+            Value::Array { shape, dtype, values, repr } => {
+                out.push_str("{\"t\":\"ndarray\",\"shape\":[");
+                for (i, d) in shape.iter().enumerate() {
+                    let _ = write!(out, "{}{d}", if i > 0 { "," } else { "" });
+                }
+                out.push_str("],\"dtype\":");
+                write_json_str(out, dtype);
+                out.push_str(",\"repr\":");
+                write_json_str(out, repr);
+                out.push_str(",\"v\":");
+                match values {
+                    None => out.push_str("null"),
+                    Some(vs) => {
+                        out.push('[');
+                        for (i, x) in vs.iter().enumerate() {
+                            out.push_str(if i > 0 { ",\"" } else { "\"" });
+                            write_float_text(out, *x);
+                            out.push('"');
+                        }
+                        out.push(']');
+                    }
+                }
+                out.push('}');
+            }
+            Value::Other { type_name, repr } => {
+                out.push_str("{\"t\":\"other\",\"type\":");
+                write_json_str(out, type_name);
+                out.push_str(",\"repr\":");
+                write_json_str(out, repr);
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A JSON string literal of `s`, as serde_json writes it.
+pub fn write_json_str(out: &mut String, s: &str) {
+    // serde_json writes valid UTF-8 into the buffer.
+    let mut buf = std::mem::take(out).into_bytes();
+    serde_json::to_writer(&mut buf, s).expect("a str serialises");
+    *out = String::from_utf8(buf).expect("serde_json writes UTF-8");
+}
+
+/// [`float_text`] written to `out`.
+fn write_float_text(out: &mut String, x: f64) {
+    use std::fmt::Write;
+    if x.is_nan() {
+        out.push_str("nan");
+    } else if x.is_infinite() {
+        out.push_str(if x > 0.0 { "inf" } else { "-inf" });
+    } else {
+        let _ = write!(out, "{x:?}");
+    }
+}
+
 /// Python's float text: shortest round-trip digits, `nan`, `inf`, `-inf`.
 pub fn float_text(x: f64) -> String {
     if x.is_nan() {
@@ -167,7 +258,7 @@ pub fn float_text(x: f64) -> String {
     }
 }
 
-fn parse_float(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_float(s: &str) -> Result<f64, String> {
     match s {
         "nan" | "-nan" => Ok(f64::NAN),
         "inf" => Ok(f64::INFINITY),
