@@ -8,6 +8,8 @@
 mod guard;
 #[path = "../hostile/mod.rs"]
 mod hostile;
+#[path = "../run_support/mod.rs"]
+mod run_support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../http/mod.rs"]
 mod http;
@@ -29,3 +31,4 @@ mod runtime_cli;
 mod scale_out;
 mod serve_static;
 mod solve;
+mod spec_errors;
