@@ -32,3 +32,4 @@ mod scale_out;
 mod serve_static;
 mod solve;
 mod spec_errors;
+mod worst_inputs;

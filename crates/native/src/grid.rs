@@ -292,6 +292,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         cells.into_iter().enumerate().filter(|(i, _)| i % shard_n == shard_k - 1).map(|(_, c)| c).collect();
     let total: u64 = mine.iter().map(|c| c.samples).sum();
 
+    if out.exists() && !out.is_dir() {
+        return Err(usage(format!("--out {} is a file, not a folder", out.display())));
+    }
     std::fs::create_dir_all(&out).map_err(|e| Failure::Other(format!("cannot create {}: {e}", out.display())))?;
     let jsonl_name =
         if shard_n == 1 { "tasks.jsonl".to_string() } else { format!("tasks-{shard_k}-of-{shard_n}.jsonl") };
