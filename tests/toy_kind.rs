@@ -9,8 +9,8 @@
 mod run_support;
 
 use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec, Values, KNOBS};
-use serde_json::{json, Value};
 use run_support::{column_of, ok};
+use serde_json::{json, Value};
 use std::process::{Command, Output};
 
 fn cabrito(args: &[&str]) -> Output {

@@ -8,11 +8,11 @@
 mod guard;
 #[path = "../hostile/mod.rs"]
 mod hostile;
-#[path = "../run_support/mod.rs"]
-mod run_support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../http/mod.rs"]
 mod http;
+#[path = "../run_support/mod.rs"]
+mod run_support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../worker_common/mod.rs"]
 mod worker_common;

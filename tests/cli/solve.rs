@@ -317,7 +317,6 @@ fn cabrito(args: &[&str]) -> Output {
     Command::new(bin()).args(args).env_remove("CABRITO_TEST_KEY").output().expect("run cabrito")
 }
 
-
 /// A small grid and its starter → reference table.
 fn grid(dir: &Path, kinds: &str) -> HashMap<String, String> {
     ok(

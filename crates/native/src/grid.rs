@@ -247,12 +247,11 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let sizes = m
         .get_one::<String>("sizes")
         .map(|text| keep(&mut bad, parse_items(text, "sizes", |s| s.parse::<u32>().ok(), "integers")));
-    let samples: u64 = m.get_one::<String>("samples").and_then(|s| s.parse().ok()).filter(|&s| s >= 1).unwrap_or_else(
-        || {
+    let samples: u64 =
+        m.get_one::<String>("samples").and_then(|s| s.parse().ok()).filter(|&s| s >= 1).unwrap_or_else(|| {
             bad.push("--samples must be a positive integer".into());
             1
-        },
-    );
+        });
     // A kind's own grid keeps its own sample count unless --samples is given.
     let given_samples = (m.value_source("samples") == Some(clap::parser::ValueSource::CommandLine)).then_some(samples);
     let seed0: u64 = m.get_one::<String>("seed").and_then(|s| s.parse().ok()).unwrap_or_else(|| {
