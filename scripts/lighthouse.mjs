@@ -2,14 +2,15 @@
 // `cabrito serve`. scripts/lighthouse.sh starts the server and calls this; see there for the modes.
 //
 //   node scripts/lighthouse.mjs --base http://127.0.0.1:PORT/ [--bench] [--json FILE]
-//                               [--only VIEW,VIEW] [--preset desktop|mobile] [--repeat K] [--lhr DIR]
+//                               [--only VIEW,VIEW] [--skip VIEW,VIEW] [--preset desktop|mobile]
+//                               [--repeat K] [--lhr DIR]
 //
 // Test mode (the default) fails (exit 1) when a view scores under the floors for accessibility and
 // best practices, in either theme; performance is printed, never checked (scores are noisy on a
 // shared machine). Bench mode runs the gallery and task pages at n = 25, 200, 1,000 and 2,000, desktop
 // and mobile, and prints a Markdown table: performance, largest contentful paint, total blocking
 // time and the app's own `cabrito-task-rendered` mark. `--only` keeps the named views (`gallery`,
-// `task n=25`, ...), `--preset` one preset, and `--repeat K` runs each K times and reports the median
+// `task n=25`, ...), `--skip` leaves them out, `--preset` one preset, and `--repeat K` runs each K times and reports the median
 // (of the score, LCP, TBT and the mark, each on its own); `--lhr DIR` keeps each run's full report.
 
 import lighthouse from 'lighthouse';
@@ -33,6 +34,7 @@ if (!base) {
 }
 const bench = args.includes('--bench');
 const only = opt('--only') ? opt('--only').split(',') : null;
+const skip = opt('--skip') ? opt('--skip').split(',') : [];
 const onlyPreset = opt('--preset');
 const repeat = Number(opt('--repeat') || 1);
 const usage = (msg) => {
@@ -89,10 +91,12 @@ const allRuns = bench
       ['agents', '#/agents?v=1&kind=add_parameter&n=10&seed=3', ['desktop'], ['light', 'dark'], CHECK],
     ];
 const runs = allRuns
-  .filter(([name]) => !only || only.includes(name))
+  .filter(([name]) => (!only || only.includes(name)) && !skip.includes(name))
   .map(([name, fragment, presets, ...rest]) => [name, fragment, presets.filter((p) => !onlyPreset || p === onlyPreset), ...rest]);
 const names = [...new Set(allRuns.map(([name]) => name))];
-for (const name of only || []) if (!names.includes(name)) usage(`--only: no view '${name}'; the views are ${names.join(', ')}`);
+for (const [flag, list] of [['--only', only || []], ['--skip', skip]]) {
+  for (const name of list) if (!names.includes(name)) usage(`${flag}: no view '${name}'; the views are ${names.join(', ')}`);
+}
 if (!runs.some(([, , presets]) => presets.length)) usage(`nothing to run: no view of --only has the preset '${onlyPreset}'`);
 
 // One Chromium per theme: the dark one is told the system is dark (prefers-color-scheme).

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Run every test of Cabrito, installing what is missing first (scripts/setup.sh). Stops at the
-# first failure. CI runs this (.ci/run); it takes about 5 minutes once the tools are installed.
+# first failure. CI runs this (.ci/run); BENCHMARKS.md, "The test suite", has its section times.
 #
 #   1. setup            install missing tools (fast when nothing is missing)
-#   2. clippy           -D warnings, natively and for wasm (CABRITO_CLIPPY=advisory only reports), and
+#   2. clippy (wasm)    -D warnings for the wasm build (CABRITO_CLIPPY=advisory only reports), and
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests (tests/<crate>/main.rs, one crate per
-#                       concern), doc tests; benches are compiled. Tests named e2e_… wait for step 6
+#                       concern), doc tests; benches are compiled. Clippy lints the native code as it
+#                       compiles (scripts/clippy-rustc). Tests named e2e_… wait for step 6
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
 #   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
-#   5. app build        trunk build --release into dist/, with its sizes; what the first download
-#                       holds (tests/e2e/first_download.rs)
+#   5. app build        trunk build --release into dist/ (kept when newer than every source, as after
+#                       scripts/serve.sh), its sizes, what the first download holds (first_download.rs)
 #   6. browser e2e      every e2e_… test: headless Chromium against `cabrito serve` serving dist/
 #   7. lighthouse       Lighthouse on every view, light and dark, desktop and mobile for the gallery
 #                       and a task page: fails under 100 for accessibility or best practices
@@ -41,12 +42,20 @@ begin "setup"
 bash scripts/setup.sh
 done_step
 
-begin "clippy"
-if [ "${CABRITO_CLIPPY:-strict}" = strict ]; then
-  cargo clippy --workspace --all-targets --locked -- -D warnings
-  cargo clippy --target wasm32-unknown-unknown --workspace --exclude cabrito-native --lib --bins --tests --locked -- -D warnings
-elif cargo clippy --workspace --all-targets --locked -- -D warnings &&
-     cargo clippy --target wasm32-unknown-unknown --workspace --exclude cabrito-native --lib --bins --tests --locked -- -D warnings; then
+# From here on every build of the workspace's own crates goes through Clippy's driver with warnings
+# denied (scripts/clippy-rustc), so compiling the native tests is also the native lint pass (set after
+# the set-up, whose `cargo install`s must not be linted). Cargo keeps these builds apart from plain
+# `cargo test` ones: the wrapper is part of their hash. CABRITO_CLIPPY=advisory reports without failing.
+export CABRITO_CLIPPY="${CABRITO_CLIPPY:-strict}"
+export RUSTC_WORKSPACE_WRAPPER="$CABRITO_ROOT/scripts/clippy-rustc"
+
+begin "clippy (wasm) and purity"
+# The native code is linted while it is built for the tests (scripts/clippy-rustc, exported above):
+# here the wasm build, which the native tests do not compile.
+clippy_wasm=(cargo clippy --target wasm32-unknown-unknown --workspace --exclude cabrito-native --lib --bins --tests --locked -- -D warnings)
+if [ "$CABRITO_CLIPPY" = strict ]; then
+  "${clippy_wasm[@]}"
+elif "${clippy_wasm[@]}"; then
   echo "clippy: clean"
 else
   echo "clippy: WARNINGS above (advisory run: CABRITO_CLIPPY=advisory)"
@@ -84,7 +93,12 @@ cargo test --locked --target wasm32-unknown-unknown --test 'wasm*' -- --nocaptur
 done_step
 
 begin "app build (trunk build --release)"
-build_app
+# After `bash scripts/serve.sh` dist/ is already built from this tree: it is tested as it is.
+if dist_is_fresh && [ -z "${CABRITO_REBUILD:-}" ]; then
+  echo "app: dist/ is newer than every source (CABRITO_REBUILD=1 forces a build)"
+else
+  build_app
+fi
 report_dist
 # The first download (what index.html fetches before the page is interactive): its size in gzip, and that
 # it holds the app alone.
