@@ -76,6 +76,9 @@ fn report_and_traces_refuse_the_worst_inputs() {
     }
 }
 
+/// Puts one worst thing at a path.
+type MakeFile = dyn Fn(&Path);
+
 #[test]
 fn agent_solve_and_grid_refuse_the_worst_inputs() {
     let t = tempfile::tempdir().unwrap();
@@ -89,7 +92,7 @@ fn agent_solve_and_grid_refuse_the_worst_inputs() {
     let task_file = tasks.join("tasks/function_traversal_cn=(25,25)_en=(5,5)/math_function/dead_code.json");
     std::fs::create_dir_all(task_file.parent().unwrap()).unwrap();
     let endpoint = "http://127.0.0.1:9/v1";
-    let bad_files: [(&str, Box<dyn Fn(&Path)>); 4] = [
+    let bad_files: [(&str, Box<MakeFile>); 4] = [
         ("NUL bytes", Box::new(|p: &Path| std::fs::write(p, vec![0u8; 4096]).unwrap())),
         (
             "nested 10,000 deep",

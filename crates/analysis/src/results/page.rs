@@ -120,23 +120,18 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
     files
 }
 
+/// Where the report's files go: a file's path, a part of its contents, and whether more of it
+/// follows.
+pub type Emit<'a> = dyn FnMut(&str, &[&str], bool) -> Result<(), String> + 'a;
+
 /// Every file of the report, each given to `emit` (its path, its contents in parts, and whether
 /// more of it follows: the page comes a figure at a time) as soon as it is made, so that a large
 /// report is not held whole; the first error of `emit` ends it. Returns how many files it made.
-pub fn report_to(
-    ds: &Dataset,
-    opts: &Options,
-    emit: &mut dyn FnMut(&str, &[&str], bool) -> Result<(), String>,
-) -> Result<usize, String> {
+pub fn report_to(ds: &Dataset, opts: &Options, emit: &mut Emit) -> Result<usize, String> {
     let filter = Filter::default();
     // The tables emitted so far (each one's contents dropped once emitted).
     let mut files: Vec<String> = Vec::new();
-    fn put(
-        emit: &mut &mut dyn FnMut(&str, &[&str], bool) -> Result<(), String>,
-        files: &mut Vec<String>,
-        rel: String,
-        contents: String,
-    ) -> Result<(), String> {
+    fn put(emit: &mut &mut Emit, files: &mut Vec<String>, rel: String, contents: String) -> Result<(), String> {
         emit(&rel, &[&contents], false)?;
         files.push(rel);
         Ok(())
@@ -171,11 +166,7 @@ pub fn report_to(
     emit("index.html", &[&head], true)?;
     drop(head);
     let mut svgs = 0;
-    let mut figure = |emit: &mut dyn FnMut(&str, &[&str], bool) -> Result<(), String>,
-                      file: &str,
-                      heading: &str,
-                      svg: String|
-     -> Result<(), String> {
+    let mut figure = |emit: &mut Emit, file: &str, heading: &str, svg: String| -> Result<(), String> {
         svgs += 1;
         emit(file, &["<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", &svg, "\n"], false)?;
         let caption = format!("<figcaption class=\"muted\"><a href=\"{file}\">{file}</a></figcaption></figure>\n");
