@@ -5,31 +5,16 @@
 //! fails it (the toy's registry line comes first, so a hand-kept order shows it misplaced).
 #![cfg(all(feature = "toy-kind", not(target_arch = "wasm32")))]
 
+#[path = "run_support/mod.rs"]
+mod run_support;
+
 use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec, Values, KNOBS};
+use run_support::{column_of, ok};
 use serde_json::{json, Value};
 use std::process::{Command, Output};
 
 fn cabrito(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cabrito")).args(args).output().expect("cabrito runs")
-}
-
-fn ok(o: &Output, what: &str) -> String {
-    assert!(
-        o.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// The rows of a CSV table whose fields hold no quoted comma before `column`.
-fn column_of(csv: &str, header: &str) -> Vec<String> {
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let i = head.iter().position(|h| *h == header).unwrap_or_else(|| panic!("no column {header}"));
-    lines.map(|l| l.split(',').nth(i).unwrap_or("").to_string()).collect()
 }
 
 #[test]

@@ -536,3 +536,44 @@ fn grade_sorts_n_as_a_number() {
     let ns: Vec<&str> = summary["rows"].as_array().unwrap().iter().map(|r| r["n"].as_str().unwrap()).collect();
     assert_eq!(ns, ["5", "10", "25"]);
 }
+
+/// A file with a line longer than the readers' cap, then a good line.
+fn over_long(first: &str, last: &str) -> Vec<u8> {
+    let cap = cabrito_analysis::results::input::MAX_LINE_BYTES;
+    let mut text = first.as_bytes().to_vec();
+    text.extend_from_slice(b"{\"name\": \"");
+    text.resize(text.len() + cap + 10, b'x');
+    text.extend_from_slice(b"\"}\n");
+    text.extend_from_slice(last.as_bytes());
+    text
+}
+
+#[test]
+fn a_line_over_the_cap_is_named_and_the_rest_is_read() {
+    let t = tempfile::tempdir().unwrap();
+    let results = t.path().join("results");
+    let d = model_dir(&results);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("a.jsonl"), result("t1", true) + &result("t2", false)).unwrap();
+    std::fs::write(d.join("b.jsonl"), over_long(&result("t3", true), &result("t4", true))).unwrap();
+    let r = run(&["report", "--results", s(&results), "--out", s(&t.path().join("page"))]);
+    r.ok("report");
+    // Every record but the long line's: t1, t2 of a.jsonl, t3 and t4 around the long line.
+    assert_eq!(report_counts(&r.out).0, 4, "{}\n{}", r.out, r.err);
+    assert!(r.err.contains("b.jsonl line 2") && r.err.contains("longer than"), "{}", r.err);
+    assert!(r.max_rss_mb < 256.0, "report held {:.0} MB", r.max_rss_mb);
+
+    let tr = t.path().join("tr");
+    std::fs::create_dir_all(&tr).unwrap();
+    std::fs::write(tr.join("a.jsonl"), trace("a")).unwrap();
+    let call = json!({"tool": "view", "arguments": {"path": "x.py"}, "turn": 1}).to_string() + "\n";
+    std::fs::write(tr.join("b.jsonl"), over_long(&trace("b"), &call)).unwrap();
+    let out = t.path().join("labels");
+    let r = run(&["traces", "--traces", s(&tr), "--out", s(&out)]);
+    r.ok("traces");
+    assert_eq!(sessions(&r.out), 2, "{}\n{}", r.out, r.err);
+    assert!(r.err.contains("b.jsonl line 3") && r.err.contains("longer than"), "{}", r.err);
+    let labels = std::fs::read_to_string(out.join("labels.jsonl")).unwrap();
+    assert_eq!(labels.lines().count(), 3, "{labels}");
+    assert!(r.max_rss_mb < 256.0, "traces held {:.0} MB", r.max_rss_mb);
+}

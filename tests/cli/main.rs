@@ -11,6 +11,8 @@ mod hostile;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../http/mod.rs"]
 mod http;
+#[path = "../run_support/mod.rs"]
+mod run_support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../worker_common/mod.rs"]
 mod worker_common;
@@ -29,3 +31,5 @@ mod runtime_cli;
 mod scale_out;
 mod serve_static;
 mod solve;
+mod spec_errors;
+mod worst_inputs;

@@ -3,6 +3,7 @@
 //! and the sample traces of tests/data/traces, then the labels, tokens, usage and figures.
 #![cfg(not(target_arch = "wasm32"))]
 
+use crate::run_support::{col, csv_rows, ok};
 use cabrito_analysis::traces::Label;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -10,51 +11,6 @@ use std::process::{Command, Output};
 
 fn cabrito(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cabrito")).args(args).output().expect("run cabrito")
-}
-
-fn ok(o: &Output, what: &str) -> String {
-    assert!(
-        o.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn csv_rows(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
-    // The tables written here never quote a comma inside a field of the columns read below,
-    // except run names, which come last but one in tasks.csv; split carefully.
-    let rows = lines.map(split_csv).collect();
-    (header, rows)
-}
-
-fn split_csv(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut q = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, q) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => q = !q,
-            (',', false) => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
-}
-
-fn col(header: &[String], name: &str) -> usize {
-    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
 /// A small grid (2 kinds × 2 axes × n = 5 × 2 seeds), answered by a model that always gives the

@@ -4,6 +4,7 @@
 //! ends. The answers are graded by `cabrito grade` (CPython).
 #![cfg(not(target_arch = "wasm32"))]
 
+use crate::run_support::ok;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -314,17 +315,6 @@ fn bin() -> String {
 
 fn cabrito(args: &[&str]) -> Output {
     Command::new(bin()).args(args).env_remove("CABRITO_TEST_KEY").output().expect("run cabrito")
-}
-
-fn ok(o: &Output, what: &str) -> String {
-    assert!(
-        o.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// A small grid and its starter → reference table.

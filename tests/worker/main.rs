@@ -11,6 +11,7 @@ mod hostile;
 mod worker_common;
 
 mod hostile_worker;
+mod malformed_then_job;
 mod merge_worker;
 mod regress_deep_answer;
 mod worker_appendix;

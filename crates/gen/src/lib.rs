@@ -12,6 +12,7 @@ pub mod domain;
 pub mod experiment;
 pub mod graph;
 pub mod kinds;
+pub mod mend;
 pub mod python;
 pub mod rng;
 pub mod spec;

@@ -252,20 +252,34 @@ fn load_task(m: &ArgMatches) -> Result<Loaded, Failure> {
             Failure::Usage(format!("unknown domain `{d}`; domain must be one of {}", Domain::NAMES.join(", ")))
         })
     };
-    let chosen = (
-        m.get_one::<String>("kind").map(parse_kind).transpose()?,
-        m.get_one::<String>("domain").map(parse_domain).transpose()?,
-    );
+    let parse_axis = |a: &String| {
+        Axis::parse(a).ok_or_else(|| {
+            Failure::Usage(format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))
+        })
+    };
+    let kind = m.get_one::<String>("kind").map(parse_kind).transpose();
+    let domain = m.get_one::<String>("domain").map(parse_domain).transpose();
+    let chosen_axis = m.get_one::<String>("axis").map(parse_axis).transpose();
+    // Every bad flag is named at once.
+    let bad: Vec<String> = [kind.as_ref().err(), domain.as_ref().err(), chosen_axis.as_ref().err()]
+        .into_iter()
+        .flatten()
+        .map(|f| match f {
+            Failure::Usage(s) | Failure::Other(s) => s.clone(),
+        })
+        .collect();
+    if !bad.is_empty() {
+        return Err(Failure::Usage(super::cli::every_problem(&bad)));
+    }
+    let (chosen, chosen_axis) = ((kind?, domain?), chosen_axis?);
     // The file's place in the reference layout (`…/<task_set>/<task_type>.json`), the record's spec and
     // its name all say what it is; they must agree (or --kind/--domain choose).
     let place = records::place_of_path(path);
     let (kind, domain) = records::kind_and_domain(record, place.as_ref(), chosen, file).map_err(Failure::Usage)?;
     // The axis: --axis, else the record's spec, else the run folder of the layout (a spec and a run that
     // disagree are an error), else the first axis.
-    let axis = match m.get_one::<String>("axis") {
-        Some(a) => Axis::parse(a).ok_or_else(|| {
-            Failure::Usage(format!("unknown axis `{a}`; axis must be one of {}", Axis::NAMES.join(", ")))
-        })?,
+    let axis = match chosen_axis {
+        Some(a) => a,
         None => records::axis_of(record, place.as_ref(), file).map_err(Failure::Usage)?,
     };
     let metadata = record.metadata.clone();

@@ -26,11 +26,47 @@ pub fn spec_args() -> Vec<Arg> {
         .collect()
 }
 
-/// Read the spec flags of a parsed command.
+/// Read the spec flags of a parsed command. A bad spec is an error naming every problem it has (the
+/// same problems, in the same words, as a bad share link), one line each.
 pub fn spec_from(m: &ArgMatches) -> Result<TaskSpec, String> {
-    let pairs: Vec<(&str, String)> =
-        KNOBS.iter().filter_map(|k| m.get_one::<String>(k.key).map(|v| (k.key, v.clone()))).collect();
-    TaskSpec::from_pairs(pairs).map_err(|e| e.to_string())
+    let pairs: Vec<(String, String)> =
+        KNOBS.iter().filter_map(|k| m.get_one::<String>(k.key).map(|v| (k.key.to_string(), v.clone()))).collect();
+    TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|first| {
+        let (_, problems) = cabrito_gen::mend::nearest_valid(&pairs);
+        spec_problems(if problems.is_empty() { std::slice::from_ref(&first) } else { &problems })
+    })
+}
+
+/// The problems of a bad spec as the command line says them (see [`every_problem`]), each after the
+/// flag it is about.
+pub fn spec_problems(problems: &[cabrito_gen::SpecError]) -> String {
+    match problems {
+        [one] => one.message.clone(),
+        many => every_problem(
+            &many
+                .iter()
+                .map(|p| {
+                    let flag = cabrito_gen::spec::knob(&p.key).map(Knob::flag).unwrap_or_else(|| p.key.clone());
+                    format!("--{flag}: {}", p.message)
+                })
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// Every problem of a command's flags in one message: one as it is; several counted, one a line.
+pub fn every_problem(problems: &[String]) -> String {
+    match problems {
+        [one] => one.clone(),
+        many => {
+            let mut out = format!("{} problems with the flags:", many.len());
+            for p in many {
+                out.push_str("\n  ");
+                out.push_str(p);
+            }
+            out
+        }
+    }
 }
 
 fn command() -> Command {

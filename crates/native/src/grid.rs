@@ -229,30 +229,45 @@ fn parse_items<T>(text: &str, key: &str, parse: impl Fn(&str) -> Option<T>, allo
         .collect()
 }
 
+/// The list parsed, or an empty one with its problem kept.
+fn keep<T>(bad: &mut Vec<String>, r: Result<Vec<T>, String>) -> Vec<T> {
+    r.unwrap_or_else(|e| {
+        bad.push(e);
+        Vec::new()
+    })
+}
+
 pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let usage = Failure::Usage;
-    let axes = parse_list(m, "axes", parse_grid_axis, &grid_axis_names()).map_err(usage)?;
-    let kinds = parse_list(m, "kinds", Kind::parse, &Kind::NAMES.join(", ")).map_err(usage)?;
-    let domains = parse_list(m, "domains", Domain::parse, &Domain::NAMES.join(", ")).map_err(usage)?;
-    let sizes = match m.get_one::<String>("sizes") {
-        Some(text) => Some(parse_items(text, "sizes", |s| s.parse::<u32>().ok(), "integers").map_err(usage)?),
-        None => None,
-    };
-    let samples: u64 = m
-        .get_one::<String>("samples")
-        .and_then(|s| s.parse().ok())
-        .filter(|&s| s >= 1)
-        .ok_or_else(|| usage("--samples must be a positive integer".into()))?;
+    // Every bad flag is named at once, not only the first.
+    let mut bad: Vec<String> = Vec::new();
+    let axes = keep(&mut bad, parse_list(m, "axes", parse_grid_axis, &grid_axis_names()));
+    let kinds = keep(&mut bad, parse_list(m, "kinds", Kind::parse, &Kind::NAMES.join(", ")));
+    let domains = keep(&mut bad, parse_list(m, "domains", Domain::parse, &Domain::NAMES.join(", ")));
+    let sizes = m
+        .get_one::<String>("sizes")
+        .map(|text| keep(&mut bad, parse_items(text, "sizes", |s| s.parse::<u32>().ok(), "integers")));
+    let samples: u64 =
+        m.get_one::<String>("samples").and_then(|s| s.parse().ok()).filter(|&s| s >= 1).unwrap_or_else(|| {
+            bad.push("--samples must be a positive integer".into());
+            1
+        });
     // A kind's own grid keeps its own sample count unless --samples is given.
     let given_samples = (m.value_source("samples") == Some(clap::parser::ValueSource::CommandLine)).then_some(samples);
-    let seed0: u64 = m
-        .get_one::<String>("seed")
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| usage("--seed must be a non-negative integer".into()))?;
+    let seed0: u64 = m.get_one::<String>("seed").and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        bad.push("--seed must be a non-negative integer".into());
+        0
+    });
     let (shard_k, shard_n) = match m.get_one::<String>("shard") {
-        Some(s) => parse_shard(s).map_err(usage)?,
+        Some(s) => parse_shard(s).unwrap_or_else(|e| {
+            bad.push(e);
+            (1, 1)
+        }),
         None => (1, 1),
     };
+    if !bad.is_empty() {
+        return Err(usage(super::cli::every_problem(&bad)));
+    }
     let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
 
     let (cells, skipped) = cells(&axes, sizes.as_deref(), &domains, &kinds, given_samples);
@@ -276,6 +291,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         cells.into_iter().enumerate().filter(|(i, _)| i % shard_n == shard_k - 1).map(|(_, c)| c).collect();
     let total: u64 = mine.iter().map(|c| c.samples).sum();
 
+    if out.exists() && !out.is_dir() {
+        return Err(usage(format!("--out {} is a file, not a folder", out.display())));
+    }
     std::fs::create_dir_all(&out).map_err(|e| Failure::Other(format!("cannot create {}: {e}", out.display())))?;
     let jsonl_name =
         if shard_n == 1 { "tasks.jsonl".to_string() } else { format!("tasks-{shard_k}-of-{shard_n}.jsonl") };

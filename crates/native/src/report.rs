@@ -3,7 +3,7 @@
 //! the numbers and the SVG are the core's (`cabrito_analysis::results`), the same code as the app's.
 
 use super::cli::Failure;
-use super::outdir::Staged;
+use super::outdir::{Staged, Stream};
 use super::walk;
 use cabrito_analysis::results::aggregate::{all_series, Series};
 use cabrito_analysis::results::input::{Problem, MAX_TEXT_BYTES};
@@ -11,6 +11,7 @@ use cabrito_analysis::results::read::Dataset;
 use cabrito_analysis::results::specs::{fill_links, SpecFinder, DEFAULT_MAX_SEED};
 use cabrito_analysis::results::{csv, page, page::Options};
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -160,10 +161,24 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         app: m.get_one::<String>("app").cloned(),
         tasks_apart: true,
     };
-    let files = page::report(&ds, &opts);
-    for (rel, contents) in &files {
-        staged.write(rel, contents.as_bytes()).map_err(Failure::Other)?;
-    }
+    // Each file is written as the page makes it (the page itself a figure at a time).
+    let mut open: HashMap<String, Stream> = HashMap::new();
+    let written = page::report_to(&ds, &opts, &mut |rel: &str, parts: &[&str], more: bool| {
+        let mut f = match open.remove(rel) {
+            Some(f) => f,
+            None => staged.create(rel)?,
+        };
+        for part in parts {
+            f.put(part)?;
+        }
+        if more {
+            open.insert(rel.to_string(), f);
+            Ok(())
+        } else {
+            f.finish()
+        }
+    })
+    .map_err(Failure::Other)?;
     // The table of every task result is written a line at a time (it grows with the input).
     let mut tasks = staged.create("tables/tasks.csv").map_err(Failure::Other)?;
     for line in csv::tasks_lines(&ds, None, opts.app.as_deref().unwrap_or("")) {
@@ -187,7 +202,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         ds.counts.len(),
         all_series(&ds).len(),
         ds.records.iter().filter(|r| ds.link_of(r).is_some()).count(),
-        files.len() + 1,
+        written + 1,
         out.display()
     );
     println!("open {}", out.join("index.html").display());

@@ -107,23 +107,73 @@ fn paired_html(ds: &Dataset, a: &Series, b: &Series, p: &paired::Paired) -> Stri
     h
 }
 
-/// Every file of the report.
+/// Every file of the report, as (path, contents).
 pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
-    let filter = Filter::default();
     let mut files: Vec<(String, String)> = Vec::new();
+    let _ = report_to(ds, opts, &mut |rel: &str, parts: &[&str], _more: bool| {
+        match files.iter_mut().find(|(r, _)| r == rel) {
+            Some((_, contents)) => contents.push_str(&parts.concat()),
+            None => files.push((rel.to_string(), parts.concat())),
+        }
+        Ok(())
+    });
+    files
+}
+
+/// Where the report's files go: a file's path, a part of its contents, and whether more of it
+/// follows.
+pub type Emit<'a> = dyn FnMut(&str, &[&str], bool) -> Result<(), String> + 'a;
+
+/// Every file of the report, each given to `emit` (its path, its contents in parts, and whether
+/// more of it follows: the page comes a figure at a time) as soon as it is made, so that a large
+/// report is not held whole; the first error of `emit` ends it. Returns how many files it made.
+pub fn report_to(ds: &Dataset, opts: &Options, emit: &mut Emit) -> Result<usize, String> {
+    let filter = Filter::default();
+    // The tables emitted so far (each one's contents dropped once emitted).
+    let mut files: Vec<String> = Vec::new();
+    fn put(emit: &mut &mut Emit, files: &mut Vec<String>, rel: String, contents: String) -> Result<(), String> {
+        emit(&rel, &[&contents], false)?;
+        files.push(rel);
+        Ok(())
+    }
+    let mut emit = emit;
     let tables = figures::all_tables(ds, &filter);
     for (name, points) in &tables {
-        files.push((format!("tables/{name}.csv"), csv::accuracy(ds, points)));
+        put(&mut emit, &mut files, format!("tables/{name}.csv"), csv::accuracy(ds, points))?;
     }
+    // The page shows the pooled table only.
+    let pooled = tables.into_iter().next().map(|(_, points)| points).unwrap_or_default();
     let rates = aggregate::check_failures(ds, &filter);
-    files.push(("tables/checks.csv".into(), csv::checks(ds, &rates)));
+    put(&mut emit, &mut files, "tables/checks.csv".into(), csv::checks(ds, &rates))?;
     if !opts.tasks_apart {
-        files.push(("tables/tasks.csv".into(), csv::tasks(ds, None, opts.app.as_deref().unwrap_or(""))));
+        put(&mut emit, &mut files, "tables/tasks.csv".into(), csv::tasks(ds, None, opts.app.as_deref().unwrap_or("")))?;
     }
 
-    let mut figs: Vec<(String, String, String)> = Vec::new(); // (file, heading, svg)
+    // The page: its head now, each figure as it is drawn (its file and its place in the page), the
+    // rest at the end.
+    let title = if opts.title.is_empty() { "Cabrito results".to_string() } else { opts.title.clone() };
+    let mut head = html_head(&title);
+    head.push_str(&format!("<h1>{}</h1>\n", esc(&title)));
+    let series = all_series(ds);
+    let read = ds.files.iter().filter(|f| f.records > 0).count();
+    head.push_str(&format!(
+        "<p class=\"muted\">{} task results and {} summary rows from {read} files; {} models; {} problems. Accuracy is the share of tasks scoring 1 (every required check passes, grading.md §5.4); bars are Wilson 95% intervals.</p>\n",
+        ds.records.len(),
+        ds.counts.len(),
+        series.len(),
+        ds.problems.len()
+    ));
+    emit("index.html", &[&head], true)?;
+    drop(head);
+    let mut svgs = 0;
+    let mut figure = |emit: &mut Emit, file: &str, heading: &str, svg: String| -> Result<(), String> {
+        svgs += 1;
+        emit(file, &["<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", &svg, "\n"], false)?;
+        let caption = format!("<figcaption class=\"muted\"><a href=\"{file}\">{file}</a></figcaption></figure>\n");
+        emit("index.html", &[&format!("<h2>{}</h2>\n<figure>", esc(heading)), &svg, &caption], true)
+    };
     let frontiers = frontier::frontiers(&aggregate::accuracy(ds, Facet::All, &filter));
-    files.push(("tables/frontier.csv".into(), csv::frontier(ds, &frontiers)));
+    put(&mut emit, &mut files, "tables/frontier.csv".into(), csv::frontier(ds, &frontiers))?;
     for (facet, file, heading) in [
         (Facet::All, "accuracy", "Accuracy against n (the paper's figure 2), with each model's fitted frontier"),
         (Facet::Kind, "accuracy_by_kind", "By kind"),
@@ -134,71 +184,50 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
         let overlays =
             if facet == Facet::All { figures::frontier_overlays(ds, &chart, &frontiers) } else { Vec::new() };
         let svg = plot::render_with(&chart, &overlays);
-        figs.push((format!("figures/{file}.svg"), heading.to_string(), svg));
+        figure(&mut *emit, &format!("figures/{file}.svg"), heading, svg)?;
     }
     // What the answers cost, beside their accuracy (when their responses carry a ledger).
     let costs = aggregate::cost(ds, &filter);
     if !costs.is_empty() {
-        files.push(("tables/cost.csv".into(), csv::cost(ds, &costs)));
+        put(&mut emit, &mut files, "tables/cost.csv".into(), csv::cost(ds, &costs))?;
         let svg = plot::render(&figures::cost_chart(ds, &costs, "fig-cost"));
-        figs.push(("figures/cost.svg".into(), "Cost against n (the ledger's dollars per task)".into(), svg));
+        figure(&mut *emit, "figures/cost.svg", "Cost against n (the ledger's dollars per task)", svg)?;
     }
     let checks_svg = plot::render(&figures::checks_chart(ds, &rates, "fig-checks"));
-    figs.push(("figures/checks.svg".into(), "Which checks fail as n grows".into(), checks_svg));
+    figure(&mut *emit, "figures/checks.svg", "Which checks fail as n grows", checks_svg)?;
 
-    let mut compare_html = String::new();
     if let Some((a, b)) = &opts.compare {
         let diffs = aggregate::compare(ds, a, b, Facet::All);
         let fine = aggregate::compare(ds, a, b, Facet::Kind);
         let flips = aggregate::flips(ds, a, b);
-        files.push(("tables/compare.csv".into(), csv::compare(&diffs)));
-        files.push(("tables/compare_by_kind.csv".into(), csv::compare(&fine)));
-        files.push(("tables/flips.csv".into(), csv::flips(ds, &flips)));
+        put(&mut emit, &mut files, "tables/compare.csv".into(), csv::compare(&diffs))?;
+        put(&mut emit, &mut files, "tables/compare_by_kind.csv".into(), csv::compare(&fine))?;
+        put(&mut emit, &mut files, "tables/flips.csv".into(), csv::flips(ds, &flips))?;
         let svg = plot::render(&figures::compare_chart(ds, a, b, &diffs, "fig-compare"));
-        figs.push(("figures/compare.svg".into(), format!("{} against {}", b.name(ds), a.name(ds)), svg));
+        figure(&mut *emit, "figures/compare.svg", &format!("{} against {}", b.name(ds), a.name(ds)), svg)?;
         let (p, tasks) = paired::compare_paired(ds, a, b, paired::DEFAULT_RESAMPLES, paired::DEFAULT_SEED);
-        files.push(("tables/paired.csv".into(), csv::paired_summary(&a.name(ds), &b.name(ds), &p)));
-        files.push(("tables/paired_tasks.csv".into(), csv::paired_tasks(ds, &tasks)));
+        put(&mut emit, &mut files, "tables/paired.csv".into(), csv::paired_summary(&a.name(ds), &b.name(ds), &p))?;
+        put(&mut emit, &mut files, "tables/paired_tasks.csv".into(), csv::paired_tasks(ds, &tasks))?;
         let up = flips.iter().filter(|f| f.now_passes).count();
-        compare_html = paired_html(ds, a, b, &p);
+        let mut compare_html = paired_html(ds, a, b, &p);
         compare_html += &format!(
             "<p>{} tasks flipped: {up} now pass, {} now fail (<a href=\"tables/flips.csv\">flips.csv</a>; per cell: <a href=\"tables/compare.csv\">compare.csv</a>, <a href=\"tables/compare_by_kind.csv\">compare_by_kind.csv</a>).</p>",
             flips.len(),
             flips.len() - up
         );
+        emit("index.html", &[&compare_html], true)?;
     }
 
-    // The page.
-    let title = if opts.title.is_empty() { "Cabrito results".to_string() } else { opts.title.clone() };
-    let mut h = html_head(&title);
-    h.push_str(&format!("<h1>{}</h1>\n", esc(&title)));
-    let series = all_series(ds);
-    let read = ds.files.iter().filter(|f| f.records > 0).count();
-    h.push_str(&format!(
-        "<p class=\"muted\">{} task results and {} summary rows from {read} files; {} models; {} problems. Accuracy is the share of tasks scoring 1 (every required check passes, grading.md §5.4); bars are Wilson 95% intervals.</p>\n",
-        ds.records.len(),
-        ds.counts.len(),
-        series.len(),
-        ds.problems.len()
-    ));
-    for (file, heading, svg) in &figs {
-        h.push_str(&format!(
-            "<h2>{}</h2>\n<figure>{svg}<figcaption class=\"muted\"><a href=\"{file}\">{file}</a></figcaption></figure>\n",
-            esc(heading)
-        ));
-        if file.ends_with("compare.svg") {
-            h.push_str(&compare_html);
-        }
-    }
+    let mut h = String::new();
     h.push_str("<h2>Tables</h2>\n<p>");
-    let mut names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).filter(|p| p.ends_with(".csv")).collect();
+    let mut names: Vec<&str> = files.iter().map(String::as_str).filter(|p| p.ends_with(".csv")).collect();
     if opts.tasks_apart {
         names.push("tables/tasks.csv");
     }
     names.sort();
     h.push_str(&names.iter().map(|p| format!("<a href=\"{p}\">{p}</a>")).collect::<Vec<_>>().join(" · "));
     h.push_str("</p>\n");
-    let pooled = &tables[0].1;
+    let pooled = &pooled;
     h.push_str(&html_table(
         &["model", "axis", "kind", "domain", "n", "tasks", "passed", "accuracy", "Wilson 95%"],
         &point_rows(ds, pooled),
@@ -250,9 +279,6 @@ pub fn report(ds: &Dataset, opts: &Options) -> Vec<(String, String)> {
         ));
     }
     h.push_str("<p class=\"muted\">Made by <code>cabrito report</code>.</p>\n</body></html>\n");
-    files.push(("index.html".into(), h));
-    for (file, _, svg) in figs {
-        files.push((file, format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")));
-    }
-    files
+    emit("index.html", &[&h], false)?;
+    Ok(files.len() + svgs + 1)
 }
