@@ -40,11 +40,31 @@ impl Ran {
     }
 }
 
+/// Starts the binary and writes its peak resident memory (KB) to the file `argv[1]`, then exits as
+/// it did. A child's `ru_maxrss` counts the memory of the process it was forked from (Linux keeps
+/// the old image's peak across exec), and this test process can hold hundreds of MB; forked from
+/// this small interpreter instead, the binary's figure is its own.
+const MEASURE: &str = r#"
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.WEXITSTATUS(status))
+"#;
+
 /// Run the binary, killing it (and failing) if it is not done within `within`; `fsize` caps the
 /// size of any file it writes (a write past it fails, as on a full disk).
 fn run_limited(args: &[&str], within: Duration, fsize: Option<u64>) -> Ran {
-    let mut cmd = Command::new(bin());
-    cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let peak = tempfile::NamedTempFile::new().expect("a file for the peak memory");
+    let mut cmd = Command::new("python3");
+    cmd.args(["-I", "-S", "-c", MEASURE]).arg(peak.path()).arg(bin()).args(args);
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     if let Some(limit) = fsize {
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
@@ -86,7 +106,7 @@ fn run_limited(args: &[&str], within: Duration, fsize: Option<u64>) -> Ran {
             hung = true;
             // SAFETY: our own child; then reaped.
             unsafe {
-                libc::kill(pid, libc::SIGKILL);
+                libc::kill(-pid, libc::SIGKILL);
                 libc::wait4(pid, &mut status, 0, &mut usage);
             }
             break;
@@ -97,7 +117,11 @@ fn run_limited(args: &[&str], within: Duration, fsize: Option<u64>) -> Ran {
         code: if libc::WIFEXITED(status) { Some(libc::WEXITSTATUS(status)) } else { None },
         out: out.join().unwrap(),
         err: err.join().unwrap(),
-        max_rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        max_rss_mb: std::fs::read_to_string(peak.path())
+            .ok()
+            .and_then(|t| t.trim().parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+            / 1024.0,
     };
     assert!(!hung, "cabrito {args:?} did not finish within {within:?} (killed):\n{}", ran.err);
     ran

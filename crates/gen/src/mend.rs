@@ -6,7 +6,7 @@ use crate::spec::{knob, Axis, SpecError, TaskSpec, Values};
 
 /// The closest valid spec to some pairs (repeatedly clamp an out-of-range number into its range, or
 /// drop the key the spec parser complains about, until the spec parses; ends at the default spec),
-/// and each problem it mended, in the order it met them, each once.
+/// and each problem it mended, in the order it met them, one a key.
 pub fn nearest_valid(pairs: &[(String, String)]) -> (TaskSpec, Vec<SpecError>) {
     let mut pairs: Vec<(String, String)> = pairs.to_vec();
     let mut problems: Vec<SpecError> = Vec::new();
@@ -16,7 +16,9 @@ pub fn nearest_valid(pairs: &[(String, String)]) -> (TaskSpec, Vec<SpecError>) {
             Ok(spec) => return (spec, problems),
             Err(e) => {
                 let key = e.key.clone();
-                if !problems.iter().any(|p| p.message == e.message) {
+                // One problem a key: a key mended once (dropped to its default, say) can fail
+                // again for the same reason, which would only repeat the first.
+                if !problems.iter().any(|p| p.key == e.key || p.message == e.message) {
                     problems.push(e);
                 }
                 let positions: Vec<usize> =
