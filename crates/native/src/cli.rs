@@ -31,8 +31,14 @@ pub fn spec_args() -> Vec<Arg> {
 pub fn spec_from(m: &ArgMatches) -> Result<TaskSpec, String> {
     let pairs: Vec<(String, String)> =
         KNOBS.iter().filter_map(|k| m.get_one::<String>(k.key).map(|v| (k.key.to_string(), v.clone()))).collect();
+    spec_of_pairs(&pairs)
+}
+
+/// The spec of `(knob, value)` pairs, or an error naming every problem, as [`spec_from`] says it (the
+/// Python package's `SpecError` says the same).
+pub fn spec_of_pairs(pairs: &[(String, String)]) -> Result<TaskSpec, String> {
     TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|first| {
-        let (_, problems) = cabrito_gen::mend::nearest_valid(&pairs);
+        let (_, problems) = cabrito_gen::mend::nearest_valid(pairs);
         spec_problems(if problems.is_empty() { std::slice::from_ref(&first) } else { &problems })
     })
 }

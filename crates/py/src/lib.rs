@@ -106,7 +106,7 @@ fn int_knobs() -> Vec<&'static str> {
 }
 
 fn spec_of(pairs: &[(String, String)]) -> Result<TaskSpec, Error> {
-    TaskSpec::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| Error::Spec(e.to_string()))
+    cabrito_native::cli::spec_of_pairs(pairs).map_err(Error::Spec)
 }
 
 fn record_text(spec: &TaskSpec, pretty: bool) -> Result<String, Error> {
