@@ -2,23 +2,13 @@
 //! its responses graded by `cabrito grade` (CPython) and its traces read by `cabrito traces`.
 #![cfg(not(target_arch = "wasm32"))]
 
+use crate::run_support::ok;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn cabrito(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cabrito")).args(args).output().expect("run cabrito")
-}
-
-fn ok(o: &Output, what: &str) -> String {
-    assert!(
-        o.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
