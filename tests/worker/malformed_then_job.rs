@@ -8,8 +8,6 @@ use crate::worker_common::*;
 
 use cabrito_check::protocol::{ClientMessage, ServerMessage};
 use futures_util::SinkExt;
-use std::io::BufRead;
-use std::os::unix::process::CommandExt;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -40,23 +38,8 @@ async fn passes(c: &mut Client, id: &str) {
 
 #[test]
 fn cabrito_serve_answers_each_malformed_message_and_grades_the_next_job() {
-    let dist = tempfile::tempdir().unwrap();
-    std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cabrito"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
-        .arg(dist.path())
-        .process_group(0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut child, _dist, addr) = serve_binary(&[]);
     let pgid = child.id() as i32;
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("url").to_string();
-    let addr: std::net::SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async {

@@ -322,25 +322,18 @@ async fn handshake_and_idle_timeouts_close_quiet_connections() {
 /// The real binary: `cabrito serve` mounts `/ws`, and its flags set the limits and origins.
 #[test]
 fn cabrito_serve_mounts_the_worker_with_its_flags() {
-    use std::io::BufRead;
-    let dist = tempfile::tempdir().unwrap();
-    std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cabrito"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
-        .arg(dist.path())
-        .args(["--max-trials", "7", "--trials", "5", "--allow-origin", "https://class.example"])
-        .args(["--max-jobs-per-connection", "2", "--job-timeout", "9"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Keep reading what it prints (a closed pipe would stop the server).
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("url").to_string();
-    let addr: std::net::SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let (mut child, dist, addr) = serve_binary(&[
+        "--max-trials",
+        "7",
+        "--trials",
+        "5",
+        "--allow-origin",
+        "https://class.example",
+        "--max-jobs-per-connection",
+        "2",
+        "--job-timeout",
+        "9",
+    ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async {

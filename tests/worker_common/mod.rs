@@ -224,3 +224,30 @@ pub async fn no_python_left(within: Duration) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The real binary: `cabrito serve` on a free port with a one-page dist/ and the `extra` flags, in a
+/// process group of its own, its output drained; the child, its dist/ (removed when dropped) and
+/// the address it printed.
+pub fn serve_binary(extra: &[&str]) -> (std::process::Child, tempfile::TempDir, SocketAddr) {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let dist = tempfile::tempdir().unwrap();
+    std::fs::write(dist.path().join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cabrito"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--dist"])
+        .arg(dist.path())
+        .args(extra)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Keep reading what it prints (a closed pipe would stop the server).
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("url").to_string();
+    let addr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    (child, dist, addr)
+}
