@@ -17,6 +17,7 @@ use serde_json::Value;
 use std::fmt;
 
 pub mod checker;
+pub mod inpage;
 pub mod report;
 pub mod run;
 

@@ -1,0 +1,352 @@
+//! Hidden tests in the page, without a worker (pure): the checker web worker plans the two harness
+//! runs and reads their output into the worker's `result`; Python (Pyodide, in a Web Worker of its
+//! own, `www/pygrade/`) runs the same harness text the native grader runs, on the same requests.
+//!
+//! ```text
+//! page ── BrowserJob ──► pygrade worker ── Step::Plan ──► checker: [`answer`]
+//!        pygrade ◄── StepReply::Runs {bodies: [reference, candidate]} (or Final: nothing to run)
+//!        pygrade runs harness.py on each body in Pyodide
+//!        pygrade ── Step::Verdict {runs} ──► checker ──► StepReply::Final {message: result}
+//! page ◄── the worker's messages (progress, result, error) as JSON text
+//! ```
+//!
+//! The plan, the comparison and the verdict are the native grader's ([`crate::grade`]); only the
+//! process around the harness differs (and the per-call time limit: Pyodide has no timer signal, so
+//! the page's time limit ends the whole Web Worker instead).
+
+use super::checker::Request;
+use super::report::{self, read_and_check};
+use super::{ErrorCode, ServerMessage};
+use crate::grade::outcome::{read_results, Ending};
+use crate::grade::{self, Behaviour, GradeTask, HarnessOptions, RunOutcome, RunStatus, DEFAULT_TRIALS};
+use cabrito_gen::{Domain, Kind};
+use serde::{Deserialize, Serialize};
+
+/// Why the page cannot run a task's hidden tests itself, if it cannot.
+pub fn browser_refusal(kind: Kind, domain: Domain) -> Option<String> {
+    if kind.def().behaviour() != Behaviour::Functions {
+        return Some(format!(
+            "{} tasks are graded by their own harness, which runs only on the native worker",
+            kind.as_str()
+        ));
+    }
+    if domain == Domain::Array {
+        return Some(
+            "array tasks need numpy, which the page does not ship: their hidden tests run on the native worker only"
+                .into(),
+        );
+    }
+    None
+}
+
+fn default_trials() -> usize {
+    DEFAULT_TRIALS
+}
+
+/// One response to grade in the page: the checker's request for its task, plus what the native
+/// grader also reads (the task's key, its spec query) and the job's id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BrowserJob {
+    pub id: String,
+    /// The task's canonical spec query (the result's `spec`).
+    pub spec: String,
+    /// The task's identity (its dag id): the inputs are drawn from it.
+    pub key: String,
+    pub request: Request,
+    #[serde(default = "default_trials")]
+    pub trials: usize,
+}
+
+impl BrowserJob {
+    /// The job for a response to a Cabrito task.
+    pub fn for_task(id: impl Into<String>, task: &cabrito_gen::Task, response: &str) -> BrowserJob {
+        BrowserJob {
+            id: id.into(),
+            spec: task.spec.to_query(),
+            key: task.dag_id.clone(),
+            request: Request::for_task(0, task, response),
+            trials: DEFAULT_TRIALS,
+        }
+    }
+
+    fn grade_task(&self) -> GradeTask {
+        let r = &self.request;
+        GradeTask {
+            kind: r.kind,
+            domain: r.domain,
+            axis: r.axis,
+            starter: r.starter.clone(),
+            reference: r.reference.clone(),
+            key: self.key.clone(),
+            metadata: r.metadata.clone(),
+        }
+    }
+}
+
+/// What one harness run in Pyodide gave back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BrowserRun {
+    /// The harness's result lines (what it wrote on its result channel).
+    pub output: String,
+    /// Set when Python raised out of the harness (the run did not finish): the exception.
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// A message from the pygrade worker to the checker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// Read the response, run the rubric and plan the runs.
+    Plan { job: BrowserJob },
+    /// The runs are done (the reference's, then the candidate's): the result.
+    Verdict { job: BrowserJob, runs: Vec<BrowserRun> },
+}
+
+/// The checker's answer to a [`Step`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum StepReply {
+    /// Run the harness on each body (the reference's, then the candidate's); `messages` are the
+    /// worker's progress messages so far (JSON), for the page.
+    Runs { id: String, bodies: Vec<String>, messages: Vec<String> },
+    /// The job's final message (a result or an error, JSON), and the progress before it.
+    Final { id: String, messages: Vec<String>, last: String },
+}
+
+/// The checker's answer to one step, JSON in and out; a message it cannot read gets an `error`.
+pub fn answer(text: &str) -> String {
+    let reply = match serde_json::from_str::<Step>(text) {
+        Ok(step) => answer_step(&step),
+        Err(e) => StepReply::Final {
+            id: String::new(),
+            messages: vec![],
+            last: ServerMessage::error(None, ErrorCode::BadRequest, format!("the checker cannot read this step: {e}"))
+                .to_json(),
+        },
+    };
+    serde_json::to_string(&reply).unwrap_or_default()
+}
+
+/// Whether a message to the checker is a [`Step`] (JSON text with a `step`).
+pub fn is_step(text: &str) -> bool {
+    text.trim_start().starts_with('{') && text.contains("\"step\"")
+}
+
+fn final_error(id: &str, code: ErrorCode, message: String) -> StepReply {
+    StepReply::Final {
+        id: id.to_string(),
+        messages: vec![],
+        last: ServerMessage::error(Some(id.to_string()), code, message).to_json(),
+    }
+}
+
+/// The planned job: its task, rubric reading and plan, or the final reply when nothing is to run.
+struct Planned {
+    task: GradeTask,
+    reading: report::Reading,
+    prep: grade::Prepared,
+    candidate: grade::CandidateProgram,
+}
+
+fn plan(job: &BrowserJob, messages: &mut Vec<String>) -> Result<Planned, StepReply> {
+    let id = job.id.as_str();
+    let task = job.grade_task();
+    if let Some(why) = browser_refusal(task.kind, task.domain) {
+        return Err(final_error(id, ErrorCode::BadRequest, why));
+    }
+    if job.request.bytes() > super::checker::MAX_REQUEST_BYTES || job.trials == 0 || job.trials > grade::MAX_TRIALS {
+        return Err(final_error(id, ErrorCode::BadRequest, "the job is too large for the page".into()));
+    }
+    let reading = match read_and_check(&task.task_ref(), &job.request.response) {
+        Ok(r) => r,
+        Err(e) => {
+            let result = report::unreadable_result(id, &job.spec, job.trials, &e);
+            return Err(StepReply::Final {
+                id: id.to_string(),
+                messages: std::mem::take(messages),
+                last: ServerMessage::Result(result).to_json(),
+            });
+        }
+    };
+    messages.push(report::static_progress(id, report::static_checks(&reading.rubric)).to_json());
+    let finish = |verdict: grade::Verdict, messages: &mut Vec<String>| StepReply::Final {
+        id: id.to_string(),
+        messages: std::mem::take(messages),
+        last: ServerMessage::Result(report::graded_result(id, &job.spec, job.trials, &reading, &verdict)).to_json(),
+    };
+    let prep = match grade::prepare(&task, job.trials) {
+        Ok(p) => p,
+        Err(e) => {
+            let v = grade::error_verdict(&task, job.trials, format!("the task cannot be graded: {e}"));
+            return Err(finish(v, messages));
+        }
+    };
+    let code = &reading.candidate.code;
+    // A candidate that does not parse, or defines none of the reference's functions, needs no run.
+    let candidate = match grade::candidate_program(&prep, code) {
+        Ok(cp) if !cp.tested.is_empty() => cp,
+        other => {
+            let nothing = RunOutcome::failed(RunStatus::Completed, 0, 0);
+            let actual = other.ok().map(|_| RunOutcome::failed(RunStatus::Completed, 0, 0));
+            let v = grade::verdict(&task, &prep, code, &nothing, actual.as_ref());
+            return Err(finish(v, messages));
+        }
+    };
+    Ok(Planned { task, reading, prep, candidate })
+}
+
+fn answer_step(step: &Step) -> StepReply {
+    let mut messages = vec![];
+    match step {
+        Step::Plan { job } => match plan(job, &mut messages) {
+            Err(reply) => reply,
+            Ok(p) => {
+                let opts = HarnessOptions::default();
+                let plan = &p.prep.plan;
+                let reference = grade::request_body(plan, &p.prep.reference_program, &p.prep.reference_defs, None, &opts);
+                let candidate =
+                    grade::request_body(plan, &p.candidate.program, &p.candidate.defs, Some(&p.candidate.tested), &opts);
+                StepReply::Runs {
+                    id: job.id.clone(),
+                    bodies: vec![lossless(reference), lossless(candidate)],
+                    messages,
+                }
+            }
+        },
+        Step::Verdict { job, runs } => {
+            let p = match plan(job, &mut messages) {
+                Err(reply) => return reply,
+                Ok(p) => p,
+            };
+            let [reference, candidate] = runs.as_slice() else {
+                return final_error(&job.id, ErrorCode::BadRequest, format!("{} runs came back, not 2", runs.len()));
+            };
+            let shape = grade::shape(&p.prep.plan);
+            let expected = outcome(reference, &shape);
+            let actual = outcome(candidate, &shape);
+            let mut verdict = if expected.status != RunStatus::Completed {
+                grade::error_verdict(
+                    &p.task,
+                    job.trials,
+                    format!(
+                        "the reference solution did not run to the end: {}; {}",
+                        expected.status.describe(),
+                        expected.stderr.trim()
+                    ),
+                )
+            } else {
+                grade::verdict(&p.task, &p.prep, &p.reading.candidate.code, &expected, Some(&actual))
+            };
+            verdict.seconds = reference.seconds + candidate.seconds;
+            let mut result = report::graded_result(&job.id, &job.spec, job.trials, &p.reading, &verdict);
+            result.seconds = verdict.seconds;
+            StepReply::Final { id: job.id.clone(), messages: vec![], last: ServerMessage::Result(result).to_json() }
+        }
+    }
+}
+
+/// The request bodies are JSON text (ASCII-safe strings from `request_body`).
+fn lossless(body: Vec<u8>) -> String {
+    String::from_utf8(body).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A run's result lines read as the native runner reads a process's (`runner::outcome_from_raw`):
+/// a partial last line is dropped; a run that raised out of the harness ended early.
+pub fn outcome(run: &BrowserRun, shape: &[usize]) -> RunOutcome {
+    let complete = match run.output.rfind('\n') {
+        Some(i) => &run.output[..=i],
+        None => "",
+    };
+    let stderr = run.error.clone().unwrap_or_default();
+    match read_results(complete, shape) {
+        Ok((trials, ending)) => {
+            let status = match (ending, &run.error) {
+                (_, Some(_)) => RunStatus::Exited { code: 1 },
+                (Ending::Done, None) => RunStatus::Completed,
+                (Ending::StoppedAfterTimeout, None) => RunStatus::StoppedAfterTimeout,
+                (Ending::Unfinished, None) => RunStatus::Exited { code: 0 },
+            };
+            RunOutcome { status, trials, stdout: String::new(), stderr, seconds: run.seconds }
+        }
+        Err(m) => {
+            let mut failed = RunOutcome::failed(RunStatus::Protocol { message: m }, shape.len(), 0);
+            failed.trials =
+                shape.iter().map(|&n| grade::TrialOutcome { setup_error: None, calls: vec![None; n] }).collect();
+            failed.stderr = stderr;
+            failed
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cabrito_gen::{Axis, TaskSpec};
+
+    fn job(kind: Kind, domain: Domain, response: impl Fn(&cabrito_gen::Task) -> String) -> BrowserJob {
+        let t = cabrito_gen::generate(&TaskSpec::new(kind, domain, Axis::Traversal, 6, 3)).unwrap();
+        BrowserJob::for_task("job-1", &t, &response(&t))
+    }
+
+    fn reply(step: &Step) -> StepReply {
+        serde_json::from_str(&answer(&serde_json::to_string(step).unwrap())).unwrap()
+    }
+
+    #[test]
+    fn a_plan_gives_two_bodies_and_the_static_progress() {
+        let j = job(Kind::DeadCode, Domain::String, |t| t.solution_code.clone());
+        let StepReply::Runs { id, bodies, messages } = reply(&Step::Plan { job: j }) else { panic!() };
+        assert_eq!(id, "job-1");
+        assert_eq!(bodies.len(), 2);
+        for b in &bodies {
+            let v: serde_json::Value = serde_json::from_str(b).unwrap();
+            assert_eq!(v["trials"].as_array().unwrap().len(), DEFAULT_TRIALS);
+            assert!(v["strops"].is_string());
+        }
+        assert!(matches!(ServerMessage::parse(&messages[0]).unwrap(), ServerMessage::Progress(_)));
+    }
+
+    #[test]
+    fn array_and_merge_tasks_are_refused_with_a_reason() {
+        let j = job(Kind::DeadCode, Domain::Array, |t| t.solution_code.clone());
+        let StepReply::Final { last, .. } = reply(&Step::Plan { job: j }) else { panic!() };
+        let ServerMessage::Error(e) = ServerMessage::parse(&last).unwrap() else { panic!() };
+        assert!(e.message.contains("numpy"), "{}", e.message);
+        assert!(browser_refusal(Kind::MergeCodebases, Domain::Math).is_some());
+        assert!(browser_refusal(Kind::DeadCode, Domain::Math).is_none());
+    }
+
+    #[test]
+    fn an_unreadable_or_empty_candidate_needs_no_run() {
+        let j = job(Kind::DeadCode, Domain::Math, |_| "def f(:\n".into());
+        let StepReply::Final { last, .. } = reply(&Step::Plan { job: j }) else { panic!() };
+        let ServerMessage::Result(r) = ServerMessage::parse(&last).unwrap() else { panic!() };
+        assert!(!r.passed);
+    }
+
+    #[test]
+    fn runs_that_did_not_finish_fail_the_candidate_or_the_reference() {
+        let j = job(Kind::DeadCode, Domain::Math, |t| t.solution_code.clone());
+        let run = |output: &str, error: Option<&str>| BrowserRun {
+            output: output.into(),
+            error: error.map(str::to_string),
+            seconds: 0.1,
+        };
+        // The reference did not finish: an error verdict naming it.
+        let runs = vec![run("", Some("MemoryError")), run("", None)];
+        let StepReply::Final { last, .. } = reply(&Step::Verdict { job: j.clone(), runs }) else { panic!() };
+        let ServerMessage::Result(r) = ServerMessage::parse(&last).unwrap() else { panic!() };
+        assert!(!r.passed && r.message.contains("reference"), "{}", r.message);
+        // Garbage output is a protocol error, not a panic.
+        let runs = vec![run("{\"k\":\"done\"}\n", None), run("not json\n", None)];
+        let StepReply::Final { last, .. } = reply(&Step::Verdict { job: j.clone(), runs }) else { panic!() };
+        assert!(ServerMessage::parse(&last).is_ok());
+        let runs = vec![run("", None)];
+        let StepReply::Final { last, .. } = reply(&Step::Verdict { job: j, runs }) else { panic!() };
+        assert!(matches!(ServerMessage::parse(&last).unwrap(), ServerMessage::Error(_)));
+        assert!(answer("{").contains("bad_request"));
+    }
+}
