@@ -26,6 +26,45 @@ pub enum WorkerStatus {
     Absent(String),
 }
 
+/// Python in the page (Pyodide in a Web Worker), which runs the hidden tests when no worker is
+/// connected; loaded only when first needed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BrowserStatus {
+    /// Not asked for yet (or stopped at its time limit: it starts afresh at the next run).
+    Idle,
+    /// Downloading: bytes so far and in all.
+    Loading { loaded: u64, total: u64 },
+    Ready,
+    /// It could not start; the reason is for the user.
+    Failed(String),
+}
+
+/// Where a job's hidden tests run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The native grading worker.
+    Worker,
+    /// Pyodide in this page.
+    Browser,
+}
+
+impl Place {
+    /// The words a verdict ends with.
+    pub fn words(self) -> &'static str {
+        match self {
+            Place::Worker => "on the worker",
+            Place::Browser => "in your browser",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Place::Worker => "worker",
+            Place::Browser => "browser",
+        }
+    }
+}
+
 /// A stage of a running job, as the worker's `progress` names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -121,7 +160,11 @@ pub struct Panel {
     /// The newest checker reply and the page's clock at its arrival.
     pub reply: Option<(Reply, Option<f64>)>,
     pub worker: WorkerStatus,
+    /// Python in the page (for hidden tests without a worker).
+    pub browser: BrowserStatus,
     pub job: Job,
+    /// Where the current job runs (or ran).
+    pub place: Place,
     /// Why the last text offered was not taken (too large, or not text), until the answer changes.
     pub notice: Option<String>,
 }
@@ -145,6 +188,9 @@ pub enum PanelAction {
     Worker(WorkerStatus),
     /// A grade job was sent to the worker.
     JobStarted(String),
+    /// A grade job was sent to the in-page grader (Python in the page).
+    BrowserJobStarted(String),
+    Browser(BrowserStatus),
     /// A message from the worker about a job (or its hello).
     Server(ServerMessage),
     /// The connection of job `id` ended before its final reply, and why.
@@ -191,7 +237,9 @@ impl Panel {
             asked: None,
             reply: None,
             worker: WorkerStatus::Probing,
+            browser: BrowserStatus::Idle,
             job: Job::None,
+            place: Place::Worker,
             notice: None,
         }
     }
@@ -227,7 +275,15 @@ impl Panel {
                 reply => self.reply = Some((reply, at)),
             },
             PanelAction::Worker(w) => self.worker = w,
-            PanelAction::JobStarted(id) => self.job = Job::Sent { id },
+            PanelAction::JobStarted(id) => {
+                self.job = Job::Sent { id };
+                self.place = Place::Worker;
+            }
+            PanelAction::BrowserJobStarted(id) => {
+                self.job = Job::Sent { id };
+                self.place = Place::Browser;
+            }
+            PanelAction::Browser(b) => self.browser = b,
             PanelAction::Lost { id, why } => {
                 if self.job.pending_id() == Some(id.as_str()) {
                     self.job = Job::Failed { failure: JobFailure::Connection, message: why };
@@ -269,9 +325,19 @@ impl Panel {
         self.job.pending_id().is_some()
     }
 
-    /// The hidden tests can be started now.
+    /// The hidden tests can be started now: on the worker, or without one in the page.
     pub fn can_run(&self) -> bool {
-        matches!(self.worker, WorkerStatus::Connected(_)) && !self.busy() && self.has_answer()
+        self.run_place().is_some() && !self.busy() && self.has_answer()
+    }
+
+    /// Where the next hidden tests would run: on a connected worker, else in the page once the
+    /// probe has found no worker (none while it is still looking).
+    pub fn run_place(&self) -> Option<Place> {
+        match self.worker {
+            WorkerStatus::Connected(_) => Some(Place::Worker),
+            WorkerStatus::Absent(_) => Some(Place::Browser),
+            WorkerStatus::Probing => None,
+        }
     }
 
     /// What the static part shows: the newest reply only when it answers the newest request.
@@ -576,5 +642,25 @@ mod tests {
             "partly sandboxed (network open, host files readable)"
         );
         assert_eq!(isolation_summary(""), "isolation not reported");
+    }
+
+    #[test]
+    fn without_a_worker_the_hidden_tests_run_in_the_page_and_say_so() {
+        let p = Panel::default().reduce(PanelAction::SetText("x = 1\n".into()));
+        assert_eq!((p.can_run(), p.run_place()), (false, None));
+        let p = p.reduce(PanelAction::Worker(WorkerStatus::Absent("no worker".into())));
+        assert_eq!((p.can_run(), p.run_place()), (true, Some(Place::Browser)));
+        let p = p
+            .reduce(PanelAction::BrowserJobStarted("job-b".into()))
+            .reduce(PanelAction::Browser(BrowserStatus::Loading { loaded: 5, total: 10 }));
+        assert!(p.busy() && !p.can_run());
+        assert_eq!((p.place, p.place.words()), (Place::Browser, "in your browser"));
+        let p = p.reduce(PanelAction::Server(ServerMessage::Result(result("job-b", true))));
+        assert!(matches!(p.job, Job::Done(_)) && p.place == Place::Browser);
+        // A worker found later takes over.
+        let p = p.reduce(PanelAction::Worker(WorkerStatus::Connected(hello())));
+        assert_eq!(p.run_place(), Some(Place::Worker));
+        let p = p.reduce(PanelAction::JobStarted("job-w".into()));
+        assert_eq!(p.place.words(), "on the worker");
     }
 }

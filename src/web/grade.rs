@@ -1,16 +1,18 @@
 //! Grading in the task page: the answer (edited in "Your solution", [`super::editor`]) gets the static
 //! rubric at once (computed in the browser by the checker web worker, [`super::checker`], started once
 //! the page is idle), and the hidden tests run on the native worker over the WebSocket `/ws` of the
-//! server that served the page. Without a worker the page says so and still shows the static verdict.
+//! server that served the page. Without a worker, the hidden tests of math and string tasks run in the
+//! page itself (Python in a Web Worker, [`super::inpage`]), and the verdict says where it ran.
 //! The state is the pure [`Panel`] reducer, held by the task view ([`use_grade`]) so that the editor
 //! and the grade panel share one answer.
 
 use super::app::Shown;
 use super::checker;
 use crate::playground::panel::{
-    all_functions_pass, failing_first, failing_functions, isolation_summary, Asked, CheckerStatus, Job, Panel,
-    PanelAction, StaticView, WorkerStatus,
+    all_functions_pass, failing_first, failing_functions, isolation_summary, Asked, BrowserStatus, CheckerStatus, Job,
+    Panel, PanelAction, Place, StaticView, WorkerStatus,
 };
+use cabrito_check::protocol::inpage::{browser_refusal, BrowserJob};
 use crate::playground::requirements::findings;
 use cabrito_check::protocol::checker::Request;
 use cabrito_check::protocol::{ClientMessage, ServerMessage};
@@ -53,36 +55,33 @@ async fn open(url: &str) -> Result<WebSocket, String> {
     }
 }
 
+/// Ask the worker who it is: `Connected` or `Absent`, and why.
+async fn hello() -> WorkerStatus {
+    let Some(url) = worker_url() else {
+        return WorkerStatus::Absent("this page has no host to reach a worker on".into());
+    };
+    let ws = match open(&url).await {
+        Ok(ws) => ws,
+        Err(e) => return WorkerStatus::Absent(e),
+    };
+    let (mut tx, mut rx) = ws.split();
+    if tx.send(Message::Text(ClientMessage::hello().to_json())).await.is_err() {
+        return WorkerStatus::Absent(format!("no worker answers at {url}"));
+    }
+    let status = match rx.next().await {
+        Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
+            Ok(ServerMessage::Hello(h)) => WorkerStatus::Connected(h),
+            _ => WorkerStatus::Absent(format!("{url} did not answer as a Cabrito worker")),
+        },
+        _ => WorkerStatus::Absent(format!("no worker answers at {url}")),
+    };
+    let _ = tx.close().await;
+    status
+}
+
 /// Ask the worker who it is; reports `Connected` or `Absent`.
 fn probe(report: Callback<PanelAction>) {
-    let Some(url) = worker_url() else {
-        report.emit(PanelAction::Worker(WorkerStatus::Absent("this page has no host to reach a worker on".into())));
-        return;
-    };
-    spawn_local(async move {
-        let ws = match open(&url).await {
-            Ok(ws) => ws,
-            Err(e) => {
-                report.emit(PanelAction::Worker(WorkerStatus::Absent(e)));
-                return;
-            }
-        };
-        let (mut tx, mut rx) = ws.split();
-        if tx.send(Message::Text(ClientMessage::hello().to_json())).await.is_err() {
-            report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}"))));
-            return;
-        }
-        match rx.next().await {
-            Some(Ok(Message::Text(t))) => match ServerMessage::parse(&t) {
-                Ok(ServerMessage::Hello(h)) => report.emit(PanelAction::Worker(WorkerStatus::Connected(h))),
-                _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!(
-                    "{url} did not answer as a Cabrito worker"
-                )))),
-            },
-            _ => report.emit(PanelAction::Worker(WorkerStatus::Absent(format!("no worker answers at {url}")))),
-        }
-        let _ = tx.close().await;
-    });
+    spawn_local(async move { report.emit(PanelAction::Worker(hello().await)) });
 }
 
 /// Send one grade job on its own connection and report every reply until the final one.
@@ -200,16 +199,43 @@ pub fn use_grade(
     (state, shared_error)
 }
 
-/// Send the answer to the worker's hidden tests, when they can run (Ctrl/Cmd+Enter and the button).
-pub fn run_hidden(state: &UseReducerHandle<PanelState>, spec: &cabrito_gen::TaskSpec) {
+/// Run the answer's hidden tests, when they can run (Ctrl/Cmd+Enter and the button): on the worker,
+/// or without one in the page (after asking once more for a worker, which takes over if it is there).
+pub fn run_hidden(state: &UseReducerHandle<PanelState>, task: &cabrito_gen::Task) {
     if !state.0.can_run() {
         return;
     }
     let id = format!("job-{:016x}", super::random_u64());
-    let message = ClientMessage::grade(id.clone(), spec, state.0.text.clone(), None).to_json();
+    let message = ClientMessage::grade(id.clone(), &task.spec, state.0.text.clone(), None).to_json();
     let dispatcher = state.dispatcher();
-    dispatcher.dispatch(PanelAction::JobStarted(id.clone()));
-    run_job(id, message, Callback::from(move |a| dispatcher.dispatch(a)));
+    let report = Callback::from(move |a| dispatcher.dispatch(a));
+    match state.0.run_place() {
+        Some(Place::Worker) => {
+            report.emit(PanelAction::JobStarted(id.clone()));
+            run_job(id, message, report);
+        }
+        Some(Place::Browser) => {
+            if browser_refusal(task.spec.kind, task.spec.domain).is_some() {
+                return;
+            }
+            let job = BrowserJob::for_task(id.clone(), task, &state.0.text);
+            report.emit(PanelAction::BrowserJobStarted(id.clone()));
+            spawn_local(async move {
+                match hello().await {
+                    w @ WorkerStatus::Connected(_) => {
+                        report.emit(PanelAction::Worker(w));
+                        report.emit(PanelAction::JobStarted(id.clone()));
+                        run_job(id, message, report);
+                    }
+                    w => {
+                        report.emit(PanelAction::Worker(w));
+                        super::inpage::grade(&job, report);
+                    }
+                }
+            });
+        }
+        None => {}
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -293,10 +319,13 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         Callback::from(move |_: MouseEvent| dispatcher.dispatch(PanelAction::SetText(code.clone())))
     };
     let onclick_run = {
-        let (state, spec) = (state.clone(), spec.clone());
-        Callback::from(move |_: MouseEvent| run_hidden(&state, &spec))
+        let (state, shown) = (state.clone(), p.shown.clone());
+        Callback::from(move |_: MouseEvent| run_hidden(&state, &shown.generated.task))
     };
     let goto_line = p.on_goto.clone();
+    // Without a worker: why this task's hidden tests cannot run in the page, if they cannot.
+    let refusal = browser_refusal(task.spec.kind, task.spec.domain);
+    let can_run = panel.can_run() && !(panel.run_place() == Some(Place::Browser) && refusal.is_some());
 
     let static_view = match panel.static_view() {
         StaticView::Empty => html! {
@@ -367,11 +396,19 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         WorkerStatus::Probing => {
             html! { <p id="worker-status" class="hint worker-line">{ "worker: looking for one…" }</p> }
         }
-        WorkerStatus::Absent(why) => html! {
-            <details id="worker-details" class="worker-line">
-                <summary id="worker-status" data-worker="absent">{ "No grading worker is connected: the hidden tests cannot run here" }</summary>
-                <p class="hint">{ format!("{why}. The static verdict still holds. To run the hidden tests, start the playground with its worker: bash scripts/serve.sh") }</p>
-            </details>
+        WorkerStatus::Absent(why) => match &refusal {
+            Some(needs) => html! {
+                <details id="worker-details" class="worker-line" open=true>
+                    <summary id="worker-status" data-worker="absent" data-browser="refused">{ "No grading worker is connected, and this task's hidden tests cannot run in the page" }</summary>
+                    <p id="browser-refusal" class="hint">{ format!("The {} {needs}. The static verdict still holds. To run them, start the playground with its worker: bash scripts/serve.sh", task.spec.kind.as_str()) }</p>
+                </details>
+            },
+            None => html! {
+                <details id="worker-details" class="worker-line">
+                    <summary id="worker-status" data-worker="absent" data-browser="yes">{ "No grading worker is connected: the hidden tests run in your browser (Python, downloaded at the first run)" }</summary>
+                    <p class="hint">{ format!("{why}. The hidden tests run here with Pyodide, Python in WebAssembly, in a Web Worker of this page: the same harness and 50 trials per function as the worker. A worker that appears later takes over. To grade on a worker: bash scripts/serve.sh") }</p>
+                </details>
+            },
         },
         WorkerStatus::Connected(h) => html! {
             <details id="worker-details" class="worker-line">
@@ -380,17 +417,39 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             </details>
         },
     };
+    let place = panel.place;
+    // Python's download, the first time the page runs hidden tests itself.
+    let loading = match (&panel.browser, place, panel.busy()) {
+        (BrowserStatus::Loading { loaded, total }, Place::Browser, true) => {
+            let mb = |b: u64| b as f64 / 1_048_576.0;
+            html! {
+                <p id="python-loading" class="hint">
+                    { format!("Loading Python into your browser (once per visit): {:.1} of {:.1} MB ", mb(*loaded), mb((*total).max(*loaded))) }
+                    <progress id="python-progress" max={(*total).max(1).to_string()} value={loaded.to_string()}></progress>
+                </p>
+            }
+        }
+        _ => html! {},
+    };
     let job_view = match &panel.job {
         Job::None => html! {},
-        Job::Sent { .. } => html! { <p id="job-status" class="hint">{ "Sent to the worker…" }</p> },
+        Job::Sent { .. } => html! {
+            <p id="job-status" class="hint" data-ran={place.as_str()}>{ match place {
+                Place::Worker => "Sent to the worker…",
+                Place::Browser => "Starting the hidden tests in your browser…",
+            } }</p>
+        },
         Job::Running { done, total, stage, .. } => html! {
-            <p id="job-status" class="hint">
-                { format!("Running the hidden tests: {} {done}/{total}", stage.as_str()) }
+            <p id="job-status" class="hint" data-ran={place.as_str()}>
+                { format!("Running the hidden tests {}: {} {done}/{total}", place.words(), stage.as_str()) }
                 <progress max={total.max(&1).to_string()} value={done.to_string()}></progress>
             </p>
         },
         Job::Failed { failure, message } => html! {
-            <div id="hidden-verdict" class="verdict fail" data-passed="error"><p><strong>{ format!("The worker could not grade it ({}): ", failure.as_str()) }</strong>{ message.clone() }</p></div>
+            <div id="hidden-verdict" class="verdict fail" data-passed="error" data-ran={place.as_str()} data-failure={failure.as_str()}><p><strong>{ match place {
+                Place::Worker => format!("The worker could not grade it ({}): ", failure.as_str()),
+                Place::Browser => format!("The hidden tests could not finish in your browser ({}): ", failure.as_str()),
+            } }</strong>{ message.clone() }</p></div>
         },
         Job::Done(r) => {
             let hidden = r.hidden_passed;
@@ -402,15 +461,15 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             };
             let summary = match failing.len() {
                 0 if all_functions_pass(r) => {
-                    format!(" · all {} functions right · {:.1} s", r.functions.len(), r.seconds)
+                    format!(" · all {} functions right · {:.1} s {}", r.functions.len(), r.seconds, place.words())
                 }
-                0 => format!(" · {:.1} s", r.seconds),
-                k => format!(" · {k} of {} functions fail · {:.1} s", r.functions.len(), r.seconds),
+                0 => format!(" · {:.1} s {}", r.seconds, place.words()),
+                k => format!(" · {k} of {} functions fail · {:.1} s {}", r.functions.len(), r.seconds, place.words()),
             };
             // One line; what failed on demand (the static verdict below says why, line by line).
             html! {
                 <div id="hidden-verdict" class={classes!("verdict", if r.passed { "pass" } else { "fail" })} data-passed={r.passed.to_string()}
-                    data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
+                    data-ran={place.as_str()} data-hidden={hidden.map_or("none".to_string(), |h| h.to_string())}>
                     <details id="hidden-details" class="hidden-details">
                         <summary title={format!("{} trials per function", r.trials)}><strong>{ verdict }</strong><span class="verdict-how">{ summary }</span></summary>
                         <p class="hint">{ super::view::inline_code(&r.message) }</p>
@@ -440,8 +499,8 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             <div class="panel-head">
                 <h2>{ "Grade your solution" }</h2>
                 <div class="actions">
-                    <button id="run-hidden" type="button" class="button small" disabled={!panel.can_run()} onclick={onclick_run}
-                        title="Run the task's hidden tests on the worker (Ctrl/Cmd+Enter in the editor)">
+                    <button id="run-hidden" type="button" class="button small" disabled={!can_run} onclick={onclick_run}
+                        title="Run the task's hidden tests, on the worker or else in your browser (Ctrl/Cmd+Enter in the editor)">
                         { "Run hidden tests" }
                     </button>
                     if !p.editing {
@@ -472,6 +531,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     title="A link that carries this solution in its fragment (it never reaches a server)">{ "Share with solution" }</button>
             </div>
             <div id="verdicts" class="verdicts">
+                { loading }
                 { job_view }
                 { static_view }
             </div>

@@ -15,6 +15,7 @@ pub mod frame;
 pub mod gallery;
 pub mod gen;
 pub mod grade;
+pub mod inpage;
 pub mod graph;
 pub mod keys;
 pub mod lazy;

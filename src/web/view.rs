@@ -801,11 +801,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
 
     // Ctrl/Cmd+Enter anywhere in the workspace (the editor included) runs the hidden tests.
     let run_keys = {
-        let (grade, spec) = (grade.clone(), task.spec.clone());
+        let (grade, shown) = (grade.clone(), p.shown.clone());
         Callback::from(move |e: KeyboardEvent| {
             if (e.ctrl_key() || e.meta_key()) && e.key() == "Enter" {
                 e.prevent_default();
-                super::grade::run_hidden(&grade, &spec);
+                super::grade::run_hidden(&grade, &shown.generated.task);
             }
         })
     };
