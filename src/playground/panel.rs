@@ -33,7 +33,10 @@ pub enum BrowserStatus {
     /// Not asked for yet (or stopped at its time limit: it starts afresh at the next run).
     Idle,
     /// Downloading: bytes so far and in all.
-    Loading { loaded: u64, total: u64 },
+    Loading {
+        loaded: u64,
+        total: u64,
+    },
     Ready,
     /// It could not start; the reason is for the user.
     Failed(String),

@@ -12,9 +12,9 @@ use crate::playground::panel::{
     all_functions_pass, failing_first, failing_functions, isolation_summary, Asked, BrowserStatus, CheckerStatus, Job,
     Panel, PanelAction, Place, StaticView, WorkerStatus,
 };
-use cabrito_check::protocol::inpage::{browser_refusal, BrowserJob};
 use crate::playground::requirements::findings;
 use cabrito_check::protocol::checker::Request;
+use cabrito_check::protocol::inpage::{browser_refusal, BrowserJob};
 use cabrito_check::protocol::{ClientMessage, ServerMessage};
 use cabrito_check::RubricItem;
 use futures_util::{SinkExt, StreamExt};

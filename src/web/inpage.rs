@@ -166,7 +166,10 @@ fn start(report: Callback<PanelAction>) -> Result<Grader, String> {
     let opts = web_sys::WorkerOptions::new();
     opts.set_type(web_sys::WorkerType::Module);
     let worker = web_sys::Worker::new_with_options(SCRIPT, &opts).map_err(|e| {
-        format!("the browser refused to start Python in the page: {}", e.as_string().unwrap_or_else(|| format!("{e:?}")))
+        format!(
+            "the browser refused to start Python in the page: {}",
+            e.as_string().unwrap_or_else(|| format!("{e:?}"))
+        )
     })?;
     let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| on_message(e.data()));
     let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(|e: web_sys::Event| {

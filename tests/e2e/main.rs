@@ -9,6 +9,8 @@
 mod browser;
 #[path = "../guard/mod.rs"]
 mod guard;
+#[path = "../hostile/mod.rs"]
+mod hostile;
 
 mod agents_e2e;
 mod bigtask_e2e;
@@ -18,6 +20,7 @@ mod first_download;
 mod gallery_lazy_e2e;
 mod gensplit_e2e;
 mod grade_e2e;
+mod inpage_e2e;
 mod layout_e2e;
 mod pages_e2e;
 mod results_e2e;

@@ -206,14 +206,16 @@ fn answer_step(step: &Step) -> StepReply {
             Ok(p) => {
                 let opts = HarnessOptions::default();
                 let plan = &p.prep.plan;
-                let reference = grade::request_body(plan, &p.prep.reference_program, &p.prep.reference_defs, None, &opts);
-                let candidate =
-                    grade::request_body(plan, &p.candidate.program, &p.candidate.defs, Some(&p.candidate.tested), &opts);
-                StepReply::Runs {
-                    id: job.id.clone(),
-                    bodies: vec![lossless(reference), lossless(candidate)],
-                    messages,
-                }
+                let reference =
+                    grade::request_body(plan, &p.prep.reference_program, &p.prep.reference_defs, None, &opts);
+                let candidate = grade::request_body(
+                    plan,
+                    &p.candidate.program,
+                    &p.candidate.defs,
+                    Some(&p.candidate.tested),
+                    &opts,
+                );
+                StepReply::Runs { id: job.id.clone(), bodies: vec![lossless(reference), lossless(candidate)], messages }
             }
         },
         Step::Verdict { job, runs } => {

@@ -1,0 +1,307 @@
+//! End to end in headless Chromium against the static build (dist/ served by `python3 -m http.server`,
+//! as the README shows: no worker): the hidden tests run in the page with Pyodide. Python is not
+//! fetched before a user asks for hidden tests; a reference passes and a starter fails for a math and a
+//! string task; the verdicts agree item by item with the native grader's on a sample of every kind and
+//! axis in math and string; a looping candidate is stopped at the time limit and the next grade works;
+//! hostile candidates are contained; an array task says it needs numpy and the native worker.
+//!
+//! Needs what tests/browser_e2e.rs needs (dist/, chromedriver, Chromium) and python3; without them the
+//! test is skipped with a message, except under CI. Pyodide loads once for the whole test.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use crate::browser;
+
+use browser::*;
+use cabrito_check::grade::GradeTask;
+use cabrito_check::protocol::report::{graded_result, read_and_check};
+use cabrito_check::protocol::GradeResult;
+use cabrito_check::TaskRef;
+use cabrito_gen::task::{generate, link};
+use cabrito_gen::{Axis, Domain, Kind, TaskSpec};
+use serde_json::Value;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use thirtyfour::prelude::*;
+
+/// dist/ served by Python's plain static file server on a free port; its base URL.
+fn static_server(dist: &Path) -> Res<(Group, String)> {
+    let port = free_port()?;
+    let child = Command::new("python3")
+        .args(["-m", "http.server", "--bind", "127.0.0.1", &port.to_string(), "--directory"])
+        .arg(dist)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    let group = Group(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            return Err(format!("python3 -m http.server did not listen on port {port} within 20 s").into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok((group, format!("http://127.0.0.1:{port}/")))
+}
+
+async fn open_task(driver: &WebDriver, base: &str, s: &TaskSpec) -> Res {
+    driver.goto(format!("{base}index.html{}&panel=grade", link(s))).await?;
+    let canonical = s.canonical();
+    wait_for(
+        driver,
+        &format!("the task {canonical}"),
+        &format!("const t = document.getElementById('task'); return t && t.dataset.spec === '{canonical}';"),
+        60,
+    )
+    .await?;
+    wait_for(
+        driver,
+        "no worker found",
+        "const w = document.getElementById('worker-status'); return w && w.dataset.worker === 'absent';",
+        30,
+    )
+    .await?;
+    Ok(())
+}
+
+/// Put `text` in the answer box as a paste would.
+async fn set_answer(driver: &WebDriver, text: &str) -> Res {
+    js(
+        driver,
+        "const t = document.getElementById('solution'); t.value = arguments[0]; \
+         t.dispatchEvent(new Event('input', {bubbles: true})); return true;",
+        vec![Value::from(text)],
+    )
+    .await?;
+    wait_for(
+        driver,
+        "the answer taken",
+        "const t = document.getElementById('solution'); return t && t.value === arguments[0] || null;",
+        20,
+    )
+    .await
+    .or_else(|_| Ok::<Value, Box<dyn std::error::Error>>(Value::Null))?;
+    Ok(())
+}
+
+/// The grade of the answer in the box, in the page: the hidden verdict's data and failing functions.
+async fn run_in_page(driver: &WebDriver, secs: u64) -> Res<Value> {
+    wait_for(driver, "the run button", "const b = document.getElementById('run-hidden'); return b && !b.disabled;", 30)
+        .await?;
+    js(
+        driver,
+        "const v = document.getElementById('hidden-verdict'); if (v) v.dataset.old = '1'; \
+         document.getElementById('run-hidden').click(); return true;",
+        vec![],
+    )
+    .await?;
+    wait_for(
+        driver,
+        "the hidden tests' verdict in the page",
+        "const v = document.getElementById('hidden-verdict'); \
+         if (!v || v.dataset.old) return null; \
+         return {passed: v.dataset.passed, hidden: v.dataset.hidden || null, ran: v.dataset.ran, \
+                 failure: v.dataset.failure || null, text: v.textContent, \
+                 fns: [...v.querySelectorAll('li[data-fn]')].map(l => l.textContent.split(' first failure')[0])};",
+        secs,
+    )
+    .await
+}
+
+/// The native grader's result for the same answer (the worker's job, without the socket).
+fn native(task: &cabrito_gen::Task, text: &str) -> Res<GradeResult> {
+    let reading = read_and_check(&TaskRef::of(task), text).map_err(|e| e.to_string())?;
+    let opts = cabrito_native::runner::GradeOptions::default();
+    let v = cabrito_native::runner::grade(&GradeTask::from_task(task), &reading.candidate.code, &opts, &|_, _| {});
+    Ok(graded_result("native", &task.spec.to_query(), opts.trials, &reading, &v))
+}
+
+/// The page's verdict and the native one agree: pass or fail, the hidden tests, and every failing
+/// function shown with its counts.
+fn agree(what: &str, page: &Value, n: &GradeResult) -> Res {
+    let hidden = n.hidden_passed.map_or("none".to_string(), |h| h.to_string());
+    let fns: Vec<String> = n
+        .functions
+        .iter()
+        .filter(|f| f.status != "pass")
+        .take(20)
+        .map(|f| format!("{}: {} ({} passed, {} failed, {} errors)", f.name, f.status, f.passed, f.failed, f.errored))
+        .collect();
+    let page_fns: Vec<String> =
+        page["fns"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+    if page["ran"] != "browser"
+        || page["passed"] != n.passed.to_string().as_str()
+        || page["hidden"] != hidden.as_str()
+        || page_fns != fns
+    {
+        return Err(format!(
+            "{what}: the page and the native grader disagree\n  page:   {page}\n  native: passed {} hidden {hidden} {fns:?} ({})",
+            n.passed, n.message
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The verdict's pass/fail as a bool (an error is neither).
+fn passed(v: &Value) -> Option<bool> {
+    v["passed"].as_str().and_then(|p| p.parse().ok())
+}
+
+async fn scenario(driver: &WebDriver, base: &str) -> Res {
+    // Math: nothing of Python is fetched before the first run; the reference passes, the starter fails.
+    let math = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 8, 2);
+    let task = generate(&math)?;
+    open_task(driver, base, &math).await?;
+    let fetched = "return performance.getEntriesByType('resource').some(e => /pyodide|pygrade/.test(e.name));";
+    if js(driver, fetched, vec![]).await?.as_bool() == Some(true) {
+        return Err("Python was fetched before any hidden tests were asked for".into());
+    }
+    set_answer(driver, &task.solution_code).await?;
+    let start = Instant::now();
+    let v = run_in_page(driver, 300).await?;
+    println!(
+        "in-page grading: first run (Python's download and start included) {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    if passed(&v) != Some(true)
+        || v["ran"] != "browser"
+        || !v["text"].as_str().unwrap_or("").contains("in your browser")
+    {
+        return Err(format!("the math reference did not pass in the page: {v}").into());
+    }
+    agree("math reference", &v, &native(&task, &task.solution_code)?)?;
+    set_answer(driver, &task.starter_code).await?;
+    let v = run_in_page(driver, 120).await?;
+    if passed(&v) != Some(false) {
+        return Err(format!("the math starter did not fail in the page: {v}").into());
+    }
+    agree("math starter", &v, &native(&task, &task.starter_code)?)?;
+
+    // String: the same.
+    let string = TaskSpec::new(Kind::DeadCode, Domain::String, Axis::Traversal, 8, 4);
+    let task = generate(&string)?;
+    open_task(driver, base, &string).await?;
+    for (what, text, want) in [("reference", &task.solution_code, true), ("starter", &task.starter_code, false)] {
+        set_answer(driver, text).await?;
+        let start = Instant::now();
+        let v = run_in_page(driver, 120).await?;
+        println!("in-page grading: string {what} {:.1} s", start.elapsed().as_secs_f64());
+        if passed(&v) != Some(want) {
+            return Err(
+                format!("the string {what} did not {} in the page: {v}", if want { "pass" } else { "fail" }).into()
+            );
+        }
+        agree(&format!("string {what}"), &v, &native(&task, text)?)?;
+    }
+
+    // Agreement on a sample of every kind and axis in math and string (reference and starter).
+    let kinds: Vec<Kind> = Kind::ALL
+        .iter()
+        .copied()
+        .filter(|k| cabrito_check::protocol::inpage::browser_refusal(*k, Domain::Math).is_none())
+        .collect();
+    let mut sampled = 0;
+    for i in 0..kinds.len().max(Axis::ALL.len()) {
+        let kind = kinds[i % kinds.len()];
+        let axis = Axis::ALL[i % Axis::ALL.len()];
+        let domain = if i % 2 == 0 { Domain::String } else { Domain::Math };
+        let spec = TaskSpec::new(kind, domain, axis, 6, 10 + i as u64);
+        let Ok(task) = generate(&spec) else { continue };
+        open_task(driver, base, &spec).await?;
+        for (what, text) in [("reference", &task.solution_code), ("starter", &task.starter_code)] {
+            set_answer(driver, text).await?;
+            let v = run_in_page(driver, 180).await?;
+            agree(&format!("{} {what}", spec.to_query()), &v, &native(&task, text)?)?;
+            sampled += 1;
+        }
+    }
+    println!("in-page grading: {sampled} verdicts agree with the native grader");
+
+    // A looping candidate is stopped at the limit; the next grade works.
+    let task = generate(&math)?;
+    open_task(driver, base, &math).await?;
+    js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '8'); return true;", vec![]).await?;
+    let looping = task.solution_code.replacen("\n    return ", "\n    while True:\n        pass\n    return ", 1);
+    if looping == task.solution_code {
+        return Err("the looping candidate could not be made".into());
+    }
+    set_answer(driver, &looping).await?;
+    let v = run_in_page(driver, 120).await?;
+    if v["passed"] != "error" || v["failure"] != "timeout" || v["ran"] != "browser" {
+        return Err(format!("the looping candidate was not stopped at the limit: {v}").into());
+    }
+    js(driver, "return document.title.length >= 0;", vec![]).await?;
+    set_answer(driver, &task.solution_code).await?;
+    let v = run_in_page(driver, 300).await?;
+    if passed(&v) != Some(true) {
+        return Err(format!("the grade after the stopped one did not pass: {v}").into());
+    }
+
+    // Hostile candidates: contained (a verdict or an error, in the page), and the page lives.
+    let first = task.solution_code.find("def ").unwrap_or(0);
+    let hostile = [
+        ("memory", task.solution_code.replacen("\n    return ", "\n    x = [0] * (10 ** 10)\n    return ", 1)),
+        ("recursion", format!("{}\n\ndef deep(v):\n    return deep(v) + 1\n", task.solution_code).replacen("\n    return ", "\n    deep(1)\n    return ", 1)),
+        ("escape", format!("{}{}", &task.solution_code[..first], task.solution_code[first..].replacen("\n    return ", "\n    [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'BuiltinImporter'][0].load_module('js').postMessage('x')\n    return ", 1))),
+        ("exit", task.solution_code.replacen("\n    return ", "\n    raise SystemExit(3)\n    return ", 1)),
+    ];
+    for (what, text) in hostile {
+        set_answer(driver, &text).await?;
+        let v = run_in_page(driver, 300).await?;
+        if v["ran"] != "browser" || passed(&v) == Some(true) {
+            return Err(format!("the hostile candidate '{what}' was not contained: {v}").into());
+        }
+        println!(
+            "in-page grading: hostile '{what}': {}",
+            v["text"].as_str().unwrap_or("").chars().take(160).collect::<String>()
+        );
+    }
+    let corpus = crate::hostile::corpus();
+    for case in corpus.iter().filter(|c| c.bytes.len() < 200_000) {
+        set_answer(driver, &String::from_utf8_lossy(&case.bytes)).await?;
+        if let Ok(v) = run_in_page(driver, 120).await {
+            if passed(&v) == Some(true) {
+                return Err(format!("the hostile entry '{}' passed in the page: {v}", case.name).into());
+            }
+        }
+    }
+    set_answer(driver, &task.solution_code).await?;
+    let v = run_in_page(driver, 300).await?;
+    if passed(&v) != Some(true) {
+        return Err(format!("after the hostile candidates the reference did not pass: {v}").into());
+    }
+
+    // An array task says it needs numpy and the native worker; its run button is off.
+    let array = TaskSpec::new(Kind::AddParameter, Domain::Array, Axis::Traversal, 8, 2);
+    open_task(driver, base, &array).await?;
+    let said = wait_for(
+        driver,
+        "the array task's message",
+        "const r = document.getElementById('browser-refusal'); const b = document.getElementById('run-hidden'); \
+         return r && b ? {text: r.textContent, disabled: b.disabled} : null;",
+        30,
+    )
+    .await?;
+    let text = said["text"].as_str().unwrap_or("");
+    if !text.contains("numpy") || !text.contains("native worker") || said["disabled"] != true {
+        return Err(format!("the array task does not say it needs numpy and the worker: {said}").into());
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn e2e_inpage_grading() {
+    run_scenario("in-page grading", (1280, 1000), "inpage-e2e-failure.png", async |s| {
+        if browser::on_path("python3").is_none() {
+            crate::guard::cannot_run("the in-page grading end-to-end test needs python3 (its static server)");
+            return Ok(());
+        }
+        let (_server, base) = static_server(&s.setup.dist)?;
+        scenario(&s.driver, &base).await
+    })
+    .await;
+}
