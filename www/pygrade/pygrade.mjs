@@ -180,7 +180,7 @@ async function grade(id, jobText) {
   } catch (e) {
     return internal(id, `the job cannot be read: ${e.message}`);
   }
-  server(JSON.stringify({ v: 1, id, type: 'accepted', spec: job.spec || '' }));
+  server(JSON.stringify({ v: 1, id, type: 'accepted', spec: job.spec || '', trials: job.trials || 50 }));
   let ask;
   try {
     ask = await checker;
