@@ -442,6 +442,41 @@ fn grid_writes_its_folder_whole_or_not_at_all() {
 }
 
 #[test]
+fn report_refuses_more_results_than_one_report_reads() {
+    let t = tempfile::tempdir().unwrap();
+    let page = t.path().join("page");
+    // Three sparse files of 900 MB: more bytes than one report reads, refused by their sizes
+    // before any is read.
+    let results = t.path().join("results");
+    let d = model_dir(&results);
+    std::fs::create_dir_all(&d).unwrap();
+    for m in ["a", "b", "c"] {
+        std::fs::File::create(d.join(format!("{m}.jsonl"))).unwrap().set_len(900 << 20).unwrap();
+    }
+    let r = run(&["report", "--results", s(&results), "--out", s(&page)]);
+    assert_eq!(r.code, Some(2), "{}", r.err);
+    assert!(r.err.contains("2700 MB, more than the 2048 MB one report reads"), "{}", r.err);
+    assert!(r.max_rss_mb < 64.0, "report held {:.0} MB before refusing", r.max_rss_mb);
+    // A small gzip file holding more task results than one report keeps: refused, nothing written.
+    let packed = t.path().join("packed");
+    let d = model_dir(&packed);
+    std::fs::create_dir_all(&d).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(d.join("m.jsonl.gz")).unwrap(),
+        flate2::Compression::fast(),
+    );
+    for i in 0..=140_000 {
+        std::io::Write::write_all(&mut gz, result(&format!("t{i}"), i % 2 == 0).as_bytes()).unwrap();
+    }
+    gz.finish().unwrap();
+    let r = run(&["report", "--results", s(&packed), "--out", s(&page)]);
+    assert_eq!(r.code, Some(2), "{}", r.err);
+    assert!(r.err.contains("more than 140000 task results"), "{}", r.err);
+    assert!(r.max_rss_mb < 256.0, "report held {:.0} MB", r.max_rss_mb);
+    assert!(!page.exists(), "a refused report wrote its folder");
+}
+
+#[test]
 fn inputs_over_the_cap_are_refused_unread() {
     let t = tempfile::tempdir().unwrap();
     let results = t.path().join("results");
