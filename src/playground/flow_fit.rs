@@ -86,7 +86,8 @@ fn arrange(at: &[(usize, usize)], sizes: &[usize], wrap: usize, flow: Flow) -> F
     }
     let across = sizes.iter().map(|&m| m.min(wrap)).max().unwrap_or(1).max(1);
     // Bands of one layer sit closer than layers; the gap between layers marks the step.
-    let band_at = |l: usize, sub: usize| MARGIN + LAYER_GAP / 2.0 + l as f64 * LAYER_GAP + (first[l] - l + sub) as f64 * GAP;
+    let band_at =
+        |l: usize, sub: usize| MARGIN + LAYER_GAP / 2.0 + l as f64 * LAYER_GAP + (first[l] - l + sub) as f64 * GAP;
     let long = 2.0 * MARGIN + sizes.len().max(1) as f64 * LAYER_GAP + (bands - sizes.len()) as f64 * GAP;
     let wide = 2.0 * MARGIN + across as f64 * GAP;
     let centres = at
@@ -122,7 +123,10 @@ mod tests {
     fn check(f: &Fit, n: usize, what: &str) {
         assert_eq!(f.centres.len(), n, "{what}");
         for (i, &(x, y)) in f.centres.iter().enumerate() {
-            assert!(x >= NODE_R && y >= NODE_R && x + NODE_R <= f.width && y + NODE_R <= f.height, "{what}: {i} at {x},{y}");
+            assert!(
+                x >= NODE_R && y >= NODE_R && x + NODE_R <= f.width && y + NODE_R <= f.height,
+                "{what}: {i} at {x},{y}"
+            );
             for &(x2, y2) in &f.centres[..i] {
                 assert!(((x - x2).powi(2) + (y - y2).powi(2)).sqrt() >= 2.0 * NODE_R, "{what}: {i} overlaps");
             }
@@ -167,7 +171,10 @@ mod tests {
                 check(&f, at.len(), &what);
                 assert!((MIN_SCALE..=MAX_SCALE).contains(&f.scale), "{what}: {}", f.scale);
                 if f.scale > MIN_SCALE {
-                    assert!(f.width * f.scale <= w.max(1.0) + 1e-6 && f.height * f.scale <= h.max(1.0) + 1e-6, "{what}");
+                    assert!(
+                        f.width * f.scale <= w.max(1.0) + 1e-6 && f.height * f.scale <= h.max(1.0) + 1e-6,
+                        "{what}"
+                    );
                 }
             }
         }

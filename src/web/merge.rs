@@ -262,7 +262,10 @@ fn relayout(host: &web_sys::Element, zoom: f64) {
     let _ = svg.set_attribute("width", &format!("{:.0}", f.width * s));
     let _ = svg.set_attribute("height", &format!("{:.0}", f.height * s));
     let _ = svg.remove_attribute("style");
-    let _ = svg.set_attribute("data-fit", &format!("{}:{}:{:.3}", if f.flow == flow_fit::Flow::Down { "down" } else { "right" }, f.wrap, f.scale));
+    let _ = svg.set_attribute(
+        "data-fit",
+        &format!("{}:{}:{:.3}", if f.flow == flow_fit::Flow::Down { "down" } else { "right" }, f.wrap, f.scale),
+    );
 }
 
 /// The blocks' tints and the difference mark (a plain function: no state).
