@@ -97,6 +97,25 @@ async fn open_editor(driver: &WebDriver) -> Res {
     Ok(())
 }
 
+/// Every element `selector` matches shown whole: not cut by a box that scrolls or clips it (the
+/// window check of [`in_view`] cannot see a panel's own scroller cutting an item at its edge).
+async fn unclipped(driver: &WebDriver, what: &str, selector: &str) -> Res {
+    let cut = js(
+        driver,
+        "const out = []; for (const e of document.querySelectorAll(arguments[0])) { const r = e.getBoundingClientRect(); \
+           for (let a = e.parentElement; a; a = a.parentElement) { if (getComputedStyle(a).overflowY === 'visible') continue; \
+             const b = a.getBoundingClientRect(); const top = b.top + a.clientTop, bottom = top + a.clientHeight; \
+             if (r.top < top - 0.5 || r.bottom > bottom + 0.5) { out.push(`${e.textContent.slice(0, 40)} at ${Math.round(r.top)}–${Math.round(r.bottom)} is cut by ${a.id || a.className} (${Math.round(top)}–${Math.round(bottom)})`); break; } } } \
+         return out.join('; ');",
+        vec![json!(selector)],
+    )
+    .await?;
+    match cut.as_str() {
+        Some("") => Ok(()),
+        _ => Err(format!("{what}: {cut}").into()),
+    }
+}
+
 /// Stories 1, 2 and 3 on one task, at the window's size, with screenshots named after `look`.
 async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
     let driver = &s.driver;
@@ -269,6 +288,7 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         ],
     )
     .await?;
+    unclipped(driver, &format!("{look}: the static verdict"), "#static-verdict .item.fail").await?;
     browser::click_id(driver, "run-hidden").await?;
     wait_for(
         driver,
@@ -283,6 +303,7 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         &["#hidden-verdict summary", "#static-verdict > p", "all:#static-verdict .item.fail", reasons],
     )
     .await?;
+    unclipped(driver, &format!("{look}: both verdicts"), "#static-verdict .item.fail").await?;
     shot(s, &format!("3-grade-{look}")).await?;
     // A rubric line link selects its line in the editor, in view.
     let jump = js(
