@@ -75,26 +75,47 @@ SMALL_INT = 1 << 62
 
 
 def emit_value(t, i, v):
-    """A call's result line; floats (the common case) are formatted without json.dumps: their
-    repr is plain ASCII ('0.5', '-1e-05', 'nan', 'inf')."""
-    if type(v) is float:
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
-        return
-    if type(v) is int and -SMALL_INT < v < SMALL_INT:
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"int","v":"%d"}}' % (t, i, v))
-        return
-    if type(v) is str and v.isascii():
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
-        return
-    numpy = loaded_numpy()
-    # A float64 array (the array domain's results), as `encode` writes it.
-    if numpy is not None and type(v) is numpy.ndarray and v.dtype.char == "d" and v.size < MAX_NODES:
-        PENDING.append(
-            '{"k":"call","trial":%d,"i":%d,"value":{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}}'
-            % (t, i, ",".join(map(str, v.shape)), ",".join(['"%r"' % x for x in v.ravel().tolist()]))
-        )
+    """A call's result line. The values programs return (floats, ints, ASCII strings, float64
+    arrays and tuples of them) are formatted straight to text (`plain_value`); the rest through
+    `encode` and json.dumps."""
+    text = plain_value(v, [MAX_NODES], 0)
+    if text is not None:
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":%s}' % (t, i, text))
         return
     emit({"k": "call", "trial": t, "i": i, "value": encode(v, [MAX_NODES])})
+
+
+def plain_value(v, budget, depth):
+    """`encode(v)` as JSON text for plain values, or None (then `encode` decides). A float's repr
+    is plain ASCII ('0.5', '-1e-05', 'nan', 'inf'), so it needs no escaping."""
+    budget[0] -= 1
+    t = type(v)
+    if t is float:
+        return '{"t":"float","v":"%r"}' % v
+    if t is int and -SMALL_INT < v < SMALL_INT:
+        return '{"t":"int","v":"%d"}' % v
+    if t is str and v.isascii():
+        return '{"t":"str","v":%s}' % ascii_json(v)
+    if t is tuple:
+        if depth > 8:
+            return None
+        parts = []
+        for x in v:
+            text = plain_value(x, budget, depth + 1)
+            if text is None:
+                return None
+            parts.append(text)
+        return '{"t":"tuple","v":[%s]}' % ",".join(parts)
+    numpy = loaded_numpy()
+    if numpy is not None and t is numpy.ndarray and v.dtype.char == "d":
+        budget[0] -= v.size
+        if budget[0] < 0:
+            return None
+        return '{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}' % (
+            ",".join(map(str, v.shape)),
+            ",".join(['"%r"' % x for x in v.ravel().tolist()]),
+        )
+    return None
 
 
 def flush():
