@@ -111,9 +111,10 @@ def plain_value(v, budget, depth):
         budget[0] -= v.size
         if budget[0] < 0:
             return None
+        items = v.tolist() if v.ndim == 1 else v.ravel().tolist()
         return '{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}' % (
             ",".join(map(str, v.shape)),
-            ",".join(['"%r"' % x for x in v.ravel().tolist()]),
+            '"' + '","'.join(map(repr, items)) + '"' if items else "",
         )
     return None
 
@@ -219,15 +220,42 @@ def memo_key(v):
 SIMPLE_TYPES = frozenset([float, int, str, bool, type(None)])
 
 
+NDARRAY = [None]
+
+
 def fast_key(v):
     t = type(v)
     if t in SIMPLE_TYPES:
         return (t, v)
-    if t.__name__ == "ndarray":
+    nd = NDARRAY[0]
+    if nd is None and t.__name__ == "ndarray":
         numpy = loaded_numpy()
-        if numpy is not None and t is numpy.ndarray:
-            return ("ndarray", v.shape, v.dtype.str, v.tobytes())
+        if numpy is not None:
+            nd = NDARRAY[0] = numpy.ndarray
+    if t is nd:
+        return ("ndarray", v.shape, v.dtype.str, v.tobytes())
     return memo_key(v)
+
+
+def values_key(vals):
+    """The memo key of a call's bound arguments: plain values as they are, with their types (1
+    and 1.0 differ; a positional call with every argument meets its keyword form in one entry),
+    anything else by `fast_key`, an ndarray inline."""
+    kinds = tuple(map(type, vals))
+    if SIMPLE_TYPES.issuperset(kinds):
+        return (kinds, vals)
+    nd = NDARRAY[0]
+    return (
+        "bound",
+        tuple(
+            [
+                ("ndarray", v.shape, v.dtype.str, v.tobytes())
+                if t is nd
+                else ((t, v) if t in SIMPLE_TYPES else fast_key(v))
+                for v, t in zip(vals, kinds)
+            ]
+        ),
+    )
 
 
 MISSING = object()
@@ -313,7 +341,9 @@ def memo_slot():
             if not by_value_too:
                 current[1] = None
                 return fn
+            # Bound directly: `wrapper` would only pass every call on to it.
             current[1] = memoize_by_value(fn)
+            return current[1]
         else:
             current[1] = None
         return wrapper
@@ -341,10 +371,25 @@ def memoize_by_value(fn):
     index = {name: j for j, name in enumerate(names) if j >= posonly}
     plain = not (code.co_flags & ODD_FLAGS) and not code.co_kwonlyargcount
 
+    # The parameters after `k` positional arguments, where they may be named.
+    tails = [names[k:] if k >= posonly else None for k in range(n + 1)]
+
     def bound_key(args, kwargs):
-        if not plain or len(args) > n:
+        """The key of a call by its bound arguments, or None when it does not bind plainly."""
+        k = len(args)
+        if not plain or k > n:
             return None
-        vals = list(args) + [MISSING] * (n - len(args))
+        if k == n:
+            return None if kwargs else values_key(args)
+        if len(kwargs) == n - k and tails[k] is not None:
+            # Every parameter given (the common call, `f(val, mult=mult)`); a keyword that is
+            # not one of the rest leaves one of them unbound or binds one twice.
+            try:
+                return values_key(args + tuple(map(kwargs.__getitem__, tails[k])))
+            except KeyError:
+                return None
+        vals = list(args)
+        vals += [MISSING] * (n - k)
         for name, v in kwargs.items():
             j = index.get(name)
             if j is None or vals[j] is not MISSING:
@@ -352,31 +397,15 @@ def memoize_by_value(fn):
             vals[j] = v
         defaults = fn.__defaults__ or ()
         first = n - len(defaults)
-        for j in range(n):
+        # Only the parameters after the positional arguments can be missing.
+        for j in range(k, n):
             if vals[j] is MISSING:
                 if j < first:
                     return None
                 vals[j] = defaults[j - first]
-        vals = tuple(vals)
-        kinds = tuple(map(type, vals))
-        # Plain values: the key of a positional call with every argument, so both meet in one entry.
-        if SIMPLE_TYPES.issuperset(kinds):
-            return (kinds, vals)
-        return ("bound", tuple(map(fast_key, vals)))
+        return values_key(tuple(vals))
 
     def wrapper(*args, **kwargs):
-        # The common call: every parameter given positionally with plain values. Its key is the
-        # bound key too, so one look-up serves both.
-        if plain and not kwargs and len(args) == n:
-            kinds = tuple(map(type, args))
-            if SIMPLE_TYPES.issuperset(kinds):
-                key = (kinds, args)
-                hit = cache.get(key, cache)
-                if hit is not cache:
-                    return hit
-                result = fn(*args)
-                cache[key] = result
-                return result
         try:
             key = bound_key(args, kwargs)
             if key is None:
