@@ -312,7 +312,8 @@ def memo_slot():
     far less than wrapping anew; a function that took an unhashable argument in the last trial
     (an array function) starts the next one in the memo by value, or bare when that memo is not
     wanted for it."""
-    current = [None, None, True, False]  # function, by-value memo once needed, by_value_too, unhashable seen
+    # function, by-value memo once needed, by_value_too, unhashable seen, the last by-value memo
+    current = [None, None, True, False, None]
 
     def call(*args, **kwargs):
         return current[0](*args, **kwargs)
@@ -328,9 +329,16 @@ def memo_slot():
             if e.__traceback__.tb_next is not None:
                 raise
         fn = current[0]
-        current[1] = memoize_by_value(fn) if current[2] else fn
+        current[1] = by_value(fn) if current[2] else fn
         current[3] = True
         return current[1](*args, **kwargs)
+
+    def by_value(fn):
+        """The by-value memo of the last trial re-aimed at `fn` (same code), or a new one."""
+        memo = current[4]
+        if memo is None or not memo.aim(fn):
+            memo = current[4] = memoize_by_value(fn)
+        return memo
 
     def point(fn, by_value_too):
         current[0] = fn
@@ -342,7 +350,7 @@ def memo_slot():
                 current[1] = None
                 return fn
             # Bound directly: `wrapper` would only pass every call on to it.
-            current[1] = memoize_by_value(fn)
+            current[1] = by_value(fn)
             return current[1]
         else:
             current[1] = None
@@ -364,6 +372,7 @@ def memoize_by_value(fn):
     with the same `val` runs once per trial; a call that does not bind plainly (varargs, an
     unknown keyword) is keyed as written."""
     cache = {}
+    cur = [fn]
     code = fn.__code__
     n = code.co_argcount
     names = code.co_varnames[:n]
@@ -395,7 +404,7 @@ def memoize_by_value(fn):
             if j is None or vals[j] is not MISSING:
                 return None
             vals[j] = v
-        defaults = fn.__defaults__ or ()
+        defaults = cur[0].__defaults__ or ()
         first = n - len(defaults)
         # Only the parameters after the positional arguments can be missing.
         for j in range(k, n):
@@ -414,13 +423,23 @@ def memoize_by_value(fn):
             if hit is not cache:
                 return hit
         except Exception:
-            return fn(*args, **kwargs)
-        result = fn(*args, **kwargs)
+            return cur[0](*args, **kwargs)
+        result = cur[0](*args, **kwargs)
         cache[key] = result
         return result
 
+    def aim(f):
+        """Serve `f` (this trial's definition of the same code) from an empty memo: whether it could."""
+        if getattr(f, "__code__", None) is not code:
+            return False
+        cur[0] = f
+        cache.clear()
+        wrapper.__wrapped__ = f
+        return True
+
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
     wrapper.__wrapped__ = fn
+    wrapper.aim = aim
     return wrapper
 
 
