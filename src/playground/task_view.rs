@@ -162,14 +162,7 @@ pub fn what_to_do(spec: &TaskSpec, renames: usize) -> String {
     format!("{kind}{axis}")
 }
 
-/// "1 function", "3 functions".
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
+pub use cabrito_gen::words::count as plural;
 
 #[cfg(test)]
 mod tests {

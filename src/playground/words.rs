@@ -1,10 +1,7 @@
 //! Words on the pages: counts with the right plural ("1 session", "2 sessions") and text whose
 //! `backticked` parts are shown as code.
 
-/// `n` and the noun, singular for exactly one.
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use cabrito_gen::words::count;
 
 /// A text cut at its backticks: `(is_code, part)` in order, empty parts left out. An unpaired
 /// backtick is kept as text.
@@ -25,13 +22,6 @@ pub fn code_spans(text: &str) -> Vec<(bool, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plurals() {
-        assert_eq!(count(1, "session", "sessions"), "1 session");
-        assert_eq!(count(0, "session", "sessions"), "0 sessions");
-        assert_eq!(count(2, "file", "files"), "2 files");
-    }
 
     #[test]
     fn backticks_make_code() {

@@ -601,14 +601,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
                     { zoom_head("Data flow", v.zoom, &act) }
                     { super::merge::flow_legend(m) }
-                    <div class="graph-scroll">
-                        // Drawn only while its panel is open: about 7 elements per variable, `n` +
-                        // 10 variables, never clustered.
-                        if shown_panel == SidePanel::Graph {
-                            { super::merge::flow_svg(&m.flow, v.zoom, "data-flow") }
-                        }
-                    </div>
-                    { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
+                    <super::merge::FlowGraph view={m.clone()} zoom={v.zoom} shown={shown_panel == SidePanel::Graph} />
+                    { text_el("p", Some("hint flow-hint"), "Each variable of the reference solution after the ones its line reads; hover one for its names in both classes. Dashed: read only by CalculateB's side of a difference.") }
                 </section>
             }
         }

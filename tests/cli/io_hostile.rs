@@ -399,6 +399,84 @@ fn traces_write_their_folder_whole_or_not_at_all() {
 }
 
 #[test]
+fn grid_writes_its_folder_whole_or_not_at_all() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("grid");
+    let o = s(&out);
+    let small = ["--samples", "1", "--domains", "math", "--axes", "traversal", "--kinds", "add_parameter"];
+    run(&[&["grid", "--out", o, "--sizes", "5,10"][..], &small].concat()).ok("grid");
+    let before = snapshot(&out);
+    // A larger grid whose files outgrow the size allowed fails midway: the earlier grid stays as it
+    // was, with nothing of the new one in it and nothing left beside it.
+    let failed = run_limited(
+        &[&["grid", "--out", o, "--sizes", "5,200"][..], &small].concat(),
+        Duration::from_secs(120),
+        Some(20_000),
+    );
+    assert_ne!(failed.code, Some(0), "{}", failed.out);
+    assert!(failed.err.contains("cannot write"), "{}", failed.err);
+    assert_eq!(snapshot(&out), before, "the earlier grid changed");
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1, "a temporary folder was left");
+    // A new grid replaces the old whole: no task file of the earlier sizes is left.
+    run(&[&["grid", "--out", o, "--sizes", "25"][..], &small].concat()).ok("grid again");
+    let names: Vec<String> = snapshot(&out).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().all(|n| !n.contains("en=(5,5)") && !n.contains("en=(10,10)")), "{names:?}");
+    // Shards add their files to one folder; together they hold what one whole run writes.
+    let sharded = t.path().join("sharded");
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        run(&[&["grid", "--out", s(&sharded), "--sizes", "5,10,25", "--shard", &shard][..], &small].concat())
+            .ok("a shard");
+    }
+    let whole = t.path().join("whole");
+    run(&[&["grid", "--out", s(&whole), "--sizes", "5,10,25"][..], &small].concat()).ok("whole grid");
+    let files = |d: &Path| -> Vec<(String, Vec<u8>)> {
+        snapshot(d).into_iter().filter(|(n, _)| n.starts_with("tasks/")).collect()
+    };
+    assert_eq!(files(&sharded), files(&whole), "the shards' task files differ from one run's");
+    // A folder holding files of the user's is not replaced.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let refused = run(&[&["grid", "--out", o, "--sizes", "5"][..], &small].concat());
+    assert_eq!(refused.code, Some(2), "{}", refused.err);
+    assert!(refused.err.contains("notes.txt"), "{}", refused.err);
+}
+
+#[test]
+fn report_refuses_more_results_than_one_report_reads() {
+    let t = tempfile::tempdir().unwrap();
+    let page = t.path().join("page");
+    // Three sparse files of 900 MB: more bytes than one report reads, refused by their sizes
+    // before any is read.
+    let results = t.path().join("results");
+    let d = model_dir(&results);
+    std::fs::create_dir_all(&d).unwrap();
+    for m in ["a", "b", "c"] {
+        std::fs::File::create(d.join(format!("{m}.jsonl"))).unwrap().set_len(900 << 20).unwrap();
+    }
+    let r = run(&["report", "--results", s(&results), "--out", s(&page)]);
+    assert_eq!(r.code, Some(2), "{}", r.err);
+    assert!(r.err.contains("2700 MB, more than the 2048 MB one report reads"), "{}", r.err);
+    assert!(r.max_rss_mb < 64.0, "report held {:.0} MB before refusing", r.max_rss_mb);
+    // A small gzip file holding more task results than one report keeps: refused, nothing written.
+    let packed = t.path().join("packed");
+    let d = model_dir(&packed);
+    std::fs::create_dir_all(&d).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(d.join("m.jsonl.gz")).unwrap(),
+        flate2::Compression::fast(),
+    );
+    for i in 0..=140_000 {
+        std::io::Write::write_all(&mut gz, result(&format!("t{i}"), i % 2 == 0).as_bytes()).unwrap();
+    }
+    gz.finish().unwrap();
+    let r = run(&["report", "--results", s(&packed), "--out", s(&page)]);
+    assert_eq!(r.code, Some(2), "{}", r.err);
+    assert!(r.err.contains("more than 140000 task results"), "{}", r.err);
+    assert!(r.max_rss_mb < 256.0, "report held {:.0} MB", r.max_rss_mb);
+    assert!(!page.exists(), "a refused report wrote its folder");
+}
+
+#[test]
 fn inputs_over_the_cap_are_refused_unread() {
     let t = tempfile::tempdir().unwrap();
     let results = t.path().join("results");

@@ -389,7 +389,7 @@ fn traces_join_tasks_by_dag_id_and_refuse_empty_folders() {
         ]),
         "cabrito traces --tasks",
     );
-    assert!(stdout.contains("1 sessions (1 skipped)") && stdout.contains("1 sessions placed"), "{stdout}");
+    assert!(stdout.contains("1 session (1 skipped)") && stdout.contains("1 session placed"), "{stdout}");
     let l: Value =
         serde_json::from_str(std::fs::read_to_string(out.join("labels.jsonl")).unwrap().lines().next().unwrap())
             .unwrap();

@@ -6,6 +6,7 @@
 //! and then on any module-level assignment to a plain name (global variables).
 
 use super::program::Program;
+use cabrito_gen::words::count;
 
 /// What `function_existence` found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,21 +70,21 @@ impl Existence {
             if !self.forbidden.is_empty() {
                 parts.push(format!(
                     "{} still defined: {}",
-                    plural(self.forbidden.len(), "function that must go is", "functions that must go are"),
+                    count(self.forbidden.len(), "function that must go is", "functions that must go are"),
                     list(&self.forbidden)
                 ));
             }
             if !self.missing.is_empty() {
                 parts.push(format!(
                     "{} missing: {}",
-                    plural(self.missing.len(), "function that must stay is", "functions that must stay are"),
+                    count(self.missing.len(), "function that must stay is", "functions that must stay are"),
                     list(&self.missing)
                 ));
             }
             if !self.extra.is_empty() {
                 parts.push(format!(
                     "{}: {}",
-                    plural(self.extra.len(), "unknown function", "unknown functions"),
+                    count(self.extra.len(), "unknown function", "unknown functions"),
                     list(&self.extra)
                 ));
             }
@@ -115,10 +116,6 @@ fn list(names: &[String]) -> String {
         s.push_str(&format!(" and {} more", names.len() - SHOWN));
     }
     s
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! checks every id exists.
 
 use super::program::{same_expr, same_function, same_shape, same_stmt, snippet, with_stack, Program, ProgramError};
+use cabrito_gen::words::count;
 use cabrito_gen::{Axis, Domain, Kind};
 use ruff_python_ast::{self as ast, Expr, Stmt, StmtFunctionDef};
 use serde::{Deserialize, Serialize};
@@ -351,10 +352,6 @@ fn list<S: AsRef<str>>(names: &[S]) -> String {
     s
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 // ------------------------------------------------------------------------------------------------
 // Function sets
 // ------------------------------------------------------------------------------------------------
@@ -388,7 +385,7 @@ fn no_missing_functions(c: &Ctx) -> RubricOutcome {
         fail(
             format!(
                 "{} of the reference {} missing: {}",
-                plural(missing.len(), "function", "functions"),
+                count(missing.len(), "function", "functions"),
                 if missing.len() == 1 { "is" } else { "are" },
                 list(&missing)
             ),
@@ -407,7 +404,7 @@ fn no_new_functions(c: &Ctx) -> RubricOutcome {
         return fail(
             format!(
                 "{} that the task does not have: {}",
-                plural(new.len(), "new function", "new functions"),
+                count(new.len(), "new function", "new functions"),
                 list(&names)
             ),
             Some(c.candidate.line_of(*first)),
@@ -483,7 +480,7 @@ fn no_new_imports(c: &Ctx) -> RubricOutcome {
         None => pass("imports only what the task imports"),
         Some((_, line)) => {
             let names: Vec<&str> = new.iter().map(|(s, _)| s.as_str()).collect();
-            fail(format!("{}: {}", plural(new.len(), "new import", "new imports"), list(&names)), Some(*line))
+            fail(format!("{}: {}", count(new.len(), "new import", "new imports"), list(&names)), Some(*line))
         }
     }
 }
@@ -686,10 +683,7 @@ fn parameter_passed(c: &Ctx) -> RubricOutcome {
     }
     let p = names.iter().cloned().collect::<Vec<_>>().join("`, `");
     if problems.is_empty() {
-        return pass(format!(
-            "`{p}` is handed on in the same {} as in the reference",
-            plural(passing, "call", "calls")
-        ));
+        return pass(format!("`{p}` is handed on in the same {} as in the reference", count(passing, "call", "calls")));
     }
     report(problems)
 }
@@ -724,7 +718,7 @@ fn library_calls(c: &Ctx) -> RubricOutcome {
     if libs.is_empty() {
         return pass("the task imports nothing from mylibrary");
     }
-    let count = |p: &Program| -> BTreeMap<(String, String), (usize, usize)> {
+    let calls_by_site = |p: &Program| -> BTreeMap<(String, String), (usize, usize)> {
         let mut m = BTreeMap::new();
         for f in p.functions() {
             for call in p.calls_in(f) {
@@ -736,7 +730,7 @@ fn library_calls(c: &Ctx) -> RubricOutcome {
         }
         m
     };
-    let (want, got) = (count(c.reference), count(c.candidate));
+    let (want, got) = (calls_by_site(c.reference), calls_by_site(c.candidate));
     let mut problems: Vec<(usize, String)> = Vec::new();
     let callers = |m: &BTreeMap<(String, String), (usize, usize)>, lib: &str| -> Vec<String> {
         m.keys().filter(|(l, _)| l == lib).map(|(_, f)| f.clone()).collect()
@@ -768,7 +762,7 @@ fn library_calls(c: &Ctx) -> RubricOutcome {
         let libs: Vec<&String> = libs.iter().collect();
         return pass(format!(
             "{} to {} made where the reference makes them",
-            plural(calls, "call", "calls"),
+            count(calls, "call", "calls"),
             list(&libs)
         ));
     }
@@ -844,7 +838,7 @@ fn required_parameter(c: &Ctx) -> RubricOutcome {
     if problems.is_empty() {
         return pass(format!(
             "the {} that {} `{p}` in the reference {} it here, with the same default",
-            plural(with, "function", "functions"),
+            count(with, "function", "functions"),
             if with == 1 { "takes" } else { "take" },
             if with == 1 { "takes" } else { "take" }
         ));
@@ -897,7 +891,7 @@ fn return_annotations(c: &Ctx) -> RubricOutcome {
         } else {
             pass(format!(
                 "the {} of the reference {} there, and no others",
-                plural(tuples, "tuple return annotation", "tuple return annotations"),
+                count(tuples, "tuple return annotation", "tuple return annotations"),
                 if tuples == 1 { "is" } else { "are" }
             ))
         };
@@ -952,7 +946,7 @@ fn edit_path(c: &Ctx) -> RubricOutcome {
     if expected == actual {
         return pass(format!(
             "changed the same {} as the reference{signature_note}",
-            plural(expected.len(), "function", "functions")
+            count(expected.len(), "function", "functions")
         ));
     }
     let extra: Vec<&String> = actual.difference(&expected).collect();

@@ -17,6 +17,7 @@ pub mod python;
 pub mod rng;
 pub mod spec;
 pub mod task;
+pub mod words;
 
 pub use spec::{Axis, Domain, Kind, SpecError, TaskSpec};
 pub use task::{generate, generate_full, Task};

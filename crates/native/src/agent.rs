@@ -16,6 +16,7 @@ use cabrito_agents::settings::{Input, Settings, SETTINGS};
 use cabrito_agents::Strategy;
 use cabrito_analysis::traces::plain::{Header, PlainTask};
 use cabrito_gen::spec::{Axis, Domain, Kind, TaskSpec, KNOBS};
+use cabrito_gen::words::count;
 use clap::{Arg, ArgMatches, Command};
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
@@ -507,8 +508,8 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     }
     print!("{}", summary(strategy, &done));
     eprintln!(
-        "{} tasks in {:.2} s; responses under {}, traces under {}",
-        done.len(),
+        "{} in {:.2} s; responses under {}, traces under {}",
+        count(done.len(), "task", "tasks"),
         started.elapsed().as_secs_f64(),
         out.join("responses").display(),
         out.join("traces").display()
@@ -518,14 +519,14 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     }
     if !lost.is_empty() {
         return Err(Failure::Other(format!(
-            "{} files could not be written (listed above); the others are kept",
-            lost.len()
+            "{} could not be written (listed above); the others are kept",
+            count(lost.len(), "file", "files")
         )));
     }
     if !problems.is_empty() {
         return Err(Failure::Other(format!(
-            "{} task files or records could not be used (listed above as skipped); the others were run",
-            problems.len()
+            "{} could not be used (listed above as skipped); the others were run",
+            count(problems.len(), "task file or record", "task files or records")
         )));
     }
     Ok(())

@@ -3,6 +3,7 @@
 use super::cli::{spec_from, Failure};
 use cabrito_gen::kinds::prompt::llm_prompt;
 use cabrito_gen::task::{export, generate_full};
+use cabrito_gen::words::count;
 use clap::ArgMatches;
 use std::path::Path;
 
@@ -37,9 +38,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
                 println!("{record}");
             } else {
                 eprintln!(
-                    "wrote {} ({} functions, {} to edit)",
+                    "wrote {} ({}, {} to edit)",
                     dir.display(),
-                    task.sizes.functions,
+                    count(task.sizes.functions, "function", "functions"),
                     task.sizes.functions_to_edit
                 );
             }

@@ -20,6 +20,7 @@ use cabrito_check::grade::{
     wilson, CheckOutcome, GradeTask, Verdict, DEFAULT_CALL_TIMEOUT_SECONDS, DEFAULT_TRIALS, MAX_TRIALS,
 };
 use cabrito_gen::spec::TaskSpec;
+use cabrito_gen::words::count;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -497,11 +498,18 @@ impl Summary {
             ));
         }
         s.push_str(&format!(
-            "graded {} responses ({} reused from earlier runs, {} could not be graded) in {:.1} s\nisolation: {}\n",
-            self.graded, self.reused, self.problems, self.seconds, self.isolation
+            "graded {} ({} reused from earlier runs, {} could not be graded) in {:.1} s\nisolation: {}\n",
+            count(self.graded, "response", "responses"),
+            self.reused,
+            self.problems,
+            self.seconds,
+            self.isolation
         ));
         if self.merged_shards > 0 {
-            s.push_str(&format!("merged {} shard result files into whole files\n", self.merged_shards));
+            s.push_str(&format!(
+                "merged {} into whole files\n",
+                count(self.merged_shards, "shard result file", "shard result files")
+            ));
         }
         s
     }

@@ -4,14 +4,14 @@
 //! its paper sizes.
 
 use super::cli::Failure;
+use super::outdir::Staged;
 use cabrito_gen::experiment::Experiment;
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, TaskSpec};
 use cabrito_gen::task::{generate, run_name, task_set, Task};
 use clap::{Arg, ArgMatches, Command};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn command() -> Command {
     Command::new("grid")
@@ -294,14 +294,13 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     if out.exists() && !out.is_dir() {
         return Err(usage(format!("--out {} is a file, not a folder", out.display())));
     }
-    std::fs::create_dir_all(&out).map_err(|e| Failure::Other(format!("cannot create {}: {e}", out.display())))?;
     let jsonl_name =
         if shard_n == 1 { "tasks.jsonl".to_string() } else { format!("tasks-{shard_k}-of-{shard_n}.jsonl") };
-    let jsonl_path = out.join(&jsonl_name);
-    let mut jsonl = std::io::BufWriter::new(
-        std::fs::File::create(&jsonl_path)
-            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", jsonl_path.display())))?,
-    );
+    // Written beside `--out` and moved in at the end, so a failure leaves `--out` as it was. A whole
+    // grid replaces the folder; a shard adds its files to it, as the other shards do.
+    let staged = if shard_n == 1 { Staged::new(&out, &["tasks.jsonl", "tasks"]) } else { Staged::beside(&out) }
+        .map_err(usage)?;
+    let mut jsonl = staged.create(&jsonl_name).map_err(Failure::Other)?;
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tasks ({per_sec}, eta {eta})")
@@ -327,15 +326,15 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             .collect();
         for r in results {
             let (cell, tasks) = r.map_err(Failure::Other)?;
-            write_cell(&out, &cell, seed0, &tasks)?;
+            write_cell(&staged, &cell, seed0, &tasks)?;
             for t in &tasks {
-                serde_json::to_writer(&mut jsonl, &cabrito_gen::task::export(t))
-                    .map_err(|e| Failure::Other(e.to_string()))?;
-                jsonl.write_all(b"\n")?;
+                let line = serde_json::to_string(&cabrito_gen::task::export(t)).expect("json");
+                jsonl.put(&line).and_then(|()| jsonl.put("\n")).map_err(Failure::Other)?;
             }
         }
     }
-    jsonl.flush()?;
+    jsonl.finish().map_err(Failure::Other)?;
+    if shard_n == 1 { staged.commit() } else { staged.commit_files() }.map_err(Failure::Other)?;
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
@@ -426,28 +425,22 @@ pub fn reference_record(t: &Task) -> serde_json::Value {
     })
 }
 
-fn write_cell(out: &Path, c: &Cell, seed0: u64, tasks: &[Task]) -> Result<(), Failure> {
-    if c.kind.def().own_grid().is_some_and(|g| g.run_file) {
+fn write_cell(out: &Staged, c: &Cell, seed0: u64, tasks: &[Task]) -> Result<(), Failure> {
+    let (rel, text) = if c.kind.def().own_grid().is_some_and(|g| g.run_file) {
         // The kind's own layout (merge): `tasks/<run>.json`, one unindented JSON list in the
         // reference's record format; record i is sample i (`task_0000i`), the run name holds the
         // first seed.
         let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, seed0);
-        let dir = out.join("tasks");
-        std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
         let records: Vec<serde_json::Value> =
             tasks.iter().map(cabrito_gen::kinds::merge_codebases::reference_record).collect();
-        let path = dir.join(format!("{}.json", run_name(&spec)));
-        let text = serde_json::to_string(&records).expect("json");
-        return std::fs::write(&path, text)
-            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())));
-    }
-    let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, 0);
-    let dir = out.join("tasks").join(run_name(&spec)).join(task_set(&spec));
-    std::fs::create_dir_all(&dir).map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
-    let records: Vec<serde_json::Value> = tasks.iter().map(reference_record).collect();
-    let path = dir.join(format!("{}.json", c.kind.as_str()));
-    let text = serde_json::to_string_pretty(&records).expect("json");
-    std::fs::write(&path, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
+        (format!("tasks/{}.json", run_name(&spec)), serde_json::to_string(&records).expect("json"))
+    } else {
+        let spec = TaskSpec::new(c.kind, c.domain, c.axis, c.n, 0);
+        let records: Vec<serde_json::Value> = tasks.iter().map(reference_record).collect();
+        let rel = format!("tasks/{}/{}/{}.json", run_name(&spec), task_set(&spec), c.kind.as_str());
+        (rel, serde_json::to_string_pretty(&records).expect("json"))
+    };
+    out.write(&rel, text.as_bytes()).map_err(Failure::Other)
 }
 
 #[cfg(test)]

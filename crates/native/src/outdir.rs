@@ -19,8 +19,8 @@ impl Staged {
     /// Start writing `out`. It must not exist, or be a folder holding only names this command
     /// writes (`ours`: top-level files and folders), so that replacing it loses nothing else.
     pub fn new(out: &Path, ours: &[&str]) -> Result<Staged, String> {
-        match std::fs::symlink_metadata(out) {
-            Ok(m) if m.is_dir() => {
+        if let Ok(m) = std::fs::symlink_metadata(out) {
+            if m.is_dir() {
                 let rd = std::fs::read_dir(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
                 let mut foreign: Vec<String> = rd
                     .filter_map(|e| e.ok())
@@ -37,8 +37,14 @@ impl Staged {
                     ));
                 }
             }
-            Ok(_) => return Err(format!("--out {} is not a folder", out.display())),
-            Err(_) => {}
+        }
+        Staged::beside(out)
+    }
+
+    /// Start writing files for `out` without looking at what it holds: for [`Staged::commit_files`].
+    pub fn beside(out: &Path) -> Result<Staged, String> {
+        if std::fs::symlink_metadata(out).is_ok_and(|m| !m.is_dir()) {
+            return Err(format!("--out {} is not a folder", out.display()));
         }
         let parent = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -104,6 +110,29 @@ impl Staged {
         }
         if let Some(old) = old {
             let _ = std::fs::remove_dir_all(old);
+        }
+        Ok(())
+    }
+
+    /// Move each new file into `out`, keeping the files it already holds (the shards of one grid
+    /// share a folder). Each file lands whole, by a rename; nothing lands if writing failed before.
+    pub fn commit_files(self) -> Result<(), String> {
+        std::fs::create_dir_all(&self.out).map_err(|e| format!("cannot create {}: {e}", self.out.display()))?;
+        let mut todo = vec![self.tmp.path().to_path_buf()];
+        while let Some(dir) = todo.pop() {
+            let rd = std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            for entry in rd {
+                let from = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?.path();
+                if from.is_dir() {
+                    todo.push(from);
+                    continue;
+                }
+                let to = self.out.join(from.strip_prefix(self.tmp.path()).unwrap_or(&from));
+                if let Some(d) = to.parent() {
+                    std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+                }
+                std::fs::rename(&from, &to).map_err(|e| format!("cannot put {} in place: {e}", to.display()))?;
+            }
         }
         Ok(())
     }

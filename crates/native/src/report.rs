@@ -10,6 +10,7 @@ use cabrito_analysis::results::input::{Problem, MAX_TEXT_BYTES};
 use cabrito_analysis::results::read::Dataset;
 use cabrito_analysis::results::specs::{fill_links, SpecFinder, DEFAULT_MAX_SEED};
 use cabrito_analysis::results::{csv, page, page::Options};
+use cabrito_gen::words::count;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -53,21 +54,40 @@ fn interesting(rel: &str) -> bool {
     [".jsonl", ".jsonl.gz", ".json", ".json.gz"].iter().any(|e| l.ends_with(e))
 }
 
-/// Read a folder into a set of the dataset.
-pub fn load_dir(ds: &mut Dataset, dir: &Path) -> Result<usize, Failure> {
+/// The most bytes of results one report reads, by the files' sizes, checked before any is read.
+pub const MAX_REPORT_BYTES: u64 = 2 << 30;
+/// The most task results one report keeps (gzip files can hold more than their size says): memory
+/// grows with them, and at this many it stays under 256 MB (BENCHMARKS.md, "Memory of report and
+/// traces").
+pub const MAX_REPORT_RESULTS: usize = 140_000;
+
+/// A folder's input files, found before any is read.
+pub struct Found {
+    dir: PathBuf,
+    files: Vec<(String, PathBuf)>,
+    skipped: Vec<Problem>,
+}
+
+/// Find the input files of a folder (nothing is read yet).
+pub fn find_inputs(dir: &Path) -> Result<Found, Failure> {
     if !dir.is_dir() {
         return Err(Failure::Usage(format!("{} is not a folder", dir.display())));
     }
+    let found = walk::files_under(dir, &[]);
+    let skipped = skipped_links(&found);
+    let files = found.files.into_iter().filter(|(rel, _)| interesting(rel)).collect();
+    Ok(Found { dir: dir.to_path_buf(), files, skipped })
+}
+
+/// Read a folder's files into a new set of the dataset; returns how many were opened.
+pub fn load(ds: &mut Dataset, found: Found) -> usize {
+    let dir = &found.dir;
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
     let name = if ds.sets.contains(&name) { format!("{name} ({})", ds.sets.len() + 1) } else { name };
     let set = ds.add_set(&name);
+    ds.problems.extend(found.skipped);
     let mut n = 0;
-    let found = walk::files_under(dir, &[]);
-    ds.problems.extend(skipped_links(&found));
     for (rel, path) in found.files {
-        if !interesting(&rel) {
-            continue;
-        }
         match open_input(&path, &rel) {
             Ok(f) => {
                 ds.add_reader(set, &rel, f);
@@ -76,7 +96,7 @@ pub fn load_dir(ds: &mut Dataset, dir: &Path) -> Result<usize, Failure> {
             Err(p) => ds.problems.push(p),
         }
     }
-    Ok(n)
+    n
 }
 
 fn pick(ds: &Dataset, text: &str) -> Result<Series, String> {
@@ -104,11 +124,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let out = PathBuf::from(m.get_one::<String>("out").expect("required"));
     // Refused now, before any reading, if replacing it would lose files of the user's.
     let staged = Staged::new(&out, REPORT_NAMES).map_err(Failure::Usage)?;
-    let mut ds = Dataset::new();
-    ds.lean = true;
-    let mut read = 0;
+    let mut folders: Vec<Found> = Vec::new();
     if let Some(b) = m.get_one::<String>("baseline") {
-        read += load_dir(&mut ds, Path::new(b))?;
+        folders.push(find_inputs(Path::new(b))?);
     }
     let mut loaded: Vec<(u64, u64)> = Vec::new();
     for r in m.get_many::<String>("results").into_iter().flatten() {
@@ -121,7 +139,30 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
             }
             loaded.push(id);
         }
-        read += load_dir(&mut ds, Path::new(r))?;
+        folders.push(find_inputs(Path::new(r))?);
+    }
+    let bytes: u64 = folders
+        .iter()
+        .flat_map(|f| &f.files)
+        .filter_map(|(_, p)| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .filter(|&len| len <= MAX_TEXT_BYTES)
+        .sum();
+    if bytes > MAX_REPORT_BYTES {
+        return Err(Failure::Usage(format!(
+            "the results hold {} MB, more than the {} MB one report reads; report on fewer models or runs at a time",
+            bytes >> 20,
+            MAX_REPORT_BYTES >> 20
+        )));
+    }
+    let mut ds = Dataset::new();
+    ds.lean = true;
+    ds.max_records = Some(MAX_REPORT_RESULTS);
+    let read: usize = folders.into_iter().map(|f| load(&mut ds, f)).sum();
+    if ds.over_max {
+        return Err(Failure::Usage(format!(
+            "the results hold more than {MAX_REPORT_RESULTS} task results, more than one report keeps; report on fewer models or runs at a time"
+        )));
     }
     if ds.records.is_empty() && ds.counts.is_empty() {
         for p in ds.problems.iter().take(10) {
@@ -197,12 +238,13 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         );
     }
     println!(
-        "report: {} task results and {} summary rows from {read} files, {} models ({} tasks linked to Cabrito specs); wrote {} files to {}",
-        ds.records.len(),
-        ds.counts.len(),
-        all_series(&ds).len(),
-        ds.records.iter().filter(|r| ds.link_of(r).is_some()).count(),
-        written + 1,
+        "report: {} and {} from {}, {} ({} linked to Cabrito specs); wrote {} to {}",
+        count(ds.records.len(), "task result", "task results"),
+        count(ds.counts.len(), "summary row", "summary rows"),
+        count(read, "file", "files"),
+        count(all_series(&ds).len(), "model", "models"),
+        count(ds.records.iter().filter(|r| ds.link_of(r).is_some()).count(), "task", "tasks"),
+        count(written + 1, "file", "files"),
         out.display()
     );
     println!("open {}", out.join("index.html").display());

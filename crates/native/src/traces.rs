@@ -13,6 +13,7 @@ use cabrito_analysis::results::input::{Problem, Source, MAX_TEXT_BYTES};
 use cabrito_analysis::traces::figures::{self, Digest};
 use cabrito_analysis::traces::join::{sessions_of_response_lines, SessionOf, TaskIndex};
 use cabrito_analysis::traces::{read_trace_from, Session};
+use cabrito_gen::words::count;
 use clap::{Arg, ArgMatches, Command};
 use sha2::{Digest as _, Sha256};
 use std::collections::HashMap;
@@ -269,13 +270,15 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let calls: usize = digests.iter().map(|d| d.calls).sum();
     let placed = digests.iter().filter(|d| d.place.n.is_some()).count();
     println!(
-        "traces: {} sessions ({} skipped{}), {calls} tool calls labelled; {placed} sessions placed on an axis and n ({} responses, {} tasks joined); wrote {} files to {}",
-        digests.len(),
+        "traces: {} ({} skipped{}), {} labelled; {} placed on an axis and n ({}, {} joined); wrote {} to {}",
+        count(digests.len(), "session", "sessions"),
         skipped,
         if duplicates > 0 { format!(", {duplicates} duplicates counted once") } else { String::new() },
-        by_session.len(),
-        tasks.len(),
-        files.len() + figures::STREAMED.len(),
+        count(calls, "tool call", "tool calls"),
+        count(placed, "session", "sessions"),
+        count(by_session.len(), "response", "responses"),
+        count(tasks.len(), "task", "tasks"),
+        count(files.len() + figures::STREAMED.len(), "file", "files"),
         out.display()
     );
     println!("open {}", out.join("index.html").display());

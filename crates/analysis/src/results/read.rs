@@ -123,6 +123,10 @@ pub struct Dataset {
     /// Keep no answers (responses are read for their ledgers only, a record's `answer` is dropped):
     /// the static report shows none, and they are most of a results folder's bytes.
     pub lean: bool,
+    /// The most task results kept; reading stops at it and sets `over_max` (memory grows with them).
+    pub max_records: Option<usize>,
+    /// A result past `max_records` was met and not kept.
+    pub over_max: bool,
 }
 
 /// The most problems kept per file (the rest are counted).
@@ -520,6 +524,9 @@ impl Dataset {
     /// [`Dataset::add_file`] from a reader (a file the caller opened): read as a stream, one line
     /// at a time, so memory holds what is kept of the records, not the file.
     pub fn add_reader<R: std::io::Read>(&mut self, set: usize, path: &str, reader: R) {
+        if self.over_max {
+            return;
+        }
         while self.sets.len() <= set {
             self.sets.push(format!("set {}", self.sets.len() + 1));
         }
@@ -580,6 +587,10 @@ impl Dataset {
                     // The reference's readers keep the last record of a key.
                     match self.find(&rec) {
                         Some(i) => self.records[i] = rec,
+                        None if self.max_records.is_some_and(|m| self.records.len() >= m) => {
+                            self.over_max = true;
+                            return;
+                        }
                         None => self.keep(rec),
                     }
                     self.files[file].records += 1;
