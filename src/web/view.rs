@@ -13,8 +13,9 @@ use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::panel::PanelAction;
 use crate::playground::requirements::{requirements, Listed};
-use crate::playground::task_view::{plural, what_to_do, CodeTab, TaskAction, TaskViewState, WhyOpen};
+use crate::playground::task_view::{what_to_do, CodeTab, TaskAction, TaskViewState, WhyOpen};
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
+use cabrito_gen::words::count;
 use cabrito_gen::TaskSpec;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -823,14 +824,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     { match &merge {
                         None => format!(
                             "{} · {} to edit · {} · {} · about {}{}",
-                            plural(s.functions, "function", "functions"), s.functions_to_edit,
-                            plural(s.starter_lines, "line", "lines"), plural(s.starter_chars, "character", "characters"),
-                            plural(s.prompt_tokens_estimate, "token", "tokens"), took
+                            count(s.functions, "function", "functions"), s.functions_to_edit,
+                            count(s.starter_lines, "line", "lines"), count(s.starter_chars, "character", "characters"),
+                            count(s.prompt_tokens_estimate, "token", "tokens"), took
                         ),
                         Some(m) => format!(
                             "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {}{}",
                             task.spec.n, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" },
-                            s.starter_lines, s.starter_chars, plural(s.prompt_tokens_estimate, "token", "tokens"), took
+                            s.starter_lines, s.starter_chars, count(s.prompt_tokens_estimate, "token", "tokens"), took
                         ),
                     } }
                 </p>
