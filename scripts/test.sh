@@ -87,7 +87,9 @@ begin "wasm tests (headless Chromium)"
 # checker, unoptimised) took longer on a loaded machine (2026-12-01, load average 13: a red run). The
 # tests are deterministic, so the limit only has to catch a hang.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
-export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-30}"
+# The driver's limit per WebDriver call: Chromium's renderer compiles the test module before it answers,
+# which took over 30 s at load 17 (2026-12-06: "Timed out receiving message from renderer", a red run).
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-120}"
 # 'wasm*': the wasm crate (tests/wasm/) and any tests/wasm_*.rs a branch adds before it is moved there.
 cargo test --locked --target wasm32-unknown-unknown --test 'wasm*' -- --nocapture
 done_step

@@ -2,10 +2,11 @@
 //! [`share`], [`agents_page`]), the `gen` module's answer ([`gen_answer`]), each view's state and
 //! reducer ([`task_view`], [`panel`] for the grade panel, [`results_view`], [`traces_view`]), the
 //! shortcuts ([`keys`]), what the runtime and instructions axes' views show ([`branches`],
-//! [`requirements`]) and which lines of a long code block are rendered ([`window`]).
+//! [`requirements`]), how Merge Codebases' data-flow graph fits its box ([`flow_fit`]) and which lines of a long code block are rendered ([`window`]).
 
 pub mod agents_page;
 pub mod branches;
+pub mod flow_fit;
 pub mod gen_answer;
 pub mod keys;
 pub mod panel;

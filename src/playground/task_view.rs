@@ -140,7 +140,7 @@ pub fn what_to_do(spec: &TaskSpec, renames: usize) -> String {
         "cache_function" => "Call `slow()` exactly once, in the lowest common ancestor of the functions that call it, and hand its value down to them.".to_string(),
         "extract_helper" => "Compute the shared multiplier once, in the nearest common descendant of the functions that compute it, and return it up to them.".to_string(),
         "merge_codebases" => "Merge `CalculateA` and `CalculateB` into one `Calculate.compute()` (the template method pattern), keeping only their real differences in the subclasses.".to_string(),
-        "variable_renaming" => format!("Apply the {} everywhere each variable appears, and change nothing else.", plural(renames, "rename", "renames")),
+        "variable_renaming" => format!("Apply the {} everywhere each variable appears, and change nothing else.", count(renames, "rename", "renames")),
         other => format!("Refactor `solution.py` as the statement says ({other})."),
     };
     let def = spec.axis.def();
@@ -152,7 +152,7 @@ pub fn what_to_do(spec: &TaskSpec, renames: usize) -> String {
     } else if def.instructions() {
         format!(
             " Obey the {} in every function they apply to.",
-            plural(spec.n as usize, "numbered requirement", "numbered requirements")
+            count(spec.n as usize, "numbered requirement", "numbered requirements")
         )
     } else if def.copies_comment() {
         " Put the given comment, word for word, in every function you change.".to_string()
@@ -162,7 +162,7 @@ pub fn what_to_do(spec: &TaskSpec, renames: usize) -> String {
     format!("{kind}{axis}")
 }
 
-pub use cabrito_gen::words::count as plural;
+use cabrito_gen::words::count;
 
 #[cfg(test)]
 mod tests {
@@ -254,7 +254,7 @@ mod tests {
         assert!(
             what_to_do(&r, 0).contains("the 1 numbered requirement ") || !what_to_do(&r, 0).contains("requirement")
         );
-        assert_eq!(plural(1, "function", "functions"), "1 function");
-        assert_eq!(plural(0, "function", "functions"), "0 functions");
+        assert_eq!(count(1, "function", "functions"), "1 function");
+        assert_eq!(count(0, "function", "functions"), "0 functions");
     }
 }

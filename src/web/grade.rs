@@ -361,10 +361,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
             let headline = if passed {
                 "Static checks: every must-have passes".to_string()
             } else {
-                format!(
-                    "Static checks: {} failing",
-                    crate::playground::task_view::plural(musts, "must-have", "must-haves")
-                )
+                format!("Static checks: {} failing", cabrito_gen::words::count(musts, "must-have", "must-haves"))
             };
             html! {
                 <div id="static-verdict" class={classes!("verdict", if passed { "pass" } else { "fail" })} data-passed={passed.to_string()}
@@ -380,7 +377,7 @@ pub fn grade_panel(p: &GradeProps) -> Html {
                     }
                     if !passing.is_empty() {
                         <details id="rubric-passing" class="rubric-passing" open={failing.is_empty()}>
-                            <summary>{ format!("{} passing", crate::playground::task_view::plural(passing.len(), "item", "items")) }</summary>
+                            <summary>{ format!("{} passing", cabrito_gen::words::count(passing.len(), "item", "items")) }</summary>
                             <ul class="rubric passing">
                                 { for passing.iter().map(|i| rubric_item(i, &goto_line)) }
                             </ul>

@@ -3,12 +3,14 @@
 //! marked; and the data-flow graph of the canonical program in place of the call graph.
 
 use super::code::{tokens, use_lines};
+use crate::playground::flow_fit;
 use crate::playground::window::COLUMN_FULL_MAX;
 use cabrito_gen::graph::svg::esc_to;
 use cabrito_gen::kinds::merge_codebases::render::Piece;
 use cabrito_gen::kinds::merge_codebases::view::{hue, solid, FlowDrawing, MergeView};
 use cabrito_gen::kinds::merge_codebases::CLASSES;
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -168,6 +170,102 @@ pub fn flow_svg(d: &FlowDrawing, zoom: f64, id: &str) -> Html {
         d.vertices,
         d.markup
     )))
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FlowGraphProps {
+    pub view: Rc<MergeView>,
+    /// The reader's zoom on top of the fit (1: fit the box).
+    pub zoom: f64,
+    /// Drawn only while its panel is open: about 7 elements per variable, `n` + 10 variables.
+    pub shown: bool,
+}
+
+/// The data-flow graph in its scrolling box, laid out again for the box whenever the box changes
+/// size ([`flow_fit::fit`]: layers down or across, long layers wrapped), then scaled by the zoom.
+#[function_component(FlowGraph)]
+pub fn flow_graph(p: &FlowGraphProps) -> Html {
+    let host = use_node_ref();
+    {
+        let host = host.clone();
+        use_effect_with((p.view.clone(), p.zoom, p.shown), move |&(_, zoom, shown)| {
+            let watch = host.cast::<web_sys::Element>().filter(|_| shown).and_then(|el| {
+                relayout(&el, zoom);
+                let target = el.clone();
+                let on_resize = Closure::<dyn FnMut()>::new(move || relayout(&target, zoom));
+                let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
+                observer.observe(&el);
+                Some((observer, on_resize))
+            });
+            move || {
+                if let Some((observer, _on_resize)) = watch {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    html! {
+        <div class="graph-scroll flow-box" ref={host}>
+            if p.shown {
+                { flow_svg(&p.view.flow, 1.0, "data-flow") }
+            }
+        </div>
+    }
+}
+
+/// Every element of `root` that `selector` matches.
+fn all(root: &web_sys::Element, selector: &str) -> Vec<web_sys::Element> {
+    let Ok(list) = root.query_selector_all(selector) else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::Element>().ok()).collect()
+}
+
+/// Lay the drawing in `host` out for `host`'s size: each vertex moved to its place, each line to
+/// its vertices' rims, the drawing sized to the fit times `zoom`. On a page that is not one window
+/// high (a phone) the box may grow: it fits the width and most of the window's height.
+fn relayout(host: &web_sys::Element, zoom: f64) {
+    let Some(svg) = host.query_selector("svg.data-flow").ok().flatten() else { return };
+    let nodes = all(&svg, ".flow-node");
+    let at: Option<Vec<(usize, usize)>> = nodes
+        .iter()
+        .map(|n| {
+            let a = n.get_attribute("data-at")?;
+            let (l, p) = a.split_once(',')?;
+            Some((l.parse().ok()?, p.parse().ok()?))
+        })
+        .collect();
+    let Some(at) = at else { return };
+    let window = web_sys::window();
+    let one_screen = window
+        .as_ref()
+        .and_then(|w| w.match_media("(min-width: 900px) and (min-height: 560px)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    let height = if one_screen {
+        host.client_height() as f64
+    } else {
+        window.and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(600.0) * 0.6
+    };
+    // A few pixels to spare, so rounding never brings a scroll bar.
+    let f = flow_fit::fit(&at, host.client_width() as f64 - 4.0, height - 4.0);
+    for (n, &(x, y)) in nodes.iter().zip(&f.centres) {
+        let _ = n.set_attribute("transform", &format!("translate({x:.1},{y:.1})"));
+    }
+    for e in all(&svg, ".flow-edge") {
+        let end = |a: &str| e.get_attribute(a).and_then(|v| v.parse::<usize>().ok());
+        if let Some(((x1, y1), (x2, y2))) = end("data-from").zip(end("data-to")).and_then(|(u, v)| f.line(u, v)) {
+            for (name, v) in [("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)] {
+                let _ = e.set_attribute(name, &format!("{v:.1}"));
+            }
+        }
+    }
+    let s = f.scale * zoom;
+    let _ = svg.set_attribute("viewBox", &format!("0 0 {:.1} {:.1}", f.width, f.height));
+    let _ = svg.set_attribute("width", &format!("{:.0}", f.width * s));
+    let _ = svg.set_attribute("height", &format!("{:.0}", f.height * s));
+    let _ = svg.remove_attribute("style");
+    let _ = svg.set_attribute(
+        "data-fit",
+        &format!("{}:{}:{:.3}", if f.flow == flow_fit::Flow::Down { "down" } else { "right" }, f.wrap, f.scale),
+    );
 }
 
 /// The blocks' tints and the difference mark (a plain function: no state).

@@ -13,8 +13,9 @@ use crate::playground::branches::line_states;
 use crate::playground::keys::Command;
 use crate::playground::panel::PanelAction;
 use crate::playground::requirements::{requirements, Listed};
-use crate::playground::task_view::{plural, what_to_do, CodeTab, TaskAction, TaskViewState, WhyOpen};
+use crate::playground::task_view::{what_to_do, CodeTab, TaskAction, TaskViewState, WhyOpen};
 use cabrito_gen::spec::{Axis, Domain, Kind, Support, Values, KNOBS};
+use cabrito_gen::words::count;
 use cabrito_gen::TaskSpec;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -601,14 +602,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <section class="panel graph-panel" aria-label="Data-flow graph">
                     { zoom_head("Data flow", v.zoom, &act) }
                     { super::merge::flow_legend(m) }
-                    <div class="graph-scroll">
-                        // Drawn only while its panel is open: about 7 elements per variable, `n` +
-                        // 10 variables, never clustered.
-                        if shown_panel == SidePanel::Graph {
-                            { super::merge::flow_svg(&m.flow, v.zoom, "data-flow") }
-                        }
-                    </div>
-                    { text_el("p", Some("hint"), "Each variable of the canonical program (the reference solution's names), below the variables its line reads; hover one for its names in the two classes. Dashed: read only by CalculateB's side of a difference.") }
+                    <super::merge::FlowGraph view={m.clone()} zoom={v.zoom} shown={shown_panel == SidePanel::Graph} />
+                    { text_el("p", Some("hint flow-hint"), "Each variable of the reference solution after the ones its line reads; hover one for its names in both classes. Dashed: read only by CalculateB's side of a difference.") }
                 </section>
             }
         }
@@ -829,14 +824,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     { match &merge {
                         None => format!(
                             "{} · {} to edit · {} · {} · about {}{}",
-                            plural(s.functions, "function", "functions"), s.functions_to_edit,
-                            plural(s.starter_lines, "line", "lines"), plural(s.starter_chars, "character", "characters"),
-                            plural(s.prompt_tokens_estimate, "token", "tokens"), took
+                            count(s.functions, "function", "functions"), s.functions_to_edit,
+                            count(s.starter_lines, "line", "lines"), count(s.starter_chars, "character", "characters"),
+                            count(s.prompt_tokens_estimate, "token", "tokens"), took
                         ),
                         Some(m) => format!(
                             "two classes of {} block lines and {} differing line{} each · {} lines · {} characters · about {}{}",
                             task.spec.n, m.diffs.len(), if m.diffs.len() == 1 { "" } else { "s" },
-                            s.starter_lines, s.starter_chars, plural(s.prompt_tokens_estimate, "token", "tokens"), took
+                            s.starter_lines, s.starter_chars, count(s.prompt_tokens_estimate, "token", "tokens"), took
                         ),
                     } }
                 </p>

@@ -193,6 +193,15 @@ fn colour(value: &str, vars: &Vars) -> Rgba {
     panic!("cannot read the colour {v}")
 }
 
+/// A background layer's size whose width is at most 4px (`3px calc(…)`).
+fn narrow(size: &str) -> bool {
+    size.split_whitespace()
+        .next()
+        .and_then(|w| w.strip_suffix("px"))
+        .and_then(|w| w.parse::<f64>().ok())
+        .is_some_and(|w| w <= 4.0)
+}
+
 /// Split at top-level commas.
 fn split_top(s: &str) -> Vec<&str> {
     let (mut depth, mut start, mut out) = (0, 0, Vec::new());
@@ -281,9 +290,25 @@ fn syntax_colours_have_aa_contrast_in_every_theme() {
             if !is_code(&r.selector) || r.selector.contains("::") {
                 continue;
             }
+            let sizes: Vec<String> = r
+                .decls
+                .iter()
+                .filter(|(k, _)| k == "background-size")
+                .flat_map(|(_, v)| split_top(v).into_iter().map(str::to_string).collect::<Vec<_>>())
+                .collect();
             for (k, v) in &r.decls {
                 if matches!(k.as_str(), "background" | "background-color" | "background-image") {
-                    backgrounds.push((r.selector.clone(), colour(v, &vars).over(pre)));
+                    // Layers, top first. A layer at most 4px wide (its background-size) is a mark in
+                    // the gutter, such as the bar beside a wrapped line's further rows: no text is on it.
+                    let behind_text: Vec<&str> = split_top(v)
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(i, _)| !sizes.get(*i).is_some_and(|w| narrow(w)))
+                        .map(|(_, layer)| layer)
+                        .collect();
+                    let Some(top) = behind_text.first() else { continue };
+                    assert_eq!(behind_text.len(), 1, "{}: one background layer behind text is read: {v}", r.selector);
+                    backgrounds.push((r.selector.clone(), colour(top, &vars).over(pre)));
                 }
             }
         }

@@ -7,11 +7,13 @@
 //!    statement one click away;
 //! 2. solve by hand: "Your solution" opens the lazily fetched code editor (CodeMirror: line numbers,
 //!    Python highlighting, typing, undo, search), the diff against the starter one click away;
-//! 3. grade: every failing rubric item with its reason in view, the passing ones folded, the worker
+//! 3. grade: every failing rubric item with its reason in view (in large type too), the passing ones folded, the worker
 //!    in one line, the hidden tests' verdict in view with the static one; a rubric line link selects
 //!    its line in the editor;
 //! 6. runtime guards end their own line, never-run lines look different by more than colour, merge
-//!    columns scroll instead of cutting, renamed variables are marked in the code;
+//!    columns wrap long lines (with a continuation mark) instead of cutting them, the data-flow
+//!    graph is laid out for its box (and zooms), on a projector and a phone, renamed variables are
+//!    marked in the code;
 //! 8. a malformed link names every problem and opens the nearest task;
 //! 9. inline code is code, plurals are right;
 //!
@@ -93,6 +95,25 @@ async fn open_editor(driver: &WebDriver) -> Res {
     )
     .await?;
     Ok(())
+}
+
+/// Every element `selector` matches shown whole: not cut by a box that scrolls or clips it (the
+/// window check of [`in_view`] cannot see a panel's own scroller cutting an item at its edge).
+async fn unclipped(driver: &WebDriver, what: &str, selector: &str) -> Res {
+    let cut = js(
+        driver,
+        "const out = []; for (const e of document.querySelectorAll(arguments[0])) { const r = e.getBoundingClientRect(); \
+           for (let a = e.parentElement; a; a = a.parentElement) { if (getComputedStyle(a).overflowY === 'visible') continue; \
+             const b = a.getBoundingClientRect(); const top = b.top + a.clientTop, bottom = top + a.clientHeight; \
+             if (r.top < top - 0.5 || r.bottom > bottom + 0.5) { out.push(`${e.textContent.slice(0, 40)} at ${Math.round(r.top)}–${Math.round(r.bottom)} is cut by ${a.id || a.className} (${Math.round(top)}–${Math.round(bottom)})`); break; } } } \
+         return out.join('; ');",
+        vec![json!(selector)],
+    )
+    .await?;
+    match cut.as_str() {
+        Some("") => Ok(()),
+        _ => Err(format!("{what}: {cut}").into()),
+    }
 }
 
 /// Stories 1, 2 and 3 on one task, at the window's size, with screenshots named after `look`.
@@ -252,15 +273,22 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
     {
         return Err(format!("{look}: the rubric's order: {order}").into());
     }
-    // Every failing item's reason at once (in large type, fewer lines fit: the first one).
-    let reasons =
-        if look == "large" { "#static-verdict .item.fail .reason" } else { "all:#static-verdict .item.fail .reason" };
+    // The verdict and every failing item with its reason at once, in large type too.
+    let reasons = "all:#static-verdict .item.fail .reason";
     in_view(
         driver,
         &format!("{look}: the static verdict"),
-        &["#static-verdict > p", reasons, "#run-hidden", "#worker-status", "#solution"],
+        &[
+            "#static-verdict > p",
+            "all:#static-verdict .item.fail",
+            reasons,
+            "#run-hidden",
+            "#worker-status",
+            "#solution",
+        ],
     )
     .await?;
+    unclipped(driver, &format!("{look}: the static verdict"), "#static-verdict .item.fail").await?;
     browser::click_id(driver, "run-hidden").await?;
     wait_for(
         driver,
@@ -269,8 +297,13 @@ async fn stories(s: &Session, task: &TaskSpec, look: &str, first: bool) -> Res {
         60,
     )
     .await?;
-    in_view(driver, &format!("{look}: both verdicts"), &["#hidden-verdict summary", "#static-verdict > p", reasons])
-        .await?;
+    in_view(
+        driver,
+        &format!("{look}: both verdicts"),
+        &["#hidden-verdict summary", "#static-verdict > p", "all:#static-verdict .item.fail", reasons],
+    )
+    .await?;
+    unclipped(driver, &format!("{look}: both verdicts"), "#static-verdict .item.fail").await?;
     shot(s, &format!("3-grade-{look}")).await?;
     // A rubric line link selects its line in the editor, in view.
     let jump = js(
@@ -554,6 +587,154 @@ async fn e2e_classroom_task_page_on_a_phone() {
         }
         s.driver.screenshot(&s.shots.join("e2e-classroom-phone-2.png")).await?;
         console_clean(driver, "the phone").await?;
+        Ok(())
+    })
+    .await;
+}
+
+/// Merge Codebases' class columns: nothing cut (no column wider than its box, so long lines wrap),
+/// a long line on several rows with its continuation mark, the differing lines marked by more than
+/// colour (a bar and ≠); its data-flow graph laid out for its box (`data-fit`), every vertex inside
+/// the box and the window, its names at least 8 px high, nothing to scroll to in the box.
+async fn merge_readable(s: &Session, look: &str, one_screen: bool) -> Res {
+    let driver = &s.driver;
+    let cols = wait_for(
+        driver,
+        "the merge columns",
+        "const c = [...document.querySelectorAll('.merge-code')]; if (c.length < 2) return null; \
+         const lines = c.flatMap(e => [...e.querySelectorAll('.line')]); \
+         const pitch = Math.min(...lines.map(l => l.getBoundingClientRect().height).filter(h => h > 0)); \
+         const wrapped = lines.filter(l => l.getBoundingClientRect().height > 1.5 * pitch); \
+         const cs = (e, p) => getComputedStyle(e, p); \
+         const diff = document.querySelector('.merge-code .piece-diff'); \
+         return {cut: c.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id), \
+                 overflowing: lines.filter(l => l.getBoundingClientRect().right > l.closest('.merge-code').getBoundingClientRect().right + 1).length, \
+                 wrapped: wrapped.length, \
+                 marked: wrapped.filter(l => cs(l).backgroundImage.includes('repeating-linear-gradient')).length, \
+                 numberFirst: wrapped.every(l => cs(l, '::before').textIndent === '0px' && cs(l).textIndent.startsWith('-')), \
+                 diffBar: diff ? cs(diff).boxShadow : 'none', diffMark: diff ? cs(diff, '::after').content : ''};",
+        30,
+    )
+    .await?;
+    let n = |k: &str| cols.get(k).and_then(Value::as_u64).unwrap_or(u64::MAX);
+    if cols.get("cut") != Some(&json!([])) || n("overflowing") != 0 {
+        return Err(format!("{look}: a merge column cuts its lines: {cols}").into());
+    }
+    if n("wrapped") == 0 || n("marked") != n("wrapped") || cols.get("numberFirst") != Some(&json!(true)) {
+        return Err(format!("{look}: long merge lines do not wrap with a mark: {cols}").into());
+    }
+    if cols.get("diffBar") == Some(&json!("none"))
+        || !cols.get("diffMark").and_then(Value::as_str).is_some_and(|m| m.contains('≠'))
+    {
+        return Err(format!("{look}: differing lines are marked by colour alone: {cols}").into());
+    }
+    flow_fits(s, look, one_screen).await
+}
+
+/// The data-flow graph laid out for its box: see [`merge_readable`].
+async fn flow_fits(s: &Session, look: &str, one_screen: bool) -> Res {
+    let driver = &s.driver;
+    let fit = wait_for(
+        driver,
+        "the data-flow graph laid out for its box",
+        "const svg = document.querySelector('#panel-graph svg#data-flow[data-fit]'); if (!svg) return null; \
+         const box = svg.closest('.graph-scroll'); const b = box.getBoundingClientRect(); \
+         const nodes = [...svg.querySelectorAll('.flow-node circle')].map(c => c.getBoundingClientRect()); \
+         const labels = [...svg.querySelectorAll('.flow-node text')].map(t => t.getBoundingClientRect().height); \
+         return {fit: svg.dataset.fit, nodes: nodes.length, \
+                 outside: nodes.filter(r => r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5).length, \
+                 smallest: Math.min(...labels), scrolls: box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1, \
+                 box: [Math.round(b.width), Math.round(b.height)]};",
+        30,
+    )
+    .await?;
+    if fit.get("outside") != Some(&json!(0))
+        || fit.get("scrolls") != Some(&json!(false))
+        || fit.get("nodes") == Some(&json!(0))
+    {
+        return Err(format!("{look}: the data-flow graph does not fit its box: {fit}").into());
+    }
+    if fit.get("smallest").and_then(Value::as_f64).unwrap_or(0.0) < 8.0 {
+        return Err(format!("{look}: the data-flow graph's names are too small to read: {fit}").into());
+    }
+    if one_screen {
+        in_view(
+            driver,
+            &format!("{look}: the data-flow graph"),
+            &["#panel-graph .graph-scroll", "all:#panel-graph .flow-node circle"],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_classroom_merge_readable_on_a_projector() {
+    run_scenario("classroom merge", (1280, 720), "e2e-classroom-merge-failure.png", async |s: &Session| {
+        let driver = &s.driver;
+        page_size(driver, (1280, 720)).await?;
+        let merge = spec("v=1&kind=merge_codebases&n=25&seed=0");
+        open(driver, &s.base, &link(&merge), &merge).await?;
+        for (look, dark, large) in [("light", false, false), ("dark", true, false), ("large", false, true)] {
+            set_look(driver, dark, large).await?;
+            // A new look changes the graph's box: its layout follows.
+            merge_readable(s, look, true).await?;
+            in_view(
+                driver,
+                &format!("{look}: merge"),
+                &["#what-to-do", "top:.merge-code", "#panel-graph .graph-scroll"],
+            )
+            .await?;
+            s.driver.screenshot(&s.shots.join(format!("e2e-classroom-merge-{look}.png"))).await?;
+        }
+        set_look(driver, false, false).await?;
+        // Zoomable: "+" makes the drawing larger than its box (which then scrolls), "Fit" lays it
+        // out for the box again.
+        browser::click_id(driver, "zoom-in").await?;
+        browser::click_id(driver, "zoom-in").await?;
+        wait_for(
+            driver,
+            "the zoomed data-flow graph",
+            "const svg = document.querySelector('svg#data-flow'); const box = svg.closest('.graph-scroll'); \
+             return box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;",
+            5,
+        )
+        .await?;
+        browser::click_id(driver, "zoom-reset").await?;
+        flow_fits(s, "after Fit", true).await?;
+        console_clean(driver, "the merge task").await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_classroom_merge_readable_on_a_phone() {
+    run_scenario("classroom merge phone", (390, 844), "e2e-classroom-merge-phone-failure.png", async |s: &Session| {
+        let driver = &s.driver;
+        page_size(driver, (390, 844)).await?;
+        let merge = spec("v=1&kind=merge_codebases&n=25&seed=0");
+        open(driver, &s.base, &link(&merge), &merge).await?;
+        for (look, dark) in [("phone-light", false), ("phone-dark", true)] {
+            set_look(driver, dark, false).await?;
+            js(driver, "document.querySelector('.merge-code').scrollIntoView({block: 'start'}); return true;", vec![])
+                .await?;
+            s.driver.screenshot(&s.shots.join(format!("e2e-classroom-merge-{look}-code.png"))).await?;
+            js(
+                driver,
+                "document.querySelector('#panel-graph .graph-scroll').scrollIntoView({block: 'center'}); return true;",
+                vec![],
+            )
+            .await?;
+            merge_readable(s, look, false).await?;
+            let why =
+                outside(driver, &["#panel-graph .graph-scroll", "all:#panel-graph .flow-node circle"], false).await?;
+            if !why.is_empty() {
+                return Err(format!("{look}: the data-flow graph: {why}").into());
+            }
+            s.driver.screenshot(&s.shots.join(format!("e2e-classroom-merge-{look}-graph.png"))).await?;
+        }
+        console_clean(driver, "the merge task on a phone").await?;
         Ok(())
     })
     .await;

@@ -75,26 +75,48 @@ SMALL_INT = 1 << 62
 
 
 def emit_value(t, i, v):
-    """A call's result line; floats (the common case) are formatted without json.dumps: their
-    repr is plain ASCII ('0.5', '-1e-05', 'nan', 'inf')."""
-    if type(v) is float:
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
-        return
-    if type(v) is int and -SMALL_INT < v < SMALL_INT:
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"int","v":"%d"}}' % (t, i, v))
-        return
-    if type(v) is str and v.isascii():
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
-        return
-    numpy = loaded_numpy()
-    # A float64 array (the array domain's results), as `encode` writes it.
-    if numpy is not None and type(v) is numpy.ndarray and v.dtype.char == "d" and v.size < MAX_NODES:
-        PENDING.append(
-            '{"k":"call","trial":%d,"i":%d,"value":{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}}'
-            % (t, i, ",".join(map(str, v.shape)), ",".join(['"%r"' % x for x in v.ravel().tolist()]))
-        )
+    """A call's result line. The values programs return (floats, ints, ASCII strings, float64
+    arrays and tuples of them) are formatted straight to text (`plain_value`); the rest through
+    `encode` and json.dumps."""
+    text = plain_value(v, [MAX_NODES], 0)
+    if text is not None:
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":%s}' % (t, i, text))
         return
     emit({"k": "call", "trial": t, "i": i, "value": encode(v, [MAX_NODES])})
+
+
+def plain_value(v, budget, depth):
+    """`encode(v)` as JSON text for plain values, or None (then `encode` decides). A float's repr
+    is plain ASCII ('0.5', '-1e-05', 'nan', 'inf'), so it needs no escaping."""
+    budget[0] -= 1
+    t = type(v)
+    if t is float:
+        return '{"t":"float","v":"%r"}' % v
+    if t is int and -SMALL_INT < v < SMALL_INT:
+        return '{"t":"int","v":"%d"}' % v
+    if t is str and v.isascii():
+        return '{"t":"str","v":%s}' % ascii_json(v)
+    if t is tuple:
+        if depth > 8:
+            return None
+        parts = []
+        for x in v:
+            text = plain_value(x, budget, depth + 1)
+            if text is None:
+                return None
+            parts.append(text)
+        return '{"t":"tuple","v":[%s]}' % ",".join(parts)
+    numpy = loaded_numpy()
+    if numpy is not None and t is numpy.ndarray and v.dtype.char == "d":
+        budget[0] -= v.size
+        if budget[0] < 0:
+            return None
+        items = v.tolist() if v.ndim == 1 else v.ravel().tolist()
+        return '{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}' % (
+            ",".join(map(str, v.shape)),
+            '"' + '","'.join(map(repr, items)) + '"' if items else "",
+        )
+    return None
 
 
 def flush():
@@ -198,15 +220,42 @@ def memo_key(v):
 SIMPLE_TYPES = frozenset([float, int, str, bool, type(None)])
 
 
+NDARRAY = [None]
+
+
 def fast_key(v):
     t = type(v)
     if t in SIMPLE_TYPES:
         return (t, v)
-    if t.__name__ == "ndarray":
+    nd = NDARRAY[0]
+    if nd is None and t.__name__ == "ndarray":
         numpy = loaded_numpy()
-        if numpy is not None and t is numpy.ndarray:
-            return ("ndarray", v.shape, v.dtype.str, v.tobytes())
+        if numpy is not None:
+            nd = NDARRAY[0] = numpy.ndarray
+    if t is nd:
+        return ("ndarray", v.shape, v.dtype.str, v.tobytes())
     return memo_key(v)
+
+
+def values_key(vals):
+    """The memo key of a call's bound arguments: plain values as they are, with their types (1
+    and 1.0 differ; a positional call with every argument meets its keyword form in one entry),
+    anything else by `fast_key`, an ndarray inline."""
+    kinds = tuple(map(type, vals))
+    if SIMPLE_TYPES.issuperset(kinds):
+        return (kinds, vals)
+    nd = NDARRAY[0]
+    return (
+        "bound",
+        tuple(
+            [
+                ("ndarray", v.shape, v.dtype.str, v.tobytes())
+                if t is nd
+                else ((t, v) if t in SIMPLE_TYPES else fast_key(v))
+                for v, t in zip(vals, kinds)
+            ]
+        ),
+    )
 
 
 MISSING = object()
@@ -263,7 +312,8 @@ def memo_slot():
     far less than wrapping anew; a function that took an unhashable argument in the last trial
     (an array function) starts the next one in the memo by value, or bare when that memo is not
     wanted for it."""
-    current = [None, None, True, False]  # function, by-value memo once needed, by_value_too, unhashable seen
+    # function, by-value memo once needed, by_value_too, unhashable seen, the last by-value memo
+    current = [None, None, True, False, None]
 
     def call(*args, **kwargs):
         return current[0](*args, **kwargs)
@@ -279,9 +329,16 @@ def memo_slot():
             if e.__traceback__.tb_next is not None:
                 raise
         fn = current[0]
-        current[1] = memoize_by_value(fn) if current[2] else fn
+        current[1] = by_value(fn) if current[2] else fn
         current[3] = True
         return current[1](*args, **kwargs)
+
+    def by_value(fn):
+        """The by-value memo of the last trial re-aimed at `fn` (same code), or a new one."""
+        memo = current[4]
+        if memo is None or not memo.aim(fn):
+            memo = current[4] = memoize_by_value(fn)
+        return memo
 
     def point(fn, by_value_too):
         current[0] = fn
@@ -292,7 +349,9 @@ def memo_slot():
             if not by_value_too:
                 current[1] = None
                 return fn
-            current[1] = memoize_by_value(fn)
+            # Bound directly: `wrapper` would only pass every call on to it.
+            current[1] = by_value(fn)
+            return current[1]
         else:
             current[1] = None
         return wrapper
@@ -313,6 +372,7 @@ def memoize_by_value(fn):
     with the same `val` runs once per trial; a call that does not bind plainly (varargs, an
     unknown keyword) is keyed as written."""
     cache = {}
+    cur = [fn]
     code = fn.__code__
     n = code.co_argcount
     names = code.co_varnames[:n]
@@ -320,42 +380,41 @@ def memoize_by_value(fn):
     index = {name: j for j, name in enumerate(names) if j >= posonly}
     plain = not (code.co_flags & ODD_FLAGS) and not code.co_kwonlyargcount
 
+    # The parameters after `k` positional arguments, where they may be named.
+    tails = [names[k:] if k >= posonly else None for k in range(n + 1)]
+
     def bound_key(args, kwargs):
-        if not plain or len(args) > n:
+        """The key of a call by its bound arguments, or None when it does not bind plainly."""
+        k = len(args)
+        if not plain or k > n:
             return None
-        vals = list(args) + [MISSING] * (n - len(args))
+        if k == n:
+            return None if kwargs else values_key(args)
+        if len(kwargs) == n - k and tails[k] is not None:
+            # Every parameter given (the common call, `f(val, mult=mult)`); a keyword that is
+            # not one of the rest leaves one of them unbound or binds one twice.
+            try:
+                return values_key(args + tuple(map(kwargs.__getitem__, tails[k])))
+            except KeyError:
+                return None
+        vals = list(args)
+        vals += [MISSING] * (n - k)
         for name, v in kwargs.items():
             j = index.get(name)
             if j is None or vals[j] is not MISSING:
                 return None
             vals[j] = v
-        defaults = fn.__defaults__ or ()
+        defaults = cur[0].__defaults__ or ()
         first = n - len(defaults)
-        for j in range(n):
+        # Only the parameters after the positional arguments can be missing.
+        for j in range(k, n):
             if vals[j] is MISSING:
                 if j < first:
                     return None
                 vals[j] = defaults[j - first]
-        vals = tuple(vals)
-        kinds = tuple(map(type, vals))
-        # Plain values: the key of a positional call with every argument, so both meet in one entry.
-        if SIMPLE_TYPES.issuperset(kinds):
-            return (kinds, vals)
-        return ("bound", tuple(map(fast_key, vals)))
+        return values_key(tuple(vals))
 
     def wrapper(*args, **kwargs):
-        # The common call: every parameter given positionally with plain values. Its key is the
-        # bound key too, so one look-up serves both.
-        if plain and not kwargs and len(args) == n:
-            kinds = tuple(map(type, args))
-            if SIMPLE_TYPES.issuperset(kinds):
-                key = (kinds, args)
-                hit = cache.get(key, cache)
-                if hit is not cache:
-                    return hit
-                result = fn(*args)
-                cache[key] = result
-                return result
         try:
             key = bound_key(args, kwargs)
             if key is None:
@@ -364,13 +423,23 @@ def memoize_by_value(fn):
             if hit is not cache:
                 return hit
         except Exception:
-            return fn(*args, **kwargs)
-        result = fn(*args, **kwargs)
+            return cur[0](*args, **kwargs)
+        result = cur[0](*args, **kwargs)
         cache[key] = result
         return result
 
+    def aim(f):
+        """Serve `f` (this trial's definition of the same code) from an empty memo: whether it could."""
+        if getattr(f, "__code__", None) is not code:
+            return False
+        cur[0] = f
+        cache.clear()
+        wrapper.__wrapped__ = f
+        return True
+
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
     wrapper.__wrapped__ = fn
+    wrapper.aim = aim
     return wrapper
 
 

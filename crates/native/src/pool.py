@@ -25,13 +25,16 @@
 # private uid and gid with no supplementary groups; sets no_new_privs and a death signal; restores
 # the default signal handlers. Only then does it run its harness.
 
-import ctypes
+# Only C modules and what the standard start already loaded: the zygote's start is part of every
+# command's fixed cost, and the Python layers over them (ctypes, socket, selectors, signal) import
+# much more than the few calls used here.
+import _ctypes
+import _signal
+import _socket
 import gc
 import os
 import resource
-import selectors
-import signal
-import socket
+import select
 import sys
 import types
 
@@ -51,6 +54,9 @@ def harness(mode):
             exec(compile(sys.argv[2], "harness.py", "exec"), code.__dict__)
         elif mode == b"merge":
             code = compile(sys.argv[3], "merge_harness.py", "exec")
+            # What merge_harness.py imports, imported once here rather than in every child.
+            for name in ("json", "operator", "signal"):
+                __import__(name)
         else:
             code = compile(sys.argv[4], "script.py", "exec")
         LOADED[mode] = code
@@ -67,7 +73,29 @@ def load_numpy():
             pass
         gc.freeze()
 
-LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+class CInt(_ctypes._SimpleCData):
+    _type_ = "i"
+
+
+class LibcFunction(_ctypes.CFuncPtr):
+    """A libc function returning a C int and keeping errno (as ctypes.CDLL(None, use_errno=True))."""
+
+    _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+    _restype_ = CInt
+
+
+class Libc:
+    _handle = _ctypes.dlopen(None, os.RTLD_NOW | os.RTLD_LOCAL)
+
+    def __getattr__(self, name):
+        fn = LibcFunction((name, self))
+        setattr(self, name, fn)
+        return fn
+
+
+LIBC = Libc()
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWNET = 0x40000000
@@ -88,7 +116,7 @@ LIMITS = (
 
 def check(rc, what):
     if rc != 0:
-        e = ctypes.get_errno()
+        e = _ctypes.get_errno()
         raise OSError(e, what + ": " + os.strerror(e))
 
 
@@ -107,7 +135,7 @@ def enter(uid, limits):
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
     check(LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    check(LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    check(LIBC.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "pdeathsig")
     if os.getppid() == 1:
         os._exit(71)
 
@@ -128,10 +156,10 @@ def exit_code(e):
 def child(fds, uid, limits, mode):
     try:
         os.setpgid(0, 0)
-        signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _signal.set_wakeup_fd(-1)
+        for sig in (_signal.SIGCHLD, _signal.SIGTERM, _signal.SIGPIPE):
+            _signal.signal(sig, _signal.SIG_DFL)
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         os.closerange(4, 1 << 20)
@@ -167,16 +195,31 @@ def child(fds, uid, limits, mode):
     os._exit(code)
 
 
+FD_SIZE = 4
+MAX_FDS = 8
+
+
+def recv_fds(sock):
+    """One message and the fds attached to it (socket.recv_fds without the socket module)."""
+    msg, ancillary, _, _ = sock.recvmsg(4096, _socket.CMSG_LEN(MAX_FDS * FD_SIZE))
+    fds = []
+    for level, kind, data in ancillary:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+            usable = len(data) - len(data) % FD_SIZE
+            fds += [int.from_bytes(data[i : i + FD_SIZE], sys.byteorder, signed=True) for i in range(0, usable, FD_SIZE)]
+    return msg, fds
+
+
 def main():
-    ctl = socket.socket(fileno=3)
+    ctl = _socket.socket(fileno=3)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     os.set_blocking(wake_r, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda s, f: None)
-    sel = selectors.DefaultSelector()
-    sel.register(ctl, selectors.EVENT_READ, "ctl")
-    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    _signal.set_wakeup_fd(wake_w)
+    _signal.signal(_signal.SIGCHLD, lambda s, f: None)
+    poll = select.poll()
+    poll.register(3, select.POLLIN)
+    poll.register(wake_r, select.POLLIN)
     children = set()
     # What the zygote holds stays out of the children's garbage collections (and their pages shared).
     gc.freeze()
@@ -233,8 +276,8 @@ def main():
         ctl.send(b"started %s %d" % (rid, pid))
 
     while True:
-        for key, _ in sel.select():
-            if key.data == "wake":
+        for fd, _ in poll.poll():
+            if fd == wake_r:
                 try:
                     while os.read(wake_r, 512):
                         pass
@@ -243,13 +286,13 @@ def main():
                 reap()
                 continue
             try:
-                msg, fds, _, _ = socket.recv_fds(ctl, 4096, 8)
+                msg, fds = recv_fds(ctl)
             except InterruptedError:
                 continue
             if not msg:
                 for pid in list(children):
                     try:
-                        os.killpg(pid, signal.SIGKILL)
+                        os.killpg(pid, _signal.SIGKILL)
                     except OSError:
                         pass
                 os._exit(0)

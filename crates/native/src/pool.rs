@@ -141,6 +141,31 @@ pub fn warm(iso: &Isolation) -> bool {
     *guard && z.alive.load(Ordering::Acquire)
 }
 
+/// [`warm`] on this machine's probed isolation, with the zygote started while the probe runs
+/// (on the strongest tier it may have) instead of after it: a command's fixed cost is the longer
+/// of the two, not their sum. The zygote is used only if the probe confirms that tier; else it
+/// is stopped. Returns whether a ready zygote is there.
+pub fn warm_beside_probe() -> bool {
+    if !pool().enabled.load(Ordering::Acquire) {
+        return false;
+    }
+    let early = super::sandbox::unprobed_strongest()
+        .map(|iso| std::thread::spawn(move || available(&iso) && zygote(&iso).is_some()));
+    let iso = super::sandbox::isolation();
+    if let Some(h) = early {
+        let _ = h.join();
+    }
+    if !available(iso) {
+        if let Ok(mut cur) = pool().current.lock() {
+            if let Some(z) = cur.take() {
+                z.kill();
+            }
+        }
+        return false;
+    }
+    warm(iso)
+}
+
 fn mark_failed() {
     if let Ok(mut f) = pool().failed_at.lock() {
         *f = Some(Instant::now());

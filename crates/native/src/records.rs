@@ -132,7 +132,7 @@ fn files_once(dir: &Path) -> Vec<PathBuf> {
     for (rel, why) in &walk.skipped {
         eprintln!("cabrito: skipped {rel}: {why}");
     }
-    walk.files.into_iter().map(|(_, p)| p).collect()
+    walk.files().map(|(_, p)| p).collect()
 }
 
 fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {

@@ -64,8 +64,13 @@ pub const MAX_REPORT_RESULTS: usize = 140_000;
 /// A folder's input files, found before any is read.
 pub struct Found {
     dir: PathBuf,
-    files: Vec<(String, PathBuf)>,
-    skipped: Vec<Problem>,
+    walk: walk::Walk,
+}
+
+impl Found {
+    fn files(&self) -> impl Iterator<Item = (String, PathBuf)> + '_ {
+        self.walk.files().filter(|(rel, _)| interesting(rel))
+    }
 }
 
 /// Find the input files of a folder (nothing is read yet).
@@ -73,10 +78,7 @@ pub fn find_inputs(dir: &Path) -> Result<Found, Failure> {
     if !dir.is_dir() {
         return Err(Failure::Usage(format!("{} is not a folder", dir.display())));
     }
-    let found = walk::files_under(dir, &[]);
-    let skipped = skipped_links(&found);
-    let files = found.files.into_iter().filter(|(rel, _)| interesting(rel)).collect();
-    Ok(Found { dir: dir.to_path_buf(), files, skipped })
+    Ok(Found { dir: dir.to_path_buf(), walk: walk::files_under(dir, &[]) })
 }
 
 /// Read a folder's files into a new set of the dataset; returns how many were opened.
@@ -85,9 +87,9 @@ pub fn load(ds: &mut Dataset, found: Found) -> usize {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
     let name = if ds.sets.contains(&name) { format!("{name} ({})", ds.sets.len() + 1) } else { name };
     let set = ds.add_set(&name);
-    ds.problems.extend(found.skipped);
+    ds.problems.extend(skipped_links(&found.walk));
     let mut n = 0;
-    for (rel, path) in found.files {
+    for (rel, path) in found.files() {
         match open_input(&path, &rel) {
             Ok(f) => {
                 ds.add_reader(set, &rel, f);
@@ -143,7 +145,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     }
     let bytes: u64 = folders
         .iter()
-        .flat_map(|f| &f.files)
+        .flat_map(|f| f.files())
         .filter_map(|(_, p)| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .filter(|&len| len <= MAX_TEXT_BYTES)

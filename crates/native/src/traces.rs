@@ -112,7 +112,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     if let Some(rd) = &responses_dir {
         let found = walk::files_under(rd, &[&out]);
         problems.extend(skipped_links(&found));
-        for (rel, path) in found.files {
+        for (rel, path) in found.files() {
             if !jsonl(&rel) {
                 continue;
             }
@@ -143,7 +143,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
         }
         let found = walk::files_under(&tdir, &[&out]);
         problems.extend(skipped_links(&found));
-        for (rel, path) in found.files {
+        for (rel, path) in found.files() {
             let l = rel.to_ascii_lowercase();
             let is_task_file = (l.ends_with(".json")
                 || l.ends_with(".json.gz")
@@ -177,7 +177,7 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     let mut seen: HashMap<[u8; 32], String> = HashMap::new();
     let mut ids: HashMap<String, String> = HashMap::new();
     let (mut skipped, mut duplicates) = (0usize, 0usize);
-    for (rel, path) in found.files {
+    for (rel, path) in found.files() {
         if !jsonl(&rel) {
             continue;
         }

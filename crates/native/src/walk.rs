@@ -3,6 +3,7 @@
 //! loop) or a second path to a file is skipped, and each skipped link is named.
 
 use std::collections::{HashMap, HashSet};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -16,22 +17,36 @@ fn id_of(m: &std::fs::Metadata) -> Id {
 /// What a walk found.
 #[derive(Debug, Default)]
 pub struct Walk {
-    /// Every file once, sorted, with its path relative to the folder's parent (so the folder's own
-    /// name, such as `results`, stays in the path).
-    pub files: Vec<(String, PathBuf)>,
+    /// The folder's parent: the files' paths are relative to it.
+    parent: PathBuf,
+    /// Every file once, sorted, relative to `parent` (so the folder's own name, such as `results`,
+    /// stays in the path). Only these are kept per file: a walk can meet hundreds of thousands.
+    found: Vec<PathBuf>,
     /// Links not followed, and folders that could not be read: one sentence each, naming the path.
     pub skipped: Vec<(String, String)>,
+}
+
+impl Walk {
+    /// Every file once, in order: its path as shown (relative, `/`-separated) and its full path.
+    pub fn files(&self) -> impl Iterator<Item = (String, PathBuf)> + '_ {
+        self.found.iter().map(|r| (shown(r), self.parent.join(r)))
+    }
+}
+
+fn shown(rel: &Path) -> String {
+    rel.to_string_lossy().replace('\\', "/")
 }
 
 /// Every file under `dir` once (see the module's note); folders in `leave_out` (an output folder
 /// inside the input) are not entered.
 pub fn files_under(dir: &Path, leave_out: &[&Path]) -> Walk {
     let parent = dir.parent().unwrap_or(dir);
-    let rel = |p: &Path| p.strip_prefix(parent).unwrap_or(p).to_string_lossy().replace('\\', "/");
-    let mut walk = Walk::default();
-    // Where each folder and file was first reached.
+    let rel_path = |p: &Path| p.strip_prefix(parent).unwrap_or(p).to_path_buf();
+    let rel = |p: &Path| shown(&rel_path(p));
+    let mut walk = Walk { parent: parent.to_path_buf(), ..Walk::default() };
+    // Where each folder was first reached, and each file (its index in `walk.found`).
     let mut dirs: HashMap<Id, String> = HashMap::new();
-    let mut files: HashMap<Id, String> = HashMap::new();
+    let mut files: HashMap<Id, usize> = HashMap::new();
     let left_out: HashSet<Id> = leave_out.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| id_of(&m)).collect();
     let Ok(top) = std::fs::metadata(dir) else {
         walk.skipped.push((rel(dir), "cannot be read".into()));
@@ -63,12 +78,13 @@ pub fn files_under(dir: &Path, leave_out: &[&Path]) -> Walk {
                     dirs.insert(id_of(&m), rel(&p));
                     folders.push(p);
                 } else if m.is_file() {
-                    if let Some(first) = files.get(&id_of(&m)) {
+                    if let Some(&first) = files.get(&id_of(&m)) {
+                        let first = shown(&walk.found[first]);
                         walk.skipped.push((rel(&p), format!("the same file as {first} (a hard link); skipped")));
                         continue;
                     }
-                    files.insert(id_of(&m), rel(&p));
-                    walk.files.push((rel(&p), p));
+                    files.insert(id_of(&m), walk.found.len());
+                    walk.found.push(rel_path(&p));
                 }
             }
         }
@@ -96,16 +112,18 @@ pub fn files_under(dir: &Path, leave_out: &[&Path]) -> Walk {
                 dirs.insert(id, r);
                 folders.push(link);
             } else if m.is_file() {
-                if let Some(first) = files.get(&id) {
+                if let Some(&first) = files.get(&id) {
+                    let first = shown(&walk.found[first]);
                     walk.skipped.push((r, format!("a link to {first}, read already; skipped")));
                     continue;
                 }
-                files.insert(id, r.clone());
-                walk.files.push((r, link));
+                files.insert(id, walk.found.len());
+                walk.found.push(rel_path(&link));
             }
         }
     }
-    walk.files.sort();
+    // In the order of the shown paths (a string's order is its bytes').
+    walk.found.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
     walk
 }
 
@@ -126,7 +144,7 @@ mod tests {
         symlink("y.jsonl", root.join("a/z.jsonl")).unwrap();
         symlink("nowhere", root.join("broken")).unwrap();
         let w = files_under(&root, &[]);
-        let names: Vec<&str> = w.files.iter().map(|(r, _)| r.as_str()).collect();
+        let names: Vec<String> = w.files().map(|(r, _)| r).collect();
         assert_eq!(names, ["results/a/b/x.jsonl", "results/y.jsonl"]);
         let skipped: Vec<&str> = w.skipped.iter().map(|(r, _)| r.as_str()).collect();
         assert_eq!(skipped, ["results/a/b/up", "results/a/loop", "results/a/z.jsonl", "results/broken"]);
@@ -138,8 +156,8 @@ mod tests {
         symlink(&other, root.join("o1")).unwrap();
         symlink(&other, root.join("o2")).unwrap();
         let w = files_under(&root, &[]);
-        assert!(w.files.iter().any(|(r, _)| r == "results/o1/o.jsonl"));
-        assert!(!w.files.iter().any(|(r, _)| r.starts_with("results/o2")));
+        assert!(w.files().any(|(r, _)| r == "results/o1/o.jsonl"));
+        assert!(!w.files().any(|(r, _)| r.starts_with("results/o2")));
         assert!(w.skipped.iter().any(|(r, why)| r == "results/o2" && why.contains("second path")));
     }
 }

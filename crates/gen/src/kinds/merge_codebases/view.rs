@@ -132,7 +132,8 @@ impl Flow {
     }
     /// The drawing the app shows ([`FlowDrawing`]): parameters on top, each variable below every
     /// variable it reads, tinted by its block ([`solid`]), differences marked; each vertex titled
-    /// with its names in the two classes.
+    /// with its names in the two classes. Each vertex carries its `data-at="layer,position"` and
+    /// each line its `data-from`/`data-to` vertices (in document order), for a relayout.
     pub fn drawing(&self) -> FlowDrawing {
         let layout = self.layout();
         let widest = layout.layers.iter().map(Vec::len).max().unwrap_or(1).max(1);
@@ -154,10 +155,11 @@ impl Flow {
             out.push_str("<line class=\"");
             out.push_str(class);
             let _ = write!(out, "\" x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{x2:.1}\" y2=\"{:.1}", y1 + r, y2 - r);
-            out.push_str("\"/>");
+            // Its ends by vertex, so the app can lay the drawing out again for its box.
+            let _ = write!(out, "\" data-from=\"{u}\" data-to=\"{v}\"/>");
         }
         out.push_str("</g><g class=\"vertices\">");
-        for (n, &(x, y)) in self.nodes.iter().zip(&centre) {
+        for (i, (n, &(x, y))) in self.nodes.iter().zip(&centre).enumerate() {
             out.push_str("<g class=\"flow-node");
             for (on, c) in [
                 (matches!(n.piece, Some(Piece::Diff(_))), " flow-diff"),
@@ -168,7 +170,8 @@ impl Flow {
                     out.push_str(c);
                 }
             }
-            let _ = write!(out, "\" transform=\"translate({x:.1},{y:.1})\" data-name=\"");
+            let (li, pi) = layout.pos[i];
+            let _ = write!(out, "\" transform=\"translate({x:.1},{y:.1})\" data-at=\"{li},{pi}\" data-name=\"");
             esc_to(&mut out, &n.name);
             // The title: `name (kind[, returned]): `a` in CalculateA, `b` in CalculateB`.
             out.push_str("\"><title>");
@@ -363,6 +366,32 @@ mod tests {
     }
 
     /// Names from the task are escaped in the markup.
+    /// Every vertex names its place in the layout and every line its two vertices, for the app's
+    /// relayout: the places are the layout's, the ends the edges'.
+    #[test]
+    fn flow_drawing_names_places_and_ends() {
+        for (n, seed) in [(5, 1), (25, 0), (120, 4)] {
+            let f = flow(&format!("v=1&kind=merge_codebases&n={n}&seed={seed}"));
+            let m = f.drawing().markup;
+            let at: Vec<(usize, usize)> = m
+                .split(" data-at=\"")
+                .skip(1)
+                .map(|r| {
+                    let (l, p) = r.split('"').next().unwrap().split_once(',').unwrap();
+                    (l.parse().unwrap(), p.parse().unwrap())
+                })
+                .collect();
+            assert_eq!(at, f.layout().pos, "n={n}");
+            let ends: Vec<(usize, usize, bool)> = numbers(&m, " data-from=\"")
+                .into_iter()
+                .zip(numbers(&m, " data-to=\""))
+                .zip(&f.edges)
+                .map(|((u, v), e)| (u as usize, v as usize, e.2))
+                .collect();
+            assert_eq!(ends, f.edges, "n={n}");
+        }
+    }
+
     #[test]
     fn flow_drawing_escapes_names() {
         let mut f = flow("v=1&kind=merge_codebases&n=5&seed=1");
