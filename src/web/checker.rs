@@ -61,7 +61,7 @@ pub fn to_value<T: serde::Serialize>(value: &T) -> JsValue {
 /// What the worker answers to one message (any value): the reply as a structured value. The
 /// time in the reply (`ms`) starts before the message is read.
 pub fn answer_value(data: JsValue, now: &dyn Fn() -> Option<f64>) -> JsValue {
-    // A step of hidden tests graded in the page (JSON text, from the pygrade worker).
+    // A step of hidden tests graded in the page (JSON text, from the in-page grader, `super::inpage`).
     if let Some(text) = data.as_string().filter(|t| cabrito_check::protocol::inpage::is_step(t)) {
         return JsValue::from_str(&cabrito_check::protocol::inpage::answer(&text));
     }

@@ -1,27 +1,45 @@
-// The in-page grader: a module Web Worker that runs a task's hidden tests with Pyodide (CPython in
-// WebAssembly, from package-lock.json) when no grading worker is connected. Bundled by
-// scripts/build_pygrade.mjs into dist/pygrade.js; the app starts it only when a user asks for hidden
-// tests without a worker (src/web/inpage.rs), and terminates it at its time limit.
+// The in-page grader: a module Web Worker that runs ONE harness run (a reference's or a candidate's)
+// with Pyodide (CPython in WebAssembly, from package-lock.json) and is then thrown away, so nothing a
+// candidate leaves behind reaches another run. Bundled by scripts/build_pygrade.mjs into
+// dist/pygrade.js; the page (src/web/inpage.rs) starts it only when a user asks for hidden tests
+// without a grading worker, plans the runs and computes the verdict itself (with the checker), and
+// terminates this worker at its time limit.
 //
-// The plan and the verdict come from the static checker (a nested checker worker running
-// cabrito_check::protocol::inpage); the harness is the native grader's own harness.py, run unchanged:
-// its result channel (fd 3) is a file here, its stdin the request, and its per-call timer a no-op
-// (Pyodide has no timer signal: the page's limit ends this worker instead).
+// Submitted code is hostile. Before any of it runs, this worker is locked: Python's `js` and
+// `pyodide_js` modules are gone and re-importing them (or pyodide's own modules, ctypes) is refused;
+// the JS scope loses every way out (fetch, XMLHttpRequest, WebSocket, EventSource, importScripts,
+// indexedDB, caches, BroadcastChannel, Worker, navigator, postMessage...) and every way to compile
+// JS from text (eval, Function constructors, string timers). A JsProxy found by walking Python's heap
+// then reaches nothing. The wasm memory is capped. If any of that cannot be done, it refuses to run.
 //
-// page -> {id, job}                 (job: a BrowserJob as JSON text)
-// page <- {type: 'load', loaded, total} while Python downloads; {type: 'ready'}; {type: 'failed', why}
-// page <- {type: 'server', json}    the worker protocol's progress, result and error messages
+// page -> {run, body}                    (run: the run's id; body: the harness request, JSON text)
+// page <- {type: 'load', loaded, total}  while Python downloads; {type: 'ready'}; {type: 'failed', why}
+// page <- {type: 'ran', run, output, error, seconds}   the harness's result lines, raw
 
 import { loadPyodide } from '../../node_modules/pyodide/pyodide.mjs';
 import createPyodideModule from '../../node_modules/pyodide/pyodide.asm.mjs';
 
+// Private references, taken before anything else runs.
 const post = self.postMessage.bind(self);
+const realFetch = self.fetch.bind(self);
+const addListener = self.addEventListener.bind(self);
 const here = new URL('.', self.location.href).href;
 // The bytes Python's files weigh (set by the build), for the progress bar.
 const TOTAL = typeof PYODIDE_BYTES === 'number' ? PYODIDE_BYTES : 0;
+// The most memory Python may have: past it an allocation fails (MemoryError), not the tab.
+const MEMORY_CAP_BYTES = 768 * 1024 * 1024;
+
+// Cap the wasm memory's growth (Emscripten grows it through this method and reports a refusal to
+// malloc as out of memory).
+const grow = WebAssembly.Memory.prototype.grow;
+WebAssembly.Memory.prototype.grow = function (pages) {
+  if (this.buffer.byteLength + pages * 65536 > MEMORY_CAP_BYTES) {
+    throw new RangeError('the graded code used more memory than the page allows');
+  }
+  return grow.call(this, pages);
+};
 
 // Count the bytes of every download while Python loads.
-const realFetch = self.fetch.bind(self);
 let loaded = 0;
 let lastPost = 0;
 function progress(force) {
@@ -51,9 +69,10 @@ function countingFetch(input, init) {
   });
 }
 
-// The driver: run harness.py's main() on one request, its result channel a file on fd 3.
+// The driver: run harness.py's main() on one request, its result channel a file on fd 3, its
+// per-call timer a no-op (Pyodide has no timer signal: the page's time limit ends this worker).
 const DRIVER = `
-import io, os, sys, time, types
+import builtins, functools, io, json, opcode, os, re, signal, sys, time, types
 
 class _NoTimer(types.ModuleType):
     SIGALRM = 14
@@ -67,7 +86,6 @@ def cabrito_run(source, body):
     if fd != 3:
         os.dup2(fd, 3)
         os.close(fd)
-    saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv, sys.modules.get("signal"))
     sys.modules["signal"] = _NoTimer("signal")
     sys.argv = ["harness"]
     sys.stdin = io.TextIOWrapper(io.BytesIO(body.encode("utf-8")), encoding="utf-8")
@@ -81,137 +99,200 @@ def cabrito_run(source, body):
         try:
             error = "%s: %s" % (type(e).__name__, str(e)[:2000])
         except BaseException:
-            error = type(e).__name__
-    finally:
-        sys.stdin, sys.stdout, sys.stderr, sys.argv = saved[:4]
-        if saved[4] is not None:
-            sys.modules["signal"] = saved[4]
+            error = "the run raised an exception"
+    try:
         out = ns.get("OUT")
-        try:
-            if out is not None:
-                out.close()
-            else:
-                os.close(3)
-        except BaseException:
-            pass
+        if out is not None:
+            out.close()
+        else:
+            os.close(3)
+    except BaseException:
+        pass
     seconds = time.monotonic() - start
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    os.remove(path)
     return [text, error, seconds]
 `;
 
-async function startPython() {
-  self.fetch = countingFetch;
+// Python's side of the lock: no module that reaches JS (or C) can be imported again.
+const LOCK_PY = `
+import sys
+_BLOCKED = frozenset(["js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "ctypes", "_ctypes",
+                      "micropip", "pyodide_http", "_pyodide_core_docs"])
+
+class _Refuse:
+    """Refuses the modules that reach JavaScript or C: graded code has no use for them."""
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] in _BLOCKED:
+            raise ImportError("the module %r is not available to graded code" % name)
+        return None
+
+sys.meta_path.insert(0, _Refuse)
+for _name in list(sys.modules):
+    if _name.split(".")[0] in _BLOCKED:
+        sys.modules[_name] = None
+del _name, _Refuse
+`;
+
+// What graded code must not reach in this worker's JS scope: the network, storage, other workers
+// and windows, the page (postMessage: this worker's own reference is `post`), and code from text.
+const DENIED = [
+  'fetch', 'XMLHttpRequest', 'XMLHttpRequestEventTarget', 'XMLHttpRequestUpload', 'WebSocket', 'WebSocketStream',
+  'WebTransport', 'EventSource', 'importScripts', 'indexedDB', 'IDBFactory', 'caches', 'CacheStorage',
+  'BroadcastChannel', 'Worker', 'SharedWorker', 'ServiceWorker', 'navigator', 'Navigator', 'WorkerNavigator',
+  'StorageManager', 'FileSystemHandle', 'FileSystemDirectoryHandle', 'FileSystemFileHandle',
+  'FileSystemSyncAccessHandle', 'postMessage', 'MessageChannel', 'MessagePort', 'eval', 'Function',
+  'RTCPeerConnection', 'RTCDataChannel', 'Notification', 'sendBeacon', 'open', 'requestFileSystem',
+  'webkitRequestFileSystem', 'webkitRequestFileSystemSync', 'Lock', 'LockManager',
+];
+
+function throwing(what) {
+  return function () {
+    throw new TypeError(`${what} is not available to graded code`);
+  };
+}
+
+// Take away what DENIED names (from the global and its prototypes), the Function constructors and
+// string timers; then check that it is gone. Returns what is left, [] when locked.
+function lockScope() {
+  for (const name of DENIED) {
+    for (let o = self; o; o = Object.getPrototypeOf(o)) {
+      if (Object.prototype.hasOwnProperty.call(o, name)) {
+        try {
+          if (!delete o[name]) {
+            Object.defineProperty(o, name, { value: undefined, writable: false, configurable: false });
+          }
+        } catch (e) {
+          // Checked below.
+        }
+      }
+    }
+  }
+  const ctors = [
+    function () {},
+    async function () {},
+    function* () {},
+    async function* () {},
+  ].map((f) => Object.getPrototypeOf(f));
+  for (const proto of ctors) {
+    Object.defineProperty(proto, 'constructor', {
+      value: throwing('compiling code from text'),
+      writable: false,
+      configurable: false,
+    });
+  }
+  const timers = {};
+  for (const name of ['setTimeout', 'setInterval']) {
+    const real = self[name].bind(self);
+    timers[name] = real;
+    const safe = (fn, ...rest) => {
+      if (typeof fn !== 'function') throw new TypeError('a timer runs functions only here');
+      return real(fn, ...rest);
+    };
+    Object.defineProperty(self, name, { value: safe, writable: false, configurable: false });
+  }
+  const left = DENIED.filter((n) => {
+    try {
+      return self[n] !== undefined;
+    } catch (e) {
+      return false;
+    }
+  });
   try {
-    const [py, harness] = await Promise.all([
-      loadPyodide({ indexURL: here + 'pyodide/', createPyodideModule, stdout: () => {}, stderr: () => {} }),
+    (function () {}).constructor('return 1');
+    left.push('Function constructor');
+  } catch (e) {
+    // Refused, as it should be.
+  }
+  try {
+    self.setTimeout('1', 0);
+    left.push('string timers');
+  } catch (e) {
+    // Refused.
+  }
+  return left;
+}
+
+async function start() {
+  self.fetch = countingFetch;
+  let py;
+  let harness;
+  try {
+    [py, harness] = await Promise.all([
+      loadPyodide({
+        indexURL: here + 'pyodide/',
+        createPyodideModule,
+        // Python's `js` module: nothing of this worker's scope.
+        jsglobals: Object.create(null),
+        stdout: () => {},
+        stderr: () => {},
+      }),
       realFetch(here + 'pyodide/harness.py').then((r) => {
         if (!r.ok) throw new Error(`harness.py: ${r.status} ${r.statusText}`);
         return r.text();
       }),
     ]);
-    py.runPython(DRIVER);
-    progress(true);
-    return { py, harness, run: py.globals.get('cabrito_run') };
   } finally {
     self.fetch = realFetch;
   }
-}
-
-// The static checker, nested here: it plans the runs and reads them into the result.
-function startChecker() {
-  return new Promise((ok, no) => {
-    const w = new Worker(here + 'checker_loader.js');
-    const waiting = new Map();
-    w.onmessage = (e) => {
-      const d = e.data;
-      if (typeof d === 'string') {
-        let r;
-        try {
-          r = JSON.parse(d);
-        } catch (x) {
-          return;
-        }
-        const cb = waiting.get(r.id);
-        if (cb) {
-          waiting.delete(r.id);
-          cb(r);
-        } else if (waiting.size === 1) {
-          // A reply without the job's id (the step could not be read): to the one waiting.
-          const [[k, only]] = waiting;
-          waiting.delete(k);
-          only(r);
-        }
-      } else if (d && d.type === 'ready') {
-        ok((step, id) => new Promise((done) => {
-          waiting.set(id, done);
-          w.postMessage(JSON.stringify(step));
-        }));
-      } else if (d && d.type === 'failed') {
-        no(new Error(d.why));
-      }
-    };
-    w.onerror = (e) => no(new Error(e.message || 'the checker did not load'));
-  });
-}
-
-const python = startPython();
-const checker = startChecker();
-python.then(
-  () => post({ type: 'ready' }),
-  (e) => post({ type: 'failed', why: `Python could not start in this page: ${e.message || e}` }),
-);
-python.catch(() => {});
-checker.catch(() => {});
-
-function server(json) {
-  post({ type: 'server', json });
-}
-
-function internal(id, message) {
-  server(JSON.stringify({ v: 1, id, type: 'error', code: 'internal', message }));
-}
-
-async function grade(id, jobText) {
-  let job;
-  try {
-    job = JSON.parse(jobText);
-  } catch (e) {
-    return internal(id, `the job cannot be read: ${e.message}`);
+  py.runPython(DRIVER);
+  const run = py.globals.get('cabrito_run');
+  const readResults = () => {
+    try {
+      return py.FS.readFile('/tmp/cabrito-results', { encoding: 'utf8' });
+    } catch (e) {
+      return '';
+    }
+  };
+  for (const m of ['js', 'pyodide_js']) {
+    try {
+      py.unregisterJsModule(m);
+    } catch (e) {
+      // Not registered.
+    }
   }
-  server(JSON.stringify({ v: 1, id, type: 'accepted', spec: job.spec || '', trials: job.trials || 50 }));
-  let ask;
+  py.runPython(LOCK_PY);
+  progress(true);
+  const left = lockScope();
+  if (left.length) throw new Error(`this browser would let graded code reach ${left.join(', ')}`);
+  return { run, harness, readResults };
+}
+
+let python = null;
+let used = false;
+
+function ran(id, output, error, seconds) {
+  post({ type: 'ran', run: id, output, error, seconds });
+}
+
+addListener('message', (e) => {
+  const d = e.data;
+  if (!python || used || !d || typeof d.run !== 'string' || typeof d.body !== 'string') return;
+  used = true;
+  const { run, harness, readResults } = python;
+  let r;
+  const t0 = performance.now();
   try {
-    ask = await checker;
-  } catch (e) {
-    return internal(id, `the static checker could not start: ${e.message}`);
+    r = run(harness, d.body);
+  } catch (x) {
+    // Python itself stopped (out of stack or memory): what it wrote so far, and why.
+    const why = `Python stopped: ${x && x.message ? String(x.message).slice(0, 2000) : x}`;
+    return ran(d.run, readResults(), why, (performance.now() - t0) / 1000);
   }
-  const planned = await ask({ step: 'plan', job }, id);
-  for (const m of planned.messages || []) server(m);
-  if (planned.step !== 'runs') return server(planned.last);
-  let p;
   try {
-    p = await python;
-  } catch (e) {
-    return internal(id, `Python could not start in this page: ${e.message || e}`);
-  }
-  const runs = [];
-  const stages = ['reference', 'candidate'];
-  for (let i = 0; i < planned.bodies.length; i++) {
-    const r = p.run(p.harness, planned.bodies[i]);
     const [output, error, seconds] = r.toJs();
     r.destroy();
-    runs.push({ output, error: error === undefined ? null : error, seconds });
-    server(JSON.stringify({ v: 1, id, type: 'progress', done: 2 + i, total: 3, stage: stages[i] || 'run' }));
+    ran(d.run, String(output), error == null ? null : String(error), Number(seconds) || 0);
+  } catch (x) {
+    ran(d.run, readResults(), `the run's result could not be read: ${x && x.message ? x.message : x}`, 0);
   }
-  const verdict = await ask({ step: 'verdict', job, runs }, id);
-  for (const m of verdict.messages || []) server(m);
-  server(verdict.last);
-}
+});
 
-self.onmessage = (e) => {
-  const d = e.data || {};
-  if (typeof d.id !== 'string' || typeof d.job !== 'string') return;
-  grade(d.id, d.job).catch((x) => internal(d.id, `the in-page grader failed: ${x && x.message ? x.message : x}`));
-};
+start().then(
+  (p) => {
+    python = p;
+    post({ type: 'ready' });
+  },
+  (e) => post({ type: 'failed', why: `Python could not start in this page: ${e && e.message ? e.message : e}` }),
+);

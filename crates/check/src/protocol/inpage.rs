@@ -3,16 +3,18 @@
 //! own, `www/pygrade/`) runs the same harness text the native grader runs, on the same requests.
 //!
 //! ```text
-//! page ── BrowserJob ──► pygrade worker ── Step::Plan ──► checker: [`answer`]
-//!        pygrade ◄── StepReply::Runs {bodies: [reference, candidate]} (or Final: nothing to run)
-//!        pygrade runs harness.py on each body in Pyodide
-//!        pygrade ── Step::Verdict {runs} ──► checker ──► StepReply::Final {message: result}
-//! page ◄── the worker's messages (progress, result, error) as JSON text
+//! page ── Step::Plan {job} ──► checker worker: [`answer`]
+//! page ◄── StepReply::Runs {bodies: [reference, candidate]} (or Final: nothing to run)
+//! page ── body ──► a fresh pygrade worker per run ──► BrowserRun (raw result lines)
+//! page ── Step::Verdict {job, runs} ──► checker ──► StepReply::Final {message: result}
 //! ```
 //!
-//! The plan, the comparison and the verdict are the native grader's ([`crate::grade`]); only the
-//! process around the harness differs (and the per-call time limit: Pyodide has no timer signal, so
-//! the page's time limit ends the whole Web Worker instead).
+//! The page plans and judges (the checker is the page's own worker); a pygrade worker only runs
+//! the harness and hands back its raw result lines, which are read as the native runner reads a
+//! process's, so a hostile candidate can at most misreport its own run. The plan, the comparison
+//! and the verdict are the native grader's ([`crate::grade`]); only the process around the harness
+//! differs (and the per-call time limit: Pyodide has no timer signal, so the page's time limit ends
+//! the whole Web Worker instead).
 
 use super::checker::Request;
 use super::report::{self, read_and_check};
@@ -93,7 +95,13 @@ pub struct BrowserRun {
     pub error: Option<String>,
     #[serde(default)]
     pub seconds: f64,
+    /// Set when the page stopped the run at its time limit (in seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<f64>,
 }
+
+/// The most result text one run may hand back (the harness writes a few kilobytes a run).
+pub const MAX_RUN_OUTPUT_BYTES: usize = 16 << 20;
 
 /// A message from the pygrade worker to the checker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -263,9 +271,14 @@ pub fn outcome(run: &BrowserRun, shape: &[usize]) -> RunOutcome {
         None => "",
     };
     let stderr = run.error.clone().unwrap_or_default();
+    if run.output.len() > MAX_RUN_OUTPUT_BYTES {
+        let message = format!("the run wrote more than {} MiB of results", MAX_RUN_OUTPUT_BYTES >> 20);
+        return protocol_failure(message, shape, stderr);
+    }
     match read_results(complete, shape) {
         Ok((trials, ending)) => {
             let status = match (ending, &run.error) {
+                _ if run.timed_out.is_some() => RunStatus::TimedOut { seconds: run.timed_out.unwrap_or_default() },
                 (_, Some(_)) => RunStatus::Exited { code: 1 },
                 (Ending::Done, None) => RunStatus::Completed,
                 (Ending::StoppedAfterTimeout, None) => RunStatus::StoppedAfterTimeout,
@@ -273,14 +286,16 @@ pub fn outcome(run: &BrowserRun, shape: &[usize]) -> RunOutcome {
             };
             RunOutcome { status, trials, stdout: String::new(), stderr, seconds: run.seconds }
         }
-        Err(m) => {
-            let mut failed = RunOutcome::failed(RunStatus::Protocol { message: m }, shape.len(), 0);
-            failed.trials =
-                shape.iter().map(|&n| grade::TrialOutcome { setup_error: None, calls: vec![None; n] }).collect();
-            failed.stderr = stderr;
-            failed
-        }
+        Err(m) => protocol_failure(m, shape, stderr),
     }
+}
+
+/// A run whose result lines broke the protocol: no call has a result.
+fn protocol_failure(message: String, shape: &[usize], stderr: String) -> RunOutcome {
+    let mut failed = RunOutcome::failed(RunStatus::Protocol { message }, shape.len(), 0);
+    failed.trials = shape.iter().map(|&n| grade::TrialOutcome { setup_error: None, calls: vec![None; n] }).collect();
+    failed.stderr = stderr;
+    failed
 }
 
 #[cfg(test)]
@@ -336,6 +351,7 @@ mod tests {
             output: output.into(),
             error: error.map(str::to_string),
             seconds: 0.1,
+            timed_out: None,
         };
         // The reference did not finish: an error verdict naming it.
         let runs = vec![run("", Some("MemoryError")), run("", None)];
