@@ -26,14 +26,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use thirtyfour::prelude::*;
 
-/// dist/ served by Python's plain static file server on a free port; its base URL.
-fn static_server(dist: &Path) -> Res<(Group, String)> {
+/// dist/ served by Python's plain static file server on a free port, its request log in a file
+/// (to check that no graded code reached it); the base URL and the log's path.
+fn static_server(dist: &Path, log: &Path) -> Res<(Group, String)> {
     let port = free_port()?;
     let child = Command::new("python3")
-        .args(["-m", "http.server", "--bind", "127.0.0.1", &port.to_string(), "--directory"])
+        .args(["-u", "-m", "http.server", "--bind", "127.0.0.1", &port.to_string(), "--directory"])
         .arg(dist)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(log)?)
         .process_group(0)
         .spawn()?;
     let group = Group(child);
@@ -45,6 +46,11 @@ fn static_server(dist: &Path) -> Res<(Group, String)> {
         std::thread::sleep(Duration::from_millis(100));
     }
     Ok((group, format!("http://127.0.0.1:{port}/")))
+}
+
+/// The requests in the server's log whose path carries `marker` (what a hostile candidate asks for).
+fn requests_with(log: &Path, marker: &str) -> Vec<String> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(marker)).map(str::to_string).collect()
 }
 
 async fn open_task(driver: &WebDriver, base: &str, s: &TaskSpec) -> Res {
@@ -146,12 +152,110 @@ fn agree(what: &str, page: &Value, n: &GradeResult) -> Res {
     Ok(())
 }
 
+/// The verdict's text, shortened for the log.
+fn short(v: &Value) -> String {
+    v["text"].as_str().unwrap_or("").chars().take(600).collect()
+}
+
+/// Every way out of the Python worker a candidate might try: the `js` and pyodide modules (by
+/// import, through the builtins it can dig out of any module), any JsProxy left in Python's heap,
+/// JS compiled from text, importScripts, a forged message to the page. What each reached comes back
+/// as the value (the request paths carry `exfil`, which the server's log must never show).
+const HOSTILE_JS: &str = r#"
+def _report_js():
+    # The builtins the harness withholds, from the globals of a class any program can list.
+    B = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "_wrap_close"][0].__init__.__globals__["__builtins__"]
+    imp, getattr, BaseException = B["__import__"], B["getattr"], B["BaseException"]
+    out = []
+    def note(k, f):
+        try:
+            out.append("%s=%s" % (k, str(f())[:60]))
+        except BaseException as e:
+            out.append("%s!%s" % (k, type(e).__name__))
+    sys = imp("sys")
+    if getattr(sys, "hostile_report", None):
+        return sys.hostile_report
+    note("js", lambda: imp("js").fetch("/exfil-js"))
+    note("js_post", lambda: imp("js").postMessage({"type": "ran", "output": "forged"}))
+    note("pyodide_js", lambda: imp("pyodide_js")._api)
+    note("ffi", lambda: imp("pyodide.ffi").JsProxy)
+    note("run_js", lambda: imp("pyodide.code").run_js("fetch('/exfil-runjs')"))
+    note("core", lambda: imp("_pyodide_core"))
+    note("ctypes", lambda: imp("ctypes"))
+    note("loader", lambda: [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "BuiltinImporter"][0].load_module("js"))
+    note("modules", lambda: sorted(n for n, m in sys.modules.items() if m is not None and ("js" in n or "pyodide" in n)))
+    gc = imp("gc")
+    proxies = []
+    for o in gc.get_objects():
+        if "JsProxy" in type(o).__name__:
+            proxies.append(o)
+        elif type(o) is dict:
+            proxies.extend(v for v in list(o.values()) if "JsProxy" in type(v).__name__)
+        elif type(o) in (list, tuple):
+            proxies.extend(v for v in o if "JsProxy" in type(v).__name__)
+    note("heap_proxies", lambda: len(proxies))
+    reached = set()
+    for p in proxies[:300]:
+        for name in ("fetch", "importScripts", "XMLHttpRequest", "WebSocket", "postMessage", "eval", "Function", "indexedDB", "caches", "navigator"):
+            try:
+                if getattr(p, name, None) is not None:
+                    reached.add(name)
+            except BaseException:
+                pass
+        for name in ("self", "globalThis"):
+            try:
+                g = getattr(p, name, None)
+                if g is not None:
+                    reached.add(name)
+                    g.fetch("/exfil-global")
+                    reached.add(name + ".fetch")
+            except BaseException:
+                pass
+        try:
+            p.constructor.constructor("fetch('/exfil-ctor')")()
+            reached.add("constructor")
+        except BaseException:
+            pass
+        try:
+            p.setTimeout("fetch('/exfil-timer')", 0)
+            reached.add("string timer")
+        except BaseException:
+            pass
+        try:
+            p.importScripts("/exfil-importscripts")
+            reached.add("importScripts()")
+        except BaseException:
+            pass
+        try:
+            p.postMessage({"type": "ran", "run": "x", "output": "forged", "error": None, "seconds": 0})
+            reached.add("postMessage()")
+        except BaseException:
+            pass
+    note("via_heap", lambda: sorted(reached))
+    sys.hostile_report = "|".join(out)
+    return sys.hostile_report
+"#;
+
+/// Memory without bound (the worker's memory cap makes it a MemoryError).
+const HOSTILE_MEMORY: &str = r#"
+def _report_memory():
+    x = []
+    while True:
+        x.append(" " * 10_000_000)
+"#;
+
+/// Recursion without bound.
+const HOSTILE_RECURSION: &str = r#"
+def _report_recursion(n=0):
+    return _report_recursion(n + 1) + 1
+"#;
+
 /// The verdict's pass/fail as a bool (an error is neither).
 fn passed(v: &Value) -> Option<bool> {
     v["passed"].as_str().and_then(|p| p.parse().ok())
 }
 
-async fn scenario(driver: &WebDriver, base: &str) -> Res {
+async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
     // Math: nothing of Python is fetched before the first run; the reference passes, the starter fails.
     let math = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 8, 2);
     let task = generate(&math)?;
@@ -231,9 +335,11 @@ async fn scenario(driver: &WebDriver, base: &str) -> Res {
     }
     set_answer(driver, &looping).await?;
     let v = run_in_page(driver, 120).await?;
-    if v["passed"] != "error" || v["failure"] != "timeout" || v["ran"] != "browser" {
-        return Err(format!("the looping candidate was not stopped at the limit: {v}").into());
+    if passed(&v) != Some(false) || v["ran"] != "browser" || !v["text"].as_str().unwrap_or("").contains("8 s") {
+        return Err(format!("the looping candidate was not stopped at the limit and failed: {v}").into());
     }
+    println!("in-page grading: looping candidate: {}", short(&v));
+    js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '30'); return true;", vec![]).await?;
     js(driver, "return document.title.length >= 0;", vec![]).await?;
     set_answer(driver, &task.solution_code).await?;
     let v = run_in_page(driver, 300).await?;
@@ -241,24 +347,31 @@ async fn scenario(driver: &WebDriver, base: &str) -> Res {
         return Err(format!("the grade after the stopped one did not pass: {v}").into());
     }
 
-    // Hostile candidates: contained (a verdict or an error, in the page), and the page lives.
-    let first = task.solution_code.find("def ").unwrap_or(0);
+    // Hostile candidates: contained (no request reaches the server, an honest fail), and the page
+    // lives. Each starts from the starter (which fails) and reports what its attacks reached as the
+    // first function's value, which the verdict shows.
+    let attack = |name: &str, code: &str| -> Res<String> {
+        let text = format!("{}\n\n{code}\n", task.starter_code);
+        let patched = text.replacen("\n    return ", &format!("\n    return _report_{name}()\n    return "), 1);
+        if patched == text {
+            return Err("the hostile candidate could not be made".into());
+        }
+        Ok(patched)
+    };
     let hostile = [
-        ("memory", task.solution_code.replacen("\n    return ", "\n    x = [0] * (10 ** 10)\n    return ", 1)),
-        ("recursion", format!("{}\n\ndef deep(v):\n    return deep(v) + 1\n", task.solution_code).replacen("\n    return ", "\n    deep(1)\n    return ", 1)),
-        ("escape", format!("{}{}", &task.solution_code[..first], task.solution_code[first..].replacen("\n    return ", "\n    [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'BuiltinImporter'][0].load_module('js').postMessage('x')\n    return ", 1))),
-        ("exit", task.solution_code.replacen("\n    return ", "\n    raise SystemExit(3)\n    return ", 1)),
+        ("js", attack("js", HOSTILE_JS)?),
+        ("memory", attack("memory", HOSTILE_MEMORY)?),
+        ("recursion", attack("recursion", HOSTILE_RECURSION)?),
+        ("exit", task.starter_code.replacen("\n    return ", "\n    raise SystemExit(0)\n    return ", 1)),
     ];
     for (what, text) in hostile {
         set_answer(driver, &text).await?;
         let v = run_in_page(driver, 300).await?;
-        if v["ran"] != "browser" || passed(&v) == Some(true) {
-            return Err(format!("the hostile candidate '{what}' was not contained: {v}").into());
+        let leaked = requests_with(log, "exfil");
+        if v["ran"] != "browser" || passed(&v) != Some(false) || !leaked.is_empty() {
+            return Err(format!("the hostile candidate '{what}' was not contained: {v}; requests: {leaked:?}").into());
         }
-        println!(
-            "in-page grading: hostile '{what}': {}",
-            v["text"].as_str().unwrap_or("").chars().take(160).collect::<String>()
-        );
+        println!("in-page grading: hostile '{what}': {}", short(&v));
     }
     let corpus = crate::hostile::corpus();
     for case in corpus.iter().filter(|c| c.python && c.compiles && c.bytes.len() < 200_000) {
@@ -300,8 +413,11 @@ async fn e2e_inpage_grading() {
             crate::guard::cannot_run("the in-page grading end-to-end test needs python3 (its static server)");
             return Ok(());
         }
-        let (_server, base) = static_server(&s.setup.dist)?;
-        scenario(&s.driver, &base).await
+        let log = std::env::temp_dir().join(format!("cabrito-inpage-requests-{}.log", std::process::id()));
+        let (_server, base) = static_server(&s.setup.dist, &log)?;
+        let r = scenario(&s.driver, &base, &log).await;
+        let _ = std::fs::remove_file(&log);
+        r
     })
     .await;
 }

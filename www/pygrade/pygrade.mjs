@@ -142,7 +142,7 @@ const DENIED = [
   'WebTransport', 'EventSource', 'importScripts', 'indexedDB', 'IDBFactory', 'caches', 'CacheStorage',
   'BroadcastChannel', 'Worker', 'SharedWorker', 'ServiceWorker', 'navigator', 'Navigator', 'WorkerNavigator',
   'StorageManager', 'FileSystemHandle', 'FileSystemDirectoryHandle', 'FileSystemFileHandle',
-  'FileSystemSyncAccessHandle', 'postMessage', 'MessageChannel', 'MessagePort', 'eval', 'Function',
+  'FileSystemSyncAccessHandle', 'postMessage', 'MessageChannel', 'MessagePort', 'eval',
   'RTCPeerConnection', 'RTCDataChannel', 'Notification', 'sendBeacon', 'open', 'requestFileSystem',
   'webkitRequestFileSystem', 'webkitRequestFileSystemSync', 'Lock', 'LockManager',
 ];
@@ -182,6 +182,11 @@ function lockScope() {
       configurable: false,
     });
   }
+  // `Function` itself compiles text: a stand-in that refuses, with the same prototype (so that
+  // `instanceof Function` still holds).
+  const noFunction = throwing('compiling code from text');
+  Object.defineProperty(noFunction, 'prototype', { value: Function.prototype });
+  Object.defineProperty(self, 'Function', { value: noFunction, writable: false, configurable: false });
   const timers = {};
   for (const name of ['setTimeout', 'setInterval']) {
     const real = self[name].bind(self);
@@ -199,11 +204,13 @@ function lockScope() {
       return false;
     }
   });
-  try {
-    (function () {}).constructor('return 1');
-    left.push('Function constructor');
-  } catch (e) {
-    // Refused, as it should be.
+  for (const make of [() => (function () {}).constructor('return 1'), () => self.Function('return 1')]) {
+    try {
+      make();
+      left.push('the Function constructor');
+    } catch (e) {
+      // Refused, as it should be.
+    }
   }
   try {
     self.setTimeout('1', 0);
