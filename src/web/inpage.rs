@@ -87,9 +87,8 @@ fn server(json: serde_json::Value) -> Option<ServerMessage> {
 fn emit_text(report: &Callback<PanelAction>, text: &str) {
     match ServerMessage::parse(text) {
         Ok(m) => report.emit(PanelAction::Server(m)),
-        Err(e) => report.emit(PanelAction::Browser(BrowserStatus::Failed(format!(
-            "the checker sent an unreadable message: {e}"
-        )))),
+        Err(e) => report
+            .emit(PanelAction::Browser(BrowserStatus::Failed(format!("the checker sent an unreadable message: {e}")))),
     }
 }
 
@@ -195,8 +194,7 @@ fn field(data: &JsValue, key: &str) -> JsValue {
 fn start_checker() -> Result<Checker, String> {
     let worker = web_sys::Worker::new(CHECKER_SCRIPT)
         .map_err(|e| format!("the browser refused to start the checker: {}", describe(&e)))?;
-    let onmessage =
-        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| on_checker(e.data()));
+    let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| on_checker(e.data()));
     let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(|_: web_sys::Event| {
         GRADER.with(|g| g.borrow_mut().checker = None);
         let id = GRADER.with(|g| g.borrow().active.as_ref().map(|a| a.job.id.clone()));
@@ -243,8 +241,7 @@ fn on_checker(data: JsValue) {
 }
 
 fn on_step_reply(text: &str) {
-    let Some((id, report)) =
-        GRADER.with(|g| g.borrow().active.as_ref().map(|a| (a.job.id.clone(), a.report.clone())))
+    let Some((id, report)) = GRADER.with(|g| g.borrow().active.as_ref().map(|a| (a.job.id.clone(), a.report.clone())))
     else {
         return;
     };
@@ -376,11 +373,11 @@ fn py_failed(serial: u64, why: String) {
         p.run
     });
     if had_run.is_some() {
-        let (id, report) = match GRADER.with(|g| g.borrow().active.as_ref().map(|a| (a.job.id.clone(), a.report.clone())))
-        {
-            Some(x) => x,
-            None => return,
-        };
+        let (id, report) =
+            match GRADER.with(|g| g.borrow().active.as_ref().map(|a| (a.job.id.clone(), a.report.clone()))) {
+                Some(x) => x,
+                None => return,
+            };
         report.emit(PanelAction::Browser(BrowserStatus::Failed(why.clone())));
         end_job(Some(error(&id, ErrorCode::Internal, why)));
     }

@@ -50,7 +50,12 @@ fn static_server(dist: &Path, log: &Path) -> Res<(Group, String)> {
 
 /// The requests in the server's log whose path carries `marker` (what a hostile candidate asks for).
 fn requests_with(log: &Path, marker: &str) -> Vec<String> {
-    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(marker)).map(str::to_string).collect()
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(marker))
+        .map(str::to_string)
+        .collect()
 }
 
 async fn open_task(driver: &WebDriver, base: &str, s: &TaskSpec) -> Res {
@@ -335,7 +340,10 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
     }
     set_answer(driver, &looping).await?;
     let v = run_in_page(driver, 120).await?;
-    if passed(&v) != Some(false) || v["ran"] != "browser" || !v["text"].as_str().unwrap_or("").contains("8 s") {
+    if passed(&v) != Some(false)
+        || v["ran"] != "browser"
+        || !v["text"].as_str().unwrap_or("").contains("wall-clock limit of 8.0 s")
+    {
         return Err(format!("the looping candidate was not stopped at the limit and failed: {v}").into());
     }
     println!("in-page grading: looping candidate: {}", short(&v));
@@ -348,12 +356,13 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
     }
 
     // Hostile candidates: contained (no request reaches the server, an honest fail), and the page
-    // lives. Each starts from the starter (which fails) and reports what its attacks reached as the
-    // first function's value, which the verdict shows.
+    // lives. Each is the reference with an attack nested in its first function, whose value then is
+    // the attack's report (a wrong value: the verdict shows it as that function's first failure).
     let attack = |name: &str, code: &str| -> Res<String> {
-        let text = format!("{}\n\n{code}\n", task.starter_code);
-        let patched = text.replacen("\n    return ", &format!("\n    return _report_{name}()\n    return "), 1);
-        if patched == text {
+        let nested: String = code.lines().map(|l| format!("    {l}\n")).collect();
+        let text = &task.solution_code;
+        let patched = text.replacen("\n    return ", &format!("\n{nested}    return _report_{name}()\n    return "), 1);
+        if patched == *text {
             return Err("the hostile candidate could not be made".into());
         }
         Ok(patched)
@@ -362,7 +371,7 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         ("js", attack("js", HOSTILE_JS)?),
         ("memory", attack("memory", HOSTILE_MEMORY)?),
         ("recursion", attack("recursion", HOSTILE_RECURSION)?),
-        ("exit", task.starter_code.replacen("\n    return ", "\n    raise SystemExit(0)\n    return ", 1)),
+        ("exit", task.solution_code.replacen("\n    return ", "\n    raise SystemExit(0)\n    return ", 1)),
     ];
     for (what, text) in hostile {
         set_answer(driver, &text).await?;
@@ -371,7 +380,9 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         if v["ran"] != "browser" || passed(&v) != Some(false) || !leaked.is_empty() {
             return Err(format!("the hostile candidate '{what}' was not contained: {v}; requests: {leaked:?}").into());
         }
-        println!("in-page grading: hostile '{what}': {}", short(&v));
+        let text = v["text"].as_str().unwrap_or("");
+        let at = text.find("first failure").unwrap_or(0);
+        println!("in-page grading: hostile '{what}': {}", text[at..].chars().take(1200).collect::<String>());
     }
     let corpus = crate::hostile::corpus();
     for case in corpus.iter().filter(|c| c.python && c.compiles && c.bytes.len() < 200_000) {

@@ -374,13 +374,22 @@ mod tests {
         let StepReply::Runs { .. } = reply(&Step::Plan { job: j.clone() }) else { panic!() };
         let prep = grade::prepare(&j.grade_task(), j.trials).unwrap();
         let shape = grade::shape(&prep.plan);
-        let stopped = BrowserRun { output: String::new(), error: Some("stopped".into()), seconds: 8.0, timed_out: Some(8.0) };
+        let stopped =
+            BrowserRun { output: String::new(), error: Some("stopped".into()), seconds: 8.0, timed_out: Some(8.0) };
         assert_eq!(outcome(&stopped, &shape).status, RunStatus::TimedOut { seconds: 8.0 });
-        let huge = BrowserRun { output: "x".repeat(MAX_RUN_OUTPUT_BYTES + 1), error: None, seconds: 1.0, timed_out: None };
+        let huge =
+            BrowserRun { output: "x".repeat(MAX_RUN_OUTPUT_BYTES + 1), error: None, seconds: 1.0, timed_out: None };
         assert!(matches!(outcome(&huge, &shape).status, RunStatus::Protocol { .. }));
         // A reference that ran and a candidate stopped at the limit: a failed result, not an error.
-        let fine = BrowserRun { output: "{\"k\":\"done\",\"stopped\":null}\n".into(), error: None, seconds: 0.1, timed_out: None };
-        let StepReply::Final { last, .. } = reply(&Step::Verdict { job: j, runs: vec![fine, stopped] }) else { panic!() };
+        let fine = BrowserRun {
+            output: "{\"k\":\"done\",\"stopped\":null}\n".into(),
+            error: None,
+            seconds: 0.1,
+            timed_out: None,
+        };
+        let StepReply::Final { last, .. } = reply(&Step::Verdict { job: j, runs: vec![fine, stopped] }) else {
+            panic!()
+        };
         let ServerMessage::Result(r) = ServerMessage::parse(&last).unwrap() else { panic!("{last}") };
         assert!(!r.passed, "{}", r.message);
     }
