@@ -188,7 +188,7 @@ def _report_js():
     note("core", lambda: imp("_pyodide_core"))
     note("ctypes", lambda: imp("ctypes"))
     note("loader", lambda: [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "BuiltinImporter"][0].load_module("js"))
-    note("modules", lambda: sorted(n for n, m in sys.modules.items() if m is not None and ("js" in n or "pyodide" in n)))
+    note("modules", lambda: sorted(n for n, m in sys.modules.items() if m is not None and n.split(".")[0] in ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "ctypes")))
     gc = imp("gc")
     proxies = []
     for o in gc.get_objects():
@@ -241,12 +241,23 @@ def _report_js():
     return sys.hostile_report
 "#;
 
-/// Memory without bound (the worker's memory cap makes it a MemoryError).
+/// Memory without bound: the worker's memory cap makes it a MemoryError (said once; the report is
+/// kept for the other calls).
 const HOSTILE_MEMORY: &str = r#"
 def _report_memory():
+    B = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "_wrap_close"][0].__init__.__globals__["__builtins__"]
+    sys = B["__import__"]("sys")
+    if B["getattr"](sys, "memory_report", None):
+        return sys.memory_report
     x = []
-    while True:
-        x.append(" " * 10_000_000)
+    try:
+        while True:
+            x.append(" " * 10_000_000)
+    except B["MemoryError"]:
+        n = len(x)
+        x = None
+        sys.memory_report = "MemoryError after %d MB" % (n * 10)
+    return sys.memory_report
 "#;
 
 /// Recursion without bound.
@@ -371,7 +382,14 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         ("js", attack("js", HOSTILE_JS)?),
         ("memory", attack("memory", HOSTILE_MEMORY)?),
         ("recursion", attack("recursion", HOSTILE_RECURSION)?),
-        ("exit", task.solution_code.replacen("\n    return ", "\n    raise SystemExit(0)\n    return ", 1)),
+        (
+            "exit",
+            task.solution_code.replacen(
+                "\n    return ",
+                "\n    [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0].__init__.__globals__['sys'].exit(3)\n    return ",
+                1,
+            ),
+        ),
     ];
     for (what, text) in hostile {
         set_answer(driver, &text).await?;
