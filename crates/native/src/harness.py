@@ -138,16 +138,13 @@ def plain_value(v, budget, depth):
                 return None
             parts.append(text)
         return '{"t":"tuple","v":[%s]}' % ",".join(parts)
-    numpy = loaded_numpy()
-    if numpy is not None and t is numpy.ndarray and v.dtype.str == "<f8":
+    nd = NDARRAY[0] or ndarray_type()
+    if t is nd and v.dtype is F8[0]:
         budget[0] -= v.size
         if budget[0] < 0:
             return None
         # The bytes in C order as hex: exact, and far cheaper than a repr per element.
-        return '{"t":"ndarray","shape":[%s],"dtype":"float64","hex":"%s"}' % (
-            ",".join(map(str, v.shape)),
-            v.tobytes().hex(),
-        )
+        return '{"t":"ndarray","shape":[%s],"dtype":"float64","hex":"%s"}' % (shape_text(v.shape), v.tobytes().hex())
     return None
 
 
