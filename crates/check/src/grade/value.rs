@@ -270,7 +270,7 @@ pub(crate) fn f64_hex(s: &str) -> Option<Vec<f64>> {
         }
     }
     let s = s.as_bytes();
-    if s.len() % 16 != 0 {
+    if !s.len().is_multiple_of(16) {
         return None;
     }
     s.chunks_exact(16)
