@@ -6,8 +6,9 @@
 #   2. clippy (wasm)    -D warnings for the wasm build (CABRITO_CLIPPY=advisory only reports), and
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests (tests/<crate>/main.rs, one crate per
-#                       concern), doc tests; benches are compiled. Clippy lints the native code as it
-#                       compiles (scripts/clippy-rustc). Tests named e2e_… wait for step 6
+#                       concern; two binaries at a time), doc tests; benches are compiled. Clippy lints
+#                       the native code as it compiles (scripts/clippy-rustc). Tests named e2e_… wait
+#                       for step 6
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
 #   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
@@ -65,7 +66,11 @@ done_step
 
 begin "native tests"
 # The tests that need the built app (named e2e_…) run last, once dist/ is built from this tree.
-cargo test --workspace --locked --lib --bins --tests -- --skip e2e_
+# Built first; then the test binaries run two at a time (scripts/test_binaries.py): many of their tests
+# wait on CPython, a socket or a browser with a core idle, which `cargo test` leaves idle.
+cargo test --workspace --locked --lib --bins --tests --no-run --message-format=json-render-diagnostics \
+  >"$CABRITO_ROOT/target/test-binaries.json"
+python3 scripts/test_binaries.py -- --skip e2e_ <"$CABRITO_ROOT/target/test-binaries.json"
 cargo test --workspace --locked --doc
 cargo build --locked --benches
 done_step
