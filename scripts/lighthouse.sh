@@ -14,7 +14,7 @@
 #                                        the longest main-thread task (scripts/bigtask_bench.mjs)
 #
 # Needs dist/ (trunk build --release) and node_modules (scripts/setup.sh); builds `cabrito` if needed
-# (the release build when scripts/serve.sh made one, else the debug build).
+# (the release build when scripts/serve.sh made one; else CABRITO_SERVER, a built binary; else debug).
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
@@ -25,11 +25,13 @@ cd "$CABRITO_ROOT"
 
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 # The release server that scripts/serve.sh built, the one users run, when it is there (brought up to
-# date without scripts/test.sh's lint wrapper, which would build it apart from serve.sh's); else the
-# debug build the tests use.
+# date without scripts/test.sh's lint wrapper, which would build it apart from serve.sh's); else
+# CABRITO_SERVER (scripts/test.sh passes the binary its tests used); else a debug build.
 if [ -x "$TARGET_DIR/release/cabrito" ]; then
   env -u RUSTC_WORKSPACE_WRAPPER cargo build --release --locked --quiet --bin cabrito
   SERVER_BIN="$TARGET_DIR/release/cabrito"
+elif [ -n "${CABRITO_SERVER:-}" ]; then
+  SERVER_BIN="$CABRITO_SERVER"
 else
   cargo build --locked --quiet --bin cabrito
   SERVER_BIN="$TARGET_DIR/debug/cabrito"

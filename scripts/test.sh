@@ -109,8 +109,10 @@ fi
 report_dist
 # The brotli and gzip copies of dist/, made once here (on every core) so that the servers the browser
 # tests and Lighthouse start find them fresh instead of each compressing beside its test. After
-# serve.sh, whose server makes them when it starts, they are fresh already.
-cargo run --locked --quiet --bin cabrito -- serve --precompress-only --dist dist
+# serve.sh, whose server makes them when it starts, they are fresh already. The binary is the native
+# step's: `cargo run --bin cabrito` alone resolves the crates' features apart from the workspace's
+# test build and would compile them again.
+"$CABRITO_ROOT/target/debug/cabrito" serve --precompress-only --dist dist
 # The first download (what index.html fetches before the page is interactive): its size in gzip, and that
 # it holds the app alone.
 cargo test --locked --test e2e first_download:: -- --nocapture
@@ -126,7 +128,8 @@ echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 
 begin "lighthouse (accessibility and best practices; performance printed)"
-bash scripts/lighthouse.sh
+# Served by serve.sh's release build when there is one, else by the native step's debug binary.
+CABRITO_SERVER="$CABRITO_ROOT/target/debug/cabrito" bash scripts/lighthouse.sh
 done_step
 
 section "all tests passed"
