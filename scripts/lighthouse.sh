@@ -13,7 +13,8 @@
 #                                        big task pages, desktop, several runs each: medians and
 #                                        the longest main-thread task (scripts/bigtask_bench.mjs)
 #
-# Needs dist/ (trunk build --release) and node_modules (scripts/setup.sh); builds `cabrito` if needed.
+# Needs dist/ (trunk build --release) and node_modules (scripts/setup.sh); builds `cabrito` if needed
+# (the release build when scripts/serve.sh made one; else CABRITO_SERVER, a built binary; else debug).
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
@@ -22,10 +23,21 @@ cd "$CABRITO_ROOT"
 [ -f dist/index.html ] || { echo "lighthouse: dist/ is missing; run trunk build --release first" >&2; exit 1; }
 [ -x node_modules/.bin/lighthouse ] || { echo "lighthouse: npm lighthouse is missing; run bash scripts/setup.sh" >&2; exit 1; }
 
-cargo build --locked --quiet --bin cabrito
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+# The release server that scripts/serve.sh built, the one users run, when it is there (brought up to
+# date without scripts/test.sh's lint wrapper, which would build it apart from serve.sh's); else
+# CABRITO_SERVER (scripts/test.sh passes the binary its tests used); else a debug build.
+if [ -x "$TARGET_DIR/release/cabrito" ]; then
+  env -u RUSTC_WORKSPACE_WRAPPER cargo build --release --locked --quiet --bin cabrito
+  SERVER_BIN="$TARGET_DIR/release/cabrito"
+elif [ -n "${CABRITO_SERVER:-}" ]; then
+  SERVER_BIN="$CABRITO_SERVER"
+else
+  cargo build --locked --quiet --bin cabrito
+  SERVER_BIN="$TARGET_DIR/debug/cabrito"
+fi
 LOG=$(mktemp)
-"$TARGET_DIR/debug/cabrito" serve --addr 127.0.0.1:0 --dist dist >"$LOG" 2>&1 &
+"$SERVER_BIN" serve --addr 127.0.0.1:0 --dist dist >"$LOG" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; rm -f "$LOG"' EXIT
 URL=
@@ -38,7 +50,7 @@ done
 [ -n "$URL" ] || { echo "lighthouse: cabrito serve printed no URL" >&2; exit 1; }
 case "$URL" in */) ;; *) URL="$URL/" ;; esac
 # Measure what a browser gets once the server has made its precompressed copies of dist/ (brotli and
-# gzip, on a thread of its own; the first start after a build takes a while in a debug build).
+# gzip, on threads of their own; fresh already after scripts/test.sh's app build step or serve.sh).
 for _ in $(seq 1800); do
   grep -q '^precompressed:' "$LOG" && break
   kill -0 "$SERVER" 2>/dev/null || { cat "$LOG" >&2; echo "lighthouse: cabrito serve stopped" >&2; exit 1; }

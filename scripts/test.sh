@@ -6,8 +6,9 @@
 #   2. clippy (wasm)    -D warnings for the wasm build (CABRITO_CLIPPY=advisory only reports), and
 #                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests (tests/<crate>/main.rs, one crate per
-#                       concern), doc tests; benches are compiled. Clippy lints the native code as it
-#                       compiles (scripts/clippy-rustc). Tests named e2e_… wait for step 6
+#                       concern; two binaries at a time), doc tests; benches are compiled. Clippy lints
+#                       the native code as it compiles (scripts/clippy-rustc). Tests named e2e_… wait
+#                       for step 6
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
 #   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
@@ -65,7 +66,11 @@ done_step
 
 begin "native tests"
 # The tests that need the built app (named e2e_…) run last, once dist/ is built from this tree.
-cargo test --workspace --locked --lib --bins --tests -- --skip e2e_
+# Built first; then the test binaries run two at a time (scripts/test_binaries.py): many of their tests
+# wait on CPython, a socket or a browser with a core idle, which `cargo test` leaves idle.
+cargo test --workspace --locked --lib --bins --tests --no-run --message-format=json-render-diagnostics \
+  >"$CABRITO_ROOT/target/test-binaries.json"
+python3 scripts/test_binaries.py -- --skip e2e_ <"$CABRITO_ROOT/target/test-binaries.json"
 cargo test --workspace --locked --doc
 cargo build --locked --benches
 done_step
@@ -102,6 +107,12 @@ else
   build_app
 fi
 report_dist
+# The brotli and gzip copies of dist/, made once here (on every core) so that the servers the browser
+# tests and Lighthouse start find them fresh instead of each compressing beside its test. After
+# serve.sh, whose server makes them when it starts, they are fresh already. The binary is the native
+# step's: `cargo run --bin cabrito` alone resolves the crates' features apart from the workspace's
+# test build and would compile them again.
+"$CABRITO_ROOT/target/debug/cabrito" serve --precompress-only --dist dist
 # The first download (what index.html fetches before the page is interactive): its size in gzip, and that
 # it holds the app alone.
 cargo test --locked --test e2e first_download:: -- --nocapture
@@ -117,7 +128,8 @@ echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 
 begin "lighthouse (accessibility and best practices; performance printed)"
-bash scripts/lighthouse.sh
+# Served by serve.sh's release build when there is one, else by the native step's debug binary.
+CABRITO_SERVER="$CABRITO_ROOT/target/debug/cabrito" bash scripts/lighthouse.sh
 done_step
 
 section "all tests passed"

@@ -3,7 +3,7 @@
 //! Trunk builds each from index.html's `data-type="worker"` link for its no-modules glue, which the
 //! app runs in a function of its own (two modules' glue each declare `wasm_bindgen`), and the
 //! module's start function puts its calls on `window` (`mount`, `generate`, `draw`…).
-//! Also the page's timing helpers ([`when_idle`], [`next_frame`], [`after_paint`]).
+//! Also the page's timing helpers ([`when_idle`], [`next_frame`], [`after_paint`], [`use_painted`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -156,6 +156,18 @@ pub fn after_paint(f: Box<dyn FnOnce()>) {
             let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 0);
         }
     }));
+}
+
+/// False in a component's first render, true from the render after the browser has painted it: a view
+/// draws what a reader sees first and the rest in a later task, so no single task holds the page long.
+#[yew::hook]
+pub fn use_painted() -> bool {
+    let painted = yew::use_state_eq(|| false);
+    {
+        let painted = painted.clone();
+        yew::use_effect_with((), move |_| after_paint(Box::new(move || painted.set(true))));
+    }
+    *painted
 }
 
 /// Call the loaded module's `mount(root, arg)`.

@@ -41,7 +41,8 @@ pub fn start() {
         web_sys::console::error_1(&text.clone().into());
         show_fatal(&text);
     }));
-    pages::start();
+    // In a task of its own: the page's first render does not add to the wasm's instantiation.
+    gloo::timers::callback::Timeout::new(0, pages::start).forget();
 }
 
 /// A random 64-bit number from the browser's `crypto.getRandomValues` (through `getrandom`), for new

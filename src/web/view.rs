@@ -349,6 +349,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         _ => None,
     };
     let state = use_reducer_eq(|| ViewState(TaskViewState::new(asked)));
+    let painted = super::lazy::use_painted();
     let v = &state.0;
     let act = {
         let dispatcher = state.dispatcher();
@@ -516,7 +517,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
         // "Your solution" stays on the page under the other tabs (its editor keeps its undo history).
         (CodeTab::Solution, _) => html! {},
     };
-    let solution_pane = if p.embed {
+    let solution_pane = if p.embed || (!painted && v.code_tab != CodeTab::Solution) {
         html! {}
     } else {
         let on_show = v.code_tab == CodeTab::Solution;
@@ -866,7 +867,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <div class="tabs side-tabs" role="tablist" aria-label="Panels">
                         { for panels.iter().map(|&w| side_tab(w)) }
                     </div>
-                    { for panels.iter().map(|&w| body(w, side_content(w))) }
+                    // The code (the largest paint) first; the panels' contents once it is painted.
+                    { for panels.iter().map(|&w| body(w, if painted { side_content(w) } else { html! {} })) }
                 </section>
             </div>
         </section>

@@ -283,3 +283,34 @@ fn servers_started_together_share_the_work() {
         std::fs::read_dir(&dist).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(names.len(), 6, "the files and their copies, no temporary ones: {names:?}");
 }
+
+/// `--precompress-only` writes the copies the server would, says so in the server's words and
+/// exits; a second run finds them fresh; a folder without the app is refused by name.
+#[test]
+fn precompress_only_writes_the_copies_and_exits() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html><title>t</title>".repeat(40)).unwrap();
+    std::fs::write(dist.join(WASM), sample(100_000, 5)).unwrap();
+    let run = |dir: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_cabrito"))
+            .args(["serve", "--precompress-only", "--dist"])
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let first = run(&dist);
+    let out = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "{out}{}", String::from_utf8_lossy(&first.stderr));
+    assert!(out.starts_with("precompressed: 4 copies written, 0 fresh"), "{out}");
+    for ext in ["br", "gz"] {
+        assert!(dist.join(format!("{WASM}.{ext}")).is_file() && dist.join(format!("index.html.{ext}")).is_file());
+    }
+    let again = run(&dist);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("precompressed: 0 copies written, 4 fresh"));
+    let none = run(&root.path().join("nowhere"));
+    assert!(!none.status.success());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no built app"), "{none:?}");
+}

@@ -10,7 +10,7 @@
 #        or {..."error":{"type","message"}} per call; {"k":"done"} at the end. Lines are written
 #        a trial at a time (and before any call that may not return: see `flush`).
 # Values are tagged: {"t":"float","v":"nan"}, {"t":"int","v":"12"}, {"t":"ndarray","shape":[3],
-# "dtype":"float64","v":["0.5",...]}, ... What the program prints is swallowed.
+# "dtype":"float64","v":["0.5",...]} (a little-endian float64 array: "hex" of its bytes instead of "v"), ... What the program prints is swallowed.
 #
 # Run as a script (`python3 -I -S -c HARNESS SITE_PACKAGES`), or loaded by the pool's zygote
 # (native/pool.py), whose forked children call `main()` once they are in their sandbox.
@@ -78,11 +78,43 @@ def emit_value(t, i, v):
     """A call's result line. The values programs return (floats, ints, ASCII strings, float64
     arrays and tuples of them) are formatted straight to text (`plain_value`); the rest through
     `encode` and json.dumps."""
+    tp = type(v)
+    if tp is float:
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
+        return
+    nd = NDARRAY[0] or ndarray_type()
+    if tp is nd and v.dtype is F8[0] and v.size < MAX_NODES:
+        PENDING.append(
+            '{"k":"call","trial":%d,"i":%d,"value":{"t":"ndarray","shape":[%s],"dtype":"float64","hex":"%s"}}'
+            % (t, i, shape_text(v.shape), v.tobytes().hex())
+        )
+        return
     text = plain_value(v, [MAX_NODES], 0)
     if text is not None:
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":%s}' % (t, i, text))
         return
     emit({"k": "call", "trial": t, "i": i, "value": encode(v, [MAX_NODES])})
+
+
+SHAPES = {}
+
+
+def shape_text(shape):
+    text = SHAPES.get(shape)
+    if text is None:
+        text = SHAPES[shape] = ",".join(map(str, shape))
+    return text
+
+
+def ndarray_type():
+    """numpy.ndarray once numpy is loaded (NDARRAY, F8: its type and the little-endian float64
+    dtype), else None."""
+    numpy = loaded_numpy()
+    if numpy is None:
+        return None
+    F8[0] = numpy.dtype("<f8")
+    NDARRAY[0] = numpy.ndarray
+    return NDARRAY[0]
 
 
 def plain_value(v, budget, depth):
@@ -106,16 +138,13 @@ def plain_value(v, budget, depth):
                 return None
             parts.append(text)
         return '{"t":"tuple","v":[%s]}' % ",".join(parts)
-    numpy = loaded_numpy()
-    if numpy is not None and t is numpy.ndarray and v.dtype.char == "d":
+    nd = NDARRAY[0] or ndarray_type()
+    if t is nd and v.dtype is F8[0]:
         budget[0] -= v.size
         if budget[0] < 0:
             return None
-        items = v.tolist() if v.ndim == 1 else v.ravel().tolist()
-        return '{"t":"ndarray","shape":[%s],"dtype":"float64","v":[%s]}' % (
-            ",".join(map(str, v.shape)),
-            '"' + '","'.join(map(repr, items)) + '"' if items else "",
-        )
+        # The bytes in C order as hex: exact, and far cheaper than a repr per element.
+        return '{"t":"ndarray","shape":[%s],"dtype":"float64","hex":"%s"}' % (shape_text(v.shape), v.tobytes().hex())
     return None
 
 
@@ -221,6 +250,7 @@ SIMPLE_TYPES = frozenset([float, int, str, bool, type(None)])
 
 
 NDARRAY = [None]
+F8 = [None]
 
 
 def fast_key(v):
@@ -229,11 +259,9 @@ def fast_key(v):
         return (t, v)
     nd = NDARRAY[0]
     if nd is None and t.__name__ == "ndarray":
-        numpy = loaded_numpy()
-        if numpy is not None:
-            nd = NDARRAY[0] = numpy.ndarray
+        nd = ndarray_type()
     if t is nd:
-        return ("ndarray", v.shape, v.dtype.str, v.tobytes())
+        return ("ndarray", v.shape, v.dtype, v.tobytes())
     return memo_key(v)
 
 
@@ -245,13 +273,13 @@ def values_key(vals):
     if SIMPLE_TYPES.issuperset(kinds):
         return (kinds, vals)
     nd = NDARRAY[0]
+    # `kinds` types every position, so a plain value stands as itself.
     return (
         "bound",
+        kinds,
         tuple(
             [
-                ("ndarray", v.shape, v.dtype.str, v.tobytes())
-                if t is nd
-                else ((t, v) if t in SIMPLE_TYPES else fast_key(v))
+                (v.tobytes(), v.shape, v.dtype) if t is nd else (v if t in SIMPLE_TYPES else fast_key(v))
                 for v, t in zip(vals, kinds)
             ]
         ),
@@ -390,6 +418,11 @@ def memoize_by_value(fn):
             return None
         if k == n:
             return None if kwargs else values_key(args)
+        if not kwargs:
+            # The rest from the defaults (`f(val)` with `mult` defaulted), as the loop below would.
+            defaults = cur[0].__defaults__ or ()
+            first = n - len(defaults)
+            return values_key(args + defaults[k - first :]) if k >= first else None
         if len(kwargs) == n - k and tails[k] is not None:
             # Every parameter given (the common call, `f(val, mult=mult)`); a keyword that is
             # not one of the rest leaves one of them unbound or binds one twice.

@@ -36,6 +36,12 @@ pub fn command() -> Command {
                 .default_value("dist")
                 .help("the built app, as written by `trunk build --release`"),
         )
+        .arg(
+            Arg::new("precompress-only")
+                .long("precompress-only")
+                .action(clap::ArgAction::SetTrue)
+                .help("write the brotli and gzip copies of dist/ that are missing or stale, then exit"),
+        )
         .args(super::worker::args())
 }
 
@@ -48,6 +54,9 @@ pub fn run(m: &ArgMatches) -> Result<(), Failure> {
     })?;
     let dist = PathBuf::from(m.get_one::<String>("dist").map(String::as_str).unwrap_or("dist"));
     check_dist(&dist)?;
+    if m.get_flag("precompress-only") {
+        return precompress_now(&dist);
+    }
     super::worker::configure(m)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -67,6 +76,20 @@ pub fn check_dist(dist: &Path) -> Result<(), Failure> {
         dist.display(),
         dist.join("index.html").display()
     )))
+}
+
+/// `--precompress-only`: the copies now, in the foreground (scripts/test.sh, once after the app
+/// build, so that the servers the tests start find them fresh).
+fn precompress_now(dist: &Path) -> Result<(), Failure> {
+    let start = Instant::now();
+    let done = precompress(dist);
+    println!("{}", done.summary(start.elapsed().as_secs_f64()));
+    match done.failed.first() {
+        None => Ok(()),
+        Some(f) => {
+            Err(Failure::Other(format!("cannot write {} precompressed copies, the first {f}", done.failed.len())))
+        }
+    }
 }
 
 /// Every route of the server.
@@ -229,6 +252,13 @@ pub struct Precompressed {
     pub failed: Vec<String>,
 }
 
+impl Precompressed {
+    /// The line `cabrito serve` prints when the copies are done (scripts wait for it).
+    pub fn summary(&self, secs: f64) -> String {
+        format!("precompressed: {} copies written, {} fresh, in {secs:.1} s", self.written, self.fresh)
+    }
+}
+
 /// Write the brotli and gzip copies (`file.br`, `file.gz`) of every compressible file of dist/ and
 /// its folders whose copies are missing or stale, the first download first (index.html, then
 /// Trunk's hashed files). A copy is written to a temporary name, given its file's modification
@@ -250,22 +280,37 @@ pub fn precompress(dist: &Path) -> Precompressed {
         (name != "index.html", !is_hashed(name), f.clone())
     };
     files.sort_by_key(rank);
-    let mut done = Precompressed::default();
-    for file in &files {
-        for (ext, compress) in COPIES {
-            if copy_state(file, ext) == CopyState::Fresh {
-                done.fresh += 1;
-                continue;
-            }
-            match write_copy(file, ext, compress) {
-                Ok(true) => done.written += 1,
-                Ok(false) => {}
-                Err(e) => done.failed.push(format!("{}.{ext}: {e}", file.display())),
-            }
+    // One copy per job, taken in that order by a thread per core: brotli at its best is most of the
+    // time, and the largest module alone takes a third of it.
+    let jobs: Vec<(&PathBuf, &str, Compress)> =
+        files.iter().flat_map(|f| COPIES.iter().map(move |&(ext, compress)| (f, ext, compress))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Precompressed::default());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(&(file, ext, compress)) =
+                    jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    let tally = || done.lock().unwrap_or_else(|e| e.into_inner());
+                    if copy_state(file, ext) == CopyState::Fresh {
+                        tally().fresh += 1;
+                        continue;
+                    }
+                    let result = write_copy(file, ext, compress);
+                    let mut done = tally();
+                    match result {
+                        Ok(true) => done.written += 1,
+                        Ok(false) => {}
+                        Err(e) => done.failed.push(format!("{}.{ext}: {e}", file.display())),
+                    }
+                }
+            });
         }
-    }
+    });
     drop(lock);
-    done
+    done.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The prefix of a copy being written ([`write_copy`]).
@@ -350,14 +395,7 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> Result<(), Failure> {
         let start = Instant::now();
         let done = precompress(&to_pack);
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(
-            out,
-            "precompressed: {} copies written, {} fresh, in {:.1} s",
-            done.written,
-            done.fresh,
-            start.elapsed().as_secs_f64()
-        )
-        .and_then(|_| out.flush());
+        let _ = writeln!(out, "{}", done.summary(start.elapsed().as_secs_f64())).and_then(|_| out.flush());
         drop(out);
         for f in done.failed.iter().take(5) {
             eprintln!("cabrito serve: cannot write the precompressed copy {f}; that file is compressed per request");

@@ -193,6 +193,9 @@ fn quick_call(line: &str) -> Option<(usize, usize, Value)> {
     let (t, rest) = index(line.strip_prefix(r#"{"k":"call","trial":"#)?)?;
     let (i, rest) = index(rest.strip_prefix(r#","i":"#)?)?;
     let (tag, rest) = rest.strip_prefix(r#","value":{"t":""#)?.split_once('"')?;
+    if tag == "ndarray" {
+        return quick_array(rest).map(|v| (t, i, v));
+    }
     let text = rest.strip_prefix(r#","v":""#)?.strip_suffix(r#""}}"#)?;
     // Printable ASCII without quotes or escapes: the JSON string's text is these bytes.
     if !text.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
@@ -205,6 +208,27 @@ fn quick_call(line: &str) -> Option<(usize, usize, Value)> {
         _ => return None,
     };
     Some((t, i, v))
+}
+
+/// The rest of a float64 array's line after its tag, as `emit_value` writes it
+/// (`,"shape":[2,3],"dtype":"float64","hex":"…"}}`), or `None`.
+fn quick_array(rest: &str) -> Option<Value> {
+    let (dims, rest) = rest.strip_prefix(r#","shape":["#)?.split_once(']')?;
+    let hex = rest.strip_prefix(r#","dtype":"float64","hex":""#)?.strip_suffix(r#""}}"#)?;
+    let mut shape = Vec::new();
+    if !dims.is_empty() {
+        for d in dims.split(',') {
+            if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) || (d.len() > 1 && d.starts_with('0')) {
+                return None;
+            }
+            shape.push(d.parse::<usize>().ok()?);
+        }
+    }
+    let values = super::value::f64_hex(hex)?;
+    if shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) != Some(values.len()) {
+        return None;
+    }
+    Some(Value::Array { shape, dtype: "float64".into(), values: Some(values), repr: String::new() })
 }
 
 #[cfg(test)]
@@ -241,6 +265,13 @@ mod tests {
             r#"{"t":"str","v":"tab\tquote\"é\u00e9"}"#,
             r#"{"t":"bool","v":true}"#,
             r#"{"t":"tuple","v":[{"t":"int","v":"1"}]}"#,
+            r#"{"t":"ndarray","shape":[2],"dtype":"float64","hex":"000000000000e03f000000000000f87f"}"#,
+            r#"{"t":"ndarray","shape":[2,1],"dtype":"float64","hex":"000000000000f0bf0000000000000080"}"#,
+            r#"{"t":"ndarray","shape":[],"dtype":"float64","hex":"000000000000f07f"}"#,
+            r#"{"t":"ndarray","shape":[0],"dtype":"float64","hex":""}"#,
+            r#"{"t":"ndarray","shape":[3],"dtype":"float64","hex":"000000000000e03f"}"#,
+            r#"{"t":"ndarray","shape":[1],"dtype":"float64","hex":"000000000000E03F"}"#,
+            r#"{"t":"ndarray","shape":[1],"dtype":"float64","v":["0.5"]}"#,
         ];
         for (n, v) in values.iter().enumerate() {
             let quick = format!("{{\"k\":\"call\",\"trial\":1,\"i\":{n},\"value\":{v}}}\n");
@@ -250,6 +281,12 @@ mod tests {
             let b = read_results(&slow, &[0, values.len()]).unwrap();
             assert_eq!(format!("{a:?}"), format!("{b:?}"), "{v}");
         }
+        // The hex of an array reads as the repr text of its elements does.
+        let hex = r#"{"k":"call","trial":0,"i":0,"value":{"t":"ndarray","shape":[3],"dtype":"float64","hex":"000000000000e03f000000000000f0ff010000000000f8ff"}}"#;
+        let text = r#"{"k":"call","trial":0,"i":0,"value":{"t":"ndarray","shape":[3],"dtype":"float64","v":["0.5","-inf","nan"]}}"#;
+        let a = read_results(&format!("{hex}\n"), &[1]).unwrap();
+        let b = read_results(&format!("{text}\n"), &[1]).unwrap();
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
         assert!(read_results("{\"k\":\"call\",\"trial\":01,\"i\":0,\"value\":{\"t\":\"int\",\"v\":\"1\"}}\n", &[1, 1])
             .is_err());
         assert!(

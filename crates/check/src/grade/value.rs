@@ -2,7 +2,7 @@
 //!
 //! The harness prints every value as tagged JSON (see `native/harness.py`): floats as their Python
 //! `repr` text (so NaN and the infinities survive JSON), ints as decimal text (any size), ndarrays
-//! with shape, dtype and flat values.
+//! with shape, dtype and flat values (float64 ones as the hex of their little-endian bytes).
 
 use serde_json::Value as Json;
 use std::fmt;
@@ -109,13 +109,14 @@ impl Value {
                     .collect::<Result<Vec<_>, _>>()?;
                 let dtype = j.get("dtype").and_then(Json::as_str).unwrap_or("?").to_string();
                 let repr = j.get("repr").and_then(Json::as_str).unwrap_or("").to_string();
-                let values = match v.and_then(Json::as_array) {
-                    Some(xs) => Some(
+                let values = match (v.and_then(Json::as_array), j.get("hex").and_then(Json::as_str)) {
+                    (Some(xs), _) => Some(
                         xs.iter()
                             .map(|x| x.as_str().ok_or("bad ndarray element".to_string()).and_then(parse_float))
                             .collect::<Result<Vec<_>, _>>()?,
                     ),
-                    None => None,
+                    (None, Some(hex)) => Some(f64_hex(hex).ok_or("bad ndarray hex")?),
+                    (None, None) => None,
                 };
                 if let Some(vals) = &values {
                     if vals.len() != shape.iter().product::<usize>() {
@@ -256,6 +257,32 @@ pub fn float_text(x: f64) -> String {
     } else {
         format!("{x:?}")
     }
+}
+
+/// Little-endian float64 values written as hex (the harness's `v.tobytes().hex()` of a `<f8`
+/// array, which costs it a fraction of one `repr` per element); a NaN reads as the `nan` text does.
+pub(crate) fn f64_hex(s: &str) -> Option<Vec<f64>> {
+    fn nibble(b: u8) -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            _ => None,
+        }
+    }
+    let s = s.as_bytes();
+    if !s.len().is_multiple_of(16) {
+        return None;
+    }
+    s.chunks_exact(16)
+        .map(|c| {
+            let mut bytes = [0u8; 8];
+            for (k, pair) in c.chunks_exact(2).enumerate() {
+                bytes[k] = nibble(pair[0])? << 4 | nibble(pair[1])?;
+            }
+            let x = f64::from_le_bytes(bytes);
+            Some(if x.is_nan() { f64::NAN } else { x })
+        })
+        .collect()
 }
 
 pub(crate) fn parse_float(s: &str) -> Result<f64, String> {
