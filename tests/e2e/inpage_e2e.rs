@@ -324,6 +324,7 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         .copied()
         .filter(|k| cabrito_check::protocol::inpage::browser_refusal(*k, Domain::Math).is_none())
         .collect();
+    let start = Instant::now();
     let mut sampled = 0;
     for i in 0..kinds.len().max(Axis::ALL.len()) {
         let kind = kinds[i % kinds.len()];
@@ -339,7 +340,10 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
             sampled += 1;
         }
     }
-    println!("in-page grading: {sampled} verdicts agree with the native grader");
+    println!(
+        "in-page grading: {sampled} verdicts agree with the native grader ({:.1} s)",
+        start.elapsed().as_secs_f64()
+    );
 
     // A looping candidate is stopped at the limit; the next grade works.
     let task = generate(&math)?;
@@ -402,15 +406,22 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         let at = text.find("first failure").unwrap_or(0);
         println!("in-page grading: hostile '{what}': {}", text[at..].chars().take(1200).collect::<String>());
     }
+    // The corpus's files run under a short limit: one that loops costs 5 s, not the default.
+    js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '5'); return true;", vec![]).await?;
     let corpus = crate::hostile::corpus();
+    let start = Instant::now();
+    let mut graded = 0;
     for case in corpus.iter().filter(|c| c.python && c.compiles && c.bytes.len() < 200_000) {
         set_answer(driver, &String::from_utf8_lossy(&case.bytes)).await?;
         if let Ok(v) = run_in_page(driver, 120).await {
             if passed(&v) == Some(true) {
                 return Err(format!("the hostile entry '{}' passed in the page: {v}", case.name).into());
             }
+            graded += 1;
         }
     }
+    println!("in-page grading: {graded} corpus files graded as failing in {:.1} s", start.elapsed().as_secs_f64());
+    js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '30'); return true;", vec![]).await?;
     set_answer(driver, &task.solution_code).await?;
     let v = run_in_page(driver, 300).await?;
     if passed(&v) != Some(true) {
