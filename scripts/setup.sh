@@ -120,6 +120,10 @@ fi
 CM_WANT=$(node -p 'require("./package.json").devDependencies["@codemirror/view"]' 2>/dev/null || true)
 CM_V=$(node -p 'require("./node_modules/@codemirror/view/package.json").version' 2>/dev/null || true)
 if [ -n "$CM_V" ] && [ "$CM_V" = "$CM_WANT" ]; then have "@codemirror/view $CM_V (node_modules)"; else NEED_NPM=1; fi
+# Pyodide, for hidden tests in the page when no worker is there (scripts/build_pygrade.mjs).
+PY_WANT=$(node -p 'require("./package.json").devDependencies.pyodide' 2>/dev/null || true)
+PY_V=$(node -p 'require("./node_modules/pyodide/package.json").version' 2>/dev/null || true)
+if [ -n "$PY_V" ] && [ "$PY_V" = "$PY_WANT" ]; then have "pyodide $PY_V (node_modules)"; else NEED_NPM=1; fi
 NEED_NUMPY=
 if python3 -c 'import numpy, sys; sys.exit(0 if numpy.__version__.startswith("2.4.") else 1)' 2>/dev/null; then
   have "numpy $(python3 -c 'import numpy; print(numpy.__version__)')"
@@ -166,10 +170,10 @@ if [ ${#APT_PKGS[@]} -gt 0 ]; then
     if [ -n "$NEED_NPM" ]; then timed npm install_npm; fi
     if [ -n "$NEED_PYENV" ]; then timed pyenv install_pyenv; fi
   }
-  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then binaryen 132, esbuild and lighthouse (npm ci)')$([ -n "$NEED_PYENV" ] && echo ", then $PYENV_WHAT")" apt_then
+  launch apt "${APT_PKGS[*]} (apt)$([ -n "$NEED_NUMPY" ] && echo ', then numpy 2.4 (pip)')$([ -n "$NEED_NPM" ] && echo ', then the npm tools and Pyodide (npm ci)')$([ -n "$NEED_PYENV" ] && echo ", then $PYENV_WHAT")" apt_then
 else
   if [ -n "$NEED_NUMPY" ]; then launch numpy "numpy 2.4 (pip)" timed numpy install_numpy; fi
-  if [ -n "$NEED_NPM" ]; then launch npm "binaryen 132, esbuild and lighthouse (npm ci)" timed npm install_npm; fi
+  if [ -n "$NEED_NPM" ]; then launch npm "the npm tools and Pyodide (npm ci)" timed npm install_npm; fi
   if [ -n "$NEED_PYENV" ]; then launch pyenv "$PYENV_WHAT" timed pyenv install_pyenv; fi
 fi
 : "$NEED_NODE"
