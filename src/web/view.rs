@@ -390,14 +390,14 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     {
         let (act, shown) = (act.clone(), p.shown.clone());
         let graph_on_show = shown_panel == SidePanel::Graph;
-        use_spec_effect(
-            &p.shown.spec,
-            Box::new(move |_| {
-                // A big graph on show and still on its way sets the mark once drawn.
+        use_spec_effect(&p.shown.spec, Box::new(move |_| act.emit(TaskAction::NewTask)));
+        // The mark once the side panels are drawn too (they fill in after the first paint); a big
+        // graph on show and still on its way sets it once drawn.
+        use_effect_with((p.shown.spec.clone(), painted), move |(_, painted)| {
+            if *painted {
                 super::bigraph::mark_rendered(&shown, graph_on_show);
-                act.emit(TaskAction::NewTask);
-            }),
-        );
+            }
+        });
     }
     let task = &p.shown.generated.task;
     let s = &task.sizes;

@@ -60,6 +60,9 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     )
     .await?;
     let task = generate(spec)?;
+    // The side panels fill in once the code is painted.
+    wait_for(driver, "the prompt panel", "const e = document.getElementById('prompt'); return e && e.textContent;")
+        .await?;
     let prompt = text_of(driver, "prompt").await?;
     if prompt != task.prompt {
         return Err(format!(

@@ -90,7 +90,8 @@ async fn set_answer(driver: &WebDriver, text: &str) -> Res {
     wait_for(
         driver,
         "the answer taken",
-        "const t = document.getElementById('solution'); return t && t.value === arguments[0] || null;",
+        "const t = document.getElementById('solution'); \
+         return t && t.value === arguments[0].replace(/\\r\\n?/g, '\\n') || null;",
         20,
     )
     .await
