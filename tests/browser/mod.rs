@@ -113,14 +113,20 @@ pub fn start_chromedriver(bin: &Path) -> Res<(Group, u16)> {
         .process_group(0)
         .spawn()?;
     let group = Group(child);
+    wait_for_port(port, "chromedriver")?;
+    Ok((group, port))
+}
+
+/// Wait until `what` listens on the local `port` (at most 20 s).
+pub fn wait_for_port(port: u16, what: &str) -> Res {
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         if Instant::now() > deadline {
-            return Err(format!("chromedriver did not listen on port {port} within 20 s").into());
+            return Err(format!("{what} did not listen on port {port} within 20 s").into());
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    Ok((group, port))
+    Ok(())
 }
 
 /// The window size of the tests that do not ask for one.

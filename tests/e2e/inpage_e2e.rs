@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use thirtyfour::prelude::*;
 
 /// dist/ served by Python's plain static file server on a free port, its request log in a file
@@ -38,13 +38,7 @@ fn static_server(dist: &Path, log: &Path) -> Res<(Group, String)> {
         .process_group(0)
         .spawn()?;
     let group = Group(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if Instant::now() > deadline {
-            return Err(format!("python3 -m http.server did not listen on port {port} within 20 s").into());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    browser::wait_for_port(port, "python3 -m http.server")?;
     Ok((group, format!("http://127.0.0.1:{port}/")))
 }
 
