@@ -41,6 +41,8 @@ build_app() {
 report_dist() {
   local f raw gz total_raw=0 total_gz=0
   for f in "$CABRITO_ROOT"/dist/*; do
+    # The server's precompressed copies (.br, .gz) are not part of the app.
+    case "$f" in *.br | *.gz) continue ;; esac
     [ -f "$f" ] || continue
     raw=$(wc -c < "$f"); gz=$(gzip -9c "$f" | wc -c)
     total_raw=$((total_raw + raw)); total_gz=$((total_gz + gz))
