@@ -280,33 +280,25 @@ pub fn precompress(dist: &Path) -> Precompressed {
         (name != "index.html", !is_hashed(name), f.clone())
     };
     files.sort_by_key(rank);
-    // One copy per job, taken in that order by a thread per core: brotli at its best is most of the
-    // time, and the largest module alone takes a third of it.
-    let jobs: Vec<(&PathBuf, &str, Compress)> =
-        files.iter().flat_map(|f| COPIES.iter().map(move |&(ext, compress)| (f, ext, compress))).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    // One copy per job, started in that order on rayon's threads (one per core): brotli at its best
+    // is most of the time, and the largest module alone takes a third of it.
     let done = std::sync::Mutex::new(Precompressed::default());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while let Some(&(file, ext, compress)) =
-                    jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
-                    let tally = || done.lock().unwrap_or_else(|e| e.into_inner());
-                    if copy_state(file, ext) == CopyState::Fresh {
-                        tally().fresh += 1;
-                        continue;
-                    }
-                    let result = write_copy(file, ext, compress);
-                    let mut done = tally();
+    rayon::scope_fifo(|scope| {
+        for file in &files {
+            for (ext, compress) in COPIES {
+                let done = &done;
+                scope.spawn_fifo(move |_| {
+                    let fresh = copy_state(file, ext) == CopyState::Fresh;
+                    let result = if fresh { Ok(false) } else { write_copy(file, ext, compress) };
+                    let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
                     match result {
+                        _ if fresh => done.fresh += 1,
                         Ok(true) => done.written += 1,
                         Ok(false) => {}
                         Err(e) => done.failed.push(format!("{}.{ext}: {e}", file.display())),
                     }
-                }
-            });
+                });
+            }
         }
     });
     drop(lock);
