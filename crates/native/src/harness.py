@@ -15,16 +15,22 @@
 # Run as a script (`python3 -I -S -c HARNESS SITE_PACKAGES`), or loaded by the pool's zygote
 # (native/pool.py), whose forked children call `main()` once they are in their sandbox.
 
+import _signal as signal
 import builtins
-import functools
-import json
 import opcode
 import os
-import re
-import signal
 import sys
 import time
 import types
+
+try:
+    import _json
+except ImportError:
+    _json = None
+try:
+    from _functools import _lru_cache_wrapper as LRU
+except ImportError:
+    LRU = None
 
 # Started with -S (no site: fast start); numpy's folder comes as argv[1] and is imported lazily,
 # so math and string programs that never touch it do not pay for it.
@@ -66,11 +72,54 @@ class Sink:
         pass
 
 
+# json.loads and json.dumps run these C functions of `_json`; json's Python layer around them
+# imports re and enum, which cost more CPU than the rest of a small command's start (BENCHMARKS.md).
+class JsonContext:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+
+
+def not_json(v):
+    raise TypeError("Object of type %s is not JSON serializable" % type(v).__name__)
+
+
+if _json is not None:
+    SCAN = _json.make_scanner(JsonContext)
+    # As json.dumps(obj, ensure_ascii=True, allow_nan=False) encodes, without its check for cycles
+    # (what is encoded here is built fresh by `encode`).
+    ENCODE = _json.make_encoder(None, not_json, _json.encode_basestring_ascii, None, ": ", ", ", False, False, False)
+    ascii_json = _json.encode_basestring_ascii
+
+    def loads(text):
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        try:
+            obj, end = SCAN(text, start)
+        except StopIteration:
+            raise ValueError("the request is not JSON") from None
+        if end != len(text) and text[end:].strip():
+            raise ValueError("the request has data after its JSON document")
+        return obj
+
+    def dumps(obj):
+        return "".join(ENCODE(obj, 0))
+
+else:
+    import json
+
+    ascii_json = json.encoder.encode_basestring_ascii
+    loads = json.loads
+
+    def dumps(obj):
+        return json.dumps(obj, ensure_ascii=True, allow_nan=False)
+
+
 def emit(obj):
-    PENDING.append(json.dumps(obj, ensure_ascii=True, allow_nan=False))
+    PENDING.append(dumps(obj))
 
-
-ascii_json = json.encoder.encode_basestring_ascii
 SMALL_INT = 1 << 62
 
 
@@ -297,12 +346,17 @@ def raw_key(args, kwargs):
     return key
 
 
-# functools.lru_cache without its update_wrapper (most of the cost of wrapping every function of
-# every trial); the public decorator where CPython lacks the C constructor.
-LRU = getattr(functools, "_lru_cache_wrapper", None)
-CACHE_INFO = getattr(functools, "_CacheInfo", None)
-if LRU is None or CACHE_INFO is None:
+# functools.lru_cache's C wrapper without its update_wrapper (most of the cost of wrapping every
+# function of every trial) and without importing functools; the public decorator where CPython
+# lacks the C constructor.
+if LRU is None:
+    import functools
+
     LRU = lambda fn, maxsize, typed, info: functools.lru_cache(maxsize=maxsize, typed=typed)(fn)  # noqa: E731
+
+
+def CACHE_INFO(hits, misses, maxsize, currsize):
+    return (hits, misses, maxsize, currsize)
 
 
 def memoize(fn, by_value_too=True):
@@ -700,7 +754,12 @@ def on_alarm(signum, frame):
     raise CallTimeout("call timed out")
 
 
-STUB_DEF = re.compile(r"(?m)^(?=def )")
+def stub_defs(src):
+    """`src` cut before every line that starts with `def ` (as re.split(r"(?m)^(?=def )", src),
+    without the empty first piece; re is not imported here, see `JsonContext`)."""
+    cuts = src.split("\ndef ")
+    last = len(cuts) - 1
+    return [t for t in (("def " if j else "") + c + ("\n" if j < last else "") for j, c in enumerate(cuts)) if t]
 
 
 def compile_stub(src, parts):
@@ -710,12 +769,11 @@ def compile_stub(src, parts):
     cleanly is compiled whole."""
     try:
         out = []
-        for text in STUB_DEF.split(src):
-            if text:
-                code = parts.get(text)
-                if code is None:
-                    code = parts[text] = compile(text, "mylibrary.py", "exec")
-                out.append(code)
+        for text in stub_defs(src):
+            code = parts.get(text)
+            if code is None:
+                code = parts[text] = compile(text, "mylibrary.py", "exec")
+            out.append(code)
         return out
     except SyntaxError:
         return [compile(src, "mylibrary.py", "exec")]
@@ -724,7 +782,7 @@ def compile_stub(src, parts):
 def main():
     global OUT
     OUT = os.fdopen(3, "w", encoding="utf-8")
-    req = json.loads(sys.stdin.buffer.read())
+    req = loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
     sys.stdin = None
     real_stdout, real_stderr = sys.stdout, sys.stderr
     sink = Sink()

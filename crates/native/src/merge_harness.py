@@ -11,11 +11,55 @@
 # Values are tagged: {"t":"int","v":"-12"} (any size), {"t":"float","v":"2.5"}, {"t":"bool","v":true},
 # {"t":"none"}, {"t":"other","type":...,"repr":...}. What the program prints is swallowed.
 
-import json
-import operator
+import _operator as operator
+import _signal as signal
 import os
-import signal
 import sys
+
+try:
+    import _json
+except ImportError:
+    _json = None
+
+# json.loads and json.dumps run these C functions of `_json`; json's Python layer around them
+# imports re and enum, which cost more CPU than a Merge Codebases run's own work (as in harness.py).
+if _json is not None:
+
+    class JsonContext:
+        strict = True
+        object_hook = None
+        object_pairs_hook = None
+        parse_float = float
+        parse_int = int
+        parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+
+    def not_json(v):
+        raise TypeError("Object of type %s is not JSON serializable" % type(v).__name__)
+
+    SCAN = _json.make_scanner(JsonContext)
+    ENCODE = _json.make_encoder(None, not_json, _json.encode_basestring_ascii, None, ": ", ", ", False, False, False)
+
+    def loads(text):
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        try:
+            obj, end = SCAN(text, start)
+        except StopIteration:
+            raise ValueError("the request is not JSON") from None
+        if end != len(text) and text[end:].strip():
+            raise ValueError("the request has data after its JSON document")
+        return obj
+
+    def dumps(obj):
+        return "".join(ENCODE(obj, 0))
+
+else:
+    import json
+
+    loads = json.loads
+
+    def dumps(obj):
+        return json.dumps(obj, ensure_ascii=True, allow_nan=False)
+
 
 OUT = os.fdopen(3, "w", encoding="utf-8")
 if hasattr(sys, "set_int_max_str_digits"):
@@ -36,7 +80,7 @@ class Sink:
 
 def emit(obj):
     """Buffered: the lines go out a vector at a time (`flush`), and at a timeout."""
-    OUT.write(json.dumps(obj, ensure_ascii=True, allow_nan=False))
+    OUT.write(dumps(obj))
     OUT.write("\n")
 
 
@@ -87,7 +131,7 @@ def on_alarm(signum, frame):
 
 
 def main():
-    req = json.loads(sys.stdin.read())
+    req = loads(sys.stdin.read())
     sys.stdin = None
     real_stdout, real_stderr = sys.stdout, sys.stderr
     sink = Sink()
