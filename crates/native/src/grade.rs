@@ -586,7 +586,7 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     }
     // The isolation probe and the interpreter pool start while the tasks and responses are read.
     if args.opts.pool {
-        std::thread::spawn(super::pool::warm_beside_probe);
+        std::thread::spawn(super::pool::warm_probed);
     }
     let tasks_root = records::root(&args.tasks, "tasks");
     let mut index: TaskIndex = HashMap::new();

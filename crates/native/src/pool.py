@@ -9,8 +9,10 @@
 # numpy), with its control socket (SOCK_SEQPACKET) as fd 3. Messages from the grader:
 #   "run ID UID AS CPU FSIZE NOFILE NPROC MODE NUMPY" with four fds (SCM_RIGHTS): the child's stdin,
 #                                          stdout, stderr and result channel; MODE is grade, merge or
-#                                          script (which harness the child runs); NUMPY 1 loads numpy
-#                                          first, so the child finds it imported
+#                                          script (which harness the child runs), or probe (the
+#                                          child checks what the isolation probe checks: see
+#                                          `probe`); NUMPY 1 loads numpy first, so the child finds
+#                                          it imported
 #   "numpy"            load numpy and the grading harness now (a worker warming up)
 # Messages to the grader:
 #   "ready"            once, when the zygote listens (harnesses and numpy are loaded later, on demand)
@@ -47,6 +49,8 @@ LOADED = {}
 
 
 def harness(mode):
+    if mode == b"probe":
+        return None
     code = LOADED.get(mode)
     if code is None:
         if mode == b"grade":
@@ -55,7 +59,7 @@ def harness(mode):
         elif mode == b"merge":
             code = compile(sys.argv[3], "merge_harness.py", "exec")
             # What merge_harness.py imports, imported once here rather than in every child.
-            for name in ("json", "operator", "signal"):
+            for name in ("_json", "_operator"):
                 __import__(name)
         else:
             code = compile(sys.argv[4], "script.py", "exec")
@@ -103,7 +107,7 @@ MS_NOSUID = 2
 MS_NODEV = 4
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
-MODES = (b"grade", b"merge", b"script")
+MODES = (b"grade", b"merge", b"script", b"probe")
 TMPFS = [p for p in (b"/tmp", b"/var/tmp", b"/dev/shm") if os.path.isdir(p)]
 LIMITS = (
     resource.RLIMIT_AS,
@@ -138,6 +142,15 @@ def enter(uid, limits):
     check(LIBC.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "pdeathsig")
     if os.getppid() == 1:
         os._exit(71)
+
+
+def probe():
+    """The isolation probe (native/sandbox.rs `PROBE`) run by a child in its sandbox: numpy's folder
+    is readable and the interpreter executable by the run's uid (a run started afresh execs it)."""
+    os.stat(os.path.join(sys.argv[1], "numpy", "__init__.py"))
+    if not os.access(sys.executable, os.X_OK):
+        raise PermissionError("the interpreter is not executable by the run's uid")
+    os.write(3, b"ok")
 
 
 def exit_code(e):
@@ -175,6 +188,8 @@ def child(fds, uid, limits, mode):
             LOADED[mode].main()
         elif mode == b"merge":
             exec(LOADED[mode], {"__name__": "cabrito_merge_harness"})
+        elif mode == b"probe":
+            probe()
         else:
             exec(LOADED[mode], {"__name__": "cabrito_script"})
     except SystemExit as e:

@@ -141,29 +141,32 @@ pub fn warm(iso: &Isolation) -> bool {
     *guard && z.alive.load(Ordering::Acquire)
 }
 
-/// [`warm`] on this machine's probed isolation, with the zygote started while the probe runs
-/// (on the strongest tier it may have) instead of after it: a command's fixed cost is the longer
-/// of the two, not their sum. The zygote is used only if the probe confirms that tier; else it
-/// is stopped. Returns whether a ready zygote is there.
-pub fn warm_beside_probe() -> bool {
-    if !pool().enabled.load(Ordering::Acquire) {
-        return false;
-    }
-    let early = super::sandbox::unprobed_strongest()
-        .map(|iso| std::thread::spawn(move || available(&iso) && zygote(&iso).is_some()));
+/// Probe this machine's isolation ([`super::sandbox::isolation`], which on the full tier probes
+/// through the zygote: see [`probe`]) and [`warm`] the pool on it. Returns whether a ready zygote
+/// is there.
+pub fn warm_probed() -> bool {
     let iso = super::sandbox::isolation();
-    if let Some(h) = early {
-        let _ = h.join();
-    }
+    pool().enabled.load(Ordering::Acquire) && warm(iso)
+}
+
+/// The isolation probe of the full tier `iso`, run by the zygote (started on `iso`) as one child
+/// that enters a run's sandbox (its own namespaces, private `/tmp`, uid, rlimits, no new
+/// privileges) and checks what a fresh probe process checks. True when it did: the zygote is then
+/// ready for the runs. Otherwise the pool is set aside as after any failure, and the caller
+/// probes with a fresh process.
+pub(crate) fn probe(iso: &Isolation) -> bool {
     if !available(iso) {
-        if let Ok(mut cur) = pool().current.lock() {
-            if let Some(z) = cur.take() {
-                z.kill();
-            }
-        }
         return false;
     }
-    warm(iso)
+    let limits = Limits::default();
+    match run(iso, Harness::Probe, false, b"", &limits, Duration::from_secs(20)) {
+        Some(raw) if raw.status == RunStatus::Completed && raw.result == b"ok" => true,
+        Some(_) => {
+            mark_failed();
+            false
+        }
+        None => false,
+    }
 }
 
 fn mark_failed() {

@@ -31,7 +31,7 @@ pub const HARNESS: &str = include_str!("harness.py");
 /// What [`run_python`] executes: reads a program from stdin and runs it as `__main__`.
 pub const SCRIPT: &str = include_str!("script.py");
 
-/// Which program a run executes; the pool's children run the same three.
+/// Which program a run executes; the pool's children run the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Harness {
     /// The grading harness (`harness.py`): one program's functions on a plan.
@@ -40,6 +40,8 @@ pub enum Harness {
     Merge,
     /// A whole program ([`run_python`]).
     Script,
+    /// The isolation probe ([`super::sandbox::isolation`]): writes `ok` once inside its sandbox.
+    Probe,
 }
 
 impl Harness {
@@ -48,6 +50,7 @@ impl Harness {
             Harness::Grade => HARNESS,
             Harness::Merge => super::merge_runner::MERGE_HARNESS,
             Harness::Script => SCRIPT,
+            Harness::Probe => super::sandbox::PROBE,
         }
     }
 
@@ -57,6 +60,7 @@ impl Harness {
             Harness::Grade => "grade",
             Harness::Merge => "merge",
             Harness::Script => "script",
+            Harness::Probe => "probe",
         }
     }
 }

@@ -265,28 +265,8 @@ impl Isolation {
 }
 
 /// What the probe runs: Python starts, numpy's folder is there, the host's files are not.
-const PROBE: &str = "import os, sys\nos.stat(os.path.join(sys.argv[1], 'numpy', '__init__.py'))\nos.write(3, b'ok')\n";
-
-/// The strongest tier this machine may have, before any probe says so: what the pool's zygote
-/// needs to start beside the probe ([`super::pool::warm_beside_probe`]). `None` when it cannot
-/// be (not root, no interpreter, a path the kernel cannot take). Runs use only what
-/// [`isolation`] probed.
-pub fn unprobed_strongest() -> Option<Isolation> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return None;
-    }
-    let layout = python_layout().ok()?;
-    MinimalRoot::new(layout)?;
-    Some(Isolation {
-        python: layout.exe.clone(),
-        site_packages: layout.site_packages.display().to_string(),
-        new_uid_per_run: true,
-        network_namespace: true,
-        mount_namespace: true,
-        note: String::new(),
-    })
-}
+pub(crate) const PROBE: &str =
+    "import os, sys\nos.stat(os.path.join(sys.argv[1], 'numpy', '__init__.py'))\nos.write(3, b'ok')\n";
 
 /// The isolation of this machine, probed once by starting Python under each tier in turn.
 pub fn isolation() -> &'static Isolation {
@@ -331,6 +311,13 @@ pub fn isolation() -> &'static Isolation {
             if mountns && MinimalRoot::new(layout).is_none() {
                 notes.push("the minimal root cannot be described (a path holds a NUL byte)".into());
                 continue;
+            }
+            // On the full tier the pool's zygote is started anyway: its first child, sandboxed as
+            // every run is, probes the tier, so no separate interpreter is started for it.
+            if mountns && netns && uid && super::pool::probe(&probe) {
+                let mut iso = probe;
+                iso.note = notes.join("; ");
+                return iso;
             }
             let raw = run_raw(&probe, b"", PROBE, &Limits::default(), Duration::from_secs(20));
             if raw.result == b"ok" {
