@@ -131,6 +131,9 @@ def emit_value(t, i, v):
     if tp is float:
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
         return
+    if tp is str and v.isascii():
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
+        return
     nd = NDARRAY[0] or ndarray_type()
     if tp is nd and v.dtype is F8[0] and v.size < MAX_NODES:
         PENDING.append(
@@ -707,13 +710,17 @@ def positional_ok(fn, params):
 
 
 def positional_cached(fn, params):
-    """`positional_ok`, remembered per function code (the program is the same every trial; the key
-    holds the code object, so its identity is not reused)."""
-    key = (getattr(getattr(fn, "__wrapped__", fn), "__code__", None), id(params))
-    ok = POSITIONAL.get(key)
-    if ok is None or key[0] is None:
-        ok = POSITIONAL[key] = positional_ok(fn, params)
-    return ok
+    """`positional_ok`, remembered per function code (the program is the same every trial). Keyed
+    by the code's identity, not its hash (hashing a code object hashes its constants and names at
+    every call); the entry holds the code object, so its identity is not reused."""
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    if code is None:
+        return positional_ok(fn, params)
+    key = (id(code), id(params))
+    hit = POSITIONAL.get(key)
+    if hit is None or hit[0] is not code:
+        hit = POSITIONAL[key] = (code, positional_ok(fn, params))
+    return hit[1]
 
 
 IN_CALL = [False]
@@ -835,7 +842,7 @@ def main():
             IN_CALL[0] = False
             if memo:
                 # The same program and library every trial: analysed once a run.
-                shape = (tuple(getattr(g.get(n), "__code__", None) for n in defs), frozenset(g))
+                shape = (tuple([getattr(g.get(n), "__code__", None) for n in defs]), frozenset(g))
                 if shape != analysed[0]:
                     analysed[:] = [shape, trial_independent(g, defs), shared_callees(g, defs)]
                 independent, shared = analysed[1], analysed[2]
