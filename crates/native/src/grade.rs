@@ -584,7 +584,8 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
     if !args.tasks.is_dir() {
         return Err(Failure::Usage(format!("--tasks {} is not a folder", args.tasks.display())));
     }
-    // The isolation probe and the interpreter pool start while the tasks and responses are read.
+    // The isolation probe (the pool's first child on the full tier) and the pool start while the
+    // tasks and responses are read.
     if args.opts.pool {
         std::thread::spawn(super::pool::warm_probed);
     }
