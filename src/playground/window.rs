@@ -1,7 +1,8 @@
 //! Which lines of a long code block the page renders: the lines in view plus a margin, in whole
 //! chunks (so that scrolling a few lines renders nothing new), the rest stood in for by padding of
 //! the same height. A block renders every line up to its own limit (`full`): [`FULL_MAX`] for a
-//! program, [`COLUMN_FULL_MAX`] for Merge Codebases' class columns. Pure arithmetic; the app
+//! program (a screenful at its first paint and the rest [`FILL`] lines a task after it),
+//! [`COLUMN_FULL_MAX`] for Merge Codebases' class columns. Pure arithmetic; the app
 //! (`web/code.rs`) measures the pixels.
 
 /// Programs of at most this many lines render all of them (every `n = 200` task is under it).
@@ -34,8 +35,19 @@ impl Window {
         if total <= full {
             Window { start: 0, end: total }
         } else {
-            Window { start: 0, end: INITIAL.min(total) }
+            Window::first_paint(total)
         }
+    }
+
+    /// The window of a block that fills in after its first paint ([`filled`]): its first
+    /// [`INITIAL`] lines, about a screenful.
+    pub fn first_paint(total: usize) -> Window {
+        Window { start: 0, end: INITIAL.min(total) }
+    }
+
+    /// Whether every one of `total` lines is rendered.
+    pub fn whole(&self, total: usize) -> bool {
+        self.start == 0 && self.end == total
     }
 
     /// Whether line `i` (0-based) is rendered.
@@ -50,6 +62,23 @@ impl Window {
     pub fn is_empty(&self) -> bool {
         self.end == self.start
     }
+}
+
+/// Lines added per task while a block of at most `full` lines fills in after its first paint (the
+/// task view's program, [`Window::first_paint`]): a
+/// task that lays out a whole `n = 25` program at once blocked a throttled phone's main thread for
+/// about 230 ms (Lighthouse mobile); a few dozen lines a task keeps each task short.
+pub const FILL: usize = 2 * CHUNK;
+
+/// The next window of a block of at most `full` lines on its way to whole, from the window `now`
+/// it renders: [`FILL`] more lines, or `None` once it is whole (or when the block is longer than
+/// `full`, whose window follows the view instead).
+pub fn filled(now: Window, total: usize, full: usize) -> Option<Window> {
+    if total > full || now.whole(total) {
+        return None;
+    }
+    let end = if now.start == 0 && now.end <= total { now.end } else { INITIAL.min(total) };
+    Some(Window { start: 0, end: (end + FILL).min(total) })
 }
 
 /// The lines `[first, last)` at least partly inside a view that runs from `top` to `bottom` pixels
@@ -96,13 +125,34 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn short_blocks_render_every_line() {
+    fn short_blocks_fill_in_to_every_line() {
         for full in [COLUMN_FULL_MAX, FULL_MAX] {
-            for total in [0, 1, 200, full] {
+            for total in [0, 1, INITIAL - 1, INITIAL, INITIAL + 1, 200, full] {
+                // A screenful first, then FILL lines a step until whole, then nothing more.
                 assert_eq!(Window::initial(total, full), Window { start: 0, end: total });
+                let mut w = Window::first_paint(total);
+                assert_eq!(w, Window { start: 0, end: INITIAL.min(total) });
+                let mut steps = 0;
+                while let Some(next) = filled(w, total, full) {
+                    assert!(
+                        next.start == 0 && next.end > w.end && next.end - w.end <= FILL,
+                        "{total}: {w:?} -> {next:?}"
+                    );
+                    (w, steps) = (next, steps + 1);
+                }
+                assert!(w.whole(total), "{total}: {w:?}");
+                assert_eq!(steps, total.saturating_sub(INITIAL).div_ceil(FILL), "{total}");
                 assert_eq!(around(0, 10.min(total), total, full), Window { start: 0, end: total });
             }
+            // A window left from another block starts again from the top.
+            assert_eq!(filled(Window { start: 0, end: 900 }, 120, full), Some(Window { start: 0, end: 120 }));
+            assert_eq!(
+                filled(Window { start: 50, end: 100 }, 400, full),
+                Some(Window { start: 0, end: INITIAL + FILL })
+            );
+            // A block over its limit never fills: its window follows the view.
             assert_eq!(Window::initial(full + 1, full), Window { start: 0, end: INITIAL });
+            assert_eq!(filled(Window::initial(full + 1, full), full + 1, full), None);
             // The first measure of a view of up to a chunk at the top keeps those lines and adds the
             // margin below.
             for seen in 1..=CHUNK {

@@ -79,7 +79,7 @@ impl State {
                 _ => {
                     // A big graph's module is fetched while the task is generated.
                     super::bigraph::prefetch(spec, None);
-                    match show_here(spec) {
+                    match take_first(spec).map_or_else(|| show_here(spec), Ok) {
                         Ok(r) => {
                             held = held_first(&r);
                             Some(r)
@@ -145,6 +145,29 @@ impl Reducible for State {
 /// its call graph is drawn in clusters.
 fn held_first(generated: &Result<Rc<Shown>, String>) -> bool {
     matches!(generated, Ok(s) if super::bigraph::is_big(s))
+}
+
+thread_local! {
+    /// The task the page opened on, made in a task of the browser's own before the app's first render
+    /// ([`prepare_first`]), which takes it.
+    static FIRST: std::cell::RefCell<Option<(TaskSpec, Result<Rc<Shown>, String>)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Generate the task the address bar links to now, so that the app's first render only draws it:
+/// one long task of a throttled phone's main thread becomes two shorter ones. A link whose task
+/// needs the generator's other module is left to the app.
+pub fn prepare_first() {
+    if let Route::Task(spec) | Route::BadLink { nearest: spec, .. } = route::parse(&current_fragment()) {
+        super::bigraph::prefetch(&spec, None);
+        if let Ok(made) = show_here(&spec) {
+            FIRST.with(|f| *f.borrow_mut() = Some((spec, made)));
+        }
+    }
+}
+
+/// The task [`prepare_first`] made, if it is `spec`'s (taken either way).
+fn take_first(spec: &TaskSpec) -> Option<Result<Rc<Shown>, String>> {
+    FIRST.with(|f| f.borrow_mut().take()).filter(|(s, _)| s == spec).map(|(_, made)| made)
 }
 
 /// Generate a spec's task here, timing it; `Err` names the part of the generator this build left

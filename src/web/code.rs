@@ -10,6 +10,7 @@ use crate::playground::{
     window::{visible, Window, FULL_MAX},
 };
 use gloo::events::EventListener;
+use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -271,6 +272,10 @@ pub struct CodeProps {
     /// variable_renaming: the variables the task renames (their names in this code), marked.
     #[prop_or_default]
     pub renamed: Option<Rc<Vec<String>>>,
+    /// Paint a screenful first and the rest just after (the task page's starter code, the first
+    /// thing its reader looks at).
+    #[prop_or_default]
+    pub fill: bool,
 }
 
 /// The nearest element at or above `el` that scrolls vertically (the block itself when it does),
@@ -349,9 +354,9 @@ fn follow_view(pre: &NodeRef, code: &NodeRef, total: usize, full: usize, rendere
     }
 }
 
-/// The lines a block of `total` lines renders ([`use_lines`]): all of them up to its limit `full`,
-/// else those near the view, the others standing in as padding of their height. Shared by
-/// [`CodeBlock`] and Merge Codebases' class columns (`web/merge.rs`); the block puts [`Lines::pre`]
+/// The lines a block of `total` lines renders ([`use_lines`]): all of them up to its limit `full`
+/// (with `fill`: a screenful at the first paint, the rest just after), else those near the view,
+/// the others standing in as padding of their height. Shared by [`CodeBlock`] and Merge Codebases' class columns (`web/merge.rs`); the block puts [`Lines::pre`]
 /// on its `<pre>` (or whatever scrolls with it) and [`Lines::code`] and [`Lines::attrs`] on the
 /// element whose children are the lines.
 #[derive(Clone)]
@@ -370,7 +375,7 @@ impl Lines {
     /// line is rendered): padding for the lines left out, and the line numbers (CSS counters)
     /// starting after `before` plus the lines left out above.
     pub fn attrs(&self, before: usize) -> (Option<String>, Option<String>) {
-        if self.total <= self.full {
+        if self.current.whole(self.total) {
             return (None, None);
         }
         let (w, px) = (self.current, self.rendered.px);
@@ -403,20 +408,40 @@ impl Lines {
     }
 }
 
-/// The window of lines of a block (see [`Lines`]); a new `text` starts at its top.
+/// The window of lines of a block (see [`Lines`]); a new `text` starts at its top. With `fill`, a
+/// block of at most `full` lines paints a screenful first and the rest just after.
 #[hook]
-pub fn use_lines(text: &AttrValue, total: usize, full: usize) -> Lines {
+pub fn use_lines(text: &AttrValue, total: usize, full: usize, fill: bool) -> Lines {
     let pre = use_node_ref();
     let code = use_node_ref();
     // `_eq`: the mount's "start at the top" below sets the value it starts with, which must not
     // render the whole block a second time.
-    let rendered = use_state_eq(|| Rendered { window: Window::initial(total, full), px: GUESS_PX });
+    let start = move || if fill { Window::first_paint(total) } else { Window::initial(total, full) };
+    let rendered = use_state_eq(|| Rendered { window: start(), px: GUESS_PX });
     // A new program starts at its top.
     {
         let rendered = rendered.clone();
         use_effect_with(text.clone(), move |_| {
             let px = rendered.px;
-            rendered.set(Rendered { window: Window::initial(total, full), px });
+            rendered.set(Rendered { window: start(), px });
+        });
+    }
+    // With `fill`, a block of at most `full` lines fills in after its first paint, a few dozen
+    // lines a task (`window::filled`); a new text or window cancels the step not yet run.
+    {
+        let (code, rendered) = (code.clone(), rendered.clone());
+        use_effect_with((text.clone(), total, full, fill, rendered.window), move |&(_, total, full, fill, now)| {
+            let live = Rc::new(Cell::new(true));
+            if let Some(next) = window::filled(now, total, full).filter(|_| fill) {
+                let live = live.clone();
+                super::lazy::after_paint(Box::new(move || {
+                    if live.get() {
+                        let px = settle(code.cast::<web_sys::Element>().as_ref().and_then(measure_pitch), rendered.px);
+                        rendered.set(Rendered { window: next, px });
+                    }
+                }));
+            }
+            move || live.set(false)
         });
     }
     // Follow the view: any scroll on the page (captured at the window: scroll events do not bubble)
@@ -444,7 +469,7 @@ pub fn use_lines(text: &AttrValue, total: usize, full: usize) -> Lines {
             move || drop(listeners)
         });
     }
-    let current = if rendered.window.end <= total { rendered.window } else { Window::initial(total, full) };
+    let current = if rendered.window.end <= total { rendered.window } else { start() };
     Lines { pre, code, current, rendered, total, full }
 }
 
@@ -465,7 +490,7 @@ pub fn code_block(p: &CodeProps) -> Html {
         code.split_inclusive('\n').zip(owner).map(|(l, o)| (AttrValue::from(l.to_string()), o)).collect()
     });
     let total = lines.len();
-    let win = use_lines(&p.code, total, FULL_MAX);
+    let win = use_lines(&p.code, total, FULL_MAX, p.fill);
     let current = win.current;
     // Bring the selected function into view.
     {

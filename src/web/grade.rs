@@ -323,6 +323,20 @@ pub fn grade_panel(p: &GradeProps) -> Html {
         Callback::from(move |_: MouseEvent| run_hidden(&state, &shown.generated.task))
     };
     let goto_line = p.on_goto.clone();
+    // A finished run's verdict comes into view whole: the reader pressed the button to see it (on a
+    // phone it lands at the screen's bottom edge, under the button).
+    {
+        let finished = matches!(panel.job, Job::Done(_) | Job::Failed { .. });
+        use_effect_with(finished, |&finished| {
+            let verdict =
+                web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("hidden-verdict"));
+            if let (true, Some(v)) = (finished, verdict) {
+                let how = web_sys::ScrollIntoViewOptions::new();
+                how.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                v.scroll_into_view_with_scroll_into_view_options(&how);
+            }
+        });
+    }
     // Without a worker: why this task's hidden tests cannot run in the page, if they cannot.
     let refusal = browser_refusal(task.spec.kind, task.spec.domain);
     let can_run = panel.can_run() && !(panel.run_place() == Some(Place::Browser) && refusal.is_some());

@@ -103,8 +103,8 @@ pub fn merge_classes(p: &ClassesProps) -> Html {
     let lines: Vec<&str> = p.code.split('\n').collect();
     let classes = [class_lines(&lines, &p.view, 0), class_lines(&lines, &p.view, 1)];
     let wins = [
-        use_lines(&p.code, classes[0].1.len(), COLUMN_FULL_MAX),
-        use_lines(&p.code, classes[1].1.len(), COLUMN_FULL_MAX),
+        use_lines(&p.code, classes[0].1.len(), COLUMN_FULL_MAX, false),
+        use_lines(&p.code, classes[1].1.len(), COLUMN_FULL_MAX, false),
     ];
     let onmouseover = {
         let hovered = hovered.clone();

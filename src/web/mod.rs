@@ -41,8 +41,13 @@ pub fn start() {
         web_sys::console::error_1(&text.clone().into());
         show_fatal(&text);
     }));
-    // In a task of its own: the page's first render does not add to the wasm's instantiation.
-    gloo::timers::callback::Timeout::new(0, pages::start).forget();
+    // Each in a task of its own: the link's task is generated apart from the wasm's instantiation,
+    // and the page's first render apart from both.
+    gloo::timers::callback::Timeout::new(0, || {
+        app::prepare_first();
+        gloo::timers::callback::Timeout::new(0, pages::start).forget();
+    })
+    .forget();
 }
 
 /// A random 64-bit number from the browser's `crypto.getRandomValues` (through `getrandom`), for new

@@ -508,7 +508,7 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                 <CodeBlock {id} code={code.clone()} selected={selected.clone()} hovered={hovered.clone()} on_select={on_select.clone()}
                     states={states.as_ref().map(|s| if reference { s.1.clone() } else { s.0.clone() })} on_why={on_why.clone()}
                     marked={if reference { marked.clone() } else { None }}
-                    renamed={(*renamed).as_ref().map(|r| if reference { r.1.clone() } else { r.0.clone() })} />
+                    renamed={(*renamed).as_ref().map(|r| if reference { r.1.clone() } else { r.0.clone() })} fill={!reference} />
             }
         }
         (CodeTab::Diff, _) => html! {

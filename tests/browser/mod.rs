@@ -297,12 +297,12 @@ pub async fn fetched_gen_module(driver: &WebDriver) -> Res<bool> {
 }
 
 /// JS that returns the task view's starter code (`#starter-code`'s text), or null until it is on the
-/// page. A Merge Codebases task shows its whole file in a `<details>` that renders the block only
-/// while open (`web::view`): the script opens it, and closes it again once read, leaving the page as
-/// it was.
+/// page whole (a block fills in after its first paint, `data-window` marking it partial). A Merge
+/// Codebases task shows its whole file in a `<details>` that renders the block only while open
+/// (`web::view`): the script opens it, and closes it again once read, leaving the page as it was.
 pub const STARTER_TEXT: &str = "const d = document.querySelector('details.whole-file'); \
      if (d && !d.open) { d.open = true; d.dataset.testOpened = '1'; } \
-     const e = document.getElementById('starter-code'); if (!e) return null; const t = e.textContent; \
+     const e = document.getElementById('starter-code'); if (!e || e.querySelector('[data-window]')) return null; const t = e.textContent; \
      if (d && d.dataset.testOpened) { delete d.dataset.testOpened; d.open = false; } return t;";
 
 /// Click the rubric line link `selector` and wait until "Your solution" shows that line in the code

@@ -575,17 +575,26 @@ async fn e2e_classroom_task_page_on_a_phone() {
             return Err(format!("the phone: {why}").into());
         }
         s.driver.screenshot(&s.shots.join("e2e-classroom-phone-1.png")).await?;
-        // Grading: the verdict comes right after the code.
+        // Grading as a thumb does it: scroll to the grade panel, tap "Paste starter", then "Run hidden
+        // tests". Each verdict fills in under the button just tapped, and nothing moves the page: the
+        // browser's scroll anchoring once pinned a line further down and threw both off the top.
         open_editor(driver).await?;
-        browser::click_id(driver, "start-from-starter").await?;
         browser::click_id(driver, "panel-tab-grade").await?;
+        js(driver, "document.getElementById('run-hidden').scrollIntoView({block: 'center'}); return true;", vec![]).await?;
+        browser::click_id(driver, "use-starter").await?;
         wait_for(driver, "the verdict", "const v = document.getElementById('static-verdict'); return v && v.dataset.passed === 'false';", 60).await?;
-        js(driver, "document.getElementById('static-verdict').scrollIntoView({block: 'start'}); return true;", vec![]).await?;
-        let why = outside(driver, &["#static-verdict > p", "#static-verdict .item.fail .reason"], false).await?;
+        let why = outside(driver, &["#run-hidden", "#static-verdict > p"], false).await?;
         if !why.is_empty() {
-            return Err(format!("the phone's verdict: {why}").into());
+            return Err(format!("the phone's static verdict, after Paste starter: {why}").into());
         }
         s.driver.screenshot(&s.shots.join("e2e-classroom-phone-2.png")).await?;
+        browser::click_id(driver, "run-hidden").await?;
+        wait_for(driver, "the hidden tests' verdict", "const v = document.getElementById('hidden-verdict'); return v && v.dataset.passed;", 60).await?;
+        let why = outside(driver, &["#run-hidden", "#hidden-verdict summary"], false).await?;
+        if !why.is_empty() {
+            return Err(format!("the phone's hidden verdict, after Run hidden tests: {why}").into());
+        }
+        s.driver.screenshot(&s.shots.join("e2e-classroom-phone-3.png")).await?;
         console_clean(driver, "the phone").await?;
         Ok(())
     })

@@ -407,7 +407,8 @@ async fn the_app_shows_the_linked_task_and_follows_the_address_bar() {
     }
     assert_eq!(t.get_attribute("data-hash"), Some(task_hash(&task)));
     assert_eq!(text("prompt"), task.prompt);
-    assert_eq!(text("starter-code"), task.starter_code);
+    // (The block fills in after its first paint.)
+    assert_eq!(settled_text("starter-code", &task.starter_code).await, task.starter_code);
     assert!(document().get_element_by_id("error").is_none(), "no error for a good link");
     // One SVG vertex per function, coloured by role; code lines carry their function.
     let vertices = document().query_selector_all("#call-graph g.vertex[data-name]").unwrap();
