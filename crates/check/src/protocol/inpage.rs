@@ -418,7 +418,8 @@ mod tests {
     }
 
     fn merge_job(response: impl Fn(&cabrito_gen::Task) -> String) -> BrowserJob {
-        let t = cabrito_gen::generate(&TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 12, 5)).unwrap();
+        let t =
+            cabrito_gen::generate(&TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 12, 5)).unwrap();
         BrowserJob::for_task("merge-1", &t, &response(&t))
     }
 
@@ -427,7 +428,8 @@ mod tests {
         let mut output = String::new();
         for (t, v) in values.iter().enumerate() {
             for (i, x) in v.iter().enumerate() {
-                output += &format!("{{\"k\":\"call\",\"trial\":{t},\"i\":{i},\"value\":{{\"t\":\"int\",\"v\":\"{x}\"}}}}\n");
+                output +=
+                    &format!("{{\"k\":\"call\",\"trial\":{t},\"i\":{i},\"value\":{{\"t\":\"int\",\"v\":\"{x}\"}}}}\n");
             }
         }
         output += "{\"k\":\"done\",\"stopped\":null}\n";
