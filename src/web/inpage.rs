@@ -3,8 +3,9 @@
 //! (the reference's, the candidate's) goes to a fresh `pygrade.js` Web Worker (Python with Pyodide,
 //! built from `www/pygrade/`), which hands back only the run's raw result lines and is then
 //! terminated. Submitted code runs only there, in a scope locked before it runs; every message from
-//! such a worker is checked (its kind, its run's id, its fields) and anything else is ignored. A run
-//! longer than the time limit ends its worker and fails. The messages to the grade panel are the
+//! such a worker is checked (its kind, its run's id, its fields) and anything else is ignored. Each
+//! call has the harness's own time limit (in the worker); a run longer than the page's limit ends its
+//! worker and fails. The messages to the grade panel are the
 //! worker protocol's own, so the panel reads them as it reads the native worker's.
 
 use crate::playground::panel::{BrowserStatus, PanelAction};
@@ -339,7 +340,7 @@ fn stop_at_limit(serial: u64, seconds: u32) {
     let run = BrowserRun {
         output: String::new(),
         error: Some(format!(
-            "the run did not finish within {seconds} s in your browser, so Python was stopped (a call that never returns fails this way)"
+            "the run did not finish within {seconds} s in your browser, so Python was stopped (a call that outlasts its own time limit fails this way)"
         )),
         seconds: f64::from(seconds),
         timed_out: Some(f64::from(seconds)),
