@@ -1,7 +1,8 @@
 // Trunk's post-build hook (Trunk.toml): the in-page grader. Bundles www/pygrade/pygrade.mjs (with
 // Pyodide's loader, from package-lock.json) into dist/pygrade.js, a module Web Worker, and copies what
 // it loads at run time into dist/pyodide/: Pyodide's wasm, standard library and lock file, and the
-// grading harness itself (crates/native/src/harness.py, the file the native grader runs). Nothing here
+// grading harnesses themselves (crates/native/src/harness.py and merge_harness.py, the files the
+// native grader runs). Nothing here
 // is linked from index.html: the app starts the worker only when a user asks for hidden tests without
 // a grading worker (src/web/inpage.rs). Fails with a message when pyodide is missing (`npm ci`).
 //
@@ -29,7 +30,9 @@ try {
     copyFileSync(join(pyodide, f), join(out, f));
     bytes += statSync(join(out, f)).size;
   }
-  copyFileSync(join(root, 'crates/native/src/harness.py'), join(out, 'harness.py'));
+  for (const h of ['harness.py', 'merge_harness.py']) {
+    copyFileSync(join(root, 'crates/native/src/', h), join(out, h));
+  }
   const r = await build({
     entryPoints: [join(root, 'www/pygrade/pygrade.mjs')],
     outfile: join(dir, 'pygrade.js'),

@@ -3,12 +3,13 @@
 //! (the reference's, the candidate's) goes to a fresh `pygrade.js` Web Worker (Python with Pyodide,
 //! built from `www/pygrade/`), which hands back only the run's raw result lines and is then
 //! terminated. Submitted code runs only there, in a scope locked before it runs; every message from
-//! such a worker is checked (its kind, its run's id, its fields) and anything else is ignored. A run
-//! longer than the time limit ends its worker and fails. The messages to the grade panel are the
+//! such a worker is checked (its kind, its run's id, its fields) and anything else is ignored. Each
+//! call has the harness's own time limit (in the worker); a run longer than the page's limit ends its
+//! worker and fails. The messages to the grade panel are the
 //! worker protocol's own, so the panel reads them as it reads the native worker's.
 
 use crate::playground::panel::{BrowserStatus, PanelAction};
-use cabrito_check::protocol::inpage::{BrowserJob, BrowserRun, Step, StepReply, MAX_RUN_OUTPUT_BYTES};
+use cabrito_check::protocol::inpage::{BrowserJob, BrowserRun, RunHarness, Step, StepReply, MAX_RUN_OUTPUT_BYTES};
 use cabrito_check::protocol::{ErrorCode, ServerMessage};
 use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
@@ -55,6 +56,7 @@ struct Checker {
 struct Active {
     job: BrowserJob,
     report: Callback<PanelAction>,
+    harness: RunHarness,
     bodies: Vec<String>,
     runs: Vec<Option<BrowserRun>>,
 }
@@ -123,7 +125,13 @@ pub fn grade(job: &BrowserJob, report: Callback<PanelAction>) {
     }
     let started = GRADER.with(|g| {
         let mut g = g.borrow_mut();
-        g.active = Some(Active { job: job.clone(), report: report.clone(), bodies: vec![], runs: vec![] });
+        g.active = Some(Active {
+            job: job.clone(),
+            report: report.clone(),
+            harness: RunHarness::Grade,
+            bodies: vec![],
+            runs: vec![],
+        });
         if g.checker.is_none() {
             g.checker = Some(start_checker()?);
         }
@@ -262,7 +270,7 @@ fn on_step_reply(text: &str) {
             };
             end_job(Some(last));
         }
-        StepReply::Runs { id: of, bodies, messages } if of == id => {
+        StepReply::Runs { id: of, harness, bodies, messages } if of == id => {
             for m in &messages {
                 emit_text(&report, m);
             }
@@ -278,6 +286,7 @@ fn on_step_reply(text: &str) {
                 let g = &mut *g;
                 let Some(a) = g.active.as_mut() else { return };
                 a.runs = vec![None; bodies.len()];
+                a.harness = harness;
                 a.bodies = bodies;
                 // Each run to a Python worker of its own (loaded ones first).
                 g.pys.sort_by_key(|p| !p.ready);
@@ -308,6 +317,11 @@ fn send_ready_runs() {
             let Some(body) = a.bodies.get(i) else { continue };
             let message = js_sys::Object::new();
             let _ = js_sys::Reflect::set(&message, &"run".into(), &JsValue::from_str(&run_id(&a.job.id, i)));
+            let harness = match a.harness {
+                RunHarness::Grade => "grade",
+                RunHarness::Merge => "merge",
+            };
+            let _ = js_sys::Reflect::set(&message, &"harness".into(), &JsValue::from_str(harness));
             let _ = js_sys::Reflect::set(&message, &"body".into(), &JsValue::from_str(body));
             let _ = p.worker.post_message(&message);
             p.sent = true;
@@ -326,7 +340,7 @@ fn stop_at_limit(serial: u64, seconds: u32) {
     let run = BrowserRun {
         output: String::new(),
         error: Some(format!(
-            "the run did not finish within {seconds} s in your browser, so Python was stopped (a call that never returns fails this way)"
+            "the run did not finish within {seconds} s in your browser, so Python was stopped (a call that outlasts its own time limit fails this way)"
         )),
         seconds: f64::from(seconds),
         timed_out: Some(f64::from(seconds)),

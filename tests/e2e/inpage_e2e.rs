@@ -1,9 +1,11 @@
 //! End to end in headless Chromium against the static build (dist/ served by `python3 -m http.server`,
 //! as the README shows: no worker): the hidden tests run in the page with Pyodide. Python is not
-//! fetched before a user asks for hidden tests; a reference passes and a starter fails for a math and a
-//! string task; the verdicts agree item by item with the native grader's on a sample of every kind and
-//! axis in math and string; a looping candidate is stopped at the time limit and the next grade works;
-//! hostile candidates are contained; an array task says it needs numpy and the native worker.
+//! fetched before a user asks for hidden tests; a reference passes and a starter fails for a math, a
+//! string and a Merge Codebases task; the verdicts agree item by item with the native grader's on a
+//! sample of every kind and axis in math and string, merge tasks and calls stopped at the per-call
+//! limit; a candidate that swallows its per-call limit is stopped at the run's limit and the next
+//! grade works; hostile candidates are contained; an array task says it needs numpy and the native
+//! worker.
 //!
 //! Needs what tests/browser_e2e.rs needs (dist/, chromedriver, Chromium) and python3; without them the
 //! test is skipped with a message, except under CI. Pyodide loads once for the whole test.
@@ -266,6 +268,23 @@ fn passed(v: &Value) -> Option<bool> {
     v["passed"].as_str().and_then(|p| p.parse().ok())
 }
 
+/// `code` with an endless loop before its first `return` at `indent`.
+fn loop_in_first_return(code: &str, indent: &str) -> Res<String> {
+    let at = format!("\n{indent}return ");
+    let looped = code.replacen(&at, &format!("\n{indent}while True:\n{indent}    pass{at}"), 1);
+    if looped == code {
+        return Err("the looping candidate could not be made".into());
+    }
+    Ok(looped)
+}
+
+/// A merge reference whose last class returns one more than it should (its structure intact).
+fn wrong_class(reference: &str) -> Res<String> {
+    let at = reference.rfind("\n        return ").ok_or("the wrong merge candidate could not be made")?;
+    let cut = at + "\n        return ".len();
+    Ok(format!("{}1 + {}", &reference[..cut], &reference[cut..]))
+}
+
 async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
     // Math: nothing of Python is fetched before the first run; the reference passes, the starter fails.
     let math = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 8, 2);
@@ -313,21 +332,46 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         agree(&format!("string {what}"), &v, &native(&task, text)?)?;
     }
 
-    // Agreement on a sample of every kind and axis in math and string (reference and starter).
+    // Merge Codebases (its own harness): the reference passes, the starter and a reference with one
+    // wrong class fail; all three agree with the native grader.
+    let merge = TaskSpec { d: 2, ..TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 20, 10) };
+    let task = generate(&merge)?;
+    open_task(driver, base, &merge).await?;
+    let wrong = wrong_class(&task.solution_code)?;
+    for (what, text, want) in [
+        ("reference", &task.solution_code, true),
+        ("starter", &task.starter_code, false),
+        ("wrong class", &wrong, false),
+    ] {
+        set_answer(driver, text).await?;
+        let start = Instant::now();
+        let v = run_in_page(driver, 120).await?;
+        println!("in-page grading: merge {what} {:.1} s", start.elapsed().as_secs_f64());
+        if passed(&v) != Some(want) {
+            return Err(
+                format!("the merge {what} did not {} in the page: {v}", if want { "pass" } else { "fail" }).into()
+            );
+        }
+        agree(&format!("merge {what}"), &v, &native(&task, text)?)?;
+    }
+
+    // Agreement on a sample of every kind graded function by function and every axis, in math and
+    // string (reference and starter).
     let kinds: Vec<Kind> = Kind::ALL
         .iter()
         .copied()
-        .filter(|k| cabrito_check::protocol::inpage::browser_refusal(*k, Domain::Math).is_none())
+        .filter(|k| k.def().behaviour() == cabrito_check::grade::Behaviour::Functions)
         .collect();
     let start = Instant::now();
     let mut sampled = 0;
+    let mut specs = vec![];
     for i in 0..kinds.len().max(Axis::ALL.len()) {
-        let kind = kinds[i % kinds.len()];
-        let axis = Axis::ALL[i % Axis::ALL.len()];
         let domain = if i % 2 == 0 { Domain::String } else { Domain::Math };
-        let spec = TaskSpec::new(kind, domain, axis, 6, 10 + i as u64);
-        let Ok(task) = generate(&spec) else { continue };
-        open_task(driver, base, &spec).await?;
+        specs.push(TaskSpec::new(kinds[i % kinds.len()], domain, Axis::ALL[i % Axis::ALL.len()], 6, 10 + i as u64));
+    }
+    for spec in &specs {
+        let Ok(task) = generate(spec) else { continue };
+        open_task(driver, base, spec).await?;
         for (what, text) in [("reference", &task.solution_code), ("starter", &task.starter_code)] {
             set_answer(driver, text).await?;
             let v = run_in_page(driver, 180).await?;
@@ -340,25 +384,44 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         start.elapsed().as_secs_f64()
     );
 
-    // A looping candidate is stopped at the limit; the next grade works.
+    // A call that loops is stopped at the harness's per-call limit, as natively (2 s; 5 s for a
+    // merge class): the same verdict, item by item.
     let task = generate(&math)?;
     open_task(driver, base, &math).await?;
-    js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '8'); return true;", vec![]).await?;
-    let looping = task.solution_code.replacen("\n    return ", "\n    while True:\n        pass\n    return ", 1);
-    if looping == task.solution_code {
-        return Err("the looping candidate could not be made".into());
-    }
+    let looping = loop_in_first_return(&task.solution_code, "    ")?;
     set_answer(driver, &looping).await?;
+    let start = Instant::now();
+    let v = run_in_page(driver, 120).await?;
+    println!("in-page grading: a looping call stopped at the per-call limit in {:.1} s", start.elapsed().as_secs_f64());
+    if passed(&v) != Some(false) || !v["text"].as_str().unwrap_or("").contains("Timeout") {
+        return Err(format!("the looping call was not stopped at the per-call limit: {v}").into());
+    }
+    agree("math looping call", &v, &native(&task, &looping)?)?;
+    let merge_task = generate(&merge)?;
+    open_task(driver, base, &merge).await?;
+    let looping = loop_in_first_return(&merge_task.solution_code, "        ")?;
+    set_answer(driver, &looping).await?;
+    let v = run_in_page(driver, 120).await?;
+    agree("merge looping class", &v, &native(&merge_task, &looping)?)?;
+
+    // A call that swallows its per-call limit is stopped at the run's limit; the next grade works.
+    open_task(driver, base, &math).await?;
+    js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '8'); return true;", vec![]).await?;
+    let swallowing = task.solution_code.replacen(
+        "\n    return ",
+        "\n    while True:\n        try:\n            while True:\n                pass\n        except:\n            pass\n    return ",
+        1,
+    );
+    set_answer(driver, &swallowing).await?;
     let v = run_in_page(driver, 120).await?;
     if passed(&v) != Some(false)
         || v["ran"] != "browser"
         || !v["text"].as_str().unwrap_or("").contains("wall-clock limit of 8.0 s")
     {
-        return Err(format!("the looping candidate was not stopped at the limit and failed: {v}").into());
+        return Err(format!("the swallowing candidate was not stopped at the run's limit and failed: {v}").into());
     }
-    println!("in-page grading: looping candidate: {}", short(&v));
+    println!("in-page grading: swallowing candidate: {}", short(&v));
     js(driver, "localStorage.setItem('cabrito-browser-limit-seconds', '30'); return true;", vec![]).await?;
-    js(driver, "return document.title.length >= 0;", vec![]).await?;
     set_answer(driver, &task.solution_code).await?;
     let v = run_in_page(driver, 300).await?;
     if passed(&v) != Some(true) {

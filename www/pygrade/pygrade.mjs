@@ -12,7 +12,7 @@
 // JS from text (eval, Function constructors, string timers). A JsProxy found by walking Python's heap
 // then reaches nothing. The wasm memory is capped. If any of that cannot be done, it refuses to run.
 //
-// page -> {run, body}                    (run: the run's id; body: the harness request, JSON text)
+// page -> {run, harness, body}   (run: the run's id; harness: 'grade' or 'merge'; body: its request)
 // page <- {type: 'load', loaded, total}  while Python downloads; {type: 'ready'}; {type: 'failed', why}
 // page <- {type: 'ran', run, output, error, seconds}   the harness's result lines, raw
 
@@ -69,37 +69,68 @@ function countingFetch(input, init) {
   });
 }
 
-// The driver: run harness.py's main() on one request, its result channel a file on fd 3, its
-// per-call timer a no-op (Pyodide has no timer signal: the page's time limit ends this worker).
+// The harness's timer. Pyodide has no timer signal of its own, but CPython reads a "signal buffer"
+// every few dozen bytecodes while it runs (Pyodide's interrupt buffer); this one is a getter on this
+// worker's clock, which reports SIGALRM once the armed deadline has passed. So the harness's
+// setitimer arms it, its SIGALRM handler runs, and every per-call time limit of the harness holds
+// as it does natively, with no SharedArrayBuffer (so on any static host).
+const SIGALRM = 14;
+let alarmAt = 0;
+const signalClock = Object.create(null);
+Object.defineProperty(signalClock, 0, {
+  get() {
+    if (alarmAt !== 0 && performance.now() >= alarmAt) {
+      alarmAt = 0;
+      return SIGALRM;
+    }
+    return 0;
+  },
+  set() {},
+});
+// What the harness's setitimer calls: arm the alarm `seconds` from now (0: disarm).
+function armAlarm(seconds) {
+  const s = Number(seconds);
+  alarmAt = s > 0 && Number.isFinite(s) ? performance.now() + s * 1000 : 0;
+}
+
+// The driver: run one harness (harness.py or merge_harness.py, as the native runner does: a module
+// named __main__ reading its request on stdin) with its result channel a file on fd 3, and its
+// timer the signal clock above.
 const DRIVER = `
 import builtins, functools, io, json, opcode, os, re, signal, sys, time, types
 
-class _NoTimer(types.ModuleType):
-    SIGALRM = 14
-    ITIMER_REAL = 0
-    def signal(self, *a): return None
-    def setitimer(self, *a): return (0.0, 0.0)
+def _timer_module(arm):
+    real = signal
+    class Timer(types.ModuleType):
+        SIGALRM = real.SIGALRM
+        ITIMER_REAL = real.ITIMER_REAL
+        def signal(self, signum, handler):
+            return real.signal(signum, handler)
+        def setitimer(self, which, seconds, interval=0.0):
+            arm(float(seconds))
+            return (0.0, 0.0)
+    return Timer("signal")
 
-def cabrito_run(source, body):
+def cabrito_run(source, body, arm):
     path = "/tmp/cabrito-results"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     if fd != 3:
         os.dup2(fd, 3)
         os.close(fd)
-    sys.modules["signal"] = _NoTimer("signal")
+    sys.modules["signal"] = _timer_module(arm)
     sys.argv = ["harness"]
     sys.stdin = io.TextIOWrapper(io.BytesIO(body.encode("utf-8")), encoding="utf-8")
-    ns = {"__name__": "cabrito_harness"}
+    ns = {"__name__": "__main__"}
     error = None
     start = time.monotonic()
     try:
         exec(compile(source, "harness.py", "exec"), ns)
-        ns["main"]()
     except BaseException as e:
         try:
             error = "%s: %s" % (type(e).__name__, str(e)[:2000])
         except BaseException:
             error = "the run raised an exception"
+    arm(0)
     try:
         out = ns.get("OUT")
         if out is not None:
@@ -221,12 +252,23 @@ function lockScope() {
   return left;
 }
 
+// The harnesses a run may name (the native grader's files, copied by the build).
+const HARNESSES = { grade: 'harness.py', merge: 'merge_harness.py' };
+
+function fetchText(name) {
+  return realFetch(here + 'pyodide/' + name).then((r) => {
+    if (!r.ok) throw new Error(`${name}: ${r.status} ${r.statusText}`);
+    return r.text();
+  });
+}
+
 async function start() {
   self.fetch = countingFetch;
   let py;
-  let harness;
+  const harnesses = Object.create(null);
   try {
-    [py, harness] = await Promise.all([
+    let texts;
+    [py, ...texts] = await Promise.all([
       loadPyodide({
         indexURL: here + 'pyodide/',
         createPyodideModule,
@@ -235,16 +277,18 @@ async function start() {
         stdout: () => {},
         stderr: () => {},
       }),
-      realFetch(here + 'pyodide/harness.py').then((r) => {
-        if (!r.ok) throw new Error(`harness.py: ${r.status} ${r.statusText}`);
-        return r.text();
-      }),
+      ...Object.values(HARNESSES).map(fetchText),
     ]);
+    Object.keys(HARNESSES).forEach((k, i) => {
+      harnesses[k] = texts[i];
+    });
   } finally {
     self.fetch = realFetch;
   }
   py.runPython(DRIVER);
   const run = py.globals.get('cabrito_run');
+  py.globals.delete('cabrito_run');
+  py.setInterruptBuffer(signalClock);
   const readResults = () => {
     try {
       return py.FS.readFile('/tmp/cabrito-results', { encoding: 'utf8' });
@@ -263,7 +307,7 @@ async function start() {
   progress(true);
   const left = lockScope();
   if (left.length) throw new Error(`this browser would let graded code reach ${left.join(', ')}`);
-  return { run, harness, readResults };
+  return { run, harnesses, readResults };
 }
 
 let python = null;
@@ -276,14 +320,17 @@ function ran(id, output, error, seconds) {
 addListener('message', (e) => {
   const d = e.data;
   if (!python || used || !d || typeof d.run !== 'string' || typeof d.body !== 'string') return;
+  const { run, harnesses, readResults } = python;
   used = true;
-  const { run, harness, readResults } = python;
+  const harness = harnesses[typeof d.harness === 'string' ? d.harness : 'grade'];
+  if (typeof harness !== 'string') return ran(d.run, '', `no harness is named ${String(d.harness).slice(0, 40)}`, 0);
   let r;
   const t0 = performance.now();
   try {
-    r = run(harness, d.body);
+    r = run(harness, d.body, armAlarm);
   } catch (x) {
     // Python itself stopped (out of stack or memory): what it wrote so far, and why.
+    armAlarm(0);
     const why = `Python stopped: ${x && x.message ? String(x.message).slice(0, 2000) : x}`;
     return ran(d.run, readResults(), why, (performance.now() - t0) / 1000);
   }

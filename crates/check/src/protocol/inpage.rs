@@ -1,10 +1,11 @@
 //! Hidden tests in the page, without a worker (pure): the checker web worker plans the two harness
 //! runs and reads their output into the worker's `result`; Python (Pyodide, in a Web Worker of its
-//! own, `www/pygrade/`) runs the same harness text the native grader runs, on the same requests.
+//! own, `www/pygrade/`) runs the same harness text the native grader runs, on the same requests:
+//! `harness.py` for the kinds graded function by function, `merge_harness.py` for Merge Codebases.
 //!
 //! ```text
 //! page ── Step::Plan {job} ──► checker worker: [`answer`]
-//! page ◄── StepReply::Runs {bodies: [reference, candidate]} (or Final: nothing to run)
+//! page ◄── StepReply::Runs {harness, bodies: [reference, candidate]} (or Final: nothing to run)
 //! page ── body ──► a fresh pygrade worker per run ──► BrowserRun (raw result lines)
 //! page ── Step::Verdict {job, runs} ──► checker ──► StepReply::Final {message: result}
 //! ```
@@ -12,26 +13,23 @@
 //! The page plans and judges (the checker is the page's own worker); a pygrade worker only runs
 //! the harness and hands back its raw result lines, which are read as the native runner reads a
 //! process's, so a hostile candidate can at most misreport its own run. The plan, the comparison
-//! and the verdict are the native grader's ([`crate::grade`]); only the process around the harness
-//! differs (and the per-call time limit: Pyodide has no timer signal, so the page's time limit ends
-//! the whole Web Worker instead).
+//! and the verdict are the native grader's ([`crate::grade`], [`crate::merge::behaviour`]), and so
+//! are the per-call time limits (the harness's own; the pygrade worker makes its timer signal
+//! fire). Only the process around the harness differs: the page's whole-run limit ends the Web
+//! Worker where the native runner kills a process.
 
 use super::checker::Request;
 use super::report::{self, read_and_check};
 use super::{ErrorCode, ServerMessage};
 use crate::grade::outcome::{read_results, Ending};
-use crate::grade::{self, Behaviour, GradeTask, HarnessOptions, RunOutcome, RunStatus, DEFAULT_TRIALS};
+use crate::grade::{self, Behaviour, CheckOutcome, GradeTask, HarnessOptions, RunOutcome, RunStatus, DEFAULT_TRIALS};
+use crate::merge::behaviour as merge;
 use cabrito_gen::{Domain, Kind};
 use serde::{Deserialize, Serialize};
 
-/// Why the page cannot run a task's hidden tests itself, if it cannot.
-pub fn browser_refusal(kind: Kind, domain: Domain) -> Option<String> {
-    if kind.def().behaviour() != Behaviour::Functions {
-        return Some(format!(
-            "{} tasks are graded by their own harness, which runs only on the native worker",
-            kind.as_str()
-        ));
-    }
+/// Why the page cannot run a task's hidden tests itself, if it cannot. Every kind runs in the page
+/// (Merge Codebases with its own harness); array tasks do not, for want of numpy.
+pub fn browser_refusal(_kind: Kind, domain: Domain) -> Option<String> {
     if domain == Domain::Array {
         return Some(
             "array tasks need numpy, which the page does not ship: their hidden tests run on the native worker only"
@@ -113,13 +111,40 @@ pub enum Step {
     Verdict { job: BrowserJob, runs: Vec<BrowserRun> },
 }
 
+/// Which harness a run executes (the pygrade worker has both, as the native grader does).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunHarness {
+    /// `harness.py`: the reference's functions called on the plan's trials.
+    #[default]
+    Grade,
+    /// `merge_harness.py`: `CalculateA` and `CalculateB` called on the argument vectors.
+    Merge,
+}
+
+impl RunHarness {
+    /// The harness of a kind's hidden tests.
+    pub fn of(kind: Kind) -> RunHarness {
+        match kind.def().behaviour() {
+            Behaviour::Functions => RunHarness::Grade,
+            Behaviour::Calculators => RunHarness::Merge,
+        }
+    }
+}
+
 /// The checker's answer to a [`Step`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum StepReply {
-    /// Run the harness on each body (the reference's, then the candidate's); `messages` are the
+    /// Run `harness` on each body (the reference's, then the candidate's); `messages` are the
     /// worker's progress messages so far (JSON), for the page.
-    Runs { id: String, bodies: Vec<String>, messages: Vec<String> },
+    Runs {
+        id: String,
+        #[serde(default)]
+        harness: RunHarness,
+        bodies: Vec<String>,
+        messages: Vec<String>,
+    },
     /// The job's final message (a result or an error, JSON), and the progress before it.
     Final { id: String, messages: Vec<String>, last: String },
 }
@@ -151,14 +176,24 @@ fn final_error(id: &str, code: ErrorCode, message: String) -> StepReply {
     }
 }
 
-/// The planned job: its task, rubric reading and plan, or the final reply when nothing is to run.
+/// The planned job: its task, rubric reading and what its two runs are.
 struct Planned {
     task: GradeTask,
     reading: report::Reading,
-    prep: grade::Prepared,
-    candidate: grade::CandidateProgram,
+    runs: Runs,
 }
 
+/// The runs of a job, by harness.
+enum Runs {
+    /// The reference's functions on the plan's trials (`harness.py`).
+    Functions { prep: Box<grade::Prepared>, candidate: grade::CandidateProgram },
+    /// `compute()` of both classes on the argument vectors (`merge_harness.py`); `names` are its
+    /// parameters.
+    Calculators { names: Vec<String>, vectors: Vec<Vec<i64>> },
+}
+
+/// The job's plan, as the native grader makes it (`runner::grade`, `merge_runner::grade`), or the
+/// final reply when nothing is to run.
 fn plan(job: &BrowserJob, messages: &mut Vec<String>) -> Result<Planned, StepReply> {
     let id = job.id.as_str();
     let task = job.grade_task();
@@ -185,25 +220,93 @@ fn plan(job: &BrowserJob, messages: &mut Vec<String>) -> Result<Planned, StepRep
         messages: std::mem::take(messages),
         last: ServerMessage::Result(report::graded_result(id, &job.spec, job.trials, &reading, &verdict)).to_json(),
     };
-    let prep = match grade::prepare(&task, job.trials) {
-        Ok(p) => p,
-        Err(e) => {
-            let v = grade::error_verdict(&task, job.trials, format!("the task cannot be graded: {e}"));
-            return Err(finish(v, messages));
-        }
-    };
     let code = &reading.candidate.code;
-    // A candidate that does not parse, or defines none of the reference's functions, needs no run.
-    let candidate = match grade::candidate_program(&prep, code) {
-        Ok(cp) if !cp.tested.is_empty() => cp,
-        other => {
-            let nothing = RunOutcome::failed(RunStatus::Completed, 0, 0);
-            let actual = other.ok().map(|_| RunOutcome::failed(RunStatus::Completed, 0, 0));
-            let v = grade::verdict(&task, &prep, code, &nothing, actual.as_ref());
-            return Err(finish(v, messages));
+    let runs = match RunHarness::of(task.kind) {
+        RunHarness::Merge => {
+            let names = match merge::compute_params(&task.reference) {
+                Ok(n) => n,
+                Err(e) => {
+                    let v = merge::error_verdict(&task, job.trials, format!("the task cannot be graded: {e}"));
+                    return Err(finish(v, messages));
+                }
+            };
+            let vectors = merge::vectors(&task.input_key(), names.len(), job.trials);
+            // A candidate that does not compile needs no run.
+            if grade::verdict::compilation(code).outcome != CheckOutcome::Pass {
+                return Err(finish(merge::verdict(&task, code, &vectors, &names, None), messages));
+            }
+            Runs::Calculators { names, vectors }
+        }
+        RunHarness::Grade => {
+            let prep = match grade::prepare(&task, job.trials) {
+                Ok(p) => p,
+                Err(e) => {
+                    let v = grade::error_verdict(&task, job.trials, format!("the task cannot be graded: {e}"));
+                    return Err(finish(v, messages));
+                }
+            };
+            // A candidate that does not parse, or defines none of the reference's functions, needs
+            // no run.
+            match grade::candidate_program(&prep, code) {
+                Ok(cp) if !cp.tested.is_empty() => Runs::Functions { prep: Box::new(prep), candidate: cp },
+                other => {
+                    let nothing = RunOutcome::failed(RunStatus::Completed, 0, 0);
+                    let actual = other.ok().map(|_| RunOutcome::failed(RunStatus::Completed, 0, 0));
+                    let v = grade::verdict(&task, &prep, code, &nothing, actual.as_ref());
+                    return Err(finish(v, messages));
+                }
+            }
         }
     };
-    Ok(Planned { task, reading, prep, candidate })
+    Ok(Planned { task, reading, runs })
+}
+
+/// The two request bodies (the reference's, the candidate's), as the native grader sends them.
+fn bodies(p: &Planned) -> Vec<String> {
+    match &p.runs {
+        Runs::Functions { prep, candidate } => {
+            let opts = HarnessOptions::default();
+            let plan = &prep.plan;
+            let reference = grade::request_body(plan, &prep.reference_program, &prep.reference_defs, None, &opts);
+            let candidate =
+                grade::request_body(plan, &candidate.program, &candidate.defs, Some(&candidate.tested), &opts);
+            vec![lossless(reference), lossless(candidate)]
+        }
+        Runs::Calculators { vectors, .. } => [&p.task.reference, &p.reading.candidate.code]
+            .iter()
+            .map(|program| merge::request(program, vectors, merge::CALL_TIMEOUT).to_string())
+            .collect(),
+    }
+}
+
+/// The verdict from the two runs, as the native grader gives it.
+fn judge(p: &Planned, trials: usize, reference: &BrowserRun, candidate: &BrowserRun) -> grade::Verdict {
+    let shape = match &p.runs {
+        Runs::Functions { prep, .. } => grade::shape(&prep.plan),
+        Runs::Calculators { vectors, .. } => vec![merge::CLASSES.len(); vectors.len()],
+    };
+    let expected = outcome(reference, &shape);
+    let actual = outcome(candidate, &shape);
+    let code = &p.reading.candidate.code;
+    let reference_failed = || {
+        format!(
+            "the reference solution did not run to the end: {}; {}",
+            expected.status.describe(),
+            expected.stderr.trim()
+        )
+    };
+    match &p.runs {
+        Runs::Functions { .. } if expected.status != RunStatus::Completed => {
+            grade::error_verdict(&p.task, trials, reference_failed())
+        }
+        Runs::Functions { prep, .. } => grade::verdict(&p.task, prep, code, &expected, Some(&actual)),
+        Runs::Calculators { vectors, .. } if expected.status != RunStatus::Completed => {
+            merge::error_verdict(&p.task, vectors.len(), reference_failed())
+        }
+        Runs::Calculators { names, vectors } => {
+            merge::verdict(&p.task, code, vectors, names, Some((&expected, &actual)))
+        }
+    }
 }
 
 fn answer_step(step: &Step) -> StepReply {
@@ -211,20 +314,12 @@ fn answer_step(step: &Step) -> StepReply {
     match step {
         Step::Plan { job } => match plan(job, &mut messages) {
             Err(reply) => reply,
-            Ok(p) => {
-                let opts = HarnessOptions::default();
-                let plan = &p.prep.plan;
-                let reference =
-                    grade::request_body(plan, &p.prep.reference_program, &p.prep.reference_defs, None, &opts);
-                let candidate = grade::request_body(
-                    plan,
-                    &p.candidate.program,
-                    &p.candidate.defs,
-                    Some(&p.candidate.tested),
-                    &opts,
-                );
-                StepReply::Runs { id: job.id.clone(), bodies: vec![lossless(reference), lossless(candidate)], messages }
-            }
+            Ok(p) => StepReply::Runs {
+                id: job.id.clone(),
+                harness: RunHarness::of(p.task.kind),
+                bodies: bodies(&p),
+                messages,
+            },
         },
         Step::Verdict { job, runs } => {
             let p = match plan(job, &mut messages) {
@@ -234,22 +329,7 @@ fn answer_step(step: &Step) -> StepReply {
             let [reference, candidate] = runs.as_slice() else {
                 return final_error(&job.id, ErrorCode::BadRequest, format!("{} runs came back, not 2", runs.len()));
             };
-            let shape = grade::shape(&p.prep.plan);
-            let expected = outcome(reference, &shape);
-            let actual = outcome(candidate, &shape);
-            let mut verdict = if expected.status != RunStatus::Completed {
-                grade::error_verdict(
-                    &p.task,
-                    job.trials,
-                    format!(
-                        "the reference solution did not run to the end: {}; {}",
-                        expected.status.describe(),
-                        expected.stderr.trim()
-                    ),
-                )
-            } else {
-                grade::verdict(&p.task, &p.prep, &p.reading.candidate.code, &expected, Some(&actual))
-            };
+            let mut verdict = judge(&p, job.trials, reference, candidate);
             verdict.seconds = reference.seconds + candidate.seconds;
             let mut result = report::graded_result(&job.id, &job.spec, job.trials, &p.reading, &verdict);
             result.seconds = verdict.seconds;
@@ -315,8 +395,9 @@ mod tests {
     #[test]
     fn a_plan_gives_two_bodies_and_the_static_progress() {
         let j = job(Kind::DeadCode, Domain::String, |t| t.solution_code.clone());
-        let StepReply::Runs { id, bodies, messages } = reply(&Step::Plan { job: j }) else { panic!() };
+        let StepReply::Runs { id, harness, bodies, messages } = reply(&Step::Plan { job: j }) else { panic!() };
         assert_eq!(id, "job-1");
+        assert_eq!(harness, RunHarness::Grade);
         assert_eq!(bodies.len(), 2);
         for b in &bodies {
             let v: serde_json::Value = serde_json::from_str(b).unwrap();
@@ -327,13 +408,77 @@ mod tests {
     }
 
     #[test]
-    fn array_and_merge_tasks_are_refused_with_a_reason() {
+    fn array_tasks_are_refused_with_a_reason() {
         let j = job(Kind::DeadCode, Domain::Array, |t| t.solution_code.clone());
         let StepReply::Final { last, .. } = reply(&Step::Plan { job: j }) else { panic!() };
         let ServerMessage::Error(e) = ServerMessage::parse(&last).unwrap() else { panic!() };
         assert!(e.message.contains("numpy"), "{}", e.message);
-        assert!(browser_refusal(Kind::MergeCodebases, Domain::Math).is_some());
+        assert!(browser_refusal(Kind::MergeCodebases, Domain::Math).is_none());
         assert!(browser_refusal(Kind::DeadCode, Domain::Math).is_none());
+    }
+
+    fn merge_job(response: impl Fn(&cabrito_gen::Task) -> String) -> BrowserJob {
+        let t =
+            cabrito_gen::generate(&TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 12, 5)).unwrap();
+        BrowserJob::for_task("merge-1", &t, &response(&t))
+    }
+
+    /// The merge harness's result lines: `values[t]` are vector `t`'s two results.
+    fn merge_output(values: &[[i64; 2]]) -> BrowserRun {
+        let mut output = String::new();
+        for (t, v) in values.iter().enumerate() {
+            for (i, x) in v.iter().enumerate() {
+                output +=
+                    &format!("{{\"k\":\"call\",\"trial\":{t},\"i\":{i},\"value\":{{\"t\":\"int\",\"v\":\"{x}\"}}}}\n");
+            }
+        }
+        output += "{\"k\":\"done\",\"stopped\":null}\n";
+        BrowserRun { output, error: None, seconds: 0.1, timed_out: None }
+    }
+
+    fn result(r: StepReply) -> crate::protocol::GradeResult {
+        let StepReply::Final { last, .. } = r else { panic!("{r:?}") };
+        let ServerMessage::Result(r) = ServerMessage::parse(&last).unwrap() else { panic!("{last}") };
+        r
+    }
+
+    #[test]
+    fn a_merge_plan_runs_the_merge_harness_on_the_native_vectors() {
+        let j = merge_job(|t| t.solution_code.clone());
+        let StepReply::Runs { harness, bodies, .. } = reply(&Step::Plan { job: j.clone() }) else { panic!() };
+        assert_eq!(harness, RunHarness::Merge);
+        let names = merge::compute_params(&j.request.reference).unwrap();
+        let vectors = merge::vectors(&j.grade_task().input_key(), names.len(), DEFAULT_TRIALS);
+        assert_eq!(vectors.len(), DEFAULT_TRIALS);
+        for b in &bodies {
+            let v: serde_json::Value = serde_json::from_str(b).unwrap();
+            assert_eq!(v, merge::request(&j.request.reference, &vectors, merge::CALL_TIMEOUT));
+        }
+        // A candidate that does not compile fails without a run.
+        let r = result(reply(&Step::Plan { job: merge_job(|_| "class CalculateA(:\n".into()) }));
+        assert!(!r.passed && r.hidden_passed == Some(false), "{}", r.message);
+    }
+
+    #[test]
+    fn a_merge_verdict_compares_the_two_runs() {
+        let j = merge_job(|t| t.solution_code.clone());
+        let same: Vec<[i64; 2]> = (0..DEFAULT_TRIALS as i64).map(|t| [t, -t]).collect();
+        let runs = vec![merge_output(&same), merge_output(&same)];
+        let r = result(reply(&Step::Verdict { job: j.clone(), runs }));
+        assert!(r.passed, "{}", r.message);
+        let mut wrong = same.clone();
+        wrong[3][1] = 1000;
+        let runs = vec![merge_output(&same), merge_output(&wrong)];
+        let r = result(reply(&Step::Verdict { job: j.clone(), runs }));
+        assert!(!r.passed && r.message.contains("CalculateB"), "{}", r.message);
+        // The candidate's run stopped at the page's limit: a failure naming the first class.
+        let stopped =
+            BrowserRun { output: String::new(), error: Some("stopped".into()), seconds: 8.0, timed_out: Some(8.0) };
+        let r = result(reply(&Step::Verdict { job: j.clone(), runs: vec![merge_output(&same), stopped.clone()] }));
+        assert!(!r.passed && r.message.contains("CalculateA"), "{}", r.message);
+        // The reference's run did not finish: an error verdict naming it.
+        let r = result(reply(&Step::Verdict { job: j, runs: vec![stopped, merge_output(&same)] }));
+        assert!(!r.passed && r.message.contains("reference"), "{}", r.message);
     }
 
     #[test]
