@@ -70,6 +70,7 @@ begin "native tests"
 # wait on CPython, a socket or a browser with a core idle, which `cargo test` leaves idle.
 cargo test --workspace --locked --lib --bins --tests --no-run --message-format=json-render-diagnostics \
   >"$CABRITO_ROOT/target/test-binaries.json"
+echo "native tests: built in $((SECONDS - STEP_START)) s"
 python3 scripts/test_binaries.py -- --skip e2e_ <"$CABRITO_ROOT/target/test-binaries.json"
 cargo test --workspace --locked --doc
 cargo build --locked --benches
