@@ -115,8 +115,7 @@ fn graded(r: &Run) -> bool {
 #[test]
 fn careful_strategies_pass_every_small_task_statically() {
     let all = specs(&[5, 10, 25], &seeds(6));
-    let runs: Vec<Run> =
-        all.par_iter().flat_map_iter(careful_runs).collect();
+    let runs: Vec<Run> = all.par_iter().flat_map_iter(careful_runs).collect();
     let bad: Vec<String> = runs
         .iter()
         .filter(|r| r.refused.is_some() || !r.static_pass)
@@ -153,8 +152,7 @@ fn careful_strategies_pass_every_runtime_shape() {
         }
     }
     all.retain(|s| s.kind != Kind::MergeCodebases && s.validate().is_ok());
-    let runs: Vec<Run> =
-        all.par_iter().flat_map_iter(careful_runs).collect();
+    let runs: Vec<Run> = all.par_iter().flat_map_iter(careful_runs).collect();
     let bad: Vec<String> = runs
         .iter()
         .filter(|r| !r.static_pass)

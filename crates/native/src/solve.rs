@@ -759,7 +759,8 @@ fn agent_task(statement: &str) -> String {
 }
 
 async fn agent(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
-    let mut aci: Aci = item.session(cfg.settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner::default()));
+    let mut aci: Aci =
+        item.session(cfg.settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner::default()));
     let tools = tool_schemas(&cfg.settings);
     let mut messages = vec![
         json!({"role": "system", "content": Aci::manual(&cfg.settings)}),
