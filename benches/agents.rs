@@ -37,7 +37,8 @@ fn median(v: &mut [f64]) -> f64 {
 fn main() {
     let mut cells: BTreeMap<(Strategy, Axis, u32), Cell> = BTreeMap::new();
     let started = Instant::now();
-    let runner: std::sync::Arc<dyn agents::Runner> = std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner);
+    let runner: std::sync::Arc<dyn agents::Runner> =
+        std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner::default());
     let only: Option<Vec<Axis>> =
         std::env::var("AGENTS_BENCH_AXES").ok().map(|v| v.split(',').filter_map(Axis::parse).collect());
     for &axis in Axis::ALL.iter().filter(|a| only.as_ref().is_none_or(|o| o.contains(a))) {

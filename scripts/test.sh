@@ -70,6 +70,7 @@ begin "native tests"
 # wait on CPython, a socket or a browser with a core idle, which `cargo test` leaves idle.
 cargo test --workspace --locked --lib --bins --tests --no-run --message-format=json-render-diagnostics \
   >"$CABRITO_ROOT/target/test-binaries.json"
+echo "native tests: built in $((SECONDS - STEP_START)) s"
 python3 scripts/test_binaries.py -- --skip e2e_ <"$CABRITO_ROOT/target/test-binaries.json"
 cargo test --workspace --locked --doc
 cargo build --locked --benches
@@ -78,8 +79,14 @@ done_step
 begin "toy kind (a kind is its module plus one registry line)"
 # A second build with the feature toy-kind: the generator's own tests with the toy in every list,
 # then the toy through generate, check, grid, grade and report (tests/toy_kind.rs).
+# The feature rebuilds every crate from cabrito-gen up; the toy's few small tasks need them unoptimised
+# (the dev profile optimises gen, check and agents for the long tests; BENCHMARKS.md, "The test suite").
 cargo test --locked -p cabrito-gen --features toy-kind --lib
-cargo test --locked --features toy-kind --test toy_kind
+toy_unoptimised=()
+for p in cabrito-gen cabrito-check cabrito-agents; do
+  toy_unoptimised+=(--config "profile.dev.package.$p.opt-level=0")
+done
+cargo "${toy_unoptimised[@]}" test --locked --features toy-kind --test toy_kind
 done_step
 
 begin "python package (maturin wheel, pytest)"

@@ -53,7 +53,7 @@ async fn runs_are_contained_answered_once_and_the_next_one_works() {
     assert_eq!(healthy.end, RunEnd::Finished);
     assert!(healthy.value.is_some(), "{healthy:?}");
     // The worker answers what the native runner answers.
-    let native = SandboxRunner.run(&job("main(0.5)")).unwrap();
+    let native = SandboxRunner::default().run(&job("main(0.5)")).unwrap();
     assert_eq!(native.describe(), healthy.describe());
 
     let cases: Vec<(&str, &str)> = vec![

@@ -19,7 +19,7 @@ fn task(n: u32, seed: u64) -> cabrito_gen::Task {
 
 /// A session whose `run` goes to the sandbox.
 fn session(t: &cabrito_gen::Task, s: Settings) -> Aci {
-    Aci::for_task(t, s, std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner))
+    Aci::for_task(t, s, std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner::default()))
 }
 
 fn settings(pairs: &[(&str, &str)]) -> Settings {
@@ -222,7 +222,7 @@ fn traces_round_trip_through_the_plain_format() {
             &t,
             strategy,
             Settings::default(),
-            std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner),
+            std::sync::Arc::new(cabrito_native::run_tool::SandboxRunner::default()),
         );
         let header = plain::Header::new("s-1", strategy.as_str(), &strategy.model(), Some(agents::aci::plain_task(&t)));
         let text = aci.trace(&header, true);

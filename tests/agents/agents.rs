@@ -74,8 +74,17 @@ struct Run {
 }
 
 fn run(spec: &TaskSpec, strategy: Strategy) -> Run {
+    run_on(spec, cabrito_gen::generate(spec).expect("generates"), strategy)
+}
+
+/// The careful strategies on the task of `spec`, generated once for both.
+fn careful_runs(spec: &TaskSpec) -> [Run; 2] {
     let task = cabrito_gen::generate(spec).expect("generates");
-    let aci = agents::run(&task, strategy, Settings::default(), std::sync::Arc::new(SandboxRunner));
+    [run_on(spec, task.clone(), Strategy::Reader), run_on(spec, task, Strategy::Navigator)]
+}
+
+fn run_on(spec: &TaskSpec, task: cabrito_gen::Task, strategy: Strategy) -> Run {
+    let aci = agents::run(&task, strategy, Settings::default(), std::sync::Arc::new(SandboxRunner::default()));
     let rubric = aci.rubric();
     let refused = strategy.refuses(&task.prompt);
     if refused.is_some() {
@@ -106,8 +115,7 @@ fn graded(r: &Run) -> bool {
 #[test]
 fn careful_strategies_pass_every_small_task_statically() {
     let all = specs(&[5, 10, 25], &seeds(6));
-    let runs: Vec<Run> =
-        all.par_iter().flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st))).collect();
+    let runs: Vec<Run> = all.par_iter().flat_map_iter(careful_runs).collect();
     let bad: Vec<String> = runs
         .iter()
         .filter(|r| r.refused.is_some() || !r.static_pass)
@@ -144,8 +152,7 @@ fn careful_strategies_pass_every_runtime_shape() {
         }
     }
     all.retain(|s| s.kind != Kind::MergeCodebases && s.validate().is_ok());
-    let runs: Vec<Run> =
-        all.par_iter().flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st))).collect();
+    let runs: Vec<Run> = all.par_iter().flat_map_iter(careful_runs).collect();
     let bad: Vec<String> = runs
         .iter()
         .filter(|r| !r.static_pass)
@@ -206,7 +213,7 @@ fn careful_strategies_pass_the_real_grader() {
     let all = specs(&[5, 25], &[3]);
     let failures: Vec<String> = all
         .par_iter()
-        .flat_map_iter(|s| [Strategy::Reader, Strategy::Navigator].map(|st| run(s, st)))
+        .flat_map_iter(careful_runs)
         .filter(|r| r.refused.is_none() && !graded(r))
         .map(|r| format!("{} {}", r.strategy, r.spec.canonical()))
         .collect();

@@ -24,7 +24,7 @@ struct Recording(Mutex<Vec<String>>);
 impl Runner for Recording {
     fn run(&self, job: &RunJob) -> Result<Ran, String> {
         self.0.lock().unwrap().push(serde_json::to_string(job).unwrap());
-        SandboxRunner.run(job)
+        SandboxRunner::default().run(job)
     }
 }
 

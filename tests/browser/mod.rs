@@ -162,6 +162,7 @@ pub async fn browser_sized(port: u16, chromium: &Path, profile: &Path, size: (u3
     caps.add_arg(&format!("--window-size={},{}", size.0, size.1))?;
     caps.add_arg(&format!("--user-data-dir={}", profile.display()))?;
     caps.set_browser_log_level(LoggingPrefsLogLevel::Severe)?;
+    cabrito_native::solve::use_ring_for_tls();
     Ok(WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?)
 }
 

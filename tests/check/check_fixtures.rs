@@ -80,13 +80,15 @@ fn check_bucket(bucket: &str, starter_fails: bool) -> usize {
             let s = static_checks(&task, starter);
             assert!(!starter_fails || !s.passed(), "{bucket} {name}: the starter passes every must-have");
             // The recorded responses: the reference's own file-block serialisation.
+            // The rubric is a function of the code: a response that reads back byte for byte as the
+            // reference (or the starter) has its verdict already, and only a differing one is checked again.
             let out = &responses[&(format!("solution:{name}"), dag.clone())];
             let c = parse_response(out, starter).unwrap();
             assert_eq!(c.code.trim_end(), reference.trim_end(), "{name}");
-            assert!(static_checks(&task, &c.code).passed());
+            assert!(c.code == reference || static_checks(&task, &c.code).passed());
             let out = &responses[&(format!("starter:{name}"), dag)];
             let c = parse_response(out, starter).unwrap();
-            assert_eq!(static_checks(&task, &c.code), s);
+            assert!(c.code == starter || static_checks(&task, &c.code) == s, "{name}: the starter's response");
             n += 1;
         }
     }

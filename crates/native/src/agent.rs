@@ -393,7 +393,7 @@ struct Done {
 
 fn run_one(item: &AgentTask, strategy: Strategy, settings: &Settings, prices: Prices, out: &Path) -> Done {
     let started = std::time::Instant::now();
-    let mut aci = item.session(settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner));
+    let mut aci = item.session(settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner::default()));
     let statement = aci.statement().to_string();
     strategy.run(&mut aci.tools(), &statement);
     let seconds = started.elapsed().as_secs_f64();

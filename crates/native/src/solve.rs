@@ -29,6 +29,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Makes rustls's `ring` provider the process's TLS cryptography, which every HTTP client
+/// (reqwest's, here and in the browser tests' WebDriver) needs before it is built. `ring` rather than
+/// reqwest's default `aws-lc-rs`, whose C build was the slowest part of a fresh build
+/// (BENCHMARKS.md, "The test suite"). Calling it again changes nothing.
+pub fn use_ring_for_tls() {
+    // An error means a provider is installed already: the first one stays.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 pub fn command() -> Command {
     Command::new("solve")
         .about("Run a model on tasks through an OpenAI-compatible chat-completions server: one prompt per task, or as an agent driving the tool interface")
@@ -750,7 +759,8 @@ fn agent_task(statement: &str) -> String {
 }
 
 async fn agent(client: &reqwest::Client, cfg: &Config, item: &AgentTask, trace: &mut TraceFile) -> TaskOutcome {
-    let mut aci: Aci = item.session(cfg.settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner));
+    let mut aci: Aci =
+        item.session(cfg.settings.clone(), std::sync::Arc::new(super::run_tool::SandboxRunner::default()));
     let tools = tool_schemas(&cfg.settings);
     let mut messages = vec![
         json!({"role": "system", "content": Aci::manual(&cfg.settings)}),
@@ -912,6 +922,7 @@ async fn run_all(cfg: Config, items: Vec<AgentTask>, refused: usize) -> Result<(
             }
         );
     }
+    use_ring_for_tls();
     let client = reqwest::Client::builder()
         .timeout(cfg.timeout)
         .connect_timeout(Duration::from_secs(30))
