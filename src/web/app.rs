@@ -147,10 +147,13 @@ fn held_first(generated: &Result<Rc<Shown>, String>) -> bool {
     matches!(generated, Ok(s) if super::bigraph::is_big(s))
 }
 
+/// A spec and what generating it here gave.
+type FirstTask = (TaskSpec, Result<Rc<Shown>, String>);
+
 thread_local! {
     /// The task the page opened on, made in a task of the browser's own before the app's first render
     /// ([`prepare_first`]), which takes it.
-    static FIRST: std::cell::RefCell<Option<(TaskSpec, Result<Rc<Shown>, String>)>> = const { std::cell::RefCell::new(None) };
+    static FIRST: std::cell::RefCell<Option<FirstTask>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Generate the task the address bar links to now, so that the app's first render only draws it:
