@@ -117,7 +117,8 @@ def cabrito_run(source, body, arm):
     if fd != 3:
         os.dup2(fd, 3)
         os.close(fd)
-    sys.modules["signal"] = _timer_module(arm)
+    # The harnesses import _signal (C) by name; both names get the page's timer.
+    sys.modules["signal"] = sys.modules["_signal"] = _timer_module(arm)
     sys.argv = ["harness"]
     sys.stdin = io.TextIOWrapper(io.BytesIO(body.encode("utf-8")), encoding="utf-8")
     ns = {"__name__": "__main__"}
