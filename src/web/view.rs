@@ -67,6 +67,8 @@ pub struct ControlsProps {
 #[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
     let error = use_state(|| None::<String>);
+    // What folded sections hold is drawn once the page has painted (a closed section shows none of it).
+    let painted = super::lazy::use_painted();
     // A new spec clears an old complaint.
     {
         let error = error.clone();
@@ -197,9 +199,11 @@ pub fn controls(p: &ControlsProps) -> Html {
             if !idle.is_empty() {
                 <details id="knobs-idle" class="knobs-idle">
                     <summary>{ match idle.len() { 1 => "1 setting that does not apply here".to_string(), k => format!("{k} settings that do not apply here") } }</summary>
-                    <div class="knobs">
-                        { for idle.iter().map(|k| control(k)) }
-                    </div>
+                    if painted {
+                        <div class="knobs">
+                            { for idle.iter().map(|k| control(k)) }
+                        </div>
+                    }
                 </details>
             }
             <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
@@ -224,9 +228,11 @@ pub fn controls(p: &ControlsProps) -> Html {
             </div>
             <details class="explicit-sizes" open={p.spec.n_init.is_some() || p.spec.n_edit.is_some()}>
                 { text_el("summary", None, "Explicit graph sizes") }
-                <div class="knobs">
-                    { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
-                </div>
+                if painted || p.spec.n_init.is_some() || p.spec.n_edit.is_some() {
+                    <div class="knobs">
+                        { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
+                    </div>
+                }
             </details>
             if let Some(msg) = &*error {
                 <p id="control-error" class="control-error" role="alert">{ msg.clone() }</p>
