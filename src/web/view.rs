@@ -356,6 +356,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let state = use_reducer_eq(|| ViewState(TaskViewState::new(asked)));
     let painted = super::lazy::use_painted();
+    // The side panels on show get their contents after the first paint, the hidden ones a paint later.
+    let painted_twice = super::lazy::use_painted_after(2);
     let v = &state.0;
     let act = {
         let dispatcher = state.dispatcher();
@@ -873,8 +875,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <div class="tabs side-tabs" role="tablist" aria-label="Panels">
                         { for panels.iter().map(|&w| side_tab(w)) }
                     </div>
-                    // The code (the largest paint) first; the panels' contents once it is painted.
-                    { for panels.iter().map(|&w| body(w, if painted { side_content(w) } else { html! {} })) }
+                    // The code (the largest paint) first; the panel on show once it is painted; the others after.
+                    { for panels.iter().map(|&w| {
+                        let drawn = painted && (w == shown_panel || painted_twice);
+                        body(w, if drawn { side_content(w) } else { html! {} })
+                    }) }
                 </section>
             </div>
         </section>
