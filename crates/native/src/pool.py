@@ -2,8 +2,9 @@
 # (argv[2]: native/harness.py, argv[3]: native/merge_harness.py, argv[4]: native/script.py, each
 # loaded here once, when a run first needs it, by pool.rs's BOOT, which ran this file: from the
 # grader's cache of compiled code when it has this interpreter's, else compiled and sent back)
-# and, once a run needs it, numpy; it forks one fresh child per run. It never reads a program, an input or a result: those travel on pipes between the grader and the child, which
-# enters its own sandbox before it reads anything.
+# and, once a run needs it, numpy; it forks one fresh child per run. It never reads a program,
+# an input or a result: those travel on pipes between the grader and the child, which enters its
+# own sandbox before it reads anything.
 #
 # The zygote runs as root in the sandbox the grader gave it (an empty network namespace, a
 # private mount namespace whose read-only root holds only the interpreter, its libraries and
