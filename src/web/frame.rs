@@ -139,7 +139,7 @@ pub fn frame(p: &FrameProps) -> Html {
                 </nav>
             </header>
             <main class="page">{ p.children.clone() }</main>
-            { super::keys::help_dialog() }
+            <super::keys::HelpDialog />
         </>
     }
 }

@@ -98,8 +98,11 @@ pub fn open_help() {
     }
 }
 
-/// The help overlay: every shortcut and what it does (a plain function: no state).
+/// The help overlay: every shortcut and what it does. Its list is drawn once the page has painted:
+/// the dialog opens only on a key or a click.
+#[function_component(HelpDialog)]
 pub fn help_dialog() -> Html {
+    let painted = super::lazy::use_painted();
     let close = Callback::from(|_: MouseEvent| {
         if let Some(d) = web_sys::window()
             .and_then(|w| w.document())
@@ -122,13 +125,15 @@ pub fn help_dialog() -> Html {
                 <button id="help-close" type="button" class="button small ghost" onclick={close}>{ "Close (Esc)" }</button>
             </div>
             { super::view::text_el("p", Some("hint"), "On a task page; never while typing in a box, nor with Ctrl, Alt or Meta.") }
-            <table class="shortcuts">
-                <tbody>
-                    { for SHORTCUTS.iter().map(|s| html! {
-                        <tr><th><kbd>{ s.key }</kbd></th>{ super::view::text_el("td", None, s.help) }</tr>
-                    }) }
-                </tbody>
-            </table>
+            if painted {
+                <table class="shortcuts">
+                    <tbody>
+                        { for SHORTCUTS.iter().map(|s| html! {
+                            <tr><th><kbd>{ s.key }</kbd></th>{ super::view::text_el("td", None, s.help) }</tr>
+                        }) }
+                    </tbody>
+                </table>
+            }
         </dialog>
     }
 }

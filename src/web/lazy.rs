@@ -162,12 +162,28 @@ pub fn after_paint(f: Box<dyn FnOnce()>) {
 /// draws what a reader sees first and the rest in a later task, so no single task holds the page long.
 #[yew::hook]
 pub fn use_painted() -> bool {
+    use_painted_after(1)
+}
+
+/// False until the browser has painted the component `paints` times (each later paint a task of its
+/// own): what is drawn after a first screenful is spread over several tasks.
+#[yew::hook]
+pub fn use_painted_after(paints: u32) -> bool {
     let painted = yew::use_state_eq(|| false);
     {
         let painted = painted.clone();
-        yew::use_effect_with((), move |_| after_paint(Box::new(move || painted.set(true))));
+        yew::use_effect_with((), move |_| after_paints(paints, Box::new(move || painted.set(true))));
     }
     *painted
+}
+
+/// Run `f` after the browser's next `n` paints.
+fn after_paints(n: u32, f: Box<dyn FnOnce()>) {
+    if n <= 1 {
+        after_paint(f)
+    } else {
+        after_paint(Box::new(move || after_paints(n - 1, f)))
+    }
 }
 
 /// Call the loaded module's `mount(root, arg)`.

@@ -67,6 +67,8 @@ pub struct ControlsProps {
 #[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
     let error = use_state(|| None::<String>);
+    // What folded sections hold is drawn once the page has painted (a closed section shows none of it).
+    let painted = super::lazy::use_painted();
     // A new spec clears an old complaint.
     {
         let error = error.clone();
@@ -197,9 +199,11 @@ pub fn controls(p: &ControlsProps) -> Html {
             if !idle.is_empty() {
                 <details id="knobs-idle" class="knobs-idle">
                     <summary>{ match idle.len() { 1 => "1 setting that does not apply here".to_string(), k => format!("{k} settings that do not apply here") } }</summary>
-                    <div class="knobs">
-                        { for idle.iter().map(|k| control(k)) }
-                    </div>
+                    if painted {
+                        <div class="knobs">
+                            { for idle.iter().map(|k| control(k)) }
+                        </div>
+                    }
                 </details>
             }
             <div class="presets" role="group" aria-label="The paper's sizes" hidden={p.scale}>
@@ -224,9 +228,11 @@ pub fn controls(p: &ControlsProps) -> Html {
             </div>
             <details class="explicit-sizes" open={p.spec.n_init.is_some() || p.spec.n_edit.is_some()}>
                 { text_el("summary", None, "Explicit graph sizes") }
-                <div class="knobs">
-                    { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
-                </div>
+                if painted || p.spec.n_init.is_some() || p.spec.n_edit.is_some() {
+                    <div class="knobs">
+                        { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
+                    </div>
+                }
             </details>
             if let Some(msg) = &*error {
                 <p id="control-error" class="control-error" role="alert">{ msg.clone() }</p>
@@ -350,6 +356,8 @@ pub fn task_view(p: &TaskViewProps) -> Html {
     };
     let state = use_reducer_eq(|| ViewState(TaskViewState::new(asked)));
     let painted = super::lazy::use_painted();
+    // The side panels on show get their contents after the first paint, the hidden ones a paint later.
+    let painted_twice = super::lazy::use_painted_after(2);
     let v = &state.0;
     let act = {
         let dispatcher = state.dispatcher();
@@ -867,8 +875,11 @@ pub fn task_view(p: &TaskViewProps) -> Html {
                     <div class="tabs side-tabs" role="tablist" aria-label="Panels">
                         { for panels.iter().map(|&w| side_tab(w)) }
                     </div>
-                    // The code (the largest paint) first; the panels' contents once it is painted.
-                    { for panels.iter().map(|&w| body(w, if painted { side_content(w) } else { html! {} })) }
+                    // The code (the largest paint) first; the panel on show once it is painted; the others after.
+                    { for panels.iter().map(|&w| {
+                        let drawn = painted && (w == shown_panel || painted_twice);
+                        body(w, if drawn { side_content(w) } else { html! {} })
+                    }) }
                 </section>
             </div>
         </section>

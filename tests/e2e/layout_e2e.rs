@@ -275,7 +275,14 @@ async fn scenario(driver: &WebDriver, base: &str, size: (u32, u32), shots: &Path
         return Err("a task opens on its call graph".into());
     }
     // The settings that do not apply are folded away.
-    let idle = js(driver, "const d = document.getElementById('knobs-idle'); return d ? [d.open, d.querySelectorAll('[disabled]').length, d.querySelector('summary').textContent] : null;", vec![]).await?;
+    // (The fold's knobs are drawn just after the first paint.)
+    let idle = wait_for(
+        driver,
+        "the fold of settings that do not apply",
+        "const d = document.getElementById('knobs-idle'); return d && d.querySelector('.knobs') ? [d.open, d.querySelectorAll('[disabled]').length, d.querySelector('summary').textContent] : null;",
+        5,
+    )
+    .await?;
     if idle.get(0) != Some(&json!(false)) || idle.get(1).and_then(Value::as_u64).unwrap_or(0) == 0 {
         return Err(format!("the settings that do not apply are not folded away: {idle}").into());
     }
