@@ -242,3 +242,90 @@ fn an_exhausted_pool_falls_back_to_fresh_processes() {
         assert!(v.passed, "{}", v.message);
     }
 }
+
+/// The zygote's compiled code is kept between zygotes (`native::code_cache`); a damaged, foreign
+/// or undecodable blob is compiled afresh and replaced, and grading is unchanged.
+#[test]
+fn a_damaged_code_cache_is_compiled_afresh() {
+    use cabrito_native::code_cache;
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !pooled() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var("CABRITO_CODE_CACHE", dir.path());
+    let restart = || {
+        let z = pool::zygote_pid().expect("a zygote");
+        unsafe {
+            libc::kill(z, libc::SIGKILL);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pool::zygote_pid() == Some(z) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // The files of pool.py and the grading harness, once the zygote sent them.
+    let blobs = || -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut found: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+                .filter_map(|p| code_cache::read(&p).map(|b| (p, b)))
+                .collect();
+            found.sort();
+            if found.len() >= 2 || Instant::now() > deadline {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let (gt, reference, victim) = task();
+    let wrong = with_victim(&reference, &victim, "return 'not it'");
+    restart();
+    let v = grade(&gt, &reference, &opts(3), &|_, _| {});
+    assert!(v.passed, "{}", v.message);
+    let first = blobs();
+    let names: Vec<String> = first.iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().any(|n| n.starts_with("pool-")) && names.iter().any(|n| n.starts_with("grade-")), "{names:?}");
+    let version_of = |b: &[u8]| b[..b.iter().position(|&c| c == 0).expect("a version, then a NUL")].to_vec();
+    // Loaded from the cache: the same verdicts, and nothing is written again.
+    restart();
+    let v = grade(&gt, &reference, &opts(3), &|_, _| {});
+    assert!(v.passed, "{}", v.message);
+    assert!(!grade(&gt, &wrong, &opts(3), &|_, _| {}).passed);
+    assert_eq!(blobs(), first);
+    // Damaged three ways: this interpreter's blob cut short, another interpreter's blob, a file
+    // whose checksum fails. Each time the zygote compiles afresh, and the file is whole again.
+    let version = version_of(&first[0].1);
+    let damages: [&dyn Fn(&std::path::Path); 3] = [
+        &|p| {
+            let mut cut = version.clone();
+            cut.extend_from_slice(b"\0\xe3\x00\x00");
+            code_cache::write(p, &cut)
+        },
+        &|p| code_cache::write(p, b"2.7.18 (elsewhere)\0\xe3garbage"),
+        &|p| std::fs::write(p, b"cabrito-code 1\nnot a checksum").unwrap(),
+    ];
+    for damage in damages {
+        for (path, _) in &first {
+            damage(path);
+        }
+        restart();
+        let v = grade(&gt, &reference, &opts(3), &|_, _| {});
+        assert!(v.passed, "{}", v.message);
+        assert!(!grade(&gt, &wrong, &opts(3), &|_, _| {}).passed);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let whole = || {
+            let now = blobs();
+            now.len() == first.len() && now.iter().all(|(_, b)| version_of(b) == version && b.len() > 1000)
+        };
+        while !whole() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(whole(), "the damaged blobs were not replaced");
+    }
+    std::env::remove_var("CABRITO_CODE_CACHE");
+    restart();
+}

@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod check;
 pub mod cli;
+pub mod code_cache;
 pub mod export;
 pub mod generate;
 pub mod grade;

@@ -1,8 +1,10 @@
 # Cabrito's grading zygote (native/pool.rs). A pre-started interpreter that holds the harnesses
 # (argv[2]: native/harness.py, argv[3]: native/merge_harness.py, argv[4]: native/script.py, each
-# compiled here once, when a run first needs it) and, once a run needs it, numpy; it forks one fresh child per run. It never reads a
-# program, an input or a result: those travel on pipes between the grader and the child, which
-# enters its own sandbox before it reads anything.
+# loaded here once, when a run first needs it, by pool.rs's BOOT, which ran this file: from the
+# grader's cache of compiled code when it has this interpreter's, else compiled and sent back)
+# and, once a run needs it, numpy; it forks one fresh child per run. It never reads a program,
+# an input or a result: those travel on pipes between the grader and the child, which enters its
+# own sandbox before it reads anything.
 #
 # The zygote runs as root in the sandbox the grader gave it (an empty network namespace, a
 # private mount namespace whose read-only root holds only the interpreter, its libraries and
@@ -19,6 +21,8 @@
 #   "started ID PID"   the child is forked (it is its own process group)
 #   "failed ID WHY"    no child was started
 #   "exited PID STATUS"  a child ended (the raw wait status)
+#   "code WORD BLOB"   pool.py or a harness (WORD: pool, grade, merge, script) as compiled here:
+#                      sys.version, a NUL, its marshal dump (native/code_cache.rs keeps it)
 # The zygote exits when the control socket closes (the grader is gone), killing its children.
 #
 # A child, before it reads its stdin: becomes its own process group; moves its four fds to 0-3
@@ -40,6 +44,11 @@ import select
 import sys
 import types
 
+# Python's advice for forking without exec: the collector off in the parent (its collections leave
+# freed holes that a child's allocations fill, a copied page each), `gc.freeze()` before each fork
+# (a child's collections never write to what it shares with the zygote), on again in the child.
+gc.disable()
+
 if len(sys.argv) > 1 and sys.argv[1]:
     sys.path.append(sys.argv[1])
 
@@ -55,17 +64,25 @@ def harness(mode):
     if code is None:
         if mode == b"grade":
             code = types.ModuleType("cabrito_harness")
-            exec(compile(sys.argv[2], "harness.py", "exec"), code.__dict__)
+            exec(load(mode, sys.argv[2], "harness.py"), code.__dict__)
         elif mode == b"merge":
-            code = compile(sys.argv[3], "merge_harness.py", "exec")
+            code = load(mode, sys.argv[3], "merge_harness.py")
             # What merge_harness.py imports, imported once here rather than in every child.
             for name in ("_json", "_operator"):
                 __import__(name)
         else:
-            code = compile(sys.argv[4], "script.py", "exec")
+            code = load(mode, sys.argv[4], "script.py")
         LOADED[mode] = code
-        gc.freeze()
     return code
+
+
+def send_fresh(ctl):
+    """The code compiled here (not found in the grader's cache), for the grader to keep."""
+    while FRESH:
+        try:
+            ctl.send(b"code " + FRESH.pop())
+        except OSError:
+            pass
 
 
 def load_numpy():
@@ -75,7 +92,6 @@ def load_numpy():
             import numpy  # noqa: F401
         except BaseException:
             pass
-        gc.freeze()
 
 
 
@@ -167,6 +183,7 @@ def exit_code(e):
 
 
 def child(fds, uid, limits, mode):
+    gc.enable()
     try:
         os.setpgid(0, 0)
         _signal.set_wakeup_fd(-1)
@@ -236,9 +253,8 @@ def main():
     poll.register(3, select.POLLIN)
     poll.register(wake_r, select.POLLIN)
     children = set()
-    # What the zygote holds stays out of the children's garbage collections (and their pages shared).
-    gc.freeze()
     ctl.send(b"ready")
+    send_fresh(ctl)
 
     def reap():
         while children:
@@ -259,6 +275,7 @@ def main():
                 os.close(fd)
             load_numpy()
             harness(b"grade")
+            send_fresh(ctl)
             return
         if len(words) != 10 or words[0] != b"run" or len(fds) != 4 or words[8] not in MODES:
             for fd in fds:
@@ -275,8 +292,12 @@ def main():
             harness(mode)
             if uid < 1000:
                 raise ValueError("uid below 1000")
+            send_fresh(ctl)
             sys.stdout.flush()
             sys.stderr.flush()
+            # What the zygote holds stays out of the children's garbage collections, so their
+            # pages stay shared (the zygote itself collects nothing: its collector is off).
+            gc.freeze()
             pid = os.fork()
         except BaseException as e:
             for fd in fds:

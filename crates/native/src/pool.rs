@@ -25,6 +25,7 @@
 //! processes as before ([`super::runner::run_raw`]). A zygote that dies is started again on the
 //! next run; a run whose zygote died under it is run again in a fresh process.
 
+use super::code_cache;
 use super::runner::{reader, Harness, Limits, RawRun};
 use super::sandbox::{kill_uid, next_uid, Isolation, Sandbox};
 use cabrito_check::grade::RunStatus;
@@ -39,6 +40,52 @@ use std::time::{Duration, Instant};
 
 /// The zygote's source.
 pub const POOL_SOURCE: &str = include_str!("pool.py");
+
+/// What the zygote's interpreter is started with (`-c`): it loads `pool.py` and, later, each
+/// harness from the blobs on its stdin ([`super::code_cache`]) when they are this interpreter's,
+/// else compiles them and keeps the new blobs in `FRESH` for `pool.py` to send to the grader.
+const BOOT: &str = r#"import marshal, sys
+TAG = sys.version.encode() + b"\0"
+BLOBS = {}
+FRESH = []
+try:
+    data = sys.stdin.buffer.read()
+    while data:
+        head, _, data = data.partition(b"\n")
+        mode, size = head.split(b" ")
+        BLOBS[mode], data = data[: int(size)], data[int(size) :]
+except Exception:
+    BLOBS.clear()
+
+
+def load(mode, source, name):
+    blob = BLOBS.pop(mode, None)
+    if blob is not None and blob.startswith(TAG):
+        try:
+            return marshal.loads(memoryview(blob)[len(TAG) :])
+        except Exception:
+            pass
+    code = compile(source, name, "exec")
+    try:
+        FRESH.append(mode + b" " + TAG + marshal.dumps(code))
+    except Exception:
+        pass
+    return code
+
+
+data = None
+exec(load(b"pool", sys.argv[5], "pool.py"))
+"#;
+
+/// The sources the zygote loads, by the word it knows each by (`pool`: `pool.py` itself).
+fn zygote_sources() -> [(&'static str, &'static str); 4] {
+    [
+        ("pool", POOL_SOURCE),
+        ("grade", Harness::Grade.source()),
+        ("merge", Harness::Merge.source()),
+        ("script", Harness::Script.source()),
+    ]
+}
 
 /// Runs in flight through the pool at once; beyond, runs start fresh processes.
 pub const MAX_CHILDREN: usize = 64;
@@ -269,16 +316,32 @@ impl Zygote {
             .ok_or_else(|| std::io::Error::other("this machine's isolation tier has no pool"))?;
         let (ours, theirs) = seqpacket_pair()?;
         let theirs_fd = theirs.as_raw_fd();
+        // The compiled code kept from an earlier command, framed `word size\n blob` on stdin.
+        let files: HashMap<String, std::path::PathBuf> = match code_cache::dir() {
+            Some(dir) => zygote_sources()
+                .iter()
+                .map(|(word, src)| (word.to_string(), code_cache::file(&dir, &iso.python, word, src)))
+                .collect(),
+            None => HashMap::new(),
+        };
+        let mut blobs = Vec::new();
+        for (word, path) in &files {
+            if let Some(blob) = code_cache::read(path) {
+                blobs.extend_from_slice(format!("{word} {}\n", blob.len()).as_bytes());
+                blobs.extend_from_slice(&blob);
+            }
+        }
         let mut cmd = Command::new(&iso.python);
         cmd.args([
             "-I",
             "-S",
             "-c",
-            POOL_SOURCE,
+            BOOT,
             &iso.site_packages,
             Harness::Grade.source(),
             Harness::Merge.source(),
             Harness::Script.source(),
+            POOL_SOURCE,
         ])
         .env_clear()
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -287,7 +350,7 @@ impl Zygote {
         .env("OPENBLAS_NUM_THREADS", "1")
         .env("OMP_NUM_THREADS", "1")
         .env("MKL_NUM_THREADS", "1")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0);
@@ -296,8 +359,14 @@ impl Zygote {
         unsafe {
             cmd.pre_exec(move || sandbox.enter(theirs_fd));
         }
-        let child = cmd.spawn()?;
+        let mut child = cmd.spawn()?;
         drop(theirs);
+        if let Some(mut stdin) = child.stdin.take() {
+            // Written beside the zygote's start (more than a pipe holds); closed when done.
+            std::thread::Builder::new().name("cabrito-pool-code".into()).spawn(move || {
+                let _ = stdin.write_all(&blobs);
+            })?;
+        }
         let pid = child.id() as i32;
         let alive = Arc::new(AtomicBool::new(true));
         let ready = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
@@ -307,7 +376,7 @@ impl Zygote {
         {
             let (alive, ready, waiting, running) = (alive.clone(), ready.clone(), waiting.clone(), running.clone());
             std::thread::Builder::new().name("cabrito-pool".into()).spawn(move || {
-                listen(read_fd, &ready, &waiting, &running);
+                listen(read_fd, &ready, &waiting, &running, &files);
                 alive.store(false, Ordering::Release);
                 // Every run still waiting sees its channel close.
                 if let Ok(mut w) = waiting.lock() {
@@ -342,8 +411,10 @@ fn listen(
     ready: &(Mutex<bool>, std::sync::Condvar),
     waiting: &Mutex<HashMap<u64, mpsc::Sender<Event>>>,
     running: &Mutex<HashMap<i32, mpsc::Sender<Event>>>,
+    code_files: &HashMap<String, std::path::PathBuf>,
 ) {
-    let mut buf = [0u8; 4096];
+    // Room for the largest compiled harness the zygote sends back (`code WORD BLOB`).
+    let mut buf = vec![0u8; 1 << 20];
     loop {
         // SAFETY: the buffer is valid for its length.
         let n = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
@@ -353,7 +424,18 @@ fn listen(
         if n <= 0 {
             return;
         }
-        let text = String::from_utf8_lossy(&buf[..n as usize]).into_owned();
+        let msg = &buf[..n as usize];
+        if let Some(rest) = msg.strip_prefix(b"code ") {
+            // A harness the zygote compiled: kept for the next command's zygote.
+            if let Some(sp) = rest.iter().position(|&b| b == b' ') {
+                let word = String::from_utf8_lossy(&rest[..sp]);
+                if let Some(path) = code_files.get(word.as_ref()) {
+                    code_cache::write(path, &rest[sp + 1..]);
+                }
+            }
+            continue;
+        }
+        let text = String::from_utf8_lossy(msg).into_owned();
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
             ["ready"] => {
