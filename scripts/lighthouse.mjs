@@ -3,7 +3,7 @@
 //
 //   node scripts/lighthouse.mjs --base http://127.0.0.1:PORT/ [--bench] [--json FILE]
 //                               [--only VIEW,VIEW] [--skip VIEW,VIEW] [--preset desktop|mobile]
-//                               [--repeat K] [--lhr DIR]
+//                               [--repeat K] [--lhr DIR] [--cpu-slowdown X]
 //
 // Test mode (the default) fails (exit 1) when a view scores under the floors for accessibility and
 // best practices, in either theme; performance is printed, never checked (scores are noisy on a
@@ -12,6 +12,9 @@
 // time and the app's own `cabrito-task-rendered` mark. `--only` keeps the named views (`gallery`,
 // `task n=25`, ...), `--skip` leaves them out, `--preset` one preset, and `--repeat K` runs each K times and reports the median
 // (of the score, LCP, TBT and the mark, each on its own); `--lhr DIR` keeps each run's full report.
+// Each run also reports the host's CPU as Lighthouse measures it (`benchmarkIndex`): the default 4x CPU
+// slowdown assumes a high-end desktop (1,500-2,000); on a slower host the same page scores lower.
+// `--cpu-slowdown X` sets the mobile preset's multiplier (Lighthouse's docs/throttling.md says how to pick it).
 
 import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
@@ -37,11 +40,13 @@ const only = opt('--only') ? opt('--only').split(',') : null;
 const skip = opt('--skip') ? opt('--skip').split(',') : [];
 const onlyPreset = opt('--preset');
 const repeat = Number(opt('--repeat') || 1);
+const slowdown = opt('--cpu-slowdown') === undefined ? undefined : Number(opt('--cpu-slowdown'));
 const usage = (msg) => {
   console.error(`lighthouse.mjs: ${msg}`);
   process.exit(2);
 };
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 50) usage(`--repeat must be a whole number from 1 to 50, not '${opt('--repeat')}'`);
+if (slowdown !== undefined && !(slowdown >= 1 && slowdown <= 20)) usage(`--cpu-slowdown must be a number from 1 to 20, not '${opt('--cpu-slowdown')}'`);
 if (onlyPreset !== undefined && !['desktop', 'mobile'].includes(onlyPreset)) usage(`--preset must be desktop or mobile, not '${onlyPreset}'`);
 // mkdir -p (not Node's `recursive: true`, which spins for ever under /proc).
 const makeDir = (d) => {
@@ -126,6 +131,7 @@ try {
         const chrome = await chromeFor(theme);
         const started = Date.now();
         const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
+        if (slowdown !== undefined && preset === 'mobile') flags.throttling = { cpuSlowdownMultiplier: slowdown };
         const samples = [];
         let lhr;
         for (let k = 0; k < repeat; k++) {
@@ -142,6 +148,8 @@ try {
             lcp: lhr.audits['largest-contentful-paint']?.numericValue,
             tbt: lhr.audits['total-blocking-time']?.numericValue,
             rendered: timing?.startTime,
+            host: lhr.environment?.benchmarkIndex,
+            slowdown: lhr.configSettings?.throttling?.cpuSlowdownMultiplier,
           });
         }
         if (lhr.runtimeError) {
@@ -159,6 +167,8 @@ try {
           lcp: pick('lcp'),
           tbt: pick('tbt'),
           rendered: pick('rendered'),
+          host: pick('host'),
+          slowdown: pick('slowdown'),
           seconds: (Date.now() - started) / 1000,
           samples,
         };
@@ -205,9 +215,9 @@ try {
 }
 
 if (bench) {
-  console.log('\n| page | preset | performance | LCP | TBT | `cabrito-task-rendered` |\n|---|---|---|---|---|---|');
+  console.log('\n| page | preset | performance | LCP | TBT | `cabrito-task-rendered` | host CPU (benchmarkIndex) | CPU slowdown |\n|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.view} | ${r.preset} | ${r.performance} | ${ms(r.lcp)} | ${ms(r.tbt)} | ${r.rendered == null ? '–' : ms(r.rendered)} |`);
+    console.log(`| ${r.view} | ${r.preset} | ${r.performance} | ${ms(r.lcp)} | ${ms(r.tbt)} | ${r.rendered == null ? '–' : ms(r.rendered)} | ${r.host == null ? '–' : Math.round(r.host)} | ${r.slowdown ?? '–'}x |`);
   }
 }
 const json = opt('--json');
