@@ -37,9 +37,22 @@ pub fn file(dir: &Path, python: &Path, name: &str, source: &str) -> PathBuf {
     dir.join(format!("{name}-{key}.bin"))
 }
 
-/// The blob kept in `path`, if the file is whole (its checksum matches).
+/// Largest cache file read: the compiled harnesses are tens of kilobytes.
+const MAX_BYTES: u64 = 16 << 20;
+
+/// The blob kept in `path`, if it is a whole regular file (its checksum matches). Anything else in its
+/// place (a FIFO, a device, a folder, a huge file) reads as no blob, at once.
 pub fn read(path: &Path) -> Option<Vec<u8>> {
-    let data = std::fs::read(path).ok()?;
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking: opening a FIFO for reading would wait for a writer.
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_BYTES {
+        return None;
+    }
+    let mut data = Vec::new();
+    file.take(MAX_BYTES + 1).read_to_end(&mut data).ok()?;
     let rest = data.strip_prefix(MAGIC)?;
     if rest.len() < 32 {
         return None;
@@ -67,6 +80,20 @@ pub fn write(path: &Path, blob: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fifo_a_folder_or_a_device_in_the_cache_reads_as_none_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("fifo.bin");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(read(&fifo), None);
+        assert_eq!(read(d.path()), None);
+        assert_eq!(read(Path::new("/dev/zero")), None);
+        let link = d.path().join("zero.bin");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert_eq!(read(&link), None);
+    }
 
     #[test]
     fn a_blob_round_trips_and_a_damaged_file_reads_as_none() {
