@@ -28,7 +28,13 @@ const FLOORS = { accessibility: 100, 'best-practices': 100 };
 const args = process.argv.slice(2);
 const opt = (name) => {
   const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
+  if (i < 0) return undefined;
+  // A flag given without its value is refused, not taken as absent.
+  if (i + 1 >= args.length || args[i + 1].startsWith('--')) {
+    console.error(`lighthouse.mjs: ${name} needs a value`);
+    process.exit(2);
+  }
+  return args[i + 1];
 };
 const base = opt('--base');
 if (!base) {
