@@ -40,7 +40,14 @@ async fn expect_task(driver: &WebDriver, spec: &TaskSpec) -> Res {
     let canonical = spec.canonical();
     wait_for(driver, &format!("the task {canonical}"), &task_shown(&canonical), 60).await?;
     let task = generate(spec)?;
-    let prompt = js(driver, "return document.getElementById('prompt').textContent;", vec![]).await?;
+    // The statement panel may be drawn a paint after the task view.
+    let prompt = wait_for(
+        driver,
+        &format!("the prompt of {canonical}"),
+        "const p = document.getElementById('prompt'); return p ? p.textContent : null;",
+        20,
+    )
+    .await?;
     if prompt.as_str() != Some(task.prompt.as_str()) {
         return Err(format!("the prompt of {canonical} differs from the native one").into());
     }

@@ -37,7 +37,7 @@ async fn open_task(driver: &WebDriver, url: &str, s: &TaskSpec) -> Res {
 
 /// The answer box's text after a click on `button` (`use-starter` or `use-reference`).
 async fn pasted(driver: &WebDriver, button: &str) -> Res<String> {
-    js(driver, &format!("document.getElementById('{button}').click(); return true;"), vec![]).await?;
+    click_id(driver, button).await?;
     let v = wait_for(
         driver,
         "the pasted answer",
@@ -167,7 +167,8 @@ async fn big_task(driver: &WebDriver, base: &str) -> Res {
 async fn checker_missing(driver: &WebDriver, base: &str) -> Res {
     let s = spec("v=1&kind=add_parameter&domain=math&axis=traversal&n=10&seed=8");
     open_task(driver, &format!("{base}{}&panel=grade", link(&s)), &s).await?;
-    js(driver, "document.getElementById('use-starter').click(); return true;", vec![]).await?;
+    // The panel on show is drawn a paint after the task view.
+    click_id(driver, "use-starter").await?;
     let v = wait_for(
         driver,
         "the grade panel's notice",
