@@ -63,18 +63,11 @@ pub fn read(path: &Path) -> Option<Vec<u8>> {
 
 /// Keep `blob` in `path`, whole or not at all (a temporary file renamed); errors are ignored.
 pub fn write(path: &Path, blob: &[u8]) {
-    let Some(dir) = path.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
     let mut data = Vec::with_capacity(MAGIC.len() + 32 + blob.len());
     data.extend_from_slice(MAGIC);
     data.extend_from_slice(&Sha256::digest(blob));
     data.extend_from_slice(blob);
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, &data).is_ok() && std::fs::rename(&tmp, path).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    let _ = crate::outdir::write_whole(path, &data);
 }
 
 #[cfg(test)]

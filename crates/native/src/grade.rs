@@ -735,9 +735,7 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
                 summary.add(combo, spec.as_ref(), rec.get("score").and_then(Json::as_u64) == Some(1));
             }
         }
-        let tmp = path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &path))
+        crate::outdir::write_whole(&path, text.as_bytes())
             .map_err(|e| other(format!("cannot write {}: {e}", path.display())))?;
         let by_kind: serde_json::Map<String, Json> = by_kind
             .into_iter()
@@ -750,7 +748,7 @@ pub fn grade_dirs(args: &GradeArgs) -> Result<Summary, Failure> {
             "trials": args.opts.trials, "graded_by": "cabrito",
         });
         let meta_path = path.with_extension("meta.json");
-        std::fs::write(&meta_path, serde_json::to_string_pretty(&meta).expect("json"))
+        crate::outdir::write_whole(&meta_path, serde_json::to_string_pretty(&meta).expect("json").as_bytes())
             .map_err(|e| other(format!("cannot write {}: {e}", meta_path.display())))?;
         if args.shard.1 == 1 {
             // Every record of the shard files is now in the whole file (reused or graded again).

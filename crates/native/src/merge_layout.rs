@@ -294,9 +294,7 @@ pub fn grade_runs(args: &GradeArgs, responses: &Path, tasks_root: &Path) -> Resu
             row.tasks += 1;
             row.passed += usize::from(rec.get("score").and_then(Json::as_u64) == Some(1));
         }
-        let tmp = path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &path))
+        crate::outdir::write_whole(&path, text.as_bytes())
             .map_err(|e| other(format!("cannot write {}: {e}", path.display())))?;
         let by_kind: serde_json::Map<String, Json> = by_kind
             .into_iter()
@@ -311,7 +309,7 @@ pub fn grade_runs(args: &GradeArgs, responses: &Path, tasks_root: &Path) -> Resu
             "trials": args.opts.trials, "graded_by": "cabrito",
         });
         let meta_path = path.with_extension("meta.json");
-        std::fs::write(&meta_path, serde_json::to_string_pretty(&meta).expect("json"))
+        crate::outdir::write_whole(&meta_path, serde_json::to_string_pretty(&meta).expect("json").as_bytes())
             .map_err(|e| other(format!("cannot write {}: {e}", meta_path.display())))?;
     }
     summary.seconds = started.elapsed().as_secs_f64();

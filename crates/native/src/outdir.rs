@@ -5,6 +5,25 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Write one file whole or not at all: a temporary file beside `path`, renamed over it. A failure
+/// leaves `path` as it was and removes the temporary file; two writers never share a temporary name.
+/// The file gets the usual mode (0666 less the umask), as `std::fs::write` would give it.
+pub fn write_whole(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name_of(path)))
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)?;
+    tmp.write_all(contents)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// An output folder being written.
 pub struct Staged {
     tmp: tempfile::TempDir,
@@ -179,5 +198,25 @@ mod tests {
         std::fs::write(out.join("notes.txt"), "mine").unwrap();
         let e = Staged::new(&out, &["tables", "index.html"]).err().unwrap();
         assert!(e.contains("notes.txt"), "{e}");
+    }
+
+    #[test]
+    fn a_file_is_replaced_whole_or_left_as_it_was() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("deep/results.jsonl");
+        write_whole(&f, b"one\n").unwrap();
+        write_whole(&f, b"two\n").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"two\n");
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o600, 0o600);
+        let names: Vec<_> = std::fs::read_dir(f.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["results.jsonl"], "no temporary file is left");
+        // A folder in the file's place cannot be replaced: an error, the folder and its files kept.
+        let d = t.path().join("taken");
+        std::fs::create_dir_all(d.join("inner")).unwrap();
+        assert!(write_whole(&d, b"x").is_err());
+        assert!(d.join("inner").is_dir());
+        let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
     }
 }

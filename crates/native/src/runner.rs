@@ -497,13 +497,7 @@ pub fn expected_outputs(task: &GradeTask, prep: &Prepared, opts: &GradeOptions) 
     if out.status == RunStatus::Completed {
         remember(&key, &out);
         if let Some(path) = &disk {
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, &text).is_ok() {
-                let _ = std::fs::rename(&tmp, path);
-            }
+            let _ = crate::outdir::write_whole(path, &text);
         }
     }
     (out, false)

@@ -177,13 +177,7 @@ fn remember(file: &Path, key: &str, l: &PythonLayout) {
     lines.push(layout_line(key, l));
     let keep = lines.len().saturating_sub(32);
     let text: String = lines[keep..].iter().map(|l| format!("{l}\n")).collect();
-    if let Some(dir) = file.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, text).is_ok() {
-        let _ = std::fs::rename(&tmp, file);
-    }
+    let _ = crate::outdir::write_whole(file, text.as_bytes());
 }
 
 /// The interpreter's layout, resolved once per process. A version manager's shim (pyenv) takes
