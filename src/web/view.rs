@@ -69,6 +69,8 @@ pub fn controls(p: &ControlsProps) -> Html {
     let error = use_state(|| None::<String>);
     // What folded sections hold is drawn once the page has painted (a closed section shows none of it).
     let painted = super::lazy::use_painted();
+    // Explicit sizes in the link open their fold at once.
+    let sizes_set = p.spec.n_init.is_some() || p.spec.n_edit.is_some();
     // A new spec clears an old complaint.
     {
         let error = error.clone();
@@ -226,9 +228,9 @@ pub fn controls(p: &ControlsProps) -> Html {
                     }
                 }) }
             </div>
-            <details class="explicit-sizes" open={p.spec.n_init.is_some() || p.spec.n_edit.is_some()}>
+            <details class="explicit-sizes" open={sizes_set}>
                 { text_el("summary", None, "Explicit graph sizes") }
-                if painted || p.spec.n_init.is_some() || p.spec.n_edit.is_some() {
+                if painted || sizes_set {
                     <div class="knobs">
                         { for KNOBS.iter().filter(|k| k.default.is_none()).map(control) }
                     </div>
