@@ -128,9 +128,10 @@ done_step
 begin "browser end-to-end (headless Chromium + cabrito serve)"
 # Under CI a missing dist/ or chromedriver fails instead of skipping.
 # Every test named e2e_… in every target, the ones the native step skipped (the first download's ran
-# above), so a new browser test cannot be left out of the run. One at a time: each drives its own
-# Chromium and server, and the timings they print are not shared with another browser.
-cargo test --workspace --locked --lib --bins --tests -- e2e_ --skip first_download:: --test-threads 1 --nocapture
+# above), so a new browser test cannot be left out of the run. Two at a time: each drives its own
+# Chromium and server and waits on them much of the time, so one core was idle; the timings they print
+# are taken beside another browser (BENCHMARKS.md says which figures are quiet).
+cargo test --workspace --locked --lib --bins --tests -- e2e_ --skip first_download:: --test-threads 2 --nocapture
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
 done_step
 
