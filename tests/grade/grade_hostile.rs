@@ -151,6 +151,16 @@ fn flooding_the_real_stdout_is_capped() {
 }
 
 #[test]
+fn a_malformed_float_on_the_result_channel_is_an_error() {
+    // The candidate writes a result line of its own, its float field not 16 hex digits, then leaves.
+    let body = r#"import os
+os.write(3, b'{"k":"call","trial":0,"i":0,"value":{"t":"float","hex":"3ff0zz"}}\n')
+os._exit(0)"#;
+    let v = check_hostile("bad float hex", body, false);
+    assert!(v.message.contains("UnreadableValue: float hex"), "{}", v.message);
+}
+
+#[test]
 fn a_raised_cancel_flag_kills_the_runs_at_once() {
     let (gt, reference, victim) = task();
     let stubborn =

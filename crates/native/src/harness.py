@@ -9,13 +9,17 @@
 #        program raise while being executed in trial t; {"k":"call","trial":t,"i":i,"value":...}
 #        or {..."error":{"type","message"}} per call; {"k":"done"} at the end. Lines are written
 #        a trial at a time (and before any call that may not return: see `flush`).
-# Values are tagged: {"t":"float","v":"nan"}, {"t":"int","v":"12"}, {"t":"ndarray","shape":[3],
-# "dtype":"float64","v":["0.5",...]} (a little-endian float64 array: "hex" of its bytes instead of "v"), ... What the program prints is swallowed.
+# Values are tagged: {"t":"int","v":"12"}, {"t":"str","v":"a"}, ... A result float is the hex of its
+# 8 little-endian bytes, {"t":"float","hex":"000000000000e03f"} (exact, and cheaper than a repr); a
+# float64 array likewise, {"t":"ndarray","shape":[2],"dtype":"float64","hex":"..."}; another numeric
+# array has "v", its elements' float reprs. The request's inputs give floats as repr text
+# ({"t":"float","v":"0.5"}). What the program prints is swallowed.
 #
 # Run as a script (`python3 -I -S -c HARNESS SITE_PACKAGES`), or loaded by the pool's zygote
 # (native/pool.py), whose forked children call `main()` once they are in their sandbox.
 
 import _signal as signal
+import _struct
 import builtins
 import opcode
 import os
@@ -121,6 +125,8 @@ def emit(obj):
     PENDING.append(dumps(obj))
 
 SMALL_INT = 1 << 62
+# A float's 8 bytes, little-endian, as `float64` arrays are written (`.hex()` of them is the field).
+PACK_F8 = _struct.Struct("<d").pack
 
 
 def emit_value(t, i, v):
@@ -129,7 +135,7 @@ def emit_value(t, i, v):
     `encode` and json.dumps."""
     tp = type(v)
     if tp is float:
-        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","v":"%r"}}' % (t, i, v))
+        PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"float","hex":"%s"}}' % (t, i, PACK_F8(v).hex()))
         return
     if tp is str and v.isascii():
         PENDING.append('{"k":"call","trial":%d,"i":%d,"value":{"t":"str","v":%s}}' % (t, i, ascii_json(v)))
@@ -170,12 +176,11 @@ def ndarray_type():
 
 
 def plain_value(v, budget, depth):
-    """`encode(v)` as JSON text for plain values, or None (then `encode` decides). A float's repr
-    is plain ASCII ('0.5', '-1e-05', 'nan', 'inf'), so it needs no escaping."""
+    """`encode(v)` as JSON text for plain values, or None (then `encode` decides)."""
     budget[0] -= 1
     t = type(v)
     if t is float:
-        return '{"t":"float","v":"%r"}' % v
+        return '{"t":"float","hex":"%s"}' % PACK_F8(v).hex()
     if t is int and -SMALL_INT < v < SMALL_INT:
         return '{"t":"int","v":"%d"}' % v
     if t is str and v.isascii():
@@ -256,7 +261,7 @@ def encode(v, budget):
         except ValueError:
             return {"t": "other", "type": "int", "repr": "<int too large>"}
     if isinstance(v, float) or (numpy is not None and isinstance(v, numpy.floating)):
-        return {"t": "float", "v": repr(float(v))}
+        return {"t": "float", "hex": PACK_F8(float(v)).hex()}
     if type(v) is str:
         try:
             v.encode("utf-8")
@@ -804,6 +809,7 @@ def main():
         safe = builtins.__dict__
     defs = req["defs"]
     functions = req["functions"]
+    positions = [None] * len(functions)
     if req.get("domain") == "array":
         import numpy as np_module
     elif loaded_numpy() is not None:
@@ -880,7 +886,13 @@ def main():
             else:
                 args = [decoded[r] for r in refs]
             fn = g.get(name)
-            pos = positional_cached(fn, params)
+            # `positional_cached` depends on the function's code alone (and `params`, fixed for `f`):
+            # the last answer for `f` holds while the code is the same.
+            fcode = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+            known = positions[f]
+            if known is None or known[0] is not fcode:
+                known = positions[f] = (fcode, positional_cached(fn, params))
+            pos = known[1]
             result = None
             error = None
             try:

@@ -8,11 +8,13 @@
 # fd 3:  the grading harness's protocol, one JSON line per event: {"k":"setup","trial":0,"error":{...}}
 #        when the program raises while being executed; {"k":"call","trial":t,"i":i,"value":...} or
 #        {..."error":{"type","message"}} for vector t and class i; {"k":"done"} at the end.
-# Values are tagged: {"t":"int","v":"-12"} (any size), {"t":"float","v":"2.5"}, {"t":"bool","v":true},
-# {"t":"none"}, {"t":"other","type":...,"repr":...}. What the program prints is swallowed.
+# Values are tagged: {"t":"int","v":"-12"} (any size), {"t":"float","hex":"0000000000000440"} (the hex of
+# the float's 8 little-endian bytes), {"t":"bool","v":true}, {"t":"none"},
+# {"t":"other","type":...,"repr":...}. What the program prints is swallowed.
 
 import _operator as operator
 import _signal as signal
+import _struct
 import os
 import sys
 
@@ -66,6 +68,9 @@ if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
 
 
+PACK_F8 = _struct.Struct("<d").pack
+
+
 class CallTimeout(BaseException):
     pass
 
@@ -113,7 +118,7 @@ def encode(v):
     if isinstance(v, int):
         return {"t": "int", "v": str(int(v))}
     if isinstance(v, float):
-        return {"t": "float", "v": repr(float(v))}
+        return {"t": "float", "hex": PACK_F8(float(v)).hex()}
     try:
         return {"t": "int", "v": str(operator.index(v))}
     except BaseException:

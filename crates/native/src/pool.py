@@ -68,7 +68,7 @@ def harness(mode):
         elif mode == b"merge":
             code = load(mode, sys.argv[3], "merge_harness.py")
             # What merge_harness.py imports, imported once here rather than in every child.
-            for name in ("_json", "_operator"):
+            for name in ("_json", "_operator", "_struct"):
                 __import__(name)
         else:
             code = load(mode, sys.argv[4], "script.py")

@@ -177,10 +177,11 @@ pub fn read_results(text: &str, shape: &[usize]) -> Result<(Vec<TrialOutcome>, E
     Ok((trials, done))
 }
 
-/// The harness's most common line, a call that returned a float, an int or a plain ASCII string
-/// (`{"k":"call","trial":T,"i":I,"value":{"t":"float","v":"0.5"}}`, as `emit_value` writes it),
-/// read without building a JSON tree (which took most of the grader's own time); any other line,
-/// or one this does not read exactly as JSON would, goes to the general reader (`None`).
+/// The harness's most common line, a call that returned a float, an int, a plain ASCII string or a
+/// float64 array (`{"k":"call","trial":T,"i":I,"value":{"t":"float","hex":"000000000000e03f"}}`, as
+/// `emit_value` writes it), read without building a JSON tree (which took most of the grader's own
+/// time); any other line, or one this does not read exactly as JSON would, goes to the general
+/// reader (`None`), which also gives a malformed value its error.
 fn quick_call(line: &str) -> Option<(usize, usize, Value)> {
     fn index(s: &str) -> Option<(usize, &str)> {
         let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -196,13 +197,16 @@ fn quick_call(line: &str) -> Option<(usize, usize, Value)> {
     if tag == "ndarray" {
         return quick_array(rest).map(|v| (t, i, v));
     }
+    if tag == "float" {
+        let hex = rest.strip_prefix(r#","hex":""#)?.strip_suffix(r#""}}"#)?;
+        return super::value::f64_of_hex(hex).map(|x| (t, i, Value::Float(x)));
+    }
     let text = rest.strip_prefix(r#","v":""#)?.strip_suffix(r#""}}"#)?;
     // Printable ASCII without quotes or escapes: the JSON string's text is these bytes.
     if !text.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
         return None;
     }
     let v = match tag {
-        "float" => Value::Float(super::value::parse_float(text).ok()?),
         "int" => Value::Int(super::value::IntValue { text: text.to_string() }),
         "str" => Value::Str(text.to_string()),
         _ => return None,
@@ -255,6 +259,11 @@ mod tests {
     #[test]
     fn the_quick_reader_reads_as_the_json_reader_does() {
         let values = [
+            r#"{"t":"float","hex":"000000000000e03f"}"#,
+            r#"{"t":"float","hex":"010000000000f8ff"}"#,
+            r#"{"t":"float","hex":"000000000000E03F"}"#,
+            r#"{"t":"float","hex":"000000000000e03f00"}"#,
+            r#"{"t":"float","hex":null}"#,
             r#"{"t":"float","v":"0.5"}"#,
             r#"{"t":"float","v":"-1e-05"}"#,
             r#"{"t":"float","v":"nan"}"#,
@@ -292,5 +301,114 @@ mod tests {
         assert!(
             read_results("{\"k\":\"call\",\"trial\":0,\"i\":3,\"value\":{\"t\":\"int\",\"v\":\"1\"}}\n", &[1]).is_err()
         );
+    }
+    /// The 16 hex digits the harness writes for `x` (`struct.pack("<d", x).hex()`).
+    fn hex_of(x: f64) -> String {
+        x.to_le_bytes().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// What one call line holding `value` reads as, written as `emit_value` writes it (the quick
+    /// reader) and spaced out (the JSON reader); both must agree.
+    fn read_one(value: &str) -> Option<CallResult> {
+        let quick = format!("{{\"k\":\"call\",\"trial\":0,\"i\":0,\"value\":{value}}}\n");
+        let slow = format!("{{\"k\": \"call\", \"trial\": 0, \"i\": 0, \"value\": {value}}}\n");
+        let (a, _) = read_results(&quick, &[1]).expect("a call line reads");
+        let (b, _) = read_results(&slow, &[1]).expect("a call line reads");
+        assert_eq!(format!("{a:?}"), format!("{b:?}"), "{value}");
+        a[0].calls[0].clone()
+    }
+
+    fn float_bits(value: &str) -> Option<u64> {
+        match read_one(value) {
+            Some(CallResult::Returned(Value::Float(x))) => Some(x.to_bits()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_float_reads_bit_for_bit() {
+        assert_eq!(hex_of(0.5), "000000000000e03f");
+        let specials = [
+            0.0,
+            -0.0,
+            0.5,
+            -1e-05,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7ff0_0000_0000_0001),
+            f64::from_bits(0xfff8_0000_dead_beef),
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            f64::from_bits(1),
+            -f64::from_bits(1),
+            f64::from_bits(0x000f_ffff_ffff_ffff),
+            f64::MAX,
+            f64::MIN,
+        ];
+        for x in specials {
+            let value = format!(r#"{{"t":"float","hex":"{}"}}"#, hex_of(x));
+            assert_eq!(float_bits(&value), Some(x.to_bits()), "{value}");
+        }
+        // Inside a tuple (the general reader's path for it).
+        let tuple = format!(r#"{{"t":"tuple","v":[{{"t":"float","hex":"{}"}}]}}"#, hex_of(-0.0));
+        match read_one(&tuple) {
+            Some(CallResult::Returned(Value::Tuple(xs))) => {
+                assert!(matches!(xs[..], [Value::Float(x)] if x.to_bits() == (-0.0f64).to_bits()))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_malformed_float_hex_is_an_error_for_that_call_only() {
+        let bad = [
+            r#""""#,
+            r#""00""#,
+            r#""000000000000e03""#,
+            r#""000000000000e03f0""#,
+            r#""000000000000E03F""#,
+            r#""000000000000e03g""#,
+            r#"" 00000000000e03f""#,
+            r#""00000000000000é3""#,
+            r#""0x00000000000e03""#,
+            r#""000000000000e03f\n""#,
+            "5",
+            "null",
+            "[]",
+        ];
+        for hex in bad {
+            let value = format!(r#"{{"t":"float","hex":{hex}}}"#);
+            match read_one(&value) {
+                Some(CallResult::Raised(e)) => assert_eq!(e.type_name, "UnreadableValue", "{value}"),
+                other => panic!("{value}: {other:?}"),
+            }
+            // The trial's other calls still read.
+            let text = format!(
+                "{{\"k\":\"call\",\"trial\":0,\"i\":0,\"value\":{value}}}\n\
+                 {{\"k\":\"call\",\"trial\":0,\"i\":1,\"value\":{{\"t\":\"float\",\"hex\":\"000000000000e03f\"}}}}\n"
+            );
+            let (trials, _) = read_results(&text, &[2]).unwrap();
+            assert!(matches!(trials[0].calls[1], Some(CallResult::Returned(Value::Float(x))) if x == 0.5));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        #[test]
+        fn every_float_bit_pattern_round_trips(bits in proptest::prelude::any::<u64>()) {
+            let value = format!(r#"{{"t":"float","hex":"{}"}}"#, hex_of(f64::from_bits(bits)));
+            proptest::prop_assert_eq!(float_bits(&value), Some(bits));
+        }
+
+        #[test]
+        fn any_text_in_the_hex_field_reads_without_panicking(
+            text in proptest::prop_oneof!["\\PC{0,24}", "[0-9a-fA-Fx é]{15,17}"]
+        ) {
+            let value = format!(r#"{{"t":"float","hex":{}}}"#, serde_json::to_string(&text).unwrap());
+            let well_formed = text.len() == 16 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            proptest::prop_assert_eq!(float_bits(&value).is_some(), well_formed);
+        }
     }
 }

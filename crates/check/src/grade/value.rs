@@ -1,8 +1,9 @@
 //! Python values as the harness reports them, and the reference's output comparison (grading.md §3.5).
 //!
-//! The harness prints every value as tagged JSON (see `native/harness.py`): floats as their Python
-//! `repr` text (so NaN and the infinities survive JSON), ints as decimal text (any size), ndarrays
-//! with shape, dtype and flat values (float64 ones as the hex of their little-endian bytes).
+//! The harness prints every value as tagged JSON (see `native/harness.py`): floats as the hex of
+//! their 8 little-endian bytes (`"hex"`: exact, NaN and the infinities included), ints as decimal
+//! text (any size), ndarrays with shape, dtype and flat values (float64 ones as the hex of their
+//! bytes). The grader's requests give floats as their Python `repr` text (`"v"`), which reads too.
 
 use serde_json::Value as Json;
 use std::fmt;
@@ -95,7 +96,10 @@ impl Value {
             "none" => Value::None,
             "bool" => Value::Bool(v.and_then(Json::as_bool).ok_or("bool without value")?),
             "int" => Value::Int(IntValue { text: text("int")? }),
-            "float" => Value::Float(parse_float(&text("float")?)?),
+            "float" => Value::Float(match j.get("hex") {
+                Some(hex) => hex.as_str().and_then(f64_of_hex).ok_or("float hex is not 16 lowercase hex digits")?,
+                None => parse_float(&text("float")?)?,
+            }),
             "str" => Value::Str(text("str")?),
             "tuple" => Value::Tuple(items()?),
             "list" => Value::List(items()?),
@@ -262,6 +266,21 @@ pub fn float_text(x: f64) -> String {
 /// Little-endian float64 values written as hex (the harness's `v.tobytes().hex()` of a `<f8`
 /// array, which costs it a fraction of one `repr` per element); a NaN reads as the `nan` text does.
 pub(crate) fn f64_hex(s: &str) -> Option<Vec<f64>> {
+    let s = s.as_bytes();
+    if !s.len().is_multiple_of(16) {
+        return None;
+    }
+    s.chunks_exact(16).map(|c| f64_of_hex_bytes(c).map(|x| if x.is_nan() { f64::NAN } else { x })).collect()
+}
+
+/// One float64 from the 16 lowercase hex digits of its little-endian bytes (the harness's
+/// `struct.pack("<d", x).hex()`), bit for bit: NaN payloads, the sign of zero and subnormals kept.
+/// `None` for any other text.
+pub(crate) fn f64_of_hex(s: &str) -> Option<f64> {
+    f64_of_hex_bytes(s.as_bytes())
+}
+
+fn f64_of_hex_bytes(s: &[u8]) -> Option<f64> {
     fn nibble(b: u8) -> Option<u8> {
         match b {
             b'0'..=b'9' => Some(b - b'0'),
@@ -269,20 +288,14 @@ pub(crate) fn f64_hex(s: &str) -> Option<Vec<f64>> {
             _ => None,
         }
     }
-    let s = s.as_bytes();
-    if !s.len().is_multiple_of(16) {
+    if s.len() != 16 {
         return None;
     }
-    s.chunks_exact(16)
-        .map(|c| {
-            let mut bytes = [0u8; 8];
-            for (k, pair) in c.chunks_exact(2).enumerate() {
-                bytes[k] = nibble(pair[0])? << 4 | nibble(pair[1])?;
-            }
-            let x = f64::from_le_bytes(bytes);
-            Some(if x.is_nan() { f64::NAN } else { x })
-        })
-        .collect()
+    let mut bytes = [0u8; 8];
+    for (k, pair) in s.chunks_exact(2).enumerate() {
+        bytes[k] = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(f64::from_le_bytes(bytes))
 }
 
 pub(crate) fn parse_float(s: &str) -> Result<f64, String> {
