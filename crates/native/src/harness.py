@@ -696,9 +696,6 @@ def memoize_across_trials(fn):
 SHARED = {}
 
 
-POSITIONAL = {}
-
-
 def positional_ok(fn, params):
     """Whether `fn(*values)` binds exactly as `fn(**dict(zip(params, values)))`: its first
     parameters are `params`, in order, none positional-only, the rest with defaults. The harness
@@ -712,20 +709,6 @@ def positional_ok(fn, params):
     if k > n or tuple(code.co_varnames[:k]) != tuple(params):
         return False
     return n - k <= len(getattr(fn, "__defaults__", None) or ())
-
-
-def positional_cached(fn, params):
-    """`positional_ok`, remembered per function code (the program is the same every trial). Keyed
-    by the code's identity, not its hash (hashing a code object hashes its constants and names at
-    every call); the entry holds the code object, so its identity is not reused."""
-    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
-    if code is None:
-        return positional_ok(fn, params)
-    key = (id(code), id(params))
-    hit = POSITIONAL.get(key)
-    if hit is None or hit[0] is not code:
-        hit = POSITIONAL[key] = (code, positional_ok(fn, params))
-    return hit[1]
 
 
 IN_CALL = [False]
@@ -886,12 +869,12 @@ def main():
             else:
                 args = [decoded[r] for r in refs]
             fn = g.get(name)
-            # `positional_cached` depends on the function's code alone (and `params`, fixed for `f`):
-            # the last answer for `f` holds while the code is the same.
+            # `positional_ok` depends on the function's code (and `params`, fixed for `f`): the
+            # answer for `f` holds while each trial's program gives it the same code object.
             fcode = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
             known = positions[f]
             if known is None or known[0] is not fcode:
-                known = positions[f] = (fcode, positional_cached(fn, params))
+                known = positions[f] = (fcode, positional_ok(fn, params))
             pos = known[1]
             result = None
             error = None
