@@ -292,3 +292,58 @@ fn the_name_check_catches_what_does_not_exist() {
         ]
     );
 }
+
+// ---- The wheel shares the test build ----
+
+/// Each package's enabled features (`name version` → the feature lists `cargo tree` prints; a crate
+/// built for the host and for the target can show two).
+fn features_by_package(tree: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for line in tree.lines() {
+        let Some((package, features)) = line.split_once('|') else { continue };
+        let name_version = package.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        out.entry(name_version).or_default().insert(features.trim_end_matches(" (*)").to_string());
+    }
+    out
+}
+
+/// The packages of `part` whose features differ from `whole`'s, with both lists.
+fn feature_drift(part: &str, whole: &str) -> Vec<String> {
+    let whole = features_by_package(whole);
+    features_by_package(part)
+        .into_iter()
+        .filter(|(package, features)| whole.get(package) != Some(features))
+        .map(|(package, features)| format!("{package}: {features:?} in the wheel, {:?} in the tests", whole.get(&package)))
+        .collect()
+}
+
+fn cargo_tree(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "--locked", "--prefix", "none", "-f", "{p}|{f}"])
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("cargo tree prints UTF-8")
+}
+
+/// scripts/python.sh builds the wheel (`-p cabrito-py`) right after the workspace's test build; it reuses
+/// that build only if every crate they share has the same features (crates/py/Cargo.toml lists the
+/// ones the root's test-only dependencies add).
+#[test]
+fn the_wheel_resolves_the_features_of_the_test_build() {
+    let wheel = cargo_tree(&["-e", "normal,build", "-p", "cabrito-py"]);
+    let tests = cargo_tree(&["-e", "normal,build,dev", "--workspace"]);
+    assert_eq!(feature_drift(&wheel, &tests), Vec::<String>::new(), "add these features to crates/py/Cargo.toml");
+}
+
+#[test]
+fn a_feature_missing_from_the_wheel_is_drift() {
+    let tests = "serde v1.0.0|default,rc,std\nsyn v2.0.0 (proc-macro)|full\nsyn v2.0.0 (proc-macro)|full (*)\n";
+    assert_eq!(feature_drift("syn v2.0.0 (proc-macro)|full\n", tests), Vec::<String>::new());
+    assert_eq!(
+        feature_drift("serde v1.0.0|default,std\n", tests),
+        vec![r#"serde v1.0.0: {"default,std"} in the wheel, Some({"default,rc,std"}) in the tests"#]
+    );
+}
