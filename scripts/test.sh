@@ -3,20 +3,20 @@
 # first failure. CI runs this (.ci/run); BENCHMARKS.md, "The test suite", has its section times.
 #
 #   1. setup            install missing tools (fast when nothing is missing)
-#   2. clippy (wasm)    -D warnings for the wasm build (CABRITO_CLIPPY=advisory only reports), and
-#                       scripts/purity.sh: clippy.toml's purity lists still catch IO in the core
+#   2. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native);
+#                       its build is Clippy's wasm pass (scripts/clippy-rustc, -D warnings): the
+#                       libraries and every binary for wasm32. scripts/purity.sh: clippy.toml's purity
+#                       lists still catch IO in the core
 #   3. native tests     cargo test: lib, bins, integration tests (tests/<crate>/main.rs, one crate per
 #                       concern; two binaries at a time), doc tests; benches are compiled. Clippy lints
-#                       the native code as it compiles (scripts/clippy-rustc). Tests named e2e_… wait
-#                       for step 6
+#                       the native code as it compiles. Tests named e2e_… wait for step 6
 #      toy kind         the same build with the feature toy-kind: tests/toy_kind.rs
-#   3b. python package  the wheel (maturin) installed into target/pyenv, and pytest on tests/python
-#   4. wasm tests       the wasm test crate (tests/wasm/) in headless Chromium (golden hashes == native)
+#   4. python package   the wheel (maturin) installed into target/pyenv, and pytest on tests/python
 #   5. app build        trunk build --release into dist/ (kept when newer than every source, as after
 #                       scripts/serve.sh), its sizes, what the first download holds (first_download.rs)
-#   6. browser e2e      every e2e_… test: headless Chromium against `cabrito serve` serving dist/
-#   7. lighthouse       Lighthouse on every view, light and dark, desktop and mobile for the gallery
-#                       and a task page: fails under 100 for accessibility or best practices
+#   6. browser e2e      every e2e_… test: headless Chromium against `cabrito serve` serving dist/;
+#      lighthouse       beside them, Lighthouse on every view, light and dark, desktop and mobile for
+#                       the gallery and a task page: fails under 100 for accessibility or best practices
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
@@ -37,7 +37,10 @@ begin() {
 done_step() {
   TIMES+=("$(printf '%-56s %5ds' "$CURRENT" $((SECONDS - STEP_START)))")
 }
-trap 'status=$?; if [ $status -ne 0 ]; then printf "\n==> FAILED in step: %s (exit %d)\n" "$CURRENT" "$status" >&2; fi' EXIT
+# A background job (Lighthouse, in the last step) ends with the script.
+LIGHTHOUSE=
+trap 'status=$?; [ -z "$LIGHTHOUSE" ] || kill "$LIGHTHOUSE" 2>/dev/null || true
+  if [ $status -ne 0 ]; then printf "\n==> FAILED in step: %s (exit %d)\n" "$CURRENT" "$status" >&2; fi' EXIT
 
 begin "setup"
 bash scripts/setup.sh
@@ -50,17 +53,20 @@ done_step
 export CABRITO_CLIPPY="${CABRITO_CLIPPY:-strict}"
 export RUSTC_WORKSPACE_WRAPPER="$CABRITO_ROOT/scripts/clippy-rustc"
 
-begin "clippy (wasm) and purity"
-# The native code is linted while it is built for the tests (scripts/clippy-rustc, exported above):
-# here the wasm build, which the native tests do not compile.
-clippy_wasm=(cargo clippy --target wasm32-unknown-unknown --workspace --exclude cabrito-native --lib --bins --tests --locked -- -D warnings)
-if [ "$CABRITO_CLIPPY" = strict ]; then
-  "${clippy_wasm[@]}"
-elif "${clippy_wasm[@]}"; then
-  echo "clippy: clean"
-else
-  echo "clippy: WARNINGS above (advisory run: CABRITO_CLIPPY=advisory)"
-fi
+begin "wasm tests and Clippy's wasm pass (headless Chromium)"
+# Built through scripts/clippy-rustc like every build from here on: compiling the wasm test crate
+# compiles the workspace's libraries and every binary for wasm32, so this build is the wasm lint
+# pass too (a separate `cargo clippy --target wasm32-unknown-unknown` checked every dependency a
+# second time: 60 s of a fresh run; BENCHMARKS.md, "The test suite").
+# wasm-bindgen-test-runner gives each test binary 20 s in all by default, and wasm_check (the static
+# checker, unoptimised) took longer on a loaded machine (2026-12-01, load average 13: a red run). The
+# tests are deterministic, so the limit only has to catch a hang.
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
+# The driver's limit per WebDriver call: Chromium's renderer compiles the test module before it answers,
+# which took over 30 s at load 17 (2026-12-06: "Timed out receiving message from renderer", a red run).
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-120}"
+# 'wasm*': the wasm crate (tests/wasm/) and any tests/wasm_*.rs a branch adds before it is moved there.
+cargo test --locked --target wasm32-unknown-unknown --test 'wasm*' -- --nocapture
 bash scripts/purity.sh
 done_step
 
@@ -79,31 +85,20 @@ done_step
 begin "toy kind (a kind is its module plus one registry line)"
 # A second build with the feature toy-kind: the generator's own tests with the toy in every list,
 # then the toy through generate, check, grid, grade and report (tests/toy_kind.rs).
-# The feature rebuilds every crate from cabrito-gen up; the toy's few small tasks need them unoptimised
-# (the dev profile optimises gen, check and agents for the long tests; BENCHMARKS.md, "The test suite").
-cargo test --locked -p cabrito-gen --features toy-kind --lib
+# The feature rebuilds every crate from cabrito-gen up, unoptimised here: the toy's few small tasks
+# and the generator's unit tests run in seconds either way, and the dev profile's opt-level 2 for
+# gen, check and agents (for the long tests) made this step's build about 20 s longer.
 toy_unoptimised=()
 for p in cabrito-gen cabrito-check cabrito-agents; do
   toy_unoptimised+=(--config "profile.dev.package.$p.opt-level=0")
 done
+cargo "${toy_unoptimised[@]}" test --locked -p cabrito-gen --features toy-kind --lib
 cargo "${toy_unoptimised[@]}" test --locked --features toy-kind --test toy_kind
 done_step
 
 begin "python package (maturin wheel, pytest)"
 # The wheel of crates/py, installed into target/pyenv, and tests/python against this tree's CLI.
 bash scripts/python.sh
-done_step
-
-begin "wasm tests (headless Chromium)"
-# wasm-bindgen-test-runner gives each test binary 20 s in all by default, and wasm_check (the static
-# checker, unoptimised) took longer on a loaded machine (2026-12-01, load average 13: a red run). The
-# tests are deterministic, so the limit only has to catch a hang.
-export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
-# The driver's limit per WebDriver call: Chromium's renderer compiles the test module before it answers,
-# which took over 30 s at load 17 (2026-12-06: "Timed out receiving message from renderer", a red run).
-export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-120}"
-# 'wasm*': the wasm crate (tests/wasm/) and any tests/wasm_*.rs a branch adds before it is moved there.
-cargo test --locked --target wasm32-unknown-unknown --test 'wasm*' -- --nocapture
 done_step
 
 begin "app build (trunk build --release)"
@@ -125,19 +120,31 @@ report_dist
 cargo test --locked --test e2e first_download:: -- --nocapture
 done_step
 
-begin "browser end-to-end (headless Chromium + cabrito serve)"
+begin "browser end-to-end and Lighthouse (headless Chromium + cabrito serve)"
+# Lighthouse runs beside the browser tests: neither keeps both cores busy (about 1.4 and 0.8 of 2 in
+# a fresh run), and one after the other they took 321 s of 1,060 (BENCHMARKS.md, "The test suite").
+# Its scores are printed whole when it ends; they are taken beside the browser tests, so
+# `bash scripts/lighthouse.sh --bench` gives the quiet ones. Served by serve.sh's release build when
+# there is one (lighthouse.sh), else by the native step's debug binary.
+LIGHTHOUSE_LOG="$CABRITO_ROOT/target/lighthouse.log"
+CABRITO_SERVER="$CABRITO_ROOT/target/debug/cabrito" bash scripts/lighthouse.sh >"$LIGHTHOUSE_LOG" 2>&1 &
+LIGHTHOUSE=$!
 # Under CI a missing dist/ or chromedriver fails instead of skipping.
 # Every test named e2e_… in every target, the ones the native step skipped (the first download's ran
 # above), so a new browser test cannot be left out of the run. Two at a time: each drives its own
-# Chromium and server and waits on them much of the time, so one core was idle; the timings they print
-# are taken beside another browser (BENCHMARKS.md says which figures are quiet).
-cargo test --workspace --locked --lib --bins --tests -- e2e_ --skip first_download:: --test-threads 2 --nocapture
+# Chromium and server and waits on them much of the time; the timings they print are taken beside
+# other browsers (BENCHMARKS.md says which figures are quiet).
+e2e_status=0
+cargo test --workspace --locked --lib --bins --tests -- e2e_ --skip first_download:: --test-threads 2 --nocapture ||
+  e2e_status=$?
 echo "screenshots: $CABRITO_ROOT/test-artifacts/"
-done_step
-
-begin "lighthouse (accessibility and best practices; performance printed)"
-# Served by serve.sh's release build when there is one, else by the native step's debug binary.
-CABRITO_SERVER="$CABRITO_ROOT/target/debug/cabrito" bash scripts/lighthouse.sh
+lighthouse_status=0
+wait "$LIGHTHOUSE" || lighthouse_status=$?
+LIGHTHOUSE=
+section "lighthouse (accessibility and best practices; performance printed)"
+cat "$LIGHTHOUSE_LOG"
+[ "$e2e_status" = 0 ] || { echo "browser end-to-end: failed (exit $e2e_status)" >&2; exit "$e2e_status"; }
+[ "$lighthouse_status" = 0 ] || { echo "lighthouse: failed (exit $lighthouse_status)" >&2; exit "$lighthouse_status"; }
 done_step
 
 section "all tests passed"
