@@ -127,6 +127,11 @@ begin "browser end-to-end and Lighthouse (headless Chromium + cabrito serve)"
 # `bash scripts/lighthouse.sh --bench` gives the quiet ones. Served by serve.sh's release build when
 # there is one (lighthouse.sh), else by the native step's debug binary.
 LIGHTHOUSE_LOG="$CABRITO_ROOT/target/lighthouse.log"
+# lighthouse.sh first brings serve.sh's release build up to date when there is one; done here in the
+# foreground, so that a stale one is not rebuilt on both cores beside the browser tests.
+if [ -x "$CABRITO_ROOT/target/release/cabrito" ]; then
+  env -u RUSTC_WORKSPACE_WRAPPER cargo build --release --locked --quiet --bin cabrito
+fi
 CABRITO_SERVER="$CABRITO_ROOT/target/debug/cabrito" bash scripts/lighthouse.sh >"$LIGHTHOUSE_LOG" 2>&1 &
 LIGHTHOUSE=$!
 # Under CI a missing dist/ or chromedriver fails instead of skipping.
