@@ -8,7 +8,7 @@
 //! worker.
 //!
 //! Needs what tests/browser_e2e.rs needs (dist/, chromedriver, Chromium) and python3; without them the
-//! test is skipped with a message, except under CI. Pyodide loads once for the whole test.
+//! tests are skipped with a message, except under CI. Pyodide loads once in each of the two tests.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -285,7 +285,10 @@ fn wrong_class(reference: &str) -> Res<String> {
     Ok(format!("{}1 + {}", &reference[..cut], &reference[cut..]))
 }
 
-async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
+/// Verdicts: nothing of Python fetched before it is asked for; the reference passes and the starter
+/// fails for a math, a string and a Merge Codebases task; a sample of every kind and axis agrees item by
+/// item with the native grader.
+async fn verdicts(driver: &WebDriver, base: &str) -> Res {
     // Math: nothing of Python is fetched before the first run; the reference passes, the starter fails.
     let math = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 8, 2);
     let task = generate(&math)?;
@@ -384,6 +387,14 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
         start.elapsed().as_secs_f64()
     );
 
+    Ok(())
+}
+
+/// Limits and containment: a looping call stopped at the per-call limit, a swallowing one at the
+/// run's limit, hostile candidates and the corpus contained; an array task refused.
+async fn limits(driver: &WebDriver, base: &str, log: &Path) -> Res {
+    let math = TaskSpec::new(Kind::AddParameter, Domain::Math, Axis::Traversal, 8, 2);
+    let merge = TaskSpec { d: 2, ..TaskSpec::new(Kind::MergeCodebases, Domain::Math, Axis::Traversal, 20, 10) };
     // A call that loops is stopped at the harness's per-call limit, as natively (2 s; 5 s for a
     // merge class): the same verdict, item by item.
     let task = generate(&math)?;
@@ -504,18 +515,30 @@ async fn scenario(driver: &WebDriver, base: &str, log: &Path) -> Res {
     Ok(())
 }
 
-#[tokio::test]
-async fn e2e_inpage_grading() {
-    run_scenario("in-page grading", (1280, 1000), "inpage-e2e-failure.png", async |s| {
+/// Runs `part` against the static build with its own server and browser.
+async fn in_page(what: &str, shot: &str, part: impl AsyncFnOnce(&WebDriver, &str, &Path) -> Res) {
+    run_scenario(what, (1280, 1000), shot, async |s| {
         if browser::on_path("python3").is_none() {
-            crate::guard::cannot_run("the in-page grading end-to-end test needs python3 (its static server)");
+            crate::guard::cannot_run("the in-page grading end-to-end tests need python3 (their static server)");
             return Ok(());
         }
-        let log = std::env::temp_dir().join(format!("cabrito-inpage-requests-{}.log", std::process::id()));
+        let log = std::env::temp_dir().join(format!("cabrito-inpage-requests-{}-{shot}.log", std::process::id()));
         let (_server, base) = static_server(&s.setup.dist, &log)?;
-        let r = scenario(&s.driver, &base, &log).await;
+        let r = part(&s.driver, &base, &log).await;
         let _ = std::fs::remove_file(&log);
         r
     })
     .await;
+}
+
+// Two tests, so that the browser tests' two lanes share the in-page work (about 100 s and 75 s).
+#[tokio::test]
+async fn e2e_inpage_grading_verdicts() {
+    in_page("in-page grading, verdicts", "inpage-verdicts-e2e-failure.png", async |d, base, _log| verdicts(d, base).await)
+        .await;
+}
+
+#[tokio::test]
+async fn e2e_inpage_grading_limits() {
+    in_page("in-page grading, limits", "inpage-limits-e2e-failure.png", limits).await;
 }
