@@ -35,8 +35,8 @@ as_root() {
 
 apt_install() {
   command -v apt-get >/dev/null || { echo "setup: apt-get not found; install these by hand: $*" >&2; return 1; }
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+  as_root apt-get update -qq &&
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
 
 have() { printf '  ok       %s\n' "$*"; }
@@ -154,11 +154,13 @@ if [ -x "$PYENV/bin/python" ] && [ "$(cat "$PYENV/.lock-sha256" 2>/dev/null)" = 
 else
   NEED_PYENV=1
 fi
+# `timed` runs an install in a `||` list, where `set -e` does not act: each step must pass before the
+# next, and the stamp is written last, so a failed pip install is reported and tried again next time.
 install_pyenv() {
-  rm -rf "$PYENV"
-  python3 -m venv "$PYENV"
-  "$PYENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$PYLOCK"
-  echo "$PYLOCK_SUM" >"$PYENV/.lock-sha256"
+  rm -rf "$PYENV" &&
+    python3 -m venv "$PYENV" &&
+    "$PYENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$PYLOCK" &&
+    echo "$PYLOCK_SUM" >"$PYENV/.lock-sha256"
 }
 PYENV_WHAT="maturin, pytest, datasets, inspect-ai, verifiers, scipy into target/pyenv (pip, about 6 minutes)"
 
