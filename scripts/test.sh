@@ -61,7 +61,7 @@ begin "wasm tests and Clippy's wasm pass (headless Chromium)"
 # Built through scripts/clippy-rustc like every build from here on: compiling the wasm test crate
 # compiles the workspace's libraries and every binary for wasm32, so this build is the wasm lint
 # pass too (a separate `cargo clippy --target wasm32-unknown-unknown` checked every dependency a
-# second time: 60 s of a fresh run; BENCHMARKS.md, "The test suite").
+# second time; BENCHMARKS.md, "The test suite").
 # wasm-bindgen-test-runner gives each test binary 20 s in all by default, and wasm_check (the static
 # checker, unoptimised) took longer on a loaded machine (2026-12-01, load average 13: a red run). The
 # tests are deterministic, so the limit only has to catch a hang.
@@ -91,7 +91,7 @@ begin "toy kind (a kind is its module plus one registry line)"
 # then the toy through generate, check, grid, grade and report (tests/toy_kind.rs).
 # The feature rebuilds every crate from cabrito-gen up, unoptimised here: the toy's few small tasks
 # and the generator's unit tests run in seconds either way, and the dev profile's opt-level 2 for
-# gen, check and agents (for the long tests) made this step's build about 20 s longer.
+# gen, check and agents (for the long tests) only makes this build longer.
 toy_unoptimised=()
 for p in cabrito-gen cabrito-check cabrito-agents; do
   toy_unoptimised+=(--config "profile.dev.package.$p.opt-level=0")
@@ -125,8 +125,8 @@ cargo test --locked --test e2e first_download:: -- --nocapture
 done_step
 
 begin "browser end-to-end and Lighthouse (headless Chromium + cabrito serve)"
-# Lighthouse runs beside the browser tests: neither keeps both cores busy (about 1.4 and 0.8 of 2 in
-# a fresh run), and one after the other they took 321 s of 1,060 (BENCHMARKS.md, "The test suite").
+# Lighthouse runs beside the browser tests: neither keeps both cores busy (BENCHMARKS.md, "The test
+# suite").
 # Its scores are printed whole when it ends; they are taken beside the browser tests, so
 # `bash scripts/lighthouse.sh --bench` gives the quiet ones. Served by serve.sh's release build when
 # there is one (lighthouse.sh), else by the native step's debug binary.
