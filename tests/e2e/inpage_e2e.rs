@@ -531,7 +531,7 @@ async fn in_page(what: &str, shot: &str, part: impl AsyncFnOnce(&WebDriver, &str
     .await;
 }
 
-// Two tests, so that the browser tests' two lanes share the in-page work (about 100 s and 75 s).
+// Two tests, so that the browser tests' two lanes share the in-page work (BENCHMARKS.md, "The test suite").
 #[tokio::test]
 async fn e2e_inpage_grading_verdicts() {
     in_page("in-page grading, verdicts", "inpage-verdicts-e2e-failure.png", async |d, base, _log| verdicts(d, base).await)
